@@ -1,0 +1,369 @@
+// The capability: a reviewed, typed card that plain code replays with no model in the loop.
+// Zod is the single source of its types and of the JSON Schema editors validate against.
+import { z } from 'zod';
+import { blanksIn, INPUT_NAME_RE } from './blanks.ts';
+import { ScopeLink, Verb } from './observation.ts';
+
+export const CAPABILITY_SCHEMA_ID = 'handrail.capability/v1';
+
+const Id = z
+  .string()
+  .regex(/^[a-z][a-z0-9_]*$/, 'expected a lower_snake_case identifier such as "post_hold"');
+
+/** Effect stickers: how serious a step is. The journal, the guard and the menu all read these. */
+export const EffectKind = z.enum(['read', 'navigate', 'stage', 'commit']);
+export type EffectKind = z.infer<typeof EffectKind>;
+
+/** Steps whose effect changes something are journalled; redoing the others is harmless. */
+export const JOURNALLED: ReadonlySet<EffectKind> = new Set(['stage', 'commit']);
+
+export const OwnerConfirmation = z.strictObject({
+  owner: z.string().min(1, 'expected the name of the person who confirmed this commit'),
+  at: z.string().optional(),
+});
+
+export const Effect = z.strictObject(
+  {
+    kind: EffectKind,
+    /** Who said this button is a commit. A commit without it cannot leave draft. */
+    confirmed_by: OwnerConfirmation.optional(),
+  },
+  {
+    error: (iss) =>
+      iss.input === undefined
+        ? 'missing effect sticker: every step needs one of read, navigate, stage, commit'
+        : undefined,
+  },
+);
+export type Effect = z.infer<typeof Effect>;
+
+/** A rung of the locator ladder. Cheapest first; a CSS rung only as the last and dearest. */
+export const RungKind = z.enum(['role_name', 'label', 'text', 'css']);
+export type RungKind = z.infer<typeof RungKind>;
+
+export const Rung = z.strictObject({
+  rung: RungKind,
+  cost: z.number().int().positive(),
+  /** For `text` (text to find) and `css` (selector). May contain blanks. */
+  value: z.string().min(1).optional(),
+});
+export type Rung = z.infer<typeof Rung>;
+
+export const FingerprintField = z.enum(['role', 'name', 'supports', 'ancestor_roles']);
+export type FingerprintField = z.infer<typeof FingerprintField>;
+
+export const FingerprintSpec = z.strictObject({
+  over: z.array(FingerprintField).min(1),
+  /** The hash taken when the target was recorded; absent means "not checked". */
+  value: z.string().optional(),
+});
+
+export const Target = z
+  .strictObject({
+    role: z.string().min(1),
+    /** The accessible name, exact, or a blank such as {{input.member_number}}. */
+    name: z.strictObject({ eq: z.string() }).optional(),
+    /** A visual label (the neighbouring cell) for controls whose accessible name is empty. */
+    hint: z.string().min(1).optional(),
+    supports: z.array(Verb).min(1, 'expected at least one verb this control takes'),
+    scope: z.array(ScopeLink).default([]),
+    ladder: z.array(Rung).min(1, 'expected at least one rung to find the control with'),
+    fingerprint: FingerprintSpec,
+  })
+  .superRefine((t, ctx) => {
+    t.ladder.forEach((r, i) => {
+      const prev = t.ladder[i - 1];
+      if (prev && r.cost <= prev.cost) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['ladder', i, 'cost'],
+          message: `expected rungs in ascending cost: ${r.cost} is not dearer than the rung before (${prev.cost})`,
+        });
+      }
+      if (r.rung === 'css' && i !== t.ladder.length - 1) {
+        ctx.addIssue({ code: 'custom', path: ['ladder', i], message: 'a css rung may only be the last and dearest rung' });
+      }
+      if ((r.rung === 'text' || r.rung === 'css') && !r.value) {
+        ctx.addIssue({ code: 'custom', path: ['ladder', i, 'value'], message: `a ${r.rung} rung needs a value` });
+      }
+      if (r.rung === 'role_name' && !t.name) {
+        ctx.addIssue({ code: 'custom', path: ['ladder', i], message: 'a role_name rung needs the target to have a name' });
+      }
+      if (r.rung === 'label' && !t.hint) {
+        ctx.addIssue({ code: 'custom', path: ['ladder', i], message: 'a label rung needs the target to have a hint' });
+      }
+    });
+  });
+export type Target = z.infer<typeof Target>;
+
+export const Screen = z.strictObject({
+  /** What a person calls it: "Hold Result". */
+  title: z.string().min(1),
+  signature: z.string().min(1),
+  paths: z.array(z.string()).min(1, 'expected the structural paths the screen was recorded with'),
+});
+export type Screen = z.infer<typeof Screen>;
+
+export const Op = z.strictObject({
+  verb: Verb,
+  /** For set_value / select: a literal, or a blank naming a declared input. */
+  value: z.string().optional(),
+});
+export type Op = z.infer<typeof Op>;
+
+export const DEFAULT_SETTLE_MS = 10_000;
+
+export const Settle = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('none') }),
+  z.strictObject({ kind: z.literal('screen_is'), screen: Id, timeout_ms: z.number().int().positive().optional() }),
+  z.strictObject({
+    kind: z.literal('screen_in'),
+    screens: z.array(Id).min(1),
+    timeout_ms: z.number().int().positive().optional(),
+  }),
+]);
+export type Settle = z.infer<typeof Settle>;
+
+export const Expect = z.strictObject({ screen_in: z.array(Id).min(1) });
+export type Expect = z.infer<typeof Expect>;
+
+export const Step = z.strictObject({
+  id: Id,
+  intent: z.string().optional(),
+  screen: Id,
+  op: Op,
+  target: Id,
+  effect: Effect,
+  settle: Settle.default({ kind: 'none' }),
+  expect: Expect.optional(),
+});
+export type Step = z.infer<typeof Step>;
+
+export const Input = z
+  .strictObject({
+    type: z.enum(['string', 'integer', 'enum']),
+    description: z.string().optional(),
+    secret: z.boolean().default(false),
+    /** A full-match regular expression (anchors implied). */
+    pattern: z.string().optional(),
+    values: z.array(z.string()).min(1).optional(),
+    max_length: z.number().int().positive().default(256),
+    example: z.string().optional(),
+  })
+  .superRefine((inp, ctx) => {
+    if (inp.type === 'enum' && !inp.values) {
+      ctx.addIssue({ code: 'custom', path: ['values'], message: 'an enum input needs its values' });
+    }
+    if (inp.pattern !== undefined) {
+      try {
+        new RegExp(inp.pattern);
+      } catch {
+        ctx.addIssue({ code: 'custom', path: ['pattern'], message: `not a valid regular expression: ${inp.pattern}` });
+      }
+    }
+    if (inp.secret && inp.example !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['example'], message: 'a secret input must not carry an example value' });
+    }
+  });
+export type Input = z.infer<typeof Input>;
+
+export const Output = z.strictObject({
+  /** The read step whose text the value is extracted from. */
+  from_step: Id,
+  /** A regular expression; the first capture group (or the whole match) is the value. */
+  regex: z.string().min(1),
+  description: z.string().optional(),
+});
+export type Output = z.infer<typeof Output>;
+
+/** A detector for how a run ended: the screen it ended on and, optionally, text that must be there. */
+export const OutcomeRule = z.strictObject({
+  screen: Id,
+  text: z.string().optional(),
+  code: z.string().regex(/^[A-Z][A-Z0-9_]*$/, 'expected an UPPER_SNAKE code such as ALREADY_PROCESSED'),
+  description: z.string().optional(),
+});
+export type OutcomeRule = z.infer<typeof OutcomeRule>;
+
+/**
+ * Business outcomes, recovery and failure are three distinct keys: "already held" is an answer,
+ * "session expired" is worth a retry, "bad credentials" is not — conflating them is the classic mistake.
+ */
+export const Outcomes = z.strictObject({
+  success: z.strictObject({ screens: z.array(Id).min(1) }),
+  business: z.record(Id, OutcomeRule).default({}),
+  recovery: z.record(Id, OutcomeRule).default({}),
+  failure: z.record(Id, OutcomeRule).default({}),
+});
+export type Outcomes = z.infer<typeof Outcomes>;
+
+export const Approval = z.strictObject({
+  by: z.string().min(1),
+  at: z.string(),
+  /** sha-256 of the card's canonical JSON without its lifecycle: edit the card and this no longer matches. */
+  content_hash: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'expected sha256:<64 hex digits>'),
+});
+export type Approval = z.infer<typeof Approval>;
+
+export const Lifecycle = z.strictObject({
+  state: z.enum(['draft', 'verified', 'approved']),
+  reliability: z
+    .strictObject({ k: z.number().int().nonnegative(), n: z.number().int().positive(), at: z.string() })
+    .optional(),
+  approval: Approval.optional(),
+  review_notes: z.array(z.string()).default([]),
+});
+export type Lifecycle = z.infer<typeof Lifecycle>;
+
+const CapabilityShape = z.strictObject({
+  $schema: z.string().optional(),
+  schema: z.literal(CAPABILITY_SCHEMA_ID),
+  id: Id,
+  version: z.number().int().positive().default(1),
+  intent: z.string().min(1, 'expected one sentence saying what the capability does'),
+  surface: z.enum(['browser', 'terminal', 'mac']),
+  entry: z.string().min(1),
+  inputs: z.record(Id, Input).default({}),
+  outputs: z.record(Id, Output).default({}),
+  screens: z.record(Id, Screen),
+  targets: z.record(Id, Target),
+  steps: z.array(Step).min(1),
+  outcomes: Outcomes,
+  lifecycle: Lifecycle,
+});
+
+type Shape = z.infer<typeof CapabilityShape>;
+type Ctx = z.core.$RefinementCtx<Shape>;
+
+function checkBlanks(card: Shape, ctx: Ctx): void {
+  const check = (text: string | undefined, path: (string | number)[], allowEnv: boolean): void => {
+    if (!text) return;
+    for (const b of blanksIn(text)) {
+      if (b.source === 'input' && !(b.name in card.inputs)) {
+        ctx.addIssue({
+          code: 'custom',
+          path,
+          message: `the blank {{input.${b.name}}} names no declared input (declared: ${Object.keys(card.inputs).join(', ') || 'none'})`,
+        });
+      }
+      if (b.source === 'env' && !allowEnv) {
+        ctx.addIssue({ code: 'custom', path, message: `{{env.${b.name}}} may only be used in the entry` });
+      }
+    }
+  };
+  check(card.entry, ['entry'], true);
+  for (const [id, t] of Object.entries(card.targets)) {
+    check(t.name?.eq, ['targets', id, 'name', 'eq'], false);
+    check(t.hint, ['targets', id, 'hint'], false);
+    t.scope.forEach((s, i) => check(s.name, ['targets', id, 'scope', i, 'name'], false));
+    t.ladder.forEach((r, i) => check(r.value, ['targets', id, 'ladder', i, 'value'], false));
+  }
+  card.steps.forEach((s, i) => check(s.op.value, ['steps', i, 'op', 'value'], false));
+}
+
+function checkReferences(card: Shape, ctx: Ctx): void {
+  const screens = Object.keys(card.screens);
+  const screen = (label: string, path: (string | number)[]): void => {
+    if (!(label in card.screens)) {
+      ctx.addIssue({ code: 'custom', path, message: `no screen "${label}" is declared (declared: ${screens.join(', ')})` });
+    }
+  };
+  const stepIds = new Set<string>();
+  card.steps.forEach((s, i) => tolerant(() => {
+    if (stepIds.has(s.id)) ctx.addIssue({ code: 'custom', path: ['steps', i, 'id'], message: `step id "${s.id}" is used twice` });
+    stepIds.add(s.id);
+    screen(s.screen, ['steps', i, 'screen']);
+    if (s.settle.kind === 'screen_is') screen(s.settle.screen, ['steps', i, 'settle', 'screen']);
+    if (s.settle.kind === 'screen_in') s.settle.screens.forEach((l, j) => screen(l, ['steps', i, 'settle', 'screens', j]));
+    s.expect?.screen_in.forEach((l, j) => screen(l, ['steps', i, 'expect', 'screen_in', j]));
+    const target = card.targets[s.target];
+    if (!target) {
+      ctx.addIssue({ code: 'custom', path: ['steps', i, 'target'], message: `no target "${s.target}" is declared` });
+    } else if (!target.supports.includes(s.op.verb)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['steps', i, 'op', 'verb'],
+        message: `target "${s.target}" does not take "${s.op.verb}" (it supports ${target.supports.join(', ')})`,
+      });
+    }
+    const needsValue = s.op.verb === 'set_value' || s.op.verb === 'select';
+    if (needsValue && s.op.value === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['steps', i, 'op', 'value'], message: `${s.op.verb} needs a value (a literal or a blank)` });
+    }
+    if (!needsValue && s.op.value !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['steps', i, 'op', 'value'], message: `${s.op.verb} takes no value` });
+    }
+    if ((s.op.verb === 'read') !== (s.effect.kind === 'read')) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['steps', i, 'effect', 'kind'],
+        message: 'a read op must carry the read sticker, and only a read op may',
+      });
+    }
+    if (s.effect.kind === 'commit' && !s.effect.confirmed_by && card.lifecycle.state !== 'draft') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['steps', i, 'effect', 'confirmed_by'],
+        message: `commit step "${s.id}" was never confirmed by an owner, so the card cannot be ${card.lifecycle.state}; it must stay draft`,
+      });
+    }
+  }));
+  for (const [name, o] of Object.entries(card.outputs)) {
+    const from = card.steps.find((s) => s.id === o.from_step);
+    if (!from) ctx.addIssue({ code: 'custom', path: ['outputs', name, 'from_step'], message: `no step "${o.from_step}"` });
+    else if (from.op.verb !== 'read') {
+      ctx.addIssue({ code: 'custom', path: ['outputs', name, 'from_step'], message: `step "${o.from_step}" is not a read step` });
+    }
+    try {
+      new RegExp(o.regex);
+    } catch {
+      ctx.addIssue({ code: 'custom', path: ['outputs', name, 'regex'], message: `not a valid regular expression: ${o.regex}` });
+    }
+  }
+  card.outcomes.success.screens.forEach((l, j) => screen(l, ['outcomes', 'success', 'screens', j]));
+  for (const key of ['business', 'recovery', 'failure'] as const) {
+    for (const [name, rule] of Object.entries(card.outcomes[key])) screen(rule.screen, ['outcomes', key, name, 'screen']);
+  }
+  if (card.lifecycle.state === 'approved' && !card.lifecycle.approval) {
+    ctx.addIssue({ code: 'custom', path: ['lifecycle', 'approval'], message: 'an approved card must name who approved it and the content hash' });
+  }
+  for (const name of Object.keys(card.inputs)) {
+    if (!INPUT_NAME_RE.test(name)) {
+      ctx.addIssue({ code: 'custom', path: ['inputs', name], message: 'expected a lower_snake_case input name' });
+    }
+  }
+}
+
+/**
+ * Cross-references are checked even when some field failed its own shape, so a reviewer sees every
+ * problem at once. The parts that failed are then missing or half-parsed; `tolerant` skips what cannot be read.
+ */
+function tolerant(check: () => void): void {
+  try {
+    check();
+  } catch {
+    // The shape error for this part is already reported.
+  }
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export const Capability = CapabilityShape.superRefine(
+  (card, ctx) => {
+    tolerant(() => checkReferences(card, ctx));
+    tolerant(() => checkBlanks(card, ctx));
+  },
+  {
+    when: (payload) => {
+      const v = payload.value;
+      return (
+        isRecord(v) && Array.isArray(v['steps']) && isRecord(v['targets']) && isRecord(v['screens']) &&
+        isRecord(v['inputs']) && isRecord(v['outcomes']) && isRecord(v['lifecycle'])
+      );
+    },
+  },
+);
+export type Capability = z.infer<typeof Capability>;
+export type CapabilityInput = z.input<typeof Capability>;

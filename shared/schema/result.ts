@@ -1,0 +1,77 @@
+// The run result (receipt): a closed set of typed words. Callers decide from the word and code, never from prose.
+import { z } from 'zod';
+import { RungKind } from './capability.ts';
+
+export const Word = z.enum(['SUCCESS', 'BUSINESS_OUTCOME', 'RECOVERABLE', 'UNSAFE_TO_RETRY', 'REFUSED', 'FAILED']);
+export type Word = z.infer<typeof Word>;
+
+/** Stable codes. A word says what to do; the code says why. */
+export const Code = z.enum([
+  'OK',
+  // BUSINESS_OUTCOME codes come from the card (e.g. ALREADY_PROCESSED); these are the engine's own.
+  'INVALID_INPUT',
+  'UNKNOWN_INPUT',
+  'MISSING_INPUT',
+  'MISSING_SECRET',
+  'CARD_INVALID',
+  'NOT_APPROVED',
+  'JOURNAL_IN_DOUBT',
+  'JOURNAL_CORRUPT',
+  'NO_BROWSER',
+  'SURFACE_UNREACHABLE',
+  'SCREEN_MISMATCH',
+  'TARGET_NOT_FOUND',
+  'AMBIGUOUS',
+  'FINGERPRINT_MISMATCH',
+  'TIMEOUT',
+  'NAVIGATION_FAILED',
+  'BROWSER_CRASHED',
+  'ACTION_FAILED',
+  'OUTPUT_NOT_FOUND',
+  'UNDECLARED_OUTCOME',
+  'COMMIT_IN_DOUBT',
+  'INTERNAL',
+]);
+export type Code = z.infer<typeof Code>;
+
+/** Exit codes of `handrail replay` (and every command that ends in a run result). */
+export const EXIT_CODE: Readonly<Record<Word, number>> = {
+  SUCCESS: 0,
+  BUSINESS_OUTCOME: 10,
+  RECOVERABLE: 11,
+  UNSAFE_TO_RETRY: 12,
+  REFUSED: 13,
+  FAILED: 14,
+};
+
+export const RunResult = z
+  .strictObject({
+    word: Word,
+    /** An engine code from `Code`, or for BUSINESS_OUTCOME / declared failures the card's own code. */
+    code: z.string().regex(/^[A-Z][A-Z0-9_]*$/),
+    retryable: z.boolean(),
+    message: z.string(),
+    card: z.string(),
+    run_id: z.string(),
+    /** The declared outcome's name, when the final screen matched one. */
+    outcome: z.string().optional(),
+    outputs: z.record(z.string(), z.string()),
+    llm_calls: z.number().int().nonnegative(),
+    classifier_calls: z.number().int().nonnegative(),
+    /** The rung each target resolved on, by target id: drift shows up as a rung change. */
+    rungs: z.record(z.string(), RungKind),
+    /** The step the run stopped at, when it did not finish. */
+    at_step: z.string().optional(),
+    /** The screen label showing at the end, or null when no declared screen matched. */
+    screen: z.string().nullable(),
+    steps_done: z.number().int().nonnegative(),
+    /** True when the receipt was returned from the journal instead of pressing the commit again. */
+    from_journal: z.boolean().default(false),
+    evidence: z.string().nullable(),
+    duration_ms: z.number().nonnegative(),
+  })
+  .refine((r) => r.retryable === (r.word === 'RECOVERABLE'), {
+    message: 'only RECOVERABLE is retryable',
+    path: ['retryable'],
+  });
+export type RunResult = z.infer<typeof RunResult>;

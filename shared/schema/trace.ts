@@ -1,0 +1,82 @@
+// The book: one JSON line per thing that happened while a task was worked out (by a model or a clerk).
+// The compiler reads only this. Secret values never appear in it: a secret is always its blank.
+import { z } from 'zod';
+import { EffectKind, FingerprintField, Rung } from './capability.ts';
+import { Control, Verb } from './observation.ts';
+
+export const TRACE_SCHEMA_ID = 'handrail.trace/v1';
+
+const Base = { seq: z.number().int().nonnegative(), at: z.string() };
+
+export const ScreenSeen = z.strictObject({
+  url: z.string(),
+  signature: z.string(),
+  paths: z.array(z.string()),
+  /** The label pinned to this signature earlier in the book, if any. */
+  label: z.string().nullable(),
+});
+export type ScreenSeen = z.infer<typeof ScreenSeen>;
+
+export const TraceStart = z.strictObject({
+  ...Base,
+  kind: z.literal('start'),
+  schema: z.literal(TRACE_SCHEMA_ID),
+  goal: z.string(),
+  entry: z.string(),
+  inputs: z.array(
+    z.strictObject({
+      name: z.string(),
+      secret: z.boolean(),
+      /** Present only for non-secret inputs: the compiler needs it to turn literals back into blanks. */
+      value: z.string().optional(),
+    }),
+  ),
+  walker: z.string(),
+  author: z.strictObject({ kind: z.enum(['model', 'human']), model: z.string().optional() }),
+});
+
+export const TraceLabel = z.strictObject({
+  ...Base,
+  kind: z.literal('label'),
+  label: z.string().regex(/^[a-z][a-z0-9_]*$/),
+  title: z.string(),
+  screen: ScreenSeen,
+});
+
+export const TraceAct = z.strictObject({
+  ...Base,
+  kind: z.literal('act'),
+  actor: z.enum(['model', 'human']),
+  row: z.number().int().positive(),
+  verb: Verb,
+  /** A blank such as {{input.member_number}}, or a literal that is not any input's value. */
+  value: z.string().optional(),
+  control: Control,
+  /** The rungs that found exactly this element on the live screen, cheapest first. */
+  rungs: z.array(Rung),
+  fingerprint: z.strictObject({ over: z.array(FingerprintField), value: z.string() }),
+  effect: z.strictObject({
+    kind: EffectKind,
+    /** Who classified it: the guard's rule, or an owner's answer. */
+    by: z.enum(['rule', 'owner']),
+    owner: z.string().optional(),
+  }),
+  before: ScreenSeen,
+  after: ScreenSeen,
+});
+
+export const TraceFinish = z.strictObject({ ...Base, kind: z.literal('finish'), label: z.string(), screen: ScreenSeen });
+
+export const TraceEnd = z.strictObject({
+  ...Base,
+  kind: z.literal('end'),
+  outcome: z.enum(['finished', 'failed']),
+  code: z.string().optional(),
+  message: z.string().optional(),
+});
+
+export const TraceLine = z.discriminatedUnion('kind', [TraceStart, TraceLabel, TraceAct, TraceFinish, TraceEnd]);
+export type TraceLine = z.infer<typeof TraceLine>;
+export type TraceAct = z.infer<typeof TraceAct>;
+export type TraceLabel = z.infer<typeof TraceLabel>;
+export type TraceStart = z.infer<typeof TraceStart>;
