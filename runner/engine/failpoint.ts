@@ -1,0 +1,48 @@
+// Failpoints: `HANDRAIL_FAILPOINT=<step>:<before_act|after_act>` kills the process at that point of
+// that step with SIGKILL — no finally blocks, no flushes, no exit handlers — which is how a real crash
+// (power cut, OOM kill) meets the journal. Inert unless the variable is set.
+import { z } from 'zod';
+
+export const FailpointWhere = z.enum(['before_act', 'after_act']);
+export type FailpointWhere = z.infer<typeof FailpointWhere>;
+
+export const Failpoint = z.strictObject({ step: z.string().regex(/^\S+$/), where: FailpointWhere });
+export type Failpoint = z.infer<typeof Failpoint>;
+
+export const FAILPOINT_ENV = 'HANDRAIL_FAILPOINT';
+
+export class FailpointError extends Error {
+  override readonly name = 'FailpointError';
+  readonly code = 'FAILPOINT_MALFORMED';
+}
+
+/** Parses the variable's value; undefined or empty means no failpoint. A malformed value throws. */
+export function parseFailpoint(value: string | undefined): Failpoint | undefined {
+  if (value === undefined || value === '') return undefined;
+  // The step id is everything before the last colon, so a step id may itself contain colons.
+  const i = value.lastIndexOf(':');
+  const r = Failpoint.safeParse(i < 0 ? {} : { step: value.slice(0, i), where: value.slice(i + 1) });
+  if (!r.success) {
+    throw new FailpointError(`${FAILPOINT_ENV}=${JSON.stringify(value)} is malformed: expected <step>:before_act or <step>:after_act`);
+  }
+  return r.data;
+}
+
+let loaded: { fp: Failpoint | undefined } | undefined;
+
+/**
+ * Reads the environment once and caches the answer. Call it at startup (the CLI does) so a
+ * malformed value is a typed error before anything is touched, not a surprise mid-run.
+ */
+export function loadFailpoint(env: NodeJS.ProcessEnv = process.env): Failpoint | undefined {
+  loaded ??= { fp: parseFailpoint(env[FAILPOINT_ENV]) };
+  return loaded.fp;
+}
+
+/** Dies here, abruptly, if the configured failpoint names this step and place. */
+export function failpoint(step: string, where: FailpointWhere): void {
+  const fp = loadFailpoint();
+  if (fp && fp.step === step && fp.where === where) {
+    process.kill(process.pid, 'SIGKILL');
+  }
+}

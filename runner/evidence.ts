@@ -1,0 +1,278 @@
+// The evidence log of one run: append-only JSON lines, each carrying the sha256 of the previous
+// line's exact bytes (`prev`) and of its own bytes (`hash`), plus screenshots and screen text whose
+// sha256 the log records. `verifyEvidence` names the first line that does not hold up.
+// Every string written goes through the run's Masker: secret values never reach a file here.
+import { createHash } from 'node:crypto';
+import { constants as fsc, promises as fs } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import type { Masker } from '../shared/secrets.ts';
+
+export const LOG_FILE = 'evidence.jsonl';
+export const GENESIS = '0'.repeat(64);
+
+const Hex64 = z.string().regex(/^[0-9a-f]{64}$/);
+
+/** One log line. `hash` is the sha256 of the line's bytes up to (not including) `,"hash":`, closed with `}`. */
+export const EvidenceLine = z.strictObject({
+  seq: z.number().int().positive(),
+  at: z.iso.datetime(),
+  run: z.string().min(1),
+  kind: z.string().min(1),
+  data: z.record(z.string(), z.unknown()),
+  prev: Hex64,
+  hash: Hex64,
+});
+export type EvidenceLine = z.infer<typeof EvidenceLine>;
+
+/** What a `screenshot` or `text` line's data says about its file (a path relative to the evidence dir). */
+export const EvidenceFile = z.looseObject({
+  file: z.string().regex(/^(shots|text)\/[A-Za-z0-9_-][A-Za-z0-9._-]*$/),
+  sha256: Hex64,
+  bytes: z.number().int().nonnegative(),
+});
+export type EvidenceFile = z.infer<typeof EvidenceFile>;
+
+const FILE_KINDS = new Set(['screenshot', 'text']);
+
+export type EvidenceErrorCode = 'EVIDENCE_OTHER_RUN' | 'EVIDENCE_CORRUPT' | 'EVIDENCE_CLOSED' | 'EVIDENCE_IO';
+
+export class EvidenceError extends Error {
+  override readonly name = 'EvidenceError';
+  constructor(
+    readonly code: EvidenceErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const sha256 = (b: string | Uint8Array): string => createHash('sha256').update(b).digest('hex');
+
+/** Serialises a line with its own hash appended as the last key. */
+function seal(body: Omit<EvidenceLine, 'hash'>): string {
+  const text = JSON.stringify(body);
+  return `${text.slice(0, -1)},"hash":"${sha256(text)}"}`;
+}
+
+/** The bytes `hash` covers, recovered from a written line; undefined if the line does not end as seal() writes. */
+function unseal(line: string): { body: string; hash: string } | undefined {
+  const m = /,"hash":"([0-9a-f]{64})"\}$/.exec(line);
+  if (!m?.[1]) return undefined;
+  return { body: line.slice(0, m.index) + '}', hash: m[1] };
+}
+
+/** A file-name part: masked first, then reduced to a safe alphabet (no path separators, no dots-only). */
+function safeName(masker: Masker, name: string): string {
+  const s = masker
+    .mask(name)
+    .replace(/[^A-Za-z0-9._-]+/g, '_')
+    .replace(/^\.+/, '_')
+    .slice(0, 80);
+  return s === '' ? 'unnamed' : s;
+}
+
+export class Evidence {
+  #seq: number;
+  #prev: string;
+  #queue: Promise<void> = Promise.resolve();
+  #closed = false;
+
+  private constructor(
+    readonly dir: string,
+    private readonly masker: Masker,
+    readonly runId: string,
+    private readonly handle: fs.FileHandle,
+    seq: number,
+    prev: string,
+  ) {
+    this.#seq = seq;
+    this.#prev = prev;
+  }
+
+  /**
+   * Creates the directory (mkdir -p) and its log. A log already there from the same run is
+   * continued (a resumed run); one from another run is refused: two runs never share a chain.
+   */
+  static async create(dir: string, masker: Masker, runId: string): Promise<Evidence> {
+    const abs = path.resolve(dir);
+    const logPath = path.join(abs, LOG_FILE);
+    try {
+      await fs.mkdir(path.join(abs, 'shots'), { recursive: true });
+      await fs.mkdir(path.join(abs, 'text'), { recursive: true });
+    } catch (e) {
+      throw new EvidenceError('EVIDENCE_IO', `cannot create evidence directory ${abs}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+    }
+    let handle: fs.FileHandle;
+    try {
+      handle = await fs.open(logPath, fsc.O_RDWR | fsc.O_APPEND | fsc.O_CREAT, 0o600);
+    } catch (e) {
+      throw new EvidenceError('EVIDENCE_IO', `cannot open ${logPath}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+    }
+    try {
+      const text = await handle.readFile({ encoding: 'utf8' });
+      if (text === '') return new Evidence(abs, masker, runId, handle, 0, GENESIS);
+      const lines = text.endsWith('\n') ? text.slice(0, -1).split('\n') : undefined;
+      const last = lines?.at(-1);
+      const first = parseLine(lines?.[0] ?? '');
+      const tail = parseLine(last ?? '');
+      if (!lines || !last || !first || !tail) {
+        throw new EvidenceError('EVIDENCE_CORRUPT', `${logPath} exists but is not a readable evidence log; use a fresh directory`);
+      }
+      if (first.run !== runId) {
+        throw new EvidenceError('EVIDENCE_OTHER_RUN', `${abs} already holds evidence of run ${first.run}; each run needs its own directory`);
+      }
+      return new Evidence(abs, masker, runId, handle, tail.seq, sha256(last));
+    } catch (e) {
+      await handle.close();
+      throw e;
+    }
+  }
+
+  /** sha256 of the last line written (GENESIS before any): put it in the run's result to anchor the chain's end. */
+  get head(): string {
+    return this.#prev;
+  }
+
+  get lines(): number {
+    return this.#seq;
+  }
+
+  append(kind: string, data: Record<string, unknown>): Promise<void> {
+    return this.#enqueue(async (seq) => {
+      await this.#write(seq, kind, data);
+    });
+  }
+
+  /** Writes the PNG as given (no text chunks are added) and logs its file name and sha256. */
+  screenshot(name: string, png: Uint8Array): Promise<string> {
+    return this.#enqueue(async (seq) => {
+      const rel = `shots/${seq}-${safeName(this.masker, name)}.png`;
+      const abs = path.join(this.dir, rel);
+      await writeNew(abs, png);
+      await this.#write(seq, 'screenshot', { name: this.masker.mask(name), file: rel, sha256: sha256(png), bytes: png.byteLength });
+      return abs;
+    });
+  }
+
+  /** Writes the screen text masked, and logs its file name and the sha256 of the bytes written. */
+  text(name: string, text: string): Promise<string> {
+    return this.#enqueue(async (seq) => {
+      const rel = `text/${seq}-${safeName(this.masker, name)}.txt`;
+      const abs = path.join(this.dir, rel);
+      const bytes = Buffer.from(this.masker.mask(text), 'utf8');
+      await writeNew(abs, bytes);
+      await this.#write(seq, 'text', { name: this.masker.mask(name), file: rel, sha256: sha256(bytes), bytes: bytes.byteLength });
+      return abs;
+    });
+  }
+
+  /**
+   * Appends run one at a time, in call order: each takes the next seq and the previous line's hash
+   * only when its turn comes, so concurrent callers never fork or break the chain.
+   */
+  #enqueue<T>(fn: (seq: number) => Promise<T>): Promise<T> {
+    const p = this.#queue.then(async () => {
+      if (this.#closed) throw new EvidenceError('EVIDENCE_CLOSED', `evidence log in ${this.dir} is closed`);
+      return fn(this.#seq + 1);
+    });
+    this.#queue = p.then(
+      () => undefined,
+      () => undefined,
+    );
+    return p;
+  }
+
+  async #write(seq: number, kind: string, data: Record<string, unknown>): Promise<void> {
+    const line = seal({ seq, at: new Date().toISOString(), run: this.runId, kind: this.masker.mask(kind), data: this.masker.maskDeep(data), prev: this.#prev });
+    const buf = Buffer.from(line + '\n', 'utf8');
+    // One write per line on an O_APPEND descriptor; not fsynced per line (a killed process loses
+    // nothing the kernel already has; only a power cut can drop the tail, which verify then reports).
+    const { bytesWritten } = await this.handle.write(buf, 0, buf.length, null);
+    if (bytesWritten !== buf.length) throw new EvidenceError('EVIDENCE_IO', `short write to ${path.join(this.dir, LOG_FILE)}`);
+    this.#seq = seq;
+    this.#prev = sha256(line);
+  }
+
+  /** Waits for pending appends, fsyncs and closes. Idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    await this.#queue;
+    this.#closed = true;
+    await this.handle.sync();
+    await this.handle.close();
+  }
+}
+
+async function writeNew(file: string, bytes: Uint8Array): Promise<void> {
+  // 'wx': an evidence file is written once; an existing one means two writers, which is a bug.
+  await fs.writeFile(file, bytes, { flag: 'wx', mode: 0o600 });
+}
+
+function parseLine(s: string): EvidenceLine | undefined {
+  try {
+    const r = EvidenceLine.safeParse(JSON.parse(s));
+    return r.success ? r.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export type EvidenceVerdict = { ok: true; lines: number; head: string } | { ok: false; line: number; reason: string };
+
+/**
+ * Recomputes the chain from the first line and re-hashes every screenshot and text file. Reports
+ * the first line (1-based) that fails: bad JSON, not an evidence line, own hash wrong, seq gap,
+ * chain broken, another run's line, missing file, file hash mismatch. An empty or absent log fails.
+ * The chain is unkeyed: it catches edits, deletions and reordering, not a forger who rewrites every
+ * line after the edit — compare `head` with the one the run reported to close that gap.
+ */
+export async function verifyEvidence(dir: string): Promise<EvidenceVerdict> {
+  const logPath = path.join(dir, LOG_FILE);
+  let text: string;
+  try {
+    text = await fs.readFile(logPath, 'utf8');
+  } catch (e) {
+    return { ok: false, line: 0, reason: `cannot read ${LOG_FILE}: ${(e as NodeJS.ErrnoException).code ?? String(e)}` };
+  }
+  if (text === '') return { ok: false, line: 0, reason: 'the log is empty' };
+  const raw = text.split('\n');
+  if (raw.at(-1) === '') raw.pop();
+  else return { ok: false, line: raw.length, reason: 'the last line is not terminated (torn write or truncation)' };
+
+  let prev = GENESIS;
+  let run: string | undefined;
+  for (let i = 0; i < raw.length; i++) {
+    const n = i + 1;
+    const s = raw[i] ?? '';
+    const fail = (reason: string): EvidenceVerdict => ({ ok: false, line: n, reason });
+    let json: unknown;
+    try {
+      json = JSON.parse(s);
+    } catch {
+      return fail('bad JSON');
+    }
+    const parsed = EvidenceLine.safeParse(json);
+    if (!parsed.success) return fail(`not an evidence line (${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? ''})`);
+    const l = parsed.data;
+    const sealed = unseal(s);
+    if (!sealed || sha256(sealed.body) !== sealed.hash) return fail('line hash mismatch (the line was edited)');
+    if (l.seq !== n) return fail(`seq gap: expected ${n}, found ${l.seq} (a line was deleted, inserted or moved)`);
+    if (l.prev !== prev) return fail('broken chain: prev is not the hash of the line before');
+    run ??= l.run;
+    if (l.run !== run) return fail(`line of another run (${l.run}, log is ${run})`);
+    if (FILE_KINDS.has(l.kind)) {
+      const f = EvidenceFile.safeParse(l.data);
+      if (!f.success) return fail(`${l.kind} line does not name its file properly`);
+      let bytes: Buffer;
+      try {
+        bytes = await fs.readFile(path.join(dir, f.data.file));
+      } catch {
+        return fail(`missing file ${f.data.file}`);
+      }
+      if (sha256(bytes) !== f.data.sha256) return fail(`file hash mismatch for ${f.data.file}`);
+    }
+    prev = sha256(s);
+  }
+  return { ok: true, lines: raw.length, head: prev };
+}
