@@ -1,0 +1,79 @@
+// `handrail observe <url>`: open a page headlessly and print what the walker sees — the observation JSON, the
+// numbered menu (grouped by frame), or the screen text. Output on stdout; one clear line on stderr on failure.
+import { chromium, type Browser } from 'playwright-core';
+import { findChromium } from '../browser/chromium.ts';
+import { observePage } from '../browser/observe.ts';
+import { buildMenu, renderRow } from '../../shared/menu.ts';
+import type { Observation } from '../../shared/schema/observation.ts';
+
+export type ObserveFormat = 'json' | 'menu' | 'text';
+
+class ObserveError extends Error {
+  override readonly name = 'ObserveError';
+  constructor(
+    readonly code: 'BAD_URL' | 'UNREACHABLE' | 'NO_BROWSER',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function parseUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ObserveError('BAD_URL', `not a URL: ${JSON.stringify(raw)} (give a full address, e.g. http://127.0.0.1:8080/signon)`);
+  }
+  if (!['http:', 'https:', 'file:'].includes(url.protocol)) {
+    throw new ObserveError('BAD_URL', `cannot observe a ${url.protocol} address: use http, https or file`);
+  }
+  return url;
+}
+
+export function formatObservation(obs: Observation, format: ObserveFormat): string {
+  if (format === 'json') return `${JSON.stringify(obs, null, 2)}\n`;
+  if (format === 'text') {
+    return obs.frames.map((f) => `== frame '${f.frame.join('>')}' ${f.url}\n${f.text}\n`).join('\n');
+  }
+  const rows = buildMenu(obs);
+  const out: string[] = [`screen ${obs.signature} (${obs.paths.length} paths, ${obs.walker})`];
+  for (const f of obs.frames) {
+    const mine = rows.filter((r) => f.controls.includes(r.control));
+    out.push(`== frame '${f.frame.join('>')}' ${f.title ? `"${f.title}" ` : ''}${f.url}`);
+    out.push(...(mine.length ? mine.map(renderRow) : ['(no actions)']));
+  }
+  return `${out.join('\n')}\n`;
+}
+
+export async function observeCommand(url: string, opts: { format: ObserveFormat }): Promise<number> {
+  let browser: Browser | undefined;
+  try {
+    const target = parseUrl(url);
+    let launch;
+    try {
+      launch = findChromium().launchOptions;
+    } catch (e) {
+      throw new ObserveError('NO_BROWSER', e instanceof Error ? e.message : String(e));
+    }
+    browser = await chromium.launch(launch);
+    const page = await browser.newPage();
+    try {
+      await page.goto(target.href, { waitUntil: 'load', timeout: 30_000 });
+    } catch (e) {
+      const why = e instanceof Error ? (e.message.split('\n')[0] ?? e.message) : String(e);
+      throw new ObserveError('UNREACHABLE', `cannot open ${target.href}: ${why.replace(/^page\.goto: /, '')}`);
+    }
+    const obs = await observePage(page);
+    process.stdout.write(formatObservation(obs, opts.format));
+    return 0;
+  } catch (e) {
+    if (e instanceof ObserveError) {
+      process.stderr.write(`handrail observe: ${e.code}: ${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  } finally {
+    await browser?.close();
+  }
+}

@@ -1,0 +1,37 @@
+// The in-page API the walker bundle installs as `globalThis.__handrail`, shared by the runner and the extension.
+import type { Control, ScopeLink } from '../schema/observation.ts';
+
+/** Rungs the page itself can answer. `label` matches `hint`; `text` and `css` read `value`. */
+export type FindRung = 'role_name' | 'label' | 'text' | 'css';
+
+export interface FindQuery {
+  rung: FindRung;
+  role?: string;
+  name?: string;
+  /** The hint (label rung, falls back to `name`), the text to contain (text rung) or the selector (css rung). */
+  value?: string;
+  /** In-frame links only (row, group, table, form, dialog, region), outermost first. */
+  scope: ScopeLink[];
+}
+
+export interface DocumentObservation {
+  url: string;
+  title: string;
+  /** Refs 'c0', 'c1', … in document order; scope WITHOUT the frame link. */
+  controls: Control[];
+  paths: string[];
+  text: string;
+}
+
+export interface InPage {
+  version: string;
+  observe(): DocumentObservation;
+  /** The element of a ref from the latest observe() or any find() in this document. */
+  element(ref: string): Element | null;
+  /** Refs of every match, in document order (a ref already given by observe() is reused). */
+  find(q: FindQuery): string[];
+  /** Visible text of an element, or the value of a field ('' for a password). */
+  textOf(ref: string): string;
+}
+
+export const GLOBAL_NAME = '__handrail';

@@ -1,0 +1,112 @@
+// Resolution rungs answered inside the page: each returns every element that matches, so the caller can tell
+// "exactly one" from "ambiguous" from "none" (DESIGN.md, resolve).
+import type { ScopeLink } from '../schema/observation.ts';
+import type { FindQuery } from './api.ts';
+import { accessibleName, normalize } from './name.ts';
+import { roleOf } from './role.ts';
+import { isHiddenForAria, isIgnoredTag, type DomCache } from './style.ts';
+import { hintOf, plainText, rowKey } from './walk.ts';
+
+const SCOPE_ROLES: Record<ScopeLink['role'], readonly string[]> = {
+  frame: [],
+  row: [],
+  group: ['group', 'radiogroup'],
+  table: ['table', 'grid', 'treegrid'],
+  form: ['form'],
+  dialog: ['dialog', 'alertdialog'],
+  region: ['region'],
+};
+
+function descendants(roots: readonly Element[]): Element[] {
+  const out = new Set<Element>();
+  const add = (root: Element | ShadowRoot) => {
+    for (const e of root.querySelectorAll('*')) {
+      out.add(e);
+      if (e.shadowRoot) add(e.shadowRoot);
+    }
+  };
+  for (const r of roots) add(r);
+  return [...out];
+}
+
+/** Containers matching the scope chain; an empty result means the scope itself is not on the page. */
+export function scopeRoots(doc: Document, c: DomCache, scope: readonly ScopeLink[]): Element[] {
+  let roots: Element[] = doc.documentElement ? [doc.documentElement] : [];
+  for (const link of scope) {
+    if (link.role === 'frame') continue;
+    const want = normalize(link.name);
+    const found = descendants(roots).filter((e) => {
+      if (link.role === 'row') return e.tagName === 'TR' && rowKey(e) === want;
+      return SCOPE_ROLES[link.role].includes(roleOf(c, e)) && accessibleName(c, e) === want;
+    });
+    // Nested matches collapse to the outermost: their descendants are already searched.
+    roots = found.filter((e) => !found.some((o) => o !== e && o.contains(e)));
+    if (!roots.length) return [];
+  }
+  return roots;
+}
+
+export function findElements(doc: Document, c: DomCache, q: FindQuery): Element[] {
+  const roots = scopeRoots(doc, c, q.scope);
+  if (!roots.length) return [];
+  switch (q.rung) {
+    case 'role_name': {
+      const name = normalize(q.name);
+      return descendants(roots).filter(
+        (e) => roleOf(c, e) === q.role && !isHiddenForAria(c, e) && accessibleName(c, e) === name,
+      );
+    }
+    case 'label': {
+      const hint = normalize(q.value ?? q.name);
+      if (!hint) return [];
+      return descendants(roots).filter((e) => roleOf(c, e) === q.role && !isHiddenForAria(c, e) && hintOf(e) === hint);
+    }
+    case 'text': {
+      const needle = normalize(q.value);
+      if (!needle) return [];
+      const out: Element[] = [];
+      const texts = new Map<Element, string>();
+      // Text a reader can see: hidden subtrees (display:none, visibility:hidden, aria-hidden) contribute nothing.
+      const seen = (e: Element): string => {
+        let t = texts.get(e);
+        if (t === undefined) {
+          t = '';
+          for (let n = e.firstChild; n; n = n.nextSibling) {
+            if (n.nodeType === 3) t += n.nodeValue || '';
+            else if (n.nodeType === 1 && !isIgnoredTag(n as Element) && !isHiddenForAria(c, n as Element)) {
+              t += ` ${seen(n as Element)} `;
+            }
+          }
+          t = normalize(t);
+          texts.set(e, t);
+        }
+        return t;
+      };
+      // Descend only into subtrees whose text contains the needle (a cheap textContent test first);
+      // keep the deepest elements that still contain it.
+      const smallest = (e: Element) => {
+        let deeper = false;
+        for (let ch = e.firstElementChild; ch; ch = ch.nextElementSibling) {
+          if (isIgnoredTag(ch) || !plainText(ch).includes(needle) || isHiddenForAria(c, ch)) continue;
+          if (seen(ch).includes(needle)) {
+            smallest(ch);
+            deeper = true;
+          }
+        }
+        if (!deeper) out.push(e);
+      };
+      for (const r of roots) if (plainText(r).includes(needle) && seen(r).includes(needle)) smallest(r);
+      return out;
+    }
+    case 'css': {
+      if (!q.value) return [];
+      try {
+        const set = new Set<Element>();
+        for (const r of roots) for (const e of r.querySelectorAll(q.value)) set.add(e);
+        return [...set];
+      } catch {
+        return []; // an invalid selector finds nothing; the rung then reports "none"
+      }
+    }
+  }
+}

@@ -1,0 +1,66 @@
+// The walker's entry point inside a page: installs `globalThis.__handrail` once per document (evaluating the
+// bundle twice keeps the first install, so refs from an earlier observe() stay valid).
+import type { Control } from '../schema/observation.ts';
+import { GLOBAL_NAME, type DocumentObservation, type FindQuery, type InPage } from './api.ts';
+import { findElements } from './find.ts';
+import { normalize } from './name.ts';
+import { newCache } from './style.ts';
+import { WALKER_VERSION } from './version.ts';
+import { walkDocument } from './walk.ts';
+
+export function createInPage(doc: Document): InPage {
+  let byRef = new Map<string, Element>();
+  let refOf = new WeakMap<Element, string>();
+  let found = 0;
+
+  const refFor = (el: Element): string => {
+    const known = refOf.get(el);
+    if (known !== undefined) return known;
+    const ref = `f${found++}`;
+    byRef.set(ref, el);
+    refOf.set(el, ref);
+    return ref;
+  };
+
+  return {
+    version: WALKER_VERSION,
+    observe(): DocumentObservation {
+      const walked = walkDocument(doc, newCache());
+      byRef = new Map();
+      refOf = new WeakMap();
+      const controls: Control[] = walked.controls.map(({ el, control }, i) => {
+        const ref = `c${i}`;
+        byRef.set(ref, el);
+        refOf.set(el, ref);
+        return { ref, ...control };
+      });
+      return { url: walked.url, title: walked.title, controls, paths: walked.paths, text: walked.text };
+    },
+    element(ref: string): Element | null {
+      const el = byRef.get(ref);
+      return el && el.isConnected ? el : null;
+    },
+    find(q: FindQuery): string[] {
+      return findElements(doc, newCache(), q).map(refFor);
+    },
+    textOf(ref: string): string {
+      const el = byRef.get(ref);
+      if (!el || !el.isConnected) return '';
+      if (el instanceof HTMLInputElement) return el.type === 'password' ? '' : el.value;
+      if (el instanceof HTMLTextAreaElement) return el.value;
+      if (el instanceof HTMLSelectElement) return [...el.selectedOptions].map((o) => normalize(o.text)).join(', ');
+      return normalize((el as HTMLElement).innerText ?? el.textContent);
+    },
+  };
+}
+
+export function install(): InPage {
+  const g = globalThis as unknown as Record<string, InPage | undefined>;
+  const existing = g[GLOBAL_NAME];
+  if (existing && existing.version === WALKER_VERSION) return existing;
+  const api = createInPage(document);
+  g[GLOBAL_NAME] = api;
+  return api;
+}
+
+export { WALKER_VERSION };

@@ -1,0 +1,306 @@
+// Accessible names per "Accessible Name and Description Computation 1.2" (accname) §4.3 and the HTML-AAM
+// §4.1 "Accessible Name Computations By HTML Element", with Chromium's choices (as mirrored by Playwright).
+import { roleOf } from './role.ts';
+import { cssContent, isHiddenForAria, isIgnoredTag, styleOf, type DomCache } from './style.ts';
+
+/**
+ * The name as `getByRole(..., { name, exact: true })` compares it: zero-width space and soft hyphen dropped
+ * (they never render), runs of whitespace (including NBSP) collapsed to one space, trimmed.
+ */
+export function normalize(s: string | null | undefined): string {
+  if (!s) return '';
+  return s.replace(/[\u200b\u00ad]/g, '').replace(/\s+/g, ' ').trim();
+}
+
+interface Embedding {
+  hidden: boolean;
+}
+
+interface Walk {
+  c: DomCache;
+  visited: Set<Element>;
+  /** 'self' while computing the root element, 'descendant' inside its content (accname §4.3.2 step 2F). */
+  target: 'self' | 'descendant' | undefined;
+  labelledBy?: Embedding | undefined;
+  label?: Embedding | undefined;
+  native?: Embedding | undefined;
+}
+
+/** Roles that take their name from content (ARIA 1.2 §5.2.8.4 "Roles Supporting Name from Content"). */
+const NAME_FROM_CONTENT = new Set([
+  'button', 'cell', 'checkbox', 'columnheader', 'gridcell', 'heading', 'link', 'menuitem', 'menuitemcheckbox',
+  'menuitemradio', 'option', 'radio', 'row', 'rowheader', 'switch', 'tab', 'tooltip', 'treeitem',
+]);
+
+/** Inside the root's content, these also contribute their content (accname §4.3.2 step 2F: "the current node is a
+ *  descendant of an element whose name is being computed from content"; Chromium's list for generic containers). */
+const NAME_FROM_CONTENT_AS_DESCENDANT = new Set([
+  '', 'caption', 'code', 'contentinfo', 'definition', 'deletion', 'emphasis', 'insertion', 'list', 'listitem',
+  'mark', 'none', 'paragraph', 'presentation', 'region', 'row', 'rowgroup', 'section', 'strong', 'subscript',
+  'superscript', 'table', 'term', 'time',
+]);
+
+/** Roles whose names are prohibited (ARIA 1.2 §5.2.8.6 "Roles which cannot be named"). */
+const CANNOT_BE_NAMED = new Set([
+  'caption', 'code', 'definition', 'deletion', 'emphasis', 'generic', 'insertion', 'mark', 'paragraph',
+  'presentation', 'strong', 'subscript', 'suggestion', 'superscript', 'term', 'time',
+]);
+
+const PLACEHOLDER_TYPES = new Set(['text', 'password', 'number', 'search', 'tel', 'email', 'url']);
+
+function idRefs(el: Element, attr: string | null): Element[] {
+  if (!attr) return [];
+  const root = el.getRootNode() as Document | ShadowRoot;
+  const out: Element[] = [];
+  for (const id of attr.split(/[ \t\n\f\r]+/)) {
+    if (!id) continue;
+    const found = root.getElementById ? root.getElementById(id) : null;
+    if (found && !out.includes(found)) out.push(found);
+  }
+  return out;
+}
+
+export function accessibleName(c: DomCache, el: Element): string {
+  const cached = c.name.get(el);
+  if (cached !== undefined) return cached;
+  let name = '';
+  if (!CANNOT_BE_NAMED.has(roleOf(c, el))) {
+    name = normalize(textAlternative(el, { c, visited: new Set(), target: 'self' }));
+  }
+  c.name.set(el, name);
+  return name;
+}
+
+function inHiddenReference(w: Walk): boolean {
+  return !!(w.labelledBy?.hidden || w.label?.hidden || w.native?.hidden);
+}
+
+/** accname 1.2 §4.3.2 "Computation steps", one node. */
+function textAlternative(el: Element, w: Walk): string {
+  if (w.visited.has(el)) return '';
+  const child: Walk = { ...w, target: w.target === 'self' ? 'descendant' : w.target };
+  const c = w.c;
+
+  // Step 2A: hidden nodes are skipped unless reached through a hidden aria-labelledby/label reference.
+  if (isIgnoredTag(el) || (!inHiddenReference(w) && isHiddenForAria(c, el))) {
+    w.visited.add(el);
+    return '';
+  }
+
+  // Step 2B: aria-labelledby, not followed recursively.
+  const labelledBy = idRefs(el, el.getAttribute('aria-labelledby'));
+  if (!w.labelledBy) {
+    const text = labelledBy
+      .map((ref) =>
+        textAlternative(ref, {
+          c, visited: w.visited, target: undefined,
+          labelledBy: { hidden: isHiddenForAria(c, ref) },
+        }),
+      )
+      .join(' ');
+    if (text) return text;
+  }
+
+  const role = roleOf(c, el);
+  const tag = el.tagName.toUpperCase();
+
+  // Step 2C: an embedded control contributes its value when part of another element's name.
+  if (w.label || w.labelledBy || w.target === 'descendant') {
+    const ownLabel = [...((el as HTMLInputElement).labels ?? [])].includes(el as HTMLLabelElement);
+    if (!ownLabel && !labelledBy.includes(el)) {
+      if (role === 'textbox' || role === 'searchbox') {
+        w.visited.add(el);
+        if (tag === 'INPUT' || tag === 'TEXTAREA') return (el as HTMLInputElement).value;
+        return el.textContent || '';
+      }
+      if (role === 'combobox' || role === 'listbox') {
+        w.visited.add(el);
+        let selected: Element[] = [];
+        if (tag === 'SELECT') {
+          const sel = el as HTMLSelectElement;
+          selected = [...sel.selectedOptions];
+          if (!selected.length && sel.options.length && sel.options[0]) selected.push(sel.options[0]);
+        } else {
+          const box = role === 'combobox' ? [...el.querySelectorAll('*')].find((e) => roleOf(c, e) === 'listbox') : el;
+          selected = box
+            ? [...box.querySelectorAll('[aria-selected="true" i]')].filter((e) => roleOf(c, e) === 'option')
+            : [];
+        }
+        if (!selected.length && tag === 'INPUT') return (el as HTMLInputElement).value;
+        return selected.map((o) => textAlternative(o, child)).join(' ');
+      }
+      if (['progressbar', 'scrollbar', 'slider', 'spinbutton', 'meter'].includes(role)) {
+        w.visited.add(el);
+        return el.getAttribute('aria-valuetext') ?? el.getAttribute('aria-valuenow') ?? el.getAttribute('value') ?? '';
+      }
+      if (role === 'menu') {
+        w.visited.add(el);
+        return '';
+      }
+    }
+  }
+
+  // Step 2D: aria-label.
+  const ariaLabel = el.getAttribute('aria-label') || '';
+  if (ariaLabel.trim()) {
+    w.visited.add(el);
+    return ariaLabel;
+  }
+
+  // Step 2E: host language label (HTML-AAM §4.1).
+  if (role !== 'presentation' && role !== 'none') {
+    const native = nativeTextAlternative(el, tag, labelledBy.length > 0, w, child);
+    if (native !== undefined) return native;
+  }
+
+  // Step 2F: name from content.
+  const fromContent = NAME_FROM_CONTENT.has(role) ||
+    (w.target === 'descendant' && NAME_FROM_CONTENT_AS_DESCENDANT.has(role)) ||
+    (tag === 'SUMMARY' && role !== 'presentation' && role !== 'none') ||
+    !!w.labelledBy || !!w.label || !!w.native;
+  if (fromContent) {
+    w.visited.add(el);
+    const text = contentText(el, child);
+    if ((w.target === 'self' ? text.trim() : text)) return text;
+  }
+
+  // Step 2I: tooltip attribute (title).
+  if ((role !== 'presentation' && role !== 'none') || tag === 'IFRAME' || tag === 'FRAME') {
+    w.visited.add(el);
+    const title = el.getAttribute('title') || '';
+    if (title.trim()) return title;
+  }
+  w.visited.add(el);
+  return '';
+}
+
+function fromLabels(el: Element, w: Walk): string {
+  const labels = [...((el as HTMLInputElement).labels ?? [])];
+  return labels
+    .map((label) =>
+      textAlternative(label, { c: w.c, visited: w.visited, target: undefined, label: { hidden: isHiddenForAria(w.c, label) } }),
+    )
+    .filter((t) => !!t)
+    .join(' ');
+}
+
+/** HTML-AAM §4.1 per element; undefined when the element has no native rule and computation continues. */
+function nativeTextAlternative(el: Element, tag: string, hasLabelledBy: boolean, w: Walk, child: Walk): string | undefined {
+  const input = el as HTMLInputElement;
+  const title = () => el.getAttribute('title') || '';
+  if (tag === 'INPUT' && ['button', 'submit', 'reset'].includes(input.type)) {
+    // HTML-AAM §4.1.4: value, else the UA's default label ("Submit", "Reset"), else title.
+    w.visited.add(el);
+    if (input.value.trim()) return input.value;
+    if (input.type === 'submit') return 'Submit';
+    if (input.type === 'reset') return 'Reset';
+    return title();
+  }
+  if (tag === 'INPUT' && input.type === 'file') {
+    w.visited.add(el);
+    if (input.labels?.length && !w.labelledBy) return fromLabels(el, w);
+    return 'Choose File';
+  }
+  if (tag === 'INPUT' && input.type === 'image') {
+    // HTML-AAM §4.1.5: label, alt, title, then "Submit".
+    w.visited.add(el);
+    if (input.labels?.length && !w.labelledBy) return fromLabels(el, w);
+    const alt = el.getAttribute('alt') || '';
+    if (alt.trim()) return alt;
+    if (title().trim()) return title();
+    return 'Submit';
+  }
+  if (!hasLabelledBy && tag === 'BUTTON') {
+    w.visited.add(el);
+    if (input.labels?.length) return fromLabels(el, w);
+    return undefined;
+  }
+  if (!hasLabelledBy && tag === 'OUTPUT') {
+    w.visited.add(el);
+    if (input.labels?.length) return fromLabels(el, w);
+    return title();
+  }
+  if (!hasLabelledBy && ['TEXTAREA', 'SELECT', 'INPUT', 'METER', 'PROGRESS'].includes(tag)) {
+    // HTML-AAM §4.1.1/§4.1.2: <label>, then title, then placeholder (text-like inputs), as Chromium orders them.
+    w.visited.add(el);
+    if (input.labels?.length) return fromLabels(el, w);
+    const usePlaceholder = (tag === 'INPUT' && PLACEHOLDER_TYPES.has(input.type)) || tag === 'TEXTAREA';
+    if (!usePlaceholder || title()) return title();
+    return el.getAttribute('placeholder') || '';
+  }
+  if (!hasLabelledBy && (tag === 'FIELDSET' || tag === 'FIGURE')) {
+    // HTML-AAM §4.1.8 fieldset → first child legend; §4.1.11 figure → figcaption.
+    w.visited.add(el);
+    const want = tag === 'FIELDSET' ? 'LEGEND' : 'FIGCAPTION';
+    for (let ch = el.firstElementChild; ch; ch = ch.nextElementSibling) {
+      if (ch.tagName.toUpperCase() === want) {
+        return textAlternative(ch, { ...child, native: { hidden: isHiddenForAria(w.c, ch) } });
+      }
+    }
+    return title();
+  }
+  if (tag === 'IMG') {
+    w.visited.add(el);
+    const alt = el.getAttribute('alt') || '';
+    return alt.trim() ? alt : title();
+  }
+  if (tag === 'TABLE') {
+    // HTML-AAM §4.1.9: caption, then summary; otherwise fall through to title.
+    w.visited.add(el);
+    for (let ch = el.firstElementChild; ch; ch = ch.nextElementSibling) {
+      if (ch.tagName.toUpperCase() === 'CAPTION') {
+        return textAlternative(ch, { ...child, native: { hidden: isHiddenForAria(w.c, ch) } });
+      }
+    }
+    const summary = el.getAttribute('summary') || '';
+    if (summary) return summary;
+    return undefined;
+  }
+  if (tag === 'AREA') {
+    w.visited.add(el);
+    const alt = el.getAttribute('alt') || '';
+    return alt.trim() ? alt : title();
+  }
+  return undefined;
+}
+
+/** accname §4.3.2 step 2F.ii–iii: ::before, children (block-level ones padded with spaces), ::after. */
+function contentText(el: Element, w: Walk): string {
+  const c = w.c;
+  const skipUnrendered = !inHiddenReference(w);
+  let out = cssContent(c, el, '::before') || '';
+  const own = cssContent(c, el, '');
+  if (own !== undefined) {
+    out += own;
+  } else {
+    const visit = (n: Node) => {
+      if (n.nodeType === 1) {
+        const e = n as Element;
+        const display = styleOf(c, e)?.display || 'inline';
+        let t = textAlternative(e, w);
+        if (display !== 'inline' || e.nodeName === 'BR') t = ` ${t} `;
+        out += t;
+      } else if (n.nodeType === 3) {
+        if (skipUnrendered && textNotRendered(n)) return;
+        out += n.nodeValue || '';
+      }
+    };
+    const slot = el.nodeName === 'SLOT' ? (el as HTMLSlotElement).assignedNodes() : [];
+    if (slot.length) {
+      for (const n of slot) visit(n);
+    } else {
+      for (let n = el.firstChild; n; n = n.nextSibling) if (!(n as Element).assignedSlot) visit(n);
+      if (el.shadowRoot) for (let n = el.shadowRoot.firstChild; n; n = n.nextSibling) visit(n);
+      for (const owned of idRefs(el, el.getAttribute('aria-owns'))) visit(owned);
+    }
+  }
+  out += cssContent(c, el, '::after') || '';
+  return out;
+}
+
+function textNotRendered(n: Node): boolean {
+  const p = n.parentElement;
+  if (!p) return false;
+  if (p.shadowRoot && !(n as Text).assignedSlot) return true;
+  return p.tagName.toUpperCase() === 'DETAILS' && !(p as HTMLDetailsElement).open;
+}

@@ -1,0 +1,214 @@
+// ARIA roles of elements: explicit (WAI-ARIA 1.2 §5.4 role attribute) or implicit (HTML-AAM §4 "HTML Element
+// Role Mappings"), with the choices Chromium makes where the specs leave room, as Playwright's roleUtils.ts does.
+import { isFocusableForRole } from './state.ts';
+import type { DomCache } from './style.ts';
+
+/** Roles a role attribute may name (WAI-ARIA 1.2 §5.3 "Categorization of Roles", concrete roles only). */
+const VALID_ROLES = new Set(
+  (
+    'alert alertdialog application article banner blockquote button caption cell checkbox code columnheader ' +
+    'combobox complementary contentinfo definition deletion dialog directory document emphasis feed figure form ' +
+    'generic grid gridcell group heading img insertion link list listbox listitem log main mark marquee math ' +
+    'meter menu menubar menuitem menuitemcheckbox menuitemradio navigation none note option paragraph ' +
+    'presentation progressbar radio radiogroup region row rowgroup rowheader scrollbar search searchbox ' +
+    'separator slider spinbutton status strong subscript superscript switch tab table tablist tabpanel term ' +
+    'textbox time timer toolbar tooltip tree treegrid treeitem'
+  ).split(' '),
+);
+
+/** ARIA 1.2 §6.4 global states and properties: their presence makes role=none/presentation be ignored (§4.6). */
+const GLOBAL_ARIA = [
+  'aria-atomic', 'aria-busy', 'aria-controls', 'aria-current', 'aria-describedby', 'aria-details',
+  'aria-dropeffect', 'aria-flowto', 'aria-grabbed', 'aria-hidden', 'aria-keyshortcuts', 'aria-label',
+  'aria-labelledby', 'aria-live', 'aria-owns', 'aria-relevant', 'aria-roledescription',
+];
+
+/** Sectioning content: <header>/<footer> inside one are not banner/contentinfo (HTML-AAM §4 header, footer). */
+const SECTIONING = 'article:not([role]), aside:not([role]), main:not([role]), nav:not([role]), section:not([role]), ' +
+  '[role=article], [role=complementary], [role=main], [role=navigation], [role=region]';
+
+const INPUT_ROLE: Record<string, string> = {
+  button: 'button', checkbox: 'checkbox', image: 'button', number: 'spinbutton', radio: 'radio',
+  range: 'slider', reset: 'button', submit: 'button', file: 'button',
+};
+
+export function explicitRole(el: Element): string | null {
+  const attr = el.getAttribute('role');
+  if (!attr) return null;
+  // §5.4: the first token naming a valid role wins (fallback roles).
+  for (const token of attr.toLowerCase().split(/\s+/)) if (VALID_ROLES.has(token)) return token;
+  return null;
+}
+
+function hasExplicitName(el: Element): boolean {
+  return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby');
+}
+
+export function isListBoxSelect(el: Element): boolean {
+  const s = el as HTMLSelectElement;
+  return s.multiple || s.size > 1;
+}
+
+function thRole(el: Element): string | null {
+  // HTML-AAM §4 th: scope decides; without it Chromium guesses from neighbouring cells.
+  const scope = el.getAttribute('scope');
+  if (scope === 'col' || scope === 'colgroup') return 'columnheader';
+  if (scope === 'row' || scope === 'rowgroup') return 'rowheader';
+  const next = el.nextElementSibling;
+  const prev = el.previousElementSibling;
+  const row = el.parentElement && el.parentElement.tagName === 'TR' ? el.parentElement : null;
+  if (!next && !prev) {
+    if (row) {
+      const table = row.closest('table');
+      if (table && table.rows.length <= 1) return null;
+    }
+    return 'columnheader';
+  }
+  const isTh = (e: Element | null) => !!e && e.tagName === 'TH';
+  const isDataCell = (e: Element | null) =>
+    !!e && e.tagName === 'TD' && (!!(e.textContent || '').trim() || e.children.length > 0);
+  if (isTh(next) && isTh(prev)) return 'columnheader';
+  if (isDataCell(next) || isDataCell(prev)) return 'rowheader';
+  return 'columnheader';
+}
+
+function implicitRoleOfTag(el: Element): string | null {
+  switch (el.tagName.toUpperCase()) {
+    case 'A':
+    case 'AREA':
+      return el.hasAttribute('href') ? 'link' : null;
+    case 'ARTICLE': return 'article';
+    case 'ASIDE': return 'complementary';
+    case 'BLOCKQUOTE': return 'blockquote';
+    case 'BUTTON': return 'button';
+    case 'CAPTION': return 'caption';
+    case 'CODE': return 'code';
+    case 'DATALIST': return 'listbox';
+    case 'DD': return 'definition';
+    case 'DEL': return 'deletion';
+    case 'DETAILS': return 'group';
+    case 'DFN': return 'term';
+    case 'DIALOG': return 'dialog';
+    case 'DT': return 'term';
+    case 'EM': return 'emphasis';
+    case 'FIELDSET': return 'group';
+    case 'FIGURE': return 'figure';
+    case 'FOOTER': return el.closest(SECTIONING) ? null : 'contentinfo';
+    // HTML-AAM: <form> and <section> are landmarks only when they have an accessible name (author-supplied).
+    case 'FORM': return hasExplicitName(el) ? 'form' : null;
+    case 'H1': case 'H2': case 'H3': case 'H4': case 'H5': case 'H6': return 'heading';
+    case 'HEADER': return el.closest(SECTIONING) ? null : 'banner';
+    case 'HR': return 'separator';
+    case 'HTML': return 'document';
+    case 'IMG': {
+      // HTML-AAM img: alt="" with nothing else to expose is presentational.
+      const bare = el.getAttribute('alt') === '' && !el.getAttribute('title') &&
+        !GLOBAL_ARIA.some((a) => el.hasAttribute(a)) && !hasTabIndex(el);
+      return bare ? 'presentation' : 'img';
+    }
+    case 'INPUT': {
+      const input = el as HTMLInputElement;
+      const type = input.type.toLowerCase();
+      if (['email', 'search', 'tel', 'text', 'url', ''].includes(type)) {
+        // HTML-AAM: a text input with a list= pointing at a <datalist> is a combobox.
+        const listId = el.getAttribute('list');
+        const list = listId ? el.ownerDocument.getElementById(listId) : null;
+        if (list && list.tagName === 'DATALIST') return 'combobox';
+        return type === 'search' ? 'searchbox' : 'textbox';
+      }
+      if (type === 'hidden') return null;
+      // password, date, color... have no ARIA role of their own; Chromium exposes them as textbox.
+      return INPUT_ROLE[type] ?? 'textbox';
+    }
+    case 'INS': return 'insertion';
+    case 'LI': return 'listitem';
+    case 'MAIN': return 'main';
+    case 'MARK': return 'mark';
+    case 'MATH': return 'math';
+    case 'MENU': case 'OL': case 'UL': return 'list';
+    case 'METER': return 'meter';
+    case 'NAV': return 'navigation';
+    case 'OPTGROUP': return 'group';
+    case 'OPTION': return 'option';
+    case 'OUTPUT': return 'status';
+    case 'P': return 'paragraph';
+    case 'PROGRESS': return 'progressbar';
+    case 'SEARCH': return 'search';
+    case 'SECTION': return hasExplicitName(el) ? 'region' : null;
+    case 'SELECT': return isListBoxSelect(el) ? 'listbox' : 'combobox';
+    case 'STRONG': return 'strong';
+    case 'SUB': return 'subscript';
+    case 'SUP': return 'superscript';
+    case 'SVG': return 'img';
+    case 'TABLE': return 'table';
+    case 'TBODY': case 'THEAD': case 'TFOOT': return 'rowgroup';
+    case 'TD': {
+      const table = el.closest('table');
+      const r = table ? explicitRole(table) : null;
+      return r === 'grid' || r === 'treegrid' ? 'gridcell' : 'cell';
+    }
+    case 'TEXTAREA': return 'textbox';
+    case 'TH': return thRole(el);
+    case 'TIME': return 'time';
+    case 'TR': return 'row';
+    default: return null;
+  }
+}
+
+/** ARIA 1.2 §5.4 "Presentational Roles Conflict Resolution" / required owned elements: a <td> of a
+ *  role=presentation <tr> (and so on up to the table) inherits presentation. */
+const PRESENTATION_PARENTS: Record<string, string[]> = {
+  DD: ['DL', 'DIV'], DIV: ['DL'], DT: ['DL', 'DIV'], LI: ['OL', 'UL'], TBODY: ['TABLE'], TD: ['TR'],
+  TFOOT: ['TABLE'], TH: ['TR'], THEAD: ['TABLE'], TR: ['THEAD', 'TBODY', 'TFOOT', 'TABLE'],
+};
+
+function implicitRole(el: Element): string | null {
+  const role = implicitRoleOfTag(el);
+  if (!role) return null;
+  let a: Element = el;
+  for (;;) {
+    const parents = PRESENTATION_PARENTS[a.tagName.toUpperCase()];
+    const parent = a.parentElement;
+    if (!parents || !parent || !parents.includes(parent.tagName.toUpperCase())) break;
+    const pr = explicitRole(parent);
+    if ((pr === 'none' || pr === 'presentation') && !presentationConflict(parent, pr)) return pr;
+    a = parent;
+  }
+  return role;
+}
+
+function hasTabIndex(el: Element): boolean {
+  return !Number.isNaN(Number(String(el.getAttribute('tabindex'))));
+}
+
+/** ARIA 1.2 §4.6: role=none/presentation is ignored on a focusable element or one with a global ARIA attribute. */
+function presentationConflict(el: Element, role: string | null): boolean {
+  const r = role ?? '';
+  const global = GLOBAL_ARIA.some((a) => {
+    if ((a === 'aria-label' || a === 'aria-labelledby') && NAME_PROHIBITED.has(r)) return false;
+    if (a === 'aria-roledescription' && r === 'generic') return false;
+    return el.hasAttribute(a);
+  });
+  return global || isFocusableForRole(el, hasTabIndex(el));
+}
+
+/** Roles on which aria-label/aria-labelledby are prohibited (WAI-ARIA 1.2 §6.6 "Prohibited" per role). */
+const NAME_PROHIBITED = new Set([
+  'caption', 'code', 'deletion', 'emphasis', 'generic', 'insertion', 'paragraph', 'presentation', 'strong',
+  'subscript', 'superscript',
+]);
+
+export function roleOf(c: DomCache, el: Element): string {
+  const cached = c.role.get(el);
+  if (cached !== undefined) return cached;
+  let role = explicitRole(el);
+  if (role === 'none' || role === 'presentation') {
+    const implicit = implicitRole(el);
+    if (presentationConflict(el, implicit)) role = implicit;
+  } else if (!role) {
+    role = implicitRole(el);
+  }
+  const out = role ?? '';
+  c.role.set(el, out);
+  return out;
+}

@@ -1,0 +1,325 @@
+// One pass over one document: controls (role, name, hint, verbs, scope, ancestors), structural paths and text.
+// Computed style is read only for candidates (controls and furniture), never for every element.
+import type { Control, ScopeLink, Verb } from '../schema/observation.ts';
+import { accessibleName, normalize } from './name.ts';
+import { roleOf } from './role.ts';
+import { isDisabled } from './state.ts';
+import { isHiddenForAria, isIgnoredTag, type DomCache } from './style.ts';
+
+/** The closed vocabulary per role (DESIGN.md "The six verbs"); a role missing here is not a control. */
+export const VERBS_BY_ROLE: Readonly<Record<string, readonly Verb[]>> = {
+  link: ['invoke'],
+  button: ['invoke'],
+  menuitem: ['invoke'],
+  tab: ['invoke'],
+  textbox: ['set_value', 'read'],
+  searchbox: ['set_value', 'read'],
+  spinbutton: ['set_value', 'read'],
+  combobox: ['select', 'read'],
+  listbox: ['select', 'read'],
+  checkbox: ['toggle', 'read'],
+  radio: ['toggle', 'read'],
+  switch: ['toggle', 'read'],
+  menuitemcheckbox: ['toggle', 'read'],
+  menuitemradio: ['toggle', 'read'],
+};
+
+/** Roles of structural ancestors kept for fingerprints and path chains. Cells are left out on purpose: their
+ *  nesting depth varies with layout, not with what the control is. */
+const STRUCTURAL = new Set([
+  'table', 'grid', 'treegrid', 'row', 'group', 'radiogroup', 'form', 'dialog', 'alertdialog', 'list',
+  'navigation', 'main', 'banner', 'contentinfo', 'complementary', 'region', 'search', 'menu', 'menubar',
+  'tablist', 'toolbar', 'tree',
+]);
+
+/** Container roles that become a scope link when they carry a name, mapped onto ScopeLink's roles. */
+const SCOPE_ROLE: Record<string, ScopeLink['role']> = {
+  group: 'group', radiogroup: 'group', table: 'table', grid: 'table', treegrid: 'table', form: 'form',
+  dialog: 'dialog', alertdialog: 'dialog', region: 'region',
+};
+
+/** Subtrees never descended: their content is not page structure (options are read from the select). */
+const OPAQUE = new Set(['SELECT', 'TEXTAREA', 'DATALIST', 'OPTION', 'SVG', 'svg']);
+
+export interface WalkedControl {
+  el: Element;
+  control: Omit<Control, 'ref'>;
+}
+
+export interface Walked {
+  controls: WalkedControl[];
+  paths: string[];
+  text: string;
+  title: string;
+  url: string;
+}
+
+interface Ctx {
+  ancestors: string[];
+  scope: ScopeLink[];
+  /** Nearest non-header <tr>, for the row scope link. */
+  row: Element | null;
+  /** Inside a body row of a data table (one with header cells): text there is data, not furniture. */
+  dataRow: boolean;
+  dataTable: boolean;
+}
+
+/** Data masked out of path labels: every run of digits becomes `#` (member numbers, confirmations, dates). */
+export function maskData(s: string): string {
+  return s.replace(/\d+/g, '#');
+}
+
+/** Visible-ish text of a subtree without layout: text nodes and push-button labels, skipping script/style/template. */
+export function plainText(el: Element): string {
+  let out = '';
+  const visit = (n: Node) => {
+    if (n.nodeType === 3) out += n.nodeValue || '';
+    else if (n.nodeType === 1 && !isIgnoredTag(n as Element)) {
+      const e = n as Element;
+      if (e.tagName === 'BR') out += ' ';
+      // A push button's label is drawn text a reader sees (Playwright's text matching counts it too).
+      if (e.tagName === 'INPUT' && ['submit', 'button', 'reset'].includes((e as HTMLInputElement).type)) {
+        out += ` ${(e as HTMLInputElement).value} `;
+      }
+      for (let ch = n.firstChild; ch; ch = ch.nextSibling) visit(ch);
+      out += ' ';
+    }
+  };
+  for (let ch = el.firstChild; ch; ch = ch.nextSibling) visit(ch);
+  return normalize(out);
+}
+
+function isHeaderRow(tr: Element): boolean {
+  let cells = 0;
+  for (let ch = tr.firstElementChild; ch; ch = ch.nextElementSibling) {
+    if (ch.tagName === 'TD') return false;
+    if (ch.tagName === 'TH') cells++;
+  }
+  return cells > 0;
+}
+
+/** The row key: trimmed text of the first non-empty cell (`400118-S0001`). '' for header rows. */
+export function rowKey(tr: Element, cache?: Map<Element, string>): string {
+  const hit = cache?.get(tr);
+  if (hit !== undefined) return hit;
+  let key = '';
+  if (!isHeaderRow(tr)) {
+    for (let ch = tr.firstElementChild; ch; ch = ch.nextElementSibling) {
+      if (ch.tagName !== 'TD' && ch.tagName !== 'TH') continue;
+      const t = plainText(ch);
+      if (t) {
+        key = t;
+        break;
+      }
+    }
+  }
+  cache?.set(tr, key);
+  return key;
+}
+
+function isDataTable(table: Element): boolean {
+  const r = (table.getAttribute('role') || '').toLowerCase();
+  if (r === 'grid' || r === 'treegrid') return true;
+  for (const tr of (table as HTMLTableElement).rows) {
+    for (let ch = tr.firstElementChild; ch; ch = ch.nextElementSibling) if (ch.tagName === 'TH') return true;
+  }
+  return false;
+}
+
+function stripLabel(s: string): string {
+  return s.replace(/[\s:*]+$/, '').trim();
+}
+
+function cellText(cell: Element): string {
+  return stripLabel(plainText(cell));
+}
+
+/**
+ * The visual label a sighted user reads when the accessible name is empty: the nearest non-empty table cell
+ * to the left in the same row, else the header cell above in the same column, else the text right before the
+ * control in its parent. Chromium names such inputs '' (no <label>, accname §4.3.2 has no adjacency rule),
+ * so this never replaces the name: it goes into `hint`.
+ */
+export function hintOf(el: Element): string {
+  const cell = el.closest('td, th');
+  const row = cell?.parentElement;
+  if (cell && row && row.tagName === 'TR') {
+    for (let left = cell.previousElementSibling; left; left = left.previousElementSibling) {
+      const t = cellText(left);
+      if (t) return t;
+    }
+    const table = row.closest('table') as HTMLTableElement | null;
+    if (table) {
+      const col = columnOf(cell);
+      for (const tr of table.rows) {
+        if (tr === row) break;
+        if (!isHeaderRow(tr)) continue;
+        const head = cellAtColumn(tr, col);
+        const t = head ? cellText(head) : '';
+        if (t) return t;
+      }
+    }
+  }
+  let text = '';
+  for (let n = el.previousSibling; n; n = n.previousSibling) {
+    if (n.nodeType === 3) text = (n.nodeValue || '') + text;
+    else if (n.nodeType === 1) {
+      const e = n as Element;
+      if (e.tagName === 'BR' || e.matches('input, select, textarea, button, table, div, p')) break;
+      text = plainText(e) + text;
+    }
+    if (normalize(text)) break;
+  }
+  return stripLabel(normalize(text));
+}
+
+function columnOf(cell: Element): number {
+  let col = 0;
+  for (let c = cell.previousElementSibling; c; c = c.previousElementSibling) col += (c as HTMLTableCellElement).colSpan || 1;
+  return col;
+}
+
+function cellAtColumn(tr: Element, col: number): Element | null {
+  let at = 0;
+  for (let c = tr.firstElementChild; c; c = c.nextElementSibling) {
+    const span = (c as HTMLTableCellElement).colSpan || 1;
+    if (col >= at && col < at + span) return c;
+    at += span;
+  }
+  return null;
+}
+
+function controlValue(el: Element, role: string): { value?: string; options?: string[] } {
+  const tag = el.tagName;
+  if (tag === 'INPUT' || tag === 'TEXTAREA') {
+    const input = el as HTMLInputElement;
+    if (input.type === 'checkbox' || input.type === 'radio') {
+      return { value: input.indeterminate ? 'mixed' : input.checked ? 'checked' : 'unchecked' };
+    }
+    // A password's value is a secret: it never leaves the page (DESIGN.md, secrets never appear in output).
+    if (input.type === 'password') return {};
+    if (role === 'button') return {};
+    return { value: input.value };
+  }
+  if (tag === 'SELECT') {
+    const sel = el as HTMLSelectElement;
+    const options = [...sel.options].map((o) => normalize(o.label || o.text));
+    return { value: [...sel.selectedOptions].map((o) => normalize(o.label || o.text)).join(', '), options };
+  }
+  if (role === 'checkbox' || role === 'radio' || role === 'switch' || role.startsWith('menuitem')) {
+    const v = (el.getAttribute('aria-checked') || '').toLowerCase();
+    return { value: v === 'true' ? 'checked' : v === 'mixed' ? 'mixed' : 'unchecked' };
+  }
+  if (role === 'textbox' || role === 'searchbox') return { value: normalize(el.textContent) };
+  return {};
+}
+
+function chainRole(el: Element, role: string): string | null {
+  if (STRUCTURAL.has(role)) return role;
+  switch (el.tagName) {
+    // Layout tables (role=presentation) and unnamed forms have no ARIA role, yet they are the page's structure.
+    case 'TABLE': return 'table';
+    case 'TR': return 'row';
+    case 'FORM': return 'form';
+    case 'FIELDSET': return 'group';
+    default: return null;
+  }
+}
+
+export function walkDocument(doc: Document, c: DomCache): Walked {
+  const controls: WalkedControl[] = [];
+  const paths = new Set<string>();
+  const keys = new Map<Element, string>();
+  const dataTables = new Map<Element, boolean>();
+  const title = normalize(doc.title);
+  if (title) paths.add(`title '${maskData(title)}'`);
+
+  const addPath = (ctx: Ctx, role: string, label: string) => {
+    const chain = ctx.ancestors.length ? `${ctx.ancestors.join('>')}>` : '';
+    paths.add(label ? `${chain}${role} '${maskData(label)}'` : `${chain}${role}`);
+  };
+  const visible = (el: Element) => !isHiddenForAria(c, el);
+
+  const visit = (el: Element, ctx: Ctx): void => {
+    if (isIgnoredTag(el)) return;
+    // aria-hidden="true" removes the whole subtree (WAI-ARIA 1.2 §6.6 aria-hidden).
+    if ((el.getAttribute('aria-hidden') || '').toLowerCase() === 'true') return;
+    const tag = el.tagName;
+    const role = roleOf(c, el);
+    const verbs = VERBS_BY_ROLE[role];
+    if (verbs) {
+      if (visible(el)) {
+        const name = accessibleName(c, el);
+        const control: Omit<Control, 'ref'> = {
+          role,
+          name,
+          verbs: [...verbs],
+          scope: [...ctx.scope],
+          ancestors: [...ctx.ancestors],
+        };
+        const key = ctx.row ? rowKey(ctx.row, keys) : '';
+        if (key) control.scope.push({ role: 'row', name: key });
+        if (!name) {
+          const hint = hintOf(el);
+          if (hint) control.hint = hint;
+        }
+        Object.assign(control, controlValue(el, role));
+        if (isDisabled(el)) control.disabled = true;
+        controls.push({ el, control });
+        // Furniture: buttons and labelled fields always; links only outside data rows (there they are data).
+        let label: string;
+        if (role === 'link') label = ctx.dataRow ? '' : name;
+        else if (verbs.includes('invoke')) label = name;
+        else label = ctx.dataRow ? name : name || control.hint || '';
+        addPath(ctx, role, label);
+      }
+    } else if (role === 'heading' || role === 'columnheader' || (role === 'rowheader' && !ctx.dataRow)) {
+      if (visible(el)) addPath(ctx, role, accessibleName(c, el));
+    } else if (role === 'cell' || role === 'gridcell' || role === 'rowheader') {
+      addPath(ctx, role, '');
+    } else if ((tag === 'B' || tag === 'STRONG') && !ctx.dataRow) {
+      // Emphasised text on a legacy screen is its headline or its message line ("HOLD POSTED ...").
+      const t = plainText(el);
+      if (t && visible(el)) addPath(ctx, 'strong', t);
+    } else if (role === 'img' && !ctx.dataRow) {
+      if (visible(el)) addPath(ctx, role, accessibleName(c, el));
+    } else if (tag === 'FRAME' || tag === 'IFRAME') {
+      addPath(ctx, 'frame', el.getAttribute('name') || el.getAttribute('title') || '');
+    }
+
+    if (OPAQUE.has(tag)) return;
+    let next = ctx;
+    const structural = chainRole(el, role);
+    if (structural) {
+      next = { ...ctx, ancestors: [...ctx.ancestors, structural] };
+      const scopeRole = SCOPE_ROLE[role];
+      if (scopeRole) {
+        const name = accessibleName(c, el);
+        if (name) {
+          next.scope = [...ctx.scope, { role: scopeRole, name }];
+          if (visible(el)) addPath(ctx, role, name);
+        }
+      }
+      if (tag === 'TABLE') {
+        let data = dataTables.get(el);
+        if (data === undefined) dataTables.set(el, (data = isDataTable(el)));
+        next.dataTable = data;
+        next.dataRow = false;
+        next.row = null;
+      } else if (tag === 'TR') {
+        const header = isHeaderRow(el);
+        next.row = header ? null : el;
+        next.dataRow = ctx.dataTable && !header;
+      }
+    }
+    for (let ch = el.firstElementChild; ch; ch = ch.nextElementSibling) visit(ch, next);
+    if (el.shadowRoot) for (let ch = el.shadowRoot.firstElementChild; ch; ch = ch.nextElementSibling) visit(ch, next);
+  };
+
+  const root = doc.documentElement;
+  if (root) visit(root, { ancestors: [], scope: [], row: null, dataRow: false, dataTable: false });
+  const body = doc.body;
+  const text = body && body.tagName !== 'FRAMESET' ? normalize(body.innerText) : '';
+  return { controls, paths: [...paths].sort(), text, title, url: doc.URL };
+}
+

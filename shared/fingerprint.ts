@@ -1,0 +1,34 @@
+// A control's fingerprint: after a rung finds exactly one element, its role, name, verbs and container roles
+// must hash as they did when the step was recorded. The walker version is part of it, so a walker whose rules
+// changed fails the check loudly instead of matching by accident.
+import { z } from 'zod';
+import { hashStrings } from './hash.ts';
+import { WALKER_VERSION } from './dom/version.ts';
+import type { Control } from './schema/observation.ts';
+
+export const FingerprintField = z.enum(['role', 'name', 'supports', 'ancestor_roles']);
+export type FingerprintField = z.infer<typeof FingerprintField>;
+
+function part(c: Pick<Control, 'role' | 'name' | 'hint' | 'verbs' | 'ancestors'>, field: FingerprintField): string {
+  switch (field) {
+    case 'role':
+      return c.role;
+    // An unnamed control is known by its visual label; the prefix keeps name 'X' and hint 'X' apart.
+    case 'name':
+      return c.name ? `name:${c.name}` : `hint:${c.hint ?? ''}`;
+    case 'supports':
+      return [...c.verbs].sort().join(',');
+    case 'ancestor_roles':
+      return c.ancestors.join('>');
+  }
+}
+
+/** Hash of the chosen fields in a fixed order (the order of `over` and duplicates in it do not matter). */
+export function fingerprint(
+  control: Pick<Control, 'role' | 'name' | 'hint' | 'verbs' | 'ancestors'>,
+  over: readonly FingerprintField[],
+  walker: string = WALKER_VERSION,
+): string {
+  const fields = FingerprintField.options.filter((f) => over.includes(f));
+  return hashStrings([walker, ...fields.map((f) => `${f}=${part(control, f)}`)]);
+}

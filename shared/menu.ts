@@ -1,0 +1,83 @@
+// The numbered menu a model chooses from: one row per legal action on the current screen (DESIGN.md "The menu").
+// `read` rows are left off: the prompt already carries the screen text, and a menu twice as long costs attention
+// for nothing. Disabled controls are left off: they are not legal actions.
+import { z } from 'zod';
+import { Control, Verb, type Observation, type ScopeLink } from './schema/observation.ts';
+
+export const MenuRow = z.strictObject({
+  n: z.number().int().positive(),
+  verb: Verb,
+  control: Control,
+  /** The scope words that tell this row apart from another with the same role and label ('' when unique). */
+  where: z.string(),
+});
+export type MenuRow = z.infer<typeof MenuRow>;
+
+/** What a person reads as the control's label: its accessible name, else its visual label (hint). */
+export function labelOf(c: Control): string {
+  return c.name || c.hint || '';
+}
+
+function quote(s: string): string {
+  return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+function linkText(l: ScopeLink): string {
+  return `${l.role} ${quote(l.name)}`;
+}
+
+function sameLinks(a: readonly ScopeLink[], b: readonly ScopeLink[]): boolean {
+  return a.length === b.length && a.every((l, i) => l.role === b[i]?.role && l.name === b[i]?.name);
+}
+
+/**
+ * The fewest scope links that tell `c` apart from its namesakes: the innermost in-frame links first (a row says
+ * most), the frame only when the frame itself is what differs, an ordinal when nothing on the page differs.
+ */
+function disambiguate(c: Control, namesakes: readonly Control[]): string {
+  const inner = (x: Control) => x.scope.filter((l) => l.role !== 'frame');
+  const frame = (x: Control) => x.scope.filter((l) => l.role === 'frame');
+  const others = namesakes.filter((o) => o !== c);
+  const mine = inner(c);
+  for (let k = 1; k <= mine.length; k++) {
+    const suffix = mine.slice(-k);
+    if (!others.some((o) => sameLinks(inner(o).slice(-k), suffix))) return suffix.map(linkText).join(' > ');
+  }
+  const full = [...frame(c), ...mine];
+  if (!others.some((o) => sameLinks([...frame(o), ...inner(o)], full)) && full.length) return full.map(linkText).join(' > ');
+  const twins = namesakes.filter((o) => sameLinks(o.scope, c.scope));
+  const at = twins.indexOf(c) + 1;
+  const base = full.length ? `${full.map(linkText).join(' > ')} ` : '';
+  return `${base}(${at} of ${twins.length})`.trim();
+}
+
+export function buildMenu(obs: Pick<Observation, 'frames'>): MenuRow[] {
+  const controls = obs.frames.flatMap((f) => f.controls).filter((c) => !c.disabled);
+  const byKey = new Map<string, Control[]>();
+  for (const c of controls) {
+    const key = `${c.role}\u0000${labelOf(c)}`;
+    const list = byKey.get(key);
+    if (list) list.push(c);
+    else byKey.set(key, [c]);
+  }
+  const rows: MenuRow[] = [];
+  for (const c of controls) {
+    const namesakes = byKey.get(`${c.role}\u0000${labelOf(c)}`) ?? [c];
+    const where = namesakes.length > 1 ? disambiguate(c, namesakes) : '';
+    for (const verb of c.verbs) {
+      if (verb === 'read') continue;
+      rows.push({ n: rows.length + 1, verb, control: c, where });
+    }
+  }
+  return rows;
+}
+
+/** `7: invoke button 'F5=Sign On'`, `12: invoke link 'Hold' in row '400118-S0001'`, one row a line. */
+export function renderRow(r: MenuRow): string {
+  const where = r.where ? (r.where.startsWith('(') ? ` ${r.where}` : ` in ${r.where}`) : '';
+  return `${r.n}: ${r.verb} ${r.control.role} ${quote(labelOf(r.control))}${where}`;
+}
+
+export function renderMenu(rows: readonly MenuRow[]): string {
+  return rows.map(renderRow).join('\n');
+}

@@ -1,0 +1,93 @@
+// Screens are named by their furniture: exact by signature, similar at Jaccard >= 0.85, and never by a guess between ties.
+import { describe, expect, it } from 'vitest';
+import { combineFrames, jaccard, nameScreen, signatureOf, SIMILAR_THRESHOLD } from '../../shared/screens.ts';
+import { hashStrings } from '../../shared/hash.ts';
+import type { FrameObservation } from '../../shared/schema/observation.ts';
+
+const seven = ['a', 'b', 'c', 'd', 'e', 'f', 'g'];
+
+function frame(path: string[], paths: string[]): FrameObservation {
+  return { frame: path, url: `http://x/${path.join('/')}`, title: '', controls: [], paths, text: '' };
+}
+
+function screen(label: string, paths: string[]) {
+  return { label, paths, signature: signatureOf(paths) };
+}
+
+describe('hash', () => {
+  it('is stable, 16 hex digits, and sensitive to boundaries between strings', () => {
+    expect(hashStrings(['a', 'b'])).toMatch(/^[0-9a-f]{16}$/);
+    expect(hashStrings(['a', 'b'])).toBe(hashStrings(['a', 'b']));
+    expect(hashStrings(['ab', 'c'])).not.toBe(hashStrings(['a', 'bc']));
+    expect(hashStrings([])).toBe('cbf29ce484222325');
+  });
+});
+
+describe('combineFrames', () => {
+  it('prefixes each frame path, sorts, dedupes, and signs the set', () => {
+    const obs = combineFrames([frame(['work'], ["button 'OK'", 'title']), frame([], ["frame 'work'"]), frame(['nav'], ['title'])], 'w/1');
+    expect(obs.paths).toEqual(["frame 'work'", 'nav>title', "work>button 'OK'", 'work>title']);
+    expect(obs.signature).toBe(hashStrings(obs.paths));
+    expect(obs.walker).toBe('w/1');
+    expect(obs.url).toBe('http://x/');
+  });
+});
+
+describe('jaccard', () => {
+  it('is |A∩B|/|A∪B| over sets', () => {
+    expect(jaccard(seven, seven)).toBe(1);
+    expect(jaccard(seven, [...seven.slice(0, 6), 'banner'])).toBeCloseTo(6 / 8);
+    expect(jaccard(seven.slice(0, 6), seven)).toBeCloseTo(6 / 7);
+    expect(jaccard(['a', 'a'], ['a'])).toBe(1);
+    expect(jaccard([], [])).toBe(1);
+    expect(jaccard(['a'], [])).toBe(0);
+  });
+});
+
+describe('nameScreen', () => {
+  it('names exact first, with score 1', () => {
+    const s = screen('Sign On', seven);
+    expect(nameScreen({ paths: seven, signature: signatureOf(seven) }, [screen('Other', ['z']), s])).toEqual({
+      label: 'Sign On', how: 'exact', score: 1,
+    });
+  });
+
+  it('names similar at and above the threshold (one extra banner on seven paths: 7/8 = 0.875)', () => {
+    const page = [...seven, 'banner'];
+    const m = nameScreen({ paths: page, signature: signatureOf(page) }, [screen('Sign On', seven)]);
+    expect(m).toEqual({ label: 'Sign On', how: 'similar', score: 7 / 8 });
+  });
+
+  it('refuses just below the threshold', () => {
+    // 6 shared of 7 stored + 1 new: 6/8 = 0.75 < 0.85
+    const page = [...seven.slice(0, 6), 'new'];
+    expect(SIMILAR_THRESHOLD).toBe(0.85);
+    expect(nameScreen({ paths: page, signature: signatureOf(page) }, [screen('Sign On', seven)])).toBeNull();
+  });
+
+  it('accepts exactly at the threshold', () => {
+    const stored = Array.from({ length: 17 }, (_, i) => `p${i}`);
+    const page = [...stored, 'x', 'y', 'z'];
+    expect(jaccard(page, stored)).toBe(0.85);
+    expect(nameScreen({ paths: page, signature: signatureOf(page) }, [screen('Wide', stored)])?.how).toBe('similar');
+  });
+
+  it('never guesses between two screens that tie', () => {
+    const page = [...seven, 'x'];
+    const a = screen('A', seven);
+    const b = screen('B', [...seven.slice(1), 'x']);
+    expect(jaccard(page, a.paths)).toBe(jaccard(page, b.paths));
+    expect(nameScreen({ paths: page, signature: signatureOf(page) }, [a, b])).toBeNull();
+  });
+
+  it('prefers the better of two similar screens, and refuses two labels on one signature', () => {
+    const base = Array.from({ length: 20 }, (_, i) => `p${i}`);
+    const page = [...base, 'x'];
+    const lower = screen('Lower', base);
+    const higher = screen('Higher', [...base, 'x', 'y']);
+    expect(jaccard(page, higher.paths)).toBeGreaterThanOrEqual(SIMILAR_THRESHOLD);
+    expect(nameScreen({ paths: page, signature: signatureOf(page) }, [lower, higher])?.label).toBe('Higher');
+    expect(jaccard(page, higher.paths)).toBeGreaterThan(jaccard(page, lower.paths));
+    expect(nameScreen({ paths: seven, signature: signatureOf(seven) }, [screen('One', seven), screen('Two', seven)])).toBeNull();
+  });
+});
