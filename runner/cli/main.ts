@@ -32,6 +32,38 @@ function program(setExit: (code: number) => void): Command {
     });
 
   cli
+    .command('replay')
+    .description('replay a capability headlessly: receipt JSON on stdout, progress on stderr')
+    .argument('<card>', 'the capability JSON file')
+    .option('-i, --input <name=value...>', 'an input value (secrets: prefer HANDRAIL_SECRET_<NAME> in the environment)')
+    .option('--base-url <url>', 'fills {{env.BASE_URL}} in the entry')
+    .option('--journal <file>', 'write-ahead journal, reusable across runs: a commit in doubt is never pressed again')
+    .option('--evidence <dir>', 'evidence directory (default runs/<run id>)')
+    .option('--settle-timeout <ms>', 'how long a step may take to settle (default 10000)')
+    .option('--headed', 'show the browser')
+    .action(async (card: string, flags: import('./replay.ts').ReplayFlags) => {
+      const { replayCommand } = await import('./replay.ts');
+      setExit(await replayCommand(card, flags));
+    });
+
+  const evidence = cli.command('evidence').description('work with evidence directories');
+  evidence
+    .command('verify')
+    .description('check a run\'s evidence chain; exit 0 when intact, 1 naming the first bad line')
+    .argument('<dir>', 'the evidence directory')
+    .action(async (dir: string) => {
+      const { verifyEvidence } = await import('../evidence.ts');
+      const verdict = await verifyEvidence(dir);
+      if (verdict.ok) {
+        process.stdout.write(`intact: ${verdict.lines} lines, head ${verdict.head}\n`);
+        setExit(0);
+      } else {
+        process.stdout.write(`tampered: line ${verdict.line}: ${verdict.reason}\n`);
+        setExit(1);
+      }
+    });
+
+  cli
     .command('demo')
     .description('start PLUMBLINE, the mock bank, and run the demo against it')
     .action(async () => {

@@ -1,0 +1,245 @@
+// The browser surface: Playwright behind the six verbs. Targets are found by the same walker the extension
+// uses (injected into every frame), so what authoring saw and what replay resolves cannot disagree.
+import type { Browser, BrowserContext, ElementHandle, Frame, Page } from 'playwright-core';
+import { chromium } from 'playwright-core';
+import { fingerprint } from '../../shared/fingerprint.ts';
+import type { Control, Observation, ScopeLink } from '../../shared/schema/observation.ts';
+import {
+  SurfaceError,
+  type ActResult,
+  type Answer,
+  type BoundTarget,
+  type Operation,
+  type Query,
+  type Resolution,
+  type RungAttempt,
+  type Surface,
+} from '../../shared/surface.ts';
+import { findChromium } from './chromium.ts';
+import { ensureWalker, observePage } from './observe.ts';
+
+const NAV_TIMEOUT_MS = 15_000;
+const ACTION_TIMEOUT_MS = 5_000;
+
+/** Playwright errors that mean "the document changed under us": the page is still settling. */
+function isStale(e: unknown): boolean {
+  const m = e instanceof Error ? e.message : String(e);
+  return /Execution context was destroyed|Frame was detached|frame got detached|Target closed|Cannot find context|navigation|__handrail is not defined|Element is not attached/i.test(
+    m,
+  );
+}
+
+function firstLine(e: unknown): string {
+  const m = e instanceof Error ? e.message : String(e);
+  return (m.split('\n')[0] ?? m).replace(/^[a-zA-Z.]+: /, '');
+}
+
+export interface BrowserSurfaceOptions {
+  headed?: boolean;
+  /** Reuse a browser (one context per run); the surface then closes only its own context. */
+  browser?: Browser;
+}
+
+export class BrowserSurface implements Surface {
+  private crashed: string | null = null;
+  private last: Observation | null = null;
+
+  private constructor(
+    readonly page: Page,
+    private readonly context: BrowserContext,
+    private readonly ownedBrowser: Browser | null,
+  ) {
+    page.on('crash', () => (this.crashed = 'the page crashed'));
+    context.browser()?.on('disconnected', () => (this.crashed ??= 'the browser went away'));
+    page.setDefaultTimeout(ACTION_TIMEOUT_MS);
+    page.setDefaultNavigationTimeout(NAV_TIMEOUT_MS);
+  }
+
+  static async launch(opts: BrowserSurfaceOptions = {}): Promise<BrowserSurface> {
+    let owned: Browser | null = null;
+    let browser = opts.browser;
+    if (!browser) {
+      const choice = findChromium();
+      owned = await chromium.launch({ ...choice.launchOptions, headless: !opts.headed });
+      browser = owned;
+    }
+    const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
+    const page = await context.newPage();
+    return new BrowserSurface(page, context, owned);
+  }
+
+  private alive(): void {
+    if (this.crashed) throw new SurfaceError('BROWSER_CRASHED', this.crashed);
+  }
+
+  private frameAt(path: readonly string[]): Frame | null {
+    let frame: Frame = this.page.mainFrame();
+    for (const name of path) {
+      const next = frame.childFrames().find((f) => f.name() === name);
+      if (!next) return null;
+      frame = next;
+    }
+    return frame;
+  }
+
+  private static splitRef(ref: string): { path: string[]; local: string } {
+    const bar = ref.lastIndexOf('|');
+    const framePart = ref.slice(0, bar);
+    return { path: framePart ? framePart.split('>') : [], local: ref.slice(bar + 1) };
+  }
+
+  private static joinRef(path: readonly string[], local: string): string {
+    return `${path.join('>')}|${local}`;
+  }
+
+  private wrap(e: unknown, during: string): never {
+    if (e instanceof SurfaceError) throw e;
+    this.alive();
+    if (isStale(e)) throw new SurfaceError('STALE', `${during}: ${firstLine(e)}`);
+    if (/ERR_CONNECTION_REFUSED|ERR_NAME_NOT_RESOLVED|ERR_ADDRESS_UNREACHABLE|ERR_CONNECTION_RESET|ERR_EMPTY_RESPONSE/.test(String(e))) {
+      throw new SurfaceError('SURFACE_UNREACHABLE', `${during}: ${firstLine(e)}`);
+    }
+    if (e instanceof Error && e.name === 'TimeoutError') throw new SurfaceError('TIMEOUT', `${during}: ${firstLine(e)}`);
+    throw new SurfaceError('ACTION_FAILED', `${during}: ${firstLine(e)}`);
+  }
+
+  async open(entry: string): Promise<void> {
+    this.alive();
+    try {
+      const response = await this.page.goto(entry, { waitUntil: 'domcontentloaded' });
+      if (response && response.status() >= 500) {
+        throw new SurfaceError('SURFACE_UNREACHABLE', `opening ${entry}: the server answered ${response.status()}`);
+      }
+    } catch (e) {
+      this.wrap(e, `opening ${entry}`);
+    }
+  }
+
+  async observe(): Promise<Observation> {
+    this.alive();
+    try {
+      this.last = await observePage(this.page);
+      return this.last;
+    } catch (e) {
+      this.wrap(e, 'observing the page');
+    }
+  }
+
+  private controlOf(ref: string): Control | null {
+    return this.last?.frames.flatMap((f) => f.controls).find((c) => c.ref === ref) ?? null;
+  }
+
+  async resolve(target: BoundTarget): Promise<Resolution> {
+    this.alive();
+    const framePath = target.scope.filter((s) => s.role === 'frame').map((s) => s.name);
+    const inFrame: ScopeLink[] = target.scope.filter((s) => s.role !== 'frame');
+    const frame = this.frameAt(framePath);
+    if (!frame) {
+      return { ok: false, code: 'TARGET_NOT_FOUND', attempts: [], detail: `no frame ${framePath.join(' > ')} on the page` };
+    }
+    const attempts: RungAttempt[] = [];
+    try {
+      await ensureWalker(frame);
+      for (const rung of target.ladder) {
+        const query = {
+          rung: rung.rung,
+          role: target.role,
+          scope: inFrame,
+          ...(target.name !== undefined ? { name: target.name } : {}),
+          ...(rung.rung === 'label' && target.hint !== undefined ? { value: target.hint } : {}),
+          ...(rung.value !== undefined ? { value: rung.value } : {}),
+        };
+        const refs = await frame.evaluate((q) => (globalThis as unknown as { __handrail: { find(q: unknown): string[] } }).__handrail.find(q), query);
+        attempts.push({ rung: rung.rung, count: refs.length });
+        if (refs.length === 0) continue;
+        if (refs.length > 1) {
+          return { ok: false, code: 'AMBIGUOUS', attempts, detail: `rung ${rung.rung} found ${refs.length} elements, expected exactly one` };
+        }
+        const ref = BrowserSurface.joinRef(framePath, refs[0] as string);
+        const control = this.controlOf(ref);
+        const fp = target.fingerprint;
+        if (fp.value !== undefined && control) {
+          const seen = fingerprint(control, fp.over);
+          if (seen !== fp.value) {
+            return {
+              ok: false,
+              code: 'FINGERPRINT_MISMATCH',
+              attempts,
+              detail: `rung ${rung.rung} found one element, but its fingerprint over ${fp.over.join('+')} is ${seen}, recorded ${fp.value}`,
+            };
+          }
+        }
+        return { ok: true, ref, rung: rung.rung, control, attempts };
+      }
+    } catch (e) {
+      this.wrap(e, `resolving ${target.id}`);
+    }
+    return { ok: false, code: 'TARGET_NOT_FOUND', attempts, detail: 'no rung found it' };
+  }
+
+  private async handle(ref: string): Promise<{ frame: Frame; local: string; el: ElementHandle<Element> }> {
+    const { path, local } = BrowserSurface.splitRef(ref);
+    const frame = this.frameAt(path);
+    if (!frame) throw new SurfaceError('STALE', `frame ${path.join(' > ')} is gone`);
+    const h = await frame.evaluateHandle(
+      (r) => (globalThis as unknown as { __handrail: { element(r: string): Element | null } }).__handrail.element(r),
+      local,
+    );
+    const el = h.asElement();
+    if (!el) throw new SurfaceError('STALE', `element ${ref} is no longer on the page`);
+    return { frame, local, el: el as ElementHandle<Element> };
+  }
+
+  async act(ref: string, op: Operation): Promise<ActResult> {
+    this.alive();
+    try {
+      const { frame, local, el } = await this.handle(ref);
+      switch (op.verb) {
+        case 'invoke':
+        case 'toggle':
+          await el.click();
+          return {};
+        case 'set_value':
+          await el.fill(op.value ?? '');
+          return {};
+        case 'select': {
+          const value = op.value ?? '';
+          // A card names the option a person reads (its label); fall back to the option's value.
+          const byLabel = await el.selectOption({ label: value }).catch(() => null);
+          if (!byLabel || byLabel.length === 0) await el.selectOption({ value });
+          return {};
+        }
+        case 'read': {
+          const read = await frame.evaluate(
+            (r) => (globalThis as unknown as { __handrail: { textOf(r: string): string } }).__handrail.textOf(r),
+            local,
+          );
+          return { read };
+        }
+      }
+    } catch (e) {
+      this.wrap(e, `${op.verb} on ${ref}`);
+    }
+  }
+
+  async evaluate(query: Query): Promise<Answer> {
+    const observation = await this.observe();
+    if (query.kind === 'observe') return { kind: 'observe', observation };
+    const text = observation.frames.map((f) => f.text).join('\n');
+    return { kind: 'text_present', present: text.includes(query.text) };
+  }
+
+  evidence(kind: 'screenshot'): Promise<Uint8Array>;
+  evidence(kind: 'text'): Promise<string>;
+  async evidence(kind: 'screenshot' | 'text'): Promise<Uint8Array | string> {
+    this.alive();
+    if (kind === 'screenshot') return await this.page.screenshot({ type: 'png', timeout: ACTION_TIMEOUT_MS });
+    const obs = this.last ?? (await this.observe());
+    return obs.frames.map((f) => `--- frame ${f.frame.join(' > ') || '(top)'} ${f.url}\n${f.text}`).join('\n');
+  }
+
+  async close(): Promise<void> {
+    await this.context.close().catch(() => undefined);
+    if (this.ownedBrowser) await this.ownedBrowser.close().catch(() => undefined);
+  }
+}

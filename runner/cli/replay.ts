@@ -1,0 +1,79 @@
+// `handrail replay <card>`: one run, receipt as JSON on stdout, progress on stderr, exit code from the word.
+import { readFile } from 'node:fs/promises';
+import { formatIssues, loadCapability, type Capability } from '../../shared/schema/index.ts';
+import { EXIT_CODE, RunResult } from '../../shared/schema/result.ts';
+import { BrowserSurface } from '../browser/surface.ts';
+import { loadFailpoint } from '../engine/failpoint.ts';
+import { runCapability } from '../run.ts';
+import { UsageError } from './errors.ts';
+
+export interface ReplayFlags {
+  input?: string[];
+  baseUrl?: string;
+  journal?: string;
+  evidence?: string;
+  headed?: boolean;
+  settleTimeout?: string;
+}
+
+export function parseInputs(pairs: readonly string[] = []): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--input expects name=value, got "${pair.length > 40 ? `${pair.slice(0, 40)}…` : pair}"`);
+    const name = pair.slice(0, eq);
+    if (name in out) throw new UsageError(`--input ${name} given twice`);
+    out[name] = pair.slice(eq + 1);
+  }
+  return out;
+}
+
+export async function readCard(path: string): Promise<{ ok: true; card: Capability } | { ok: false; message: string }> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    return { ok: false, message: `cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` };
+  }
+  const loaded = loadCapability(text);
+  if (!loaded.ok) return { ok: false, message: `${path} is not a valid capability:\n${formatIssues(loaded.issues)}` };
+  return { ok: true, card: loaded.value };
+}
+
+export function printResult(result: RunResult): number {
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  return EXIT_CODE[result.word];
+}
+
+export async function replayCommand(cardPath: string, flags: ReplayFlags): Promise<number> {
+  loadFailpoint();
+  const inputs = parseInputs(flags.input);
+  const settle = flags.settleTimeout === undefined ? undefined : Number(flags.settleTimeout);
+  if (settle !== undefined && !(Number.isInteger(settle) && settle > 0)) {
+    throw new UsageError(`--settle-timeout expects milliseconds, got "${flags.settleTimeout}"`);
+  }
+  const loaded = await readCard(cardPath);
+  if (!loaded.ok) {
+    process.stderr.write(`${loaded.message}\n`);
+    return printResult(
+      RunResult.parse({
+        word: 'REFUSED', code: 'CARD_INVALID', retryable: false, message: loaded.message.split('\n')[0] ?? '',
+        card: cardPath, run_id: 'none', outputs: {}, llm_calls: 0, classifier_calls: 0, rungs: {}, screen: null,
+        steps_done: 0, evidence: null, duration_ms: 0,
+      }),
+    );
+  }
+  const env = { ...process.env, ...(flags.baseUrl ? { BASE_URL: flags.baseUrl.replace(/\/+$/, '') } : {}) };
+  const result = await runCapability({
+    card: loaded.card,
+    inputs,
+    env,
+    surface: () => BrowserSurface.launch({ headed: Boolean(flags.headed) }),
+    progress: (line) => process.stderr.write(`${line}\n`),
+    ...(flags.journal ? { journalPath: flags.journal } : {}),
+    ...(flags.evidence ? { evidenceDir: flags.evidence } : {}),
+    ...(settle ? { settleTimeoutMs: settle } : {}),
+  });
+  process.stderr.write(`${result.word} ${result.code}${result.evidence ? ` · evidence ${result.evidence}` : ''}\n`);
+  return printResult(result);
+}

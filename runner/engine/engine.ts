@@ -1,0 +1,409 @@
+// The replay engine: follows an approved card step by step with no model in the loop.
+// Each step passes six checkpoints: right screen? → resolve → journal → act → settle → expected screen?
+// It never imports a model SDK and never sees the application: only the Surface port.
+import { fillBlanks } from '../../shared/schema/blanks.ts';
+import { JOURNALLED, type Capability, type OutcomeRule, type Step } from '../../shared/schema/capability.ts';
+import type { Observation } from '../../shared/schema/observation.ts';
+import { RunResult, type Word } from '../../shared/schema/result.ts';
+import type { RungKind } from '../../shared/schema/capability.ts';
+import { nameScreen } from '../../shared/screens.ts';
+import type { Masker } from '../../shared/secrets.ts';
+import { SurfaceError, type BoundTarget, type Surface } from '../../shared/surface.ts';
+import type { Evidence } from '../evidence.ts';
+import { failpoint } from './failpoint.ts';
+import type { Journal } from './journal.ts';
+
+export interface ReplayContext {
+  card: Capability;
+  /** Validated input values, secrets included (they are registered with the masker). */
+  inputs: Readonly<Record<string, string>>;
+  env: Readonly<Record<string, string | undefined>>;
+  runId: string;
+  masker: Masker;
+  evidence: Evidence;
+  journal: Journal | null;
+  /** Progress for people (stderr in the CLI). Already masked when called. */
+  progress?: (line: string) => void;
+  settleTimeoutMs?: number;
+  now?: () => number;
+}
+
+interface Named {
+  obs: Observation;
+  label: string | null;
+  text: string;
+}
+
+type Ending = { word: Word; code: string; message: string; outcome?: string; atStep?: string };
+
+const DEFAULT_SETTLE_TIMEOUT_MS = 10_000;
+const POLL_STEPS_MS = [0, 10, 20, 40, 80, 120];
+
+/** Unrecoverable when a commit's fate is unknown: the one thing a retry must never do is press again. */
+class InDoubt extends Error {
+  override readonly name = 'InDoubt';
+}
+
+function screenText(obs: Observation): string {
+  return obs.frames.map((f) => f.text).join('\n');
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+export class Replay {
+  private readonly card: Capability;
+  private readonly screens: { label: string; signature: string; paths: string[] }[];
+  private readonly rungs: Record<string, RungKind> = {};
+  private readonly outputs: Record<string, string> = {};
+  private readonly now: () => number;
+  private readonly started: number;
+  private stepsDone = 0;
+  private lastSignature: string | null = null;
+  private current: Named | null = null;
+  private pressedCommit = false;
+
+  constructor(
+    private readonly ctx: ReplayContext,
+    private readonly surface: Surface,
+  ) {
+    this.card = ctx.card;
+    this.screens = Object.entries(ctx.card.screens).map(([label, s]) => ({ label, signature: s.signature, paths: s.paths }));
+    this.now = ctx.now ?? Date.now;
+    this.started = this.now();
+  }
+
+  private say(line: string): void {
+    this.ctx.progress?.(this.ctx.masker.mask(line));
+  }
+
+  private fill(text: string): string {
+    return fillBlanks(text, { input: this.ctx.inputs, env: this.ctx.env });
+  }
+
+  bind(targetId: string): BoundTarget {
+    const t = this.card.targets[targetId];
+    if (!t) throw new Error(`card has no target ${targetId}`); // the schema makes this unreachable
+    const bound: BoundTarget = {
+      id: targetId,
+      role: t.role,
+      supports: t.supports,
+      scope: t.scope.map((s) => ({ role: s.role, name: this.fill(s.name) })),
+      ladder: t.ladder.map((r) => (r.value === undefined ? r : { ...r, value: this.fill(r.value) })),
+      fingerprint: t.fingerprint,
+    };
+    if (t.name) bound.name = this.fill(t.name.eq);
+    if (t.hint) bound.hint = this.fill(t.hint);
+    return bound;
+  }
+
+  private async look(): Promise<Named> {
+    const obs = await this.surface.observe();
+    const named = nameScreen(obs, this.screens);
+    const current = { obs, label: named?.label ?? null, text: screenText(obs) };
+    this.current = current;
+    if (obs.signature !== this.lastSignature) {
+      this.lastSignature = obs.signature;
+      await this.ctx.evidence.append('screen', { label: current.label, how: named?.how ?? null, signature: obs.signature, url: obs.url });
+      await this.shot(current.label ?? 'unnamed');
+    }
+    return current;
+  }
+
+  private async shot(name: string): Promise<void> {
+    try {
+      await this.ctx.evidence.screenshot(name, await this.surface.evidence('screenshot'));
+    } catch (e) {
+      await this.ctx.evidence.append('screenshot_failed', { reason: (e as Error).message });
+    }
+  }
+
+  /** The declared outcome (business, failure, recovery) the screen shows, if any. */
+  private outcomeOf(named: Named): { kind: 'business' | 'failure' | 'recovery'; name: string; rule: OutcomeRule } | null {
+    if (!named.label) return null;
+    for (const kind of ['business', 'failure', 'recovery'] as const) {
+      for (const [name, rule] of Object.entries(this.card.outcomes[kind])) {
+        if (rule.screen !== named.label) continue;
+        if (rule.text !== undefined && !new RegExp(rule.text).test(named.text)) continue;
+        return { kind, name, rule };
+      }
+    }
+    return null;
+  }
+
+  private wanted(step: Step): string[] | null {
+    if (step.settle.kind === 'screen_is') return [step.settle.screen];
+    if (step.settle.kind === 'screen_in') return step.settle.screens;
+    return null;
+  }
+
+  /** Poll `observe` until the settle condition holds, a declared outcome shows, or the deadline passes. */
+  private async settle(step: Step): Promise<{ named: Named; settled: boolean; ms: number }> {
+    const began = this.now();
+    const wanted = this.wanted(step);
+    if (!wanted) return { named: await this.look(), settled: true, ms: 0 };
+    const timeout =
+      ('timeout_ms' in step.settle ? step.settle.timeout_ms : undefined) ?? this.ctx.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS;
+    const deadline = began + timeout;
+    let attempt = 0;
+    let last: Named | null = null;
+    for (;;) {
+      try {
+        last = await this.look();
+        if (last.label && wanted.includes(last.label)) return { named: last, settled: true, ms: this.now() - began };
+        if (this.outcomeOf(last)) return { named: last, settled: true, ms: this.now() - began };
+      } catch (e) {
+        // A frame navigating under the walker is the page still settling; anything else is real.
+        if (!(e instanceof SurfaceError && e.code === 'STALE')) throw e;
+      }
+      if (this.now() >= deadline) {
+        return { named: last ?? (await this.look()), settled: false, ms: this.now() - began };
+      }
+      await sleep(POLL_STEPS_MS[Math.min(attempt++, POLL_STEPS_MS.length - 1)] ?? 100);
+    }
+  }
+
+  private result(end: Ending): RunResult {
+    return RunResult.parse({
+      word: end.word,
+      code: end.code,
+      retryable: end.word === 'RECOVERABLE',
+      message: this.ctx.masker.mask(end.message),
+      card: this.card.id,
+      run_id: this.ctx.runId,
+      ...(end.outcome ? { outcome: end.outcome } : {}),
+      outputs: this.ctx.masker.maskDeep(this.outputs),
+      llm_calls: 0,
+      classifier_calls: 0,
+      rungs: this.rungs,
+      ...(end.atStep ? { at_step: end.atStep } : {}),
+      screen: this.current?.label ?? null,
+      steps_done: this.stepsDone,
+      from_journal: false,
+      evidence: this.ctx.evidence.dir,
+      duration_ms: Math.max(0, this.now() - this.started),
+    });
+  }
+
+  private endingFor(outcome: NonNullable<ReturnType<Replay['outcomeOf']>>, step: Step): Ending {
+    const what = outcome.rule.description ?? outcome.name;
+    if (outcome.kind === 'business') {
+      return { word: 'BUSINESS_OUTCOME', code: outcome.rule.code, outcome: outcome.name, message: what, atStep: step.id };
+    }
+    if (outcome.kind === 'recovery' && !this.pressedCommit) {
+      return { word: 'RECOVERABLE', code: outcome.rule.code, outcome: outcome.name, message: what, atStep: step.id };
+    }
+    return { word: 'FAILED', code: outcome.rule.code, outcome: outcome.name, message: what, atStep: step.id };
+  }
+
+  /** Run every step. Never throws: every ending is a typed result, with evidence kept. */
+  async run(): Promise<RunResult> {
+    let end: Ending;
+    let commitInFlight: string | null = null;
+    try {
+      await this.ctx.evidence.append('run_start', {
+        card: this.card.id,
+        version: this.card.version,
+        inputs: Object.keys(this.ctx.inputs),
+      });
+      const entry = this.fill(this.card.entry);
+      this.say(`open ${entry}`);
+      await this.surface.open(entry);
+      end = { word: 'SUCCESS', code: 'OK', message: 'all steps done' };
+      for (const [i, step] of this.card.steps.entries()) {
+        const stepEnd = await this.step(step, i, (id) => (commitInFlight = id));
+        if (stepEnd) {
+          end = stepEnd;
+          break;
+        }
+        commitInFlight = null;
+        this.stepsDone++;
+      }
+      if (end.word === 'SUCCESS') end = this.finalWord();
+    } catch (e) {
+      if (e instanceof JournalReceipt) return await this.replayedReceipt(e.step);
+      end = this.crashEnding(e, commitInFlight);
+    }
+    if (end.word !== 'SUCCESS' && end.word !== 'BUSINESS_OUTCOME') await this.failureEvidence(end);
+    const result = this.result(end);
+    await this.ctx.evidence.append('run_end', result);
+    if (this.pressedCommit && this.ctx.journal && result.word !== 'UNSAFE_TO_RETRY') {
+      await this.ctx.journal.receipt(this.ctx.runId, this.card.id, this.ctx.masker.maskDeep(result));
+    }
+    return result;
+  }
+
+  /**
+   * The commit was already observed by an earlier run with this journal: it is not pressed again, and the
+   * receipt recorded then is the answer (the journal works like an idempotency key).
+   */
+  private async replayedReceipt(step: string): Promise<RunResult> {
+    const recorded = RunResult.safeParse(this.ctx.journal?.lastReceipt(this.card.id));
+    const result = recorded.success
+      ? { ...recorded.data, from_journal: true }
+      : this.result({
+          word: 'UNSAFE_TO_RETRY',
+          code: 'RECEIPT_MISSING',
+          message: `commit ${step} was already observed by an earlier run, but no receipt was recorded; a person must check the outcome`,
+          atStep: step,
+        });
+    await this.ctx.evidence.append('run_end', { ...result, replayed_from_journal: true, this_run: this.ctx.runId });
+    this.say(`${step}: already observed in the journal; not pressed again`);
+    return result;
+  }
+
+  private crashEnding(e: unknown, commitInFlight: string | null): Ending {
+    const code = e instanceof SurfaceError ? e.code : 'INTERNAL';
+    const detail = e instanceof Error ? e.message.split('\n')[0] ?? e.message : String(e);
+    if (commitInFlight || e instanceof InDoubt) {
+      return {
+        word: 'UNSAFE_TO_RETRY',
+        code: 'COMMIT_IN_DOUBT',
+        message: `commit step ${commitInFlight ?? ''} was dispatched and its outcome was never observed (${detail}); do not retry until a person or a read-only probe settles it`,
+        ...(commitInFlight ? { atStep: commitInFlight } : {}),
+      };
+    }
+    const word: Word = code === 'SURFACE_UNREACHABLE' && this.stepsDone === 0 ? 'RECOVERABLE' : 'FAILED';
+    return { word, code: code === 'STALE' ? 'NAVIGATION_FAILED' : code, message: detail };
+  }
+
+  private async failureEvidence(end: Ending): Promise<void> {
+    await this.shot(`failure-${end.code.toLowerCase()}`);
+    try {
+      await this.ctx.evidence.text('failure', await this.surface.evidence('text'));
+    } catch (e) {
+      await this.ctx.evidence.append('text_failed', { reason: (e as Error).message });
+    }
+  }
+
+  private finalWord(): Ending {
+    const named = this.current;
+    if (!named) return { word: 'FAILED', code: 'SCREEN_MISMATCH', message: 'no screen was observed' };
+    const outcome = this.outcomeOf(named);
+    const last = this.card.steps[this.card.steps.length - 1] as Step;
+    if (outcome) return this.endingFor(outcome, last);
+    if (named.label && this.card.outcomes.success.screens.includes(named.label)) {
+      return { word: 'SUCCESS', code: 'OK', message: `ended on ${named.label}` };
+    }
+    return {
+      word: 'FAILED',
+      code: 'UNDECLARED_OUTCOME',
+      message: `the run ended on ${named.label ?? 'an unrecognised screen'}, which is no declared outcome`,
+    };
+  }
+
+  /** One step through the six checkpoints. Returns an ending to stop the run, or null to go on. */
+  private async step(step: Step, index: number, markCommit: (id: string) => void): Promise<Ending | null> {
+    const tag = `step ${index + 1}/${this.card.steps.length} ${step.id}`;
+    // 1. Right screen?
+    const here = this.current && this.lastSignatureFresh() ? this.current : await this.look();
+    if (here.label !== step.screen) {
+      const outcome = this.outcomeOf(here);
+      if (outcome) return this.endingFor(outcome, step);
+      return {
+        word: 'FAILED',
+        code: 'SCREEN_MISMATCH',
+        message: `${step.id} runs on screen ${step.screen}, but ${here.label ?? 'an unrecognised screen'} is showing`,
+        atStep: step.id,
+      };
+    }
+    // 2. Resolve.
+    const target = this.bind(step.target);
+    const found = await this.surface.resolve(target);
+    await this.ctx.evidence.append('resolve', { step: step.id, target: step.target, ...found });
+    if (!found.ok) {
+      const tried = found.attempts.map((a) => `${a.rung}=${a.count}`).join(', ');
+      return {
+        word: 'FAILED',
+        code: found.code,
+        message: `target ${step.target} (${target.role} ${JSON.stringify(target.name ?? target.hint ?? '')}): ${found.detail} [rungs tried: ${tried}]`,
+        atStep: step.id,
+      };
+    }
+    this.rungs[step.target] = found.rung;
+    // 3. Journal.
+    const journalled = JOURNALLED.has(step.effect.kind) && this.ctx.journal;
+    const effect = step.effect.kind as 'stage' | 'commit';
+    if (journalled && this.ctx.journal) {
+      const state = this.ctx.journal.state(this.card.id, step.id);
+      if (effect === 'commit' && state === 'dispatched') throw new InDoubt(`commit ${step.id} is in doubt in the journal`);
+      if (effect === 'commit' && state === 'observed') throw new JournalReceipt(step.id);
+      await this.ctx.journal.dispatched(this.ctx.runId, this.card.id, step.id, effect);
+    }
+    if (step.effect.kind === 'commit') {
+      markCommit(step.id);
+      this.pressedCommit = true;
+    }
+    // 4. Act.
+    failpoint(step.id, 'before_act');
+    const op = step.op.value === undefined ? { verb: step.op.verb } : { verb: step.op.verb, value: this.fill(step.op.value) };
+    const acted = await this.surface.act(found.ref, op);
+    failpoint(step.id, 'after_act');
+    if (step.op.verb === 'read') this.extract(step, acted.read ?? '');
+    // 5. Settle.
+    const settled = await this.settle(step);
+    this.say(
+      `${tag}: screen ${step.screen} · rung ${found.rung} · ${step.op.verb}${step.effect.kind === 'read' ? '' : ` (${step.effect.kind})`} · ` +
+        `settled ${settled.named.label ?? '?'} in ${settled.ms}ms`,
+    );
+    await this.ctx.evidence.append('step', {
+      step: step.id,
+      effect: step.effect.kind,
+      verb: step.op.verb,
+      rung: found.rung,
+      screen_after: settled.named.label,
+      settle_ms: settled.ms,
+    });
+    if (!settled.settled) {
+      if (step.effect.kind === 'commit') {
+        throw new InDoubt(`after ${step.id} the screen never became ${this.wanted(step)?.join(' or ')}`);
+      }
+      return {
+        word: 'FAILED',
+        code: 'TIMEOUT',
+        message: `after ${step.id}, waited for ${this.wanted(step)?.join(' or ')} but ${settled.named.label ?? 'an unrecognised screen'} is showing`,
+        atStep: step.id,
+      };
+    }
+    if (journalled && this.ctx.journal) await this.ctx.journal.observed(this.ctx.runId, this.card.id, step.id, effect);
+    // 6. Expected screen? A declared outcome (already held, bad password) ends the run here.
+    const outcome = this.outcomeOf(settled.named);
+    if (outcome) {
+      this.stepsDone++;
+      return this.endingFor(outcome, step);
+    }
+    if (step.expect && !(settled.named.label && step.expect.screen_in.includes(settled.named.label))) {
+      if (step.effect.kind === 'commit') throw new InDoubt(`after ${step.id} an unexpected screen is showing`);
+      return {
+        word: 'FAILED',
+        code: 'SCREEN_MISMATCH',
+        message: `after ${step.id} expected ${step.expect.screen_in.join(' or ')}, but ${settled.named.label ?? 'an unrecognised screen'} is showing`,
+        atStep: step.id,
+      };
+    }
+    return null;
+  }
+
+  private lastSignatureFresh(): boolean {
+    // The observation taken while settling the previous step is the current screen: no need to look twice.
+    return this.current !== null && this.current.obs.signature === this.lastSignature;
+  }
+
+  private extract(step: Step, text: string): void {
+    for (const [name, out] of Object.entries(this.card.outputs)) {
+      if (out.from_step !== step.id) continue;
+      const m = new RegExp(out.regex).exec(text);
+      if (m) this.outputs[name] = m[1] ?? m[0];
+    }
+  }
+
+}
+
+/** Thrown to end a run with the receipt the journal recorded when the commit was observed. */
+export class JournalReceipt extends Error {
+  override readonly name = 'JournalReceipt';
+  constructor(readonly step: string) {
+    super(`commit ${step} already observed`);
+  }
+}

@@ -1,0 +1,150 @@
+// One run of a capability, wired: preflight (before any browser), then the engine over a surface,
+// with journal, evidence and masking. The CLI, `verify`, the MCP server and the demo all come through here.
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import { validateInputs } from '../shared/inputs.ts';
+import { blanksIn, fillBlanks, UnboundBlankError } from '../shared/schema/blanks.ts';
+import type { Capability } from '../shared/schema/capability.ts';
+import { RunResult, type Word } from '../shared/schema/result.ts';
+import { Masker } from '../shared/secrets.ts';
+import type { Surface } from '../shared/surface.ts';
+import { approvalStatus } from './approval.ts';
+import { Replay } from './engine/engine.ts';
+import { Evidence } from './evidence.ts';
+import { Journal, preflightJournal } from './engine/journal.ts';
+
+export interface RunRequest {
+  card: Capability;
+  inputs: Readonly<Record<string, string>>;
+  /** Where blanks like {{env.BASE_URL}} and HANDRAIL_SECRET_* come from. */
+  env: Readonly<Record<string, string | undefined>>;
+  /** Opens the surface; called only after preflight passes. */
+  surface: () => Promise<Surface>;
+  journalPath?: string;
+  /** Default: runs/<run id> under the working directory. */
+  evidenceDir?: string;
+  /** Serve only cards approved for exactly this content. */
+  requireApproved?: boolean;
+  progress?: (line: string) => void;
+  settleTimeoutMs?: number;
+  runId?: string;
+}
+
+export function newRunId(now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '');
+  return `run-${stamp}-${randomBytes(3).toString('hex')}`;
+}
+
+function early(card: Capability, runId: string, word: Word, code: string, message: string): RunResult {
+  return RunResult.parse({
+    word,
+    code,
+    retryable: word === 'RECOVERABLE',
+    message,
+    card: card.id,
+    run_id: runId,
+    outputs: {},
+    llm_calls: 0,
+    classifier_calls: 0,
+    rungs: {},
+    screen: null,
+    steps_done: 0,
+    evidence: null,
+    duration_ms: 0,
+  });
+}
+
+/** Is the entry's server there at all? A dead server is refused before a browser starts. */
+async function reachable(url: string): Promise<string | null> {
+  if (!/^https?:\/\//.test(url)) return null;
+  try {
+    const res = await fetch(url, { method: 'GET', redirect: 'manual', signal: AbortSignal.timeout(5_000) });
+    await res.body?.cancel();
+    return res.status >= 500 ? `the server answered ${res.status}` : null;
+  } catch (e) {
+    const cause = (e as { cause?: { code?: string } }).cause?.code;
+    return cause ? `cannot connect (${cause})` : `cannot connect (${(e as Error).message})`;
+  }
+}
+
+/** Everything that can be known to doom the run, checked before a browser starts. */
+export async function preflight(req: RunRequest, runId: string): Promise<RunResult | { masker: Masker; values: Record<string, string>; entry: string }> {
+  const { card } = req;
+  if (req.requireApproved) {
+    const status = approvalStatus(card);
+    if (!status.servable) return early(card, runId, 'REFUSED', 'NOT_APPROVED', status.reason);
+  }
+  const inputs = validateInputs(card, req.inputs, req.env);
+  if (!inputs.ok) {
+    const first = inputs.problems[0];
+    return early(card, runId, 'REFUSED', first?.code ?? 'INVALID_INPUT', inputs.problems.map((p) => p.message).join('; '));
+  }
+  const masker = new Masker(inputs.secrets);
+  let entry: string;
+  try {
+    entry = fillBlanks(card.entry, { input: inputs.values, env: req.env });
+  } catch (e) {
+    if (!(e instanceof UnboundBlankError)) throw e;
+    const envs = blanksIn(card.entry).filter((b) => b.source === 'env').map((b) => b.name);
+    return early(card, runId, 'REFUSED', 'MISSING_INPUT', `the entry needs ${envs.join(', ')}: pass --base-url or set it in the environment`);
+  }
+  if (req.journalPath) {
+    const j = await preflightJournal(req.journalPath, card.id);
+    if (!j.ok && j.code === 'JOURNAL_IN_DOUBT') {
+      return early(
+        card,
+        runId,
+        'UNSAFE_TO_RETRY',
+        'JOURNAL_IN_DOUBT',
+        `the journal ${req.journalPath} shows commit ${j.steps.join(', ')} dispatched and never observed: it will not be pressed again until a person or a read-only probe settles it`,
+      );
+    }
+    if (!j.ok) return early(card, runId, 'REFUSED', 'JOURNAL_CORRUPT', masker.mask(j.message));
+  }
+  const down = await reachable(entry);
+  if (down) return early(card, runId, 'RECOVERABLE', 'SURFACE_UNREACHABLE', `${entry}: ${down}`);
+  return { masker, values: inputs.values, entry };
+}
+
+/** Run a capability once. Never throws for anything a run can meet: the answer is a typed result. */
+export async function runCapability(req: RunRequest): Promise<RunResult> {
+  const runId = req.runId ?? newRunId();
+  const ready = await preflight(req, runId);
+  if ('word' in ready) return ready;
+  const { masker } = ready;
+  const evidence = await Evidence.create(resolve(req.evidenceDir ?? `runs/${runId}`), masker, runId);
+  const journal = req.journalPath ? await Journal.open(req.journalPath) : null;
+  let surface: Surface | null = null;
+  try {
+    try {
+      surface = await req.surface();
+    } catch (e) {
+      const code = (e as { code?: string }).code === 'NO_BROWSER' ? 'NO_BROWSER' : 'BROWSER_CRASHED';
+      const result = RunResult.parse({
+        ...early(req.card, runId, 'FAILED', code, masker.mask((e as Error).message)),
+        evidence: evidence.dir,
+      });
+      await evidence.append('run_end', result);
+      return result;
+    }
+    const replay = new Replay(
+      {
+        card: req.card,
+        inputs: ready.values,
+        env: req.env,
+        runId,
+        masker,
+        evidence,
+        journal,
+        ...(req.progress ? { progress: req.progress } : {}),
+        ...(req.settleTimeoutMs ? { settleTimeoutMs: req.settleTimeoutMs } : {}),
+      },
+      surface,
+    );
+    return await replay.run();
+  } finally {
+    await surface?.close();
+    await journal?.close();
+    await evidence.close();
+  }
+}

@@ -1,0 +1,69 @@
+// The Surface port: the six verbs through which the engine and the authoring loop reach any application.
+// A browser, a 3270 terminal and a macOS app each implement it; the engine never sees the app itself.
+import type { Rung, RungKind, ScopeLink, Verb, Observation, Control, FingerprintField } from './schema/index.ts';
+
+/** A target with every blank filled: what a surface can look for. */
+export interface BoundTarget {
+  id: string;
+  role: string;
+  name?: string;
+  hint?: string;
+  supports: Verb[];
+  scope: ScopeLink[];
+  ladder: Rung[];
+  fingerprint: { over: FingerprintField[]; value?: string | undefined };
+}
+
+export interface RungAttempt {
+  rung: RungKind;
+  /** How many elements the rung found: 1 wins, 2+ is ambiguous, 0 tries the next rung. */
+  count: number;
+}
+
+export type Resolution =
+  | { ok: true; ref: string; rung: RungKind; control: Control | null; attempts: RungAttempt[] }
+  | {
+      ok: false;
+      code: 'TARGET_NOT_FOUND' | 'AMBIGUOUS' | 'FINGERPRINT_MISMATCH';
+      attempts: RungAttempt[];
+      detail: string;
+    };
+
+export interface Operation {
+  verb: Verb;
+  value?: string;
+}
+
+/** What `act` did. `read` carries the element's text; nothing else carries data back. */
+export interface ActResult {
+  read?: string;
+}
+
+/** A question `evaluate` answers once. The engine polls; the surface never waits on its own. */
+export type Query = { kind: 'observe' } | { kind: 'text_present'; text: string };
+
+export type Answer = { kind: 'observe'; observation: Observation } | { kind: 'text_present'; present: boolean };
+
+export type EvidenceKind = 'screenshot' | 'text';
+
+/** A typed failure from a surface: the engine turns its code into a run result word. */
+export class SurfaceError extends Error {
+  override readonly name = 'SurfaceError';
+  constructor(
+    readonly code: 'SURFACE_UNREACHABLE' | 'NAVIGATION_FAILED' | 'BROWSER_CRASHED' | 'ACTION_FAILED' | 'TIMEOUT' | 'STALE',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface Surface {
+  open(entry: string): Promise<void>;
+  observe(): Promise<Observation>;
+  resolve(target: BoundTarget): Promise<Resolution>;
+  act(ref: string, op: Operation): Promise<ActResult>;
+  evaluate(query: Query): Promise<Answer>;
+  evidence(kind: 'screenshot'): Promise<Uint8Array>;
+  evidence(kind: 'text'): Promise<string>;
+  close(): Promise<void>;
+}
