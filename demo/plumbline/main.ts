@@ -1,0 +1,61 @@
+// `npm run bank`: PLUMBLINE on 127.0.0.1 until SIGINT/SIGTERM.
+// Usage: tsx demo/plumbline/main.ts [--port N] [--latency MS] [--drift none|banner|reword|rewrite]
+// The port may also come from PLUMBLINE_PORT; the default is a free port.
+import { parseArgs } from 'node:util';
+import { Drift, startBank, type BankOptions } from './server.ts';
+
+function fail(message: string): never {
+  process.stderr.write(`plumbline: ${message}\n`);
+  process.exit(2);
+}
+
+function intArg(name: string, raw: string | undefined): number | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^\d+$/.test(raw)) fail(`${name} must be a whole number, got ${JSON.stringify(raw)}`);
+  return Number(raw);
+}
+
+async function main(): Promise<void> {
+  let values: { port?: string | undefined; latency?: string | undefined; drift?: string | undefined };
+  try {
+    ({ values } = parseArgs({
+      options: { port: { type: 'string' }, latency: { type: 'string' }, drift: { type: 'string' } },
+      strict: true,
+    }));
+  } catch (e) {
+    fail((e as Error).message);
+  }
+  const opts: BankOptions = {};
+  const port = intArg('--port', values.port ?? process.env['PLUMBLINE_PORT']);
+  if (port !== undefined) {
+    if (port > 65535) fail(`--port must be at most 65535, got ${port}`);
+    opts.port = port;
+  }
+  const latency = intArg('--latency', values.latency);
+  if (latency !== undefined) opts.latencyMs = latency;
+  if (values.drift !== undefined) {
+    const d = Drift.safeParse(values.drift);
+    if (!d.success) fail(`--drift must be one of ${Drift.options.join(', ')}, got ${JSON.stringify(values.drift)}`);
+    opts.drift = d.data;
+  }
+
+  const bank = await startBank(opts).catch((e: NodeJS.ErrnoException) =>
+    fail(e.code === 'EADDRINUSE' ? `port ${opts.port ?? 0} is already in use` : `could not start: ${e.message}`),
+  );
+  process.stdout.write(`PLUMBLINE listening on ${bank.url}\n`);
+
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`plumbline: ${signal}, stopping\n`);
+    bank.close().then(
+      () => process.exit(0),
+      (e: unknown) => fail(`error while stopping: ${(e as Error).message}`),
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((e: unknown) => fail((e as Error).message));
