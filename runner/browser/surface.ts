@@ -17,8 +17,27 @@ import {
 } from '../../shared/surface.ts';
 import { findChromium } from './chromium.ts';
 import { ensureWalker, observePage } from './observe.ts';
+import { WALKER_VERSION } from './walker-bundle.ts';
 
 const NAV_TIMEOUT_MS = 15_000;
+
+type WalkerGlobal = typeof globalThis & { __handrail?: { version: string; find(q: unknown): string[] } };
+
+/** One round trip when the walker is installed (the usual case); installs it first otherwise. */
+async function findWithWalker(frame: Frame, query: unknown): Promise<string[]> {
+  const run = () =>
+    frame.evaluate(
+      ([q, v]) => {
+        const api = (globalThis as WalkerGlobal).__handrail;
+        return api && api.version === v ? api.find(q) : null;
+      },
+      [query, WALKER_VERSION] as const,
+    );
+  const first = await run();
+  if (first !== null) return first;
+  await ensureWalker(frame);
+  return (await run()) ?? [];
+}
 const ACTION_TIMEOUT_MS = 5_000;
 
 /** Playwright errors that mean "the document changed under us": the page is still settling. */
@@ -139,7 +158,6 @@ export class BrowserSurface implements Surface {
     }
     const attempts: RungAttempt[] = [];
     try {
-      await ensureWalker(frame);
       for (const rung of target.ladder) {
         const query = {
           rung: rung.rung,
@@ -149,7 +167,7 @@ export class BrowserSurface implements Surface {
           ...(rung.rung === 'label' && target.hint !== undefined ? { value: target.hint } : {}),
           ...(rung.value !== undefined ? { value: rung.value } : {}),
         };
-        const refs = await frame.evaluate((q) => (globalThis as unknown as { __handrail: { find(q: unknown): string[] } }).__handrail.find(q), query);
+        const refs = await findWithWalker(frame, query);
         attempts.push({ rung: rung.rung, count: refs.length });
         if (refs.length === 0) continue;
         if (refs.length > 1) {

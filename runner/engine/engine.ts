@@ -63,6 +63,8 @@ export class Replay {
   private lastSignature: string | null = null;
   private current: Named | null = null;
   private pressedCommit = false;
+  private lastShotLabel: string | null = null;
+  private pendingShot: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly ctx: ReplayContext,
@@ -106,16 +108,28 @@ export class Replay {
     if (obs.signature !== this.lastSignature) {
       this.lastSignature = obs.signature;
       await this.ctx.evidence.append('screen', { label: current.label, how: named?.how ?? null, signature: obs.signature, url: obs.url });
-      await this.shot(current.label ?? 'unnamed');
+      // A screenshot per declared screen reached. Transient unnamed states (a frameset still loading) get a
+      // line but no picture; a failure takes its own. The capture overlaps the next resolve and journal write,
+      // and is awaited before anything acts on the page, so it always shows the screen the step acted on.
+      if (current.label && current.label !== this.lastShotLabel) {
+        this.lastShotLabel = current.label;
+        const label = current.label;
+        this.pendingShot = this.pendingShot.then(() => this.shot(label));
+      }
     }
     return current;
   }
 
+  private async shotsTaken(): Promise<void> {
+    await this.pendingShot;
+  }
+
+  /** Never rejects: it runs detached from the step that asked for it, and a lost picture must not end a run. */
   private async shot(name: string): Promise<void> {
     try {
       await this.ctx.evidence.screenshot(name, await this.surface.evidence('screenshot'));
     } catch (e) {
-      await this.ctx.evidence.append('screenshot_failed', { reason: (e as Error).message });
+      await this.ctx.evidence.append('screenshot_failed', { reason: (e as Error).message }).catch(() => undefined);
     }
   }
 
@@ -222,9 +236,11 @@ export class Replay {
       }
       if (end.word === 'SUCCESS') end = this.finalWord();
     } catch (e) {
+      await this.shotsTaken();
       if (e instanceof JournalReceipt) return await this.replayedReceipt(e.step);
       end = this.crashEnding(e, commitInFlight);
     }
+    await this.shotsTaken();
     if (end.word !== 'SUCCESS' && end.word !== 'BUSINESS_OUTCOME') await this.failureEvidence(end);
     const result = this.result(end);
     await this.ctx.evidence.append('run_end', result);
@@ -336,6 +352,7 @@ export class Replay {
       this.pressedCommit = true;
     }
     // 4. Act.
+    await this.shotsTaken();
     failpoint(step.id, 'before_act');
     const op = step.op.value === undefined ? { verb: step.op.verb } : { verb: step.op.verb, value: this.fill(step.op.value) };
     const acted = await this.surface.act(found.ref, op);
