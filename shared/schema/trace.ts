@@ -2,7 +2,7 @@
 // The compiler reads only this. Secret values never appear in it: a secret is always its blank.
 import { z } from 'zod';
 import { EffectKind, FingerprintField, Rung } from './capability.ts';
-import { Control, Verb } from './observation.ts';
+import { Control, ScopeLink, Verb } from './observation.ts';
 
 export const TRACE_SCHEMA_ID = 'handrail.trace/v1';
 
@@ -54,6 +54,8 @@ export const TraceAct = z.strictObject({
   control: Control,
   /** The rungs that found exactly this element on the live screen, cheapest first. */
   rungs: z.array(Rung),
+  /** The scope the rungs were probed with (the frame, then only the in-frame links needed); absent: the control's own. */
+  scope: z.array(ScopeLink).optional(),
   fingerprint: z.strictObject({ over: z.array(FingerprintField), value: z.string() }),
   effect: z.strictObject({
     kind: EffectKind,

@@ -114,7 +114,7 @@ describe('capability schema', () => {
   it('refuses unknown fields by name, and wrong types by what was expected', () => {
     const issues = refuse((c) => {
       (c as Record<string, unknown>)['colour'] = 'blue';
-      (c.inputs['member_number'] as Record<string, unknown>)['type'] = 7;
+      (c.inputs!['member_number'] as Record<string, unknown>)['type'] = 7;
     });
     expect(issues).toContainEqual({ path: '(root)', message: 'unknown field "colour"' });
     expect(issues.find((i) => i.path === 'inputs.member_number.type')?.message).toMatch(/expected one of/);

@@ -1,0 +1,132 @@
+// `handrail author`: one model-driven evening against a live application, written to a JSONL book.
+// Wires the Node host into the authoring loop's ports: a browser Surface, the Anthropic or scripted Model,
+// an Owner on the terminal (or a commit policy in the owner's name) and a JSONL Book.
+import { readFile } from 'node:fs/promises';
+import { runEvening, type EveningResult } from '../../shared/author/evening.ts';
+import type { EveningInput, Model, Owner } from '../../shared/author/ports.ts';
+import { parseScript, ScriptedModel } from '../../shared/author/scripted.ts';
+import { secretEnvName } from '../../shared/inputs.ts';
+import { MIN_SECRET_LENGTH } from '../../shared/secrets.ts';
+import { AnthropicModel, anthropicOptionsFromEnv } from '../author/anthropic.ts';
+import { JsonlBook } from '../author/book.ts';
+import { CommitPolicyOwner, TerminalOwner } from '../author/owner.ts';
+import { selectorsFor } from '../author/selectors.ts';
+import { BrowserSurface } from '../browser/surface.ts';
+import { UsageError } from './errors.ts';
+import { parseInputs } from './replay.ts';
+
+export interface AuthorFlags {
+  url: string;
+  goal: string;
+  input?: string[];
+  secret?: string[];
+  owner?: string;
+  ownerPolicy?: string;
+  /** `anthropic` (default) or `scripted:FILE`. */
+  model?: string;
+  out: string;
+  headed?: boolean;
+  maxTurns?: string;
+}
+
+export interface AuthorDeps {
+  env?: Readonly<Record<string, string | undefined>>;
+  stderr?: (line: string) => void;
+}
+
+/** An evening that did not finish is a failed run: the same exit code as replay's FAILED. */
+export const EXIT_EVENING_FAILED = 14;
+
+function inputsOf(flags: AuthorFlags, env: Readonly<Record<string, string | undefined>>): EveningInput[] {
+  const given = parseInputs(flags.input);
+  const secrets = new Set(flags.secret ?? []);
+  for (const name of secrets) {
+    if (!(name in given)) {
+      const fromEnv = env[secretEnvName(name)];
+      if (!fromEnv) throw new UsageError(`secret input "${name}" has no value: pass --input ${name}=… or set ${secretEnvName(name)}`, 'MISSING_SECRET');
+      given[name] = fromEnv;
+    }
+    if ((given[name] ?? '').length < MIN_SECRET_LENGTH) {
+      throw new UsageError(`secret input "${name}" is shorter than ${MIN_SECRET_LENGTH} characters; refusing to author with it`, 'SECRET_TOO_SHORT');
+    }
+  }
+  return Object.entries(given).map(([name, value]) => ({ name, value, secret: secrets.has(name) }));
+}
+
+async function modelOf(spec: string, env: Readonly<Record<string, string | undefined>>): Promise<Model> {
+  if (spec === 'anthropic') return new AnthropicModel(anthropicOptionsFromEnv(env));
+  if (spec.startsWith('scripted:')) {
+    const file = spec.slice('scripted:'.length);
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (e) {
+      throw new UsageError(`cannot read the script ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+    try {
+      return new ScriptedModel(parseScript(text), `scripted:${file.split('/').pop() ?? file}`);
+    } catch (e) {
+      throw new UsageError(`${file} is not a script of turns: ${(e as Error).message.split('\n')[0] ?? ''}`);
+    }
+  }
+  throw new UsageError(`--model expects anthropic or scripted:FILE, got "${spec}"`);
+}
+
+function ownerOf(flags: AuthorFlags, env: Readonly<Record<string, string | undefined>>): Owner {
+  const policy = flags.ownerPolicy ?? 'ask';
+  if (policy === 'commit') {
+    if (!flags.owner) throw new UsageError('--owner-policy commit answers in a person\'s name: pass --owner NAME');
+    return new CommitPolicyOwner(flags.owner);
+  }
+  if (policy === 'ask') return new TerminalOwner(flags.owner ?? env['USER'] ?? 'owner');
+  throw new UsageError(`--owner-policy expects ask or commit, got "${policy}"`);
+}
+
+export function summary(result: EveningResult, book: string): Record<string, unknown> {
+  const tokens = result.costs.map((c) => c.approx_tokens);
+  const mean = tokens.length ? Math.round(tokens.reduce((a, b) => a + b, 0) / tokens.length) : 0;
+  return {
+    ...(result.ok ? { ok: true, finished: result.finished } : { ok: false, code: result.code, message: result.message }),
+    turns: result.turns,
+    lines: result.lines,
+    book,
+    approx_tokens_per_turn: { mean, max: Math.max(0, ...tokens) },
+  };
+}
+
+export async function authorCommand(flags: AuthorFlags, deps: AuthorDeps = {}): Promise<number> {
+  const env = deps.env ?? process.env;
+  const say = deps.stderr ?? ((l: string) => process.stderr.write(`${l}\n`));
+  if (!flags.url) throw new UsageError('--url is required (the entry, e.g. http://127.0.0.1:8080/signon)');
+  if (!flags.goal) throw new UsageError('--goal is required');
+  if (!flags.out) throw new UsageError('-o <trace.jsonl> is required');
+  const maxTurns = flags.maxTurns === undefined ? undefined : Number(flags.maxTurns);
+  if (maxTurns !== undefined && !(Number.isInteger(maxTurns) && maxTurns > 0)) {
+    throw new UsageError(`--max-turns expects a positive integer, got "${flags.maxTurns}"`);
+  }
+  const inputs = inputsOf(flags, env);
+  const model = await modelOf(flags.model ?? 'anthropic', env);
+  const owner = ownerOf(flags, env);
+  const book = await JsonlBook.create(flags.out);
+  let surface: BrowserSurface | null = null;
+  try {
+    surface = await BrowserSurface.launch({ headed: flags.headed ?? false });
+    const result = await runEvening({
+      surface,
+      model,
+      owner,
+      book,
+      goal: flags.goal,
+      entry: flags.url,
+      inputs,
+      ...(maxTurns !== undefined ? { maxTurns } : {}),
+      selectorsFor: selectorsFor(surface.page),
+      progress: say,
+    });
+    process.stdout.write(`${JSON.stringify(summary(result, flags.out), null, 2)}\n`);
+    return result.ok ? 0 : EXIT_EVENING_FAILED;
+  } finally {
+    await surface?.close();
+    await book.close();
+  }
+}

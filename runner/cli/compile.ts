@@ -1,0 +1,42 @@
+// `handrail compile <trace.jsonl> -o card.json`: book → capability draft. Every hole goes to stderr, each naming
+// its book line, and the exit code is non-zero; the card is written only when there is none.
+import { writeFile } from 'node:fs/promises';
+import { cardBytes, compile } from '../../shared/compile/compile.ts';
+import { readBook } from '../author/book.ts';
+import { UsageError } from './errors.ts';
+
+export interface CompileFlags {
+  out?: string;
+  id?: string;
+}
+
+/** Holes in the book: the book is readable but cannot become a card as it stands. */
+export const EXIT_HOLES = 1;
+
+export async function compileCommand(tracePath: string, flags: CompileFlags = {}): Promise<number> {
+  if (flags.id !== undefined && !/^[a-z][a-z0-9_]*$/.test(flags.id)) {
+    throw new UsageError(`--id expects a lower_snake_case identifier, got "${flags.id}"`);
+  }
+  let read;
+  try {
+    read = await readBook(tracePath);
+  } catch (e) {
+    throw new UsageError(`cannot read ${tracePath}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  if (!read.ok) {
+    for (const p of read.problems) process.stderr.write(`${tracePath}:${p.line}: not a trace line: ${p.message}\n`);
+    return EXIT_HOLES;
+  }
+  const result = compile(read.lines, flags.id !== undefined ? { id: flags.id } : {});
+  if (!result.ok) {
+    for (const h of result.holes) process.stderr.write(`${tracePath}:${h.line}: ${h.code}: ${h.message}\n`);
+    process.stderr.write(`${result.holes.length} hole(s): no card written\n`);
+    return EXIT_HOLES;
+  }
+  const bytes = cardBytes(result.card);
+  if (flags.out) await writeFile(flags.out, bytes, 'utf8');
+  else process.stdout.write(bytes);
+  process.stderr.write(`compiled ${result.card.id}: ${result.card.steps.length} steps, ${Object.keys(result.card.targets).length} targets (draft)\n`);
+  for (const n of result.notes) process.stderr.write(`review: ${n}\n`);
+  return 0;
+}

@@ -1,0 +1,87 @@
+// The authoring loop's ports (DESIGN.md "Authoring"): the same loop runs in Node and in the extension, so
+// everything it touches arrives through these — a Surface, a Model, an Owner and a Book.
+import { z } from 'zod';
+import { EffectKind } from '../schema/capability.ts';
+import type { TraceLine } from '../schema/trace.ts';
+
+/** The three tools on the card the model holds. Nothing a model says becomes a selector, a coordinate or code. */
+export const ActInput = z.strictObject({
+  row: z.number().int().positive(),
+  verb: z.string(),
+  value: z.string().optional(),
+});
+export const AssertScreenInput = z.strictObject({
+  label: z.string(),
+  title: z.string().optional(),
+});
+export const FinishInput = z.strictObject({ label: z.string() });
+
+export type ToolName = 'act' | 'assert_screen' | 'finish';
+
+export interface ToolCall {
+  /** The model's id for the call (Anthropic's tool_use id); the answer carries it back. */
+  id: string;
+  name: string;
+  input: unknown;
+}
+
+/** The answer to one tool call: what the model reads back. Never carries a secret's value. */
+export interface ToolOutcome {
+  id: string;
+  ok: boolean;
+  text: string;
+}
+
+/** What the model is shown on one turn. */
+export interface ModelTurn {
+  turn: number;
+  /** The fixed instructions (goal, rules, inputs by name). The same on every turn. */
+  system: string;
+  /** The current screen: its label if any, the numbered menu and the visible text. */
+  screen: string;
+  /** Answers to the calls the model made last turn, in the order it made them. */
+  results: ToolOutcome[];
+}
+
+export interface Model {
+  /** Recorded in the book's start line ("scripted:plumbline.json", "claude-…"). */
+  readonly name: string;
+  next(turn: ModelTurn): Promise<ToolCall[]>;
+}
+
+/** The owner's answer to "is this button a commit?", in their name. */
+export const OwnerAnswer = z.strictObject({
+  answer: EffectKind.exclude(['read']),
+  name: z.string().min(1),
+});
+export type OwnerAnswer = z.infer<typeof OwnerAnswer>;
+
+export interface OwnerQuestion {
+  /** The control's label as the menu shows it, e.g. "button 'F10=Post Hold'". */
+  control: string;
+  /** The label of the screen it is on, when the model has named it. */
+  screen: string | null;
+  goal: string;
+}
+
+export interface Owner {
+  ask(q: OwnerQuestion): Promise<OwnerAnswer>;
+}
+
+/** Where book lines go: IndexedDB in the extension, JSONL in Node. A line is durable when the promise resolves. */
+export interface Book {
+  append(line: TraceLine): Promise<void>;
+}
+
+/** The inputs of an evening. Secret values reach the surface and the masker, never the model or the book. */
+export interface EveningInput {
+  name: string;
+  value: string;
+  secret: boolean;
+}
+
+/** The owner could not answer (the terminal closed, the side panel went away): the evening ends, book kept. */
+export class OwnerError extends Error {
+  override readonly name = 'OwnerError';
+  readonly code = 'OWNER_FAILED';
+}

@@ -1,0 +1,98 @@
+// What the model is shown: the goal and the inputs by name (once, as the system text), then on each turn the
+// current screen as its label, the numbered menu and the visible text. The menu is the only way to act, so the
+// prompt stays compact: the tokens a turn costs are a reported figure (≈ characters / 4).
+import { blankFor } from '../schema/blanks.ts';
+import type { Observation } from '../schema/observation.ts';
+import { renderMenu, type MenuRow } from '../menu.ts';
+import type { EveningInput } from './ports.ts';
+
+/** Visible text beyond this is cut: the menu already lists every legal action, the text is for reading. */
+export const MAX_SCREEN_TEXT = 1500;
+
+/** Tool declarations as data (JSON Schema inputs), read by every model adapter and the fake API server. */
+export const TOOLS = [
+  {
+    name: 'act',
+    description:
+      'Do one action from the numbered menu of the current screen: give the row number and that row\'s verb. ' +
+      'For set_value/select give a value: an input\'s blank such as {{input.member_number}}, or a literal that is not any input\'s value.',
+    input_schema: {
+      type: 'object',
+      properties: {
+        row: { type: 'integer', minimum: 1, description: 'The menu row number.' },
+        verb: { type: 'string', enum: ['invoke', 'set_value', 'select', 'toggle'], description: "The row's own verb." },
+        value: { type: 'string', description: 'For set_value/select only.' },
+      },
+      required: ['row', 'verb'],
+      additionalProperties: false,
+    },
+  },
+  {
+    name: 'assert_screen',
+    description:
+      'Name the screen that is showing now with a lower_snake_case label (and a short title a person would use). ' +
+      'Name every new screen before acting on it.',
+    input_schema: {
+      type: 'object',
+      properties: {
+        label: { type: 'string', pattern: '^[a-z][a-z0-9_]*$' },
+        title: { type: 'string' },
+      },
+      required: ['label'],
+      additionalProperties: false,
+    },
+  },
+  {
+    name: 'finish',
+    description: 'End the task: name the labelled screen, showing now, on which the goal is done.',
+    input_schema: {
+      type: 'object',
+      properties: { label: { type: 'string' } },
+      required: ['label'],
+      additionalProperties: false,
+    },
+  },
+] as const;
+
+export function systemText(goal: string, inputs: readonly EveningInput[]): string {
+  const lines = inputs.map((i) =>
+    i.secret
+      ? `- ${i.name} (secret): type it as ${blankFor(i.name)}`
+      : `- ${i.name} = ${JSON.stringify(i.value)}: type it as ${blankFor(i.name)}, never as the literal`,
+  );
+  return [
+    'You operate an application through a numbered menu of legal actions. You cannot click anything else.',
+    `Goal: ${goal}`,
+    'Inputs:',
+    ...(lines.length ? lines : ['- (none)']),
+    'Rules: name each new screen with assert_screen before acting on it; use act(row, verb, value?) with the row\'s own verb;',
+    'calls in one message run in order, against the screen you were shown; after a call changes the screen, the rest are refused;',
+    'end with finish(label) on the labelled screen where the goal is done.',
+  ].join('\n');
+}
+
+export function screenText(
+  obs: Pick<Observation, 'frames'>,
+  menu: readonly MenuRow[],
+  label: string | null,
+  mask: (s: string) => string,
+): string {
+  let text = obs.frames
+    .map((f) => f.text)
+    .filter(Boolean)
+    .join(' | ');
+  if (text.length > MAX_SCREEN_TEXT) text = `${text.slice(0, MAX_SCREEN_TEXT)}…`;
+  return mask(
+    [
+      `Screen: ${label ?? '(not labelled yet)'}`,
+      'Menu:',
+      menu.length ? renderMenu(menu) : '(no actions)',
+      `Text: ${text}`,
+    ].join('\n'),
+  );
+}
+
+/** The figure we report: tokens ≈ characters / 4 (the usual rule of thumb for English and code). */
+export function approxTokens(chars: number): number {
+  return Math.ceil(chars / 4);
+}

@@ -1,0 +1,51 @@
+// After an action the authoring loop must see the screen it led to before the book line is written. Unlike
+// replay, nothing says which screen to wait for, so it waits for the furniture to stop changing: a new
+// signature seen on consecutive looks, or the old one holding through a quiet window.
+import type { Observation } from '../schema/observation.ts';
+import { SurfaceError, type Surface } from '../surface.ts';
+
+export interface SettleOptions {
+  /** Pause between looks. */
+  pollMs?: number;
+  /** How long an unchanged screen must hold before an action is taken to have changed nothing. */
+  quietMs?: number;
+  /** Give up waiting and take what is showing. */
+  maxMs?: number;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** One look, retried while a frame is navigating under the walker (STALE). */
+export async function look(surface: Surface, maxMs = 5_000, pollMs = 50): Promise<Observation> {
+  const deadline = Date.now() + maxMs;
+  for (;;) {
+    try {
+      return await surface.observe();
+    } catch (e) {
+      if (!(e instanceof SurfaceError && e.code === 'STALE') || Date.now() >= deadline) throw e;
+    }
+    await sleep(pollMs);
+  }
+}
+
+export async function settleAfter(surface: Surface, before: string, opts: SettleOptions = {}): Promise<Observation> {
+  const pollMs = opts.pollMs ?? 50;
+  const quietMs = opts.quietMs ?? 600;
+  const deadline = Date.now() + (opts.maxMs ?? 8_000);
+  let last = await look(surface);
+  let since = Date.now();
+  let repeats = 0;
+  for (;;) {
+    if (last.signature !== before && repeats >= 2) return last;
+    if (last.signature === before && Date.now() - since >= quietMs) return last;
+    if (Date.now() >= deadline) return last;
+    await sleep(pollMs);
+    const obs = await look(surface);
+    if (obs.signature === last.signature) repeats++;
+    else {
+      repeats = 0;
+      since = Date.now();
+    }
+    last = obs;
+  }
+}

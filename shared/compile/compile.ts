@@ -1,0 +1,385 @@
+// The compiler (DESIGN.md "Compile"): a book of trace lines → a capability draft a reviewer reads. Every hole is
+// reported at once, each naming its book line; a draft declares nothing the book never saw and says what a
+// reviewer must add. Pure and deterministic: the same book always compiles to the same bytes.
+import { fingerprint } from '../fingerprint.ts';
+import { labelOf } from '../menu.ts';
+import { blankFor, blanksIn } from '../schema/blanks.ts';
+import { canonicalJson } from '../schema/canonical.ts';
+import {
+  Capability,
+  CAPABILITY_SCHEMA_ID,
+  type CapabilityInput,
+  type FingerprintField,
+  type Rung,
+  type Step,
+  type Target,
+} from '../schema/capability.ts';
+import type { ScopeLink } from '../schema/observation.ts';
+import type { TraceAct, TraceLabel, TraceLine, TraceStart } from '../schema/trace.ts';
+
+export type HoleCode =
+  | 'NO_START'
+  | 'UNLABELLED_SCREEN'
+  | 'UNLABELLED_LANDING'
+  | 'NO_RUNG'
+  | 'LITERAL_INPUT'
+  | 'SECRET_IN_VALUE'
+  | 'SECRET_IN_TARGET'
+  | 'UNKNOWN_BLANK'
+  | 'NO_FINISH'
+  | 'INVALID_CARD';
+
+export interface Hole {
+  /** The book line (1-based position in the book) the hole is on. */
+  line: number;
+  code: HoleCode;
+  message: string;
+}
+
+export interface CompileOptions {
+  /** The card id; default: from the goal's first words. */
+  id?: string;
+  surface?: 'browser' | 'terminal' | 'mac';
+  /** Replace the entry URL's origin by {{env.BASE_URL}} so the card runs against any deployment (default true). */
+  baseUrlBlank?: boolean;
+}
+
+export type CompileResult = { ok: true; card: Capability; notes: string[] } | { ok: false; holes: Hole[] };
+
+/** The bytes a compiled card is written as: canonical key order, two-space indent, one trailing newline. */
+export function cardBytes(card: Capability): string {
+  return `${JSON.stringify(JSON.parse(canonicalJson(card)), null, 2)}\n`;
+}
+
+const SECRET_MARK = /\[secret:[A-Za-z0-9_.-]+\]/;
+
+function slug(text: string, max = 30): string {
+  let s = text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, max)
+    .replace(/_+$/, '');
+  if (s && !/^[a-z]/.test(s)) s = `n_${s}`;
+  return s;
+}
+
+const ROLE_WORD: Record<string, string> = {
+  textbox: 'field',
+  searchbox: 'field',
+  spinbutton: 'field',
+  combobox: 'list',
+  listbox: 'list',
+  button: 'button',
+  link: 'link',
+  checkbox: 'checkbox',
+  radio: 'option',
+  menuitem: 'item',
+  tab: 'tab',
+};
+
+/** Picks ids in first-seen order: `base`, then `base_2`, `base_3`… */
+class Ids {
+  readonly #used = new Set<string>();
+  take(base: string): string {
+    let id = base;
+    for (let n = 2; this.#used.has(id); n++) id = `${base}_${n}`;
+    this.#used.add(id);
+    return id;
+  }
+}
+
+const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+interface Blanker {
+  /** The blank when `text` is exactly an input's value, else null. */
+  whole(text: string): string | null;
+  /** Every input value standing as a token inside `text` replaced by its blank (longest values first). */
+  within(text: string): string;
+}
+
+function blanker(inputs: readonly { name: string; value: string }[]): Blanker {
+  // Longest first, so a share id "400118-S0001" becomes its blank before the member number "400118" inside it could.
+  const byLength = [...inputs].filter((i) => i.value.length >= 3).sort((a, b) => b.value.length - a.value.length || a.name.localeCompare(b.name));
+  return {
+    whole: (text) => {
+      const t = text.trim();
+      const hit = inputs.find((i) => i.value !== '' && i.value === t);
+      return hit ? blankFor(hit.name) : null;
+    },
+    within: (text) =>
+      byLength.reduce(
+        (acc, i) => acc.replace(new RegExp(`(?<![A-Za-z0-9])${escapeRe(i.value)}(?![A-Za-z0-9])`, 'g'), blankFor(i.name)),
+        text,
+      ),
+  };
+}
+
+interface Built {
+  id: string;
+  key: string;
+  target: Target;
+  base: string;
+}
+
+function buildTarget(act: TraceAct, b: Blanker, walker: string): Omit<Built, 'id'> {
+  const c = act.control;
+  const nameBlank = c.name ? b.whole(c.name) : null;
+  const hintBlank = c.hint ? b.whole(c.hint) : null;
+  const scope: ScopeLink[] = (act.scope ?? c.scope).map((l) => (l.role === 'frame' ? l : { role: l.role, name: b.whole(l.name) ?? l.name }));
+  const ladder: Rung[] = [...act.rungs]
+    .sort((x, y) => x.cost - y.cost)
+    .map((r) => (r.value === undefined ? r : { ...r, value: b.whole(r.value) ?? b.within(r.value) }));
+  // A name that is an input's value says nothing about the control's identity: retake the fingerprint without it.
+  const dropName = nameBlank !== null || (!c.name && hintBlank !== null);
+  const over: FingerprintField[] = dropName ? act.fingerprint.over.filter((f) => f !== 'name') : act.fingerprint.over;
+  const fpValue = dropName ? fingerprint(c, over, walker) : act.fingerprint.value;
+  const target: Target = {
+    role: c.role,
+    ...(c.name ? { name: { eq: nameBlank ?? c.name } } : {}),
+    ...(c.hint ? { hint: hintBlank ?? c.hint } : {}),
+    supports: c.verbs,
+    scope,
+    ladder,
+    fingerprint: { over: over.length ? over : ['role'], value: fpValue },
+  };
+  const shown = nameBlank ? (blanksIn(nameBlank)[0]?.name ?? '') : labelOf(c).replace(/^F\d+=/, '');
+  const base = slug(`${slug(shown) || c.role}_${ROLE_WORD[c.role] ?? slug(c.role)}`, 40) || 'control';
+  const key = canonicalJson({ role: target.role, name: target.name, hint: target.hint, scope: target.scope });
+  return { key, target, base };
+}
+
+function stepBase(act: TraceAct, targetBase: string): string {
+  const word = ROLE_WORD[act.control.role] ?? '';
+  const stem = word && targetBase.endsWith(`_${word}`) ? targetBase.slice(0, -word.length - 1) : targetBase;
+  switch (act.verb) {
+    case 'set_value':
+      return `enter_${stem}`;
+    case 'select':
+      return `choose_${stem}`;
+    case 'toggle':
+      return `toggle_${stem}`;
+    case 'read':
+      return `read_${stem}`;
+    case 'invoke':
+      if (act.control.role === 'button') return stem;
+      if (act.control.role === 'link') return `open_${stem}`;
+      return `press_${stem}`;
+  }
+}
+
+function intentOf(act: TraceAct, t: Target): string {
+  const what = `${t.role} '${t.name?.eq ?? t.hint ?? ''}'`;
+  switch (act.verb) {
+    case 'set_value':
+      return `Type ${act.value ?? ''} into ${what}`;
+    case 'select':
+      return `Choose ${act.value ?? ''} in ${what}`;
+    case 'toggle':
+      return `Toggle ${what}`;
+    case 'read':
+      return `Read ${what}`;
+    case 'invoke':
+      return `Press ${what}`;
+  }
+}
+
+function defaultId(goal: string): string {
+  return slug(goal.split(/\s+/).slice(0, 5).join(' '), 40) || 'authored_capability';
+}
+
+function entryOf(entry: string, blankOrigin: boolean): string {
+  if (!blankOrigin || !/^https?:\/\//.test(entry)) return entry;
+  try {
+    const u = new URL(entry);
+    return `{{env.BASE_URL}}${u.pathname}${u.search}${u.hash}`;
+  } catch {
+    return entry;
+  }
+}
+
+export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}): CompileResult {
+  const holes: Hole[] = [];
+  const hole = (line: number, code: HoleCode, message: string): void => {
+    holes.push({ line, code, message });
+  };
+  const startAt = lines.findIndex((l) => l.kind === 'start');
+  const start = lines[startAt] as TraceStart | undefined;
+  if (!start) hole(1, 'NO_START', 'the book has no start line: it does not say the goal, the entry or the inputs');
+  const inputs = start?.inputs ?? [];
+  const known = new Set(inputs.map((i) => i.name));
+  const b = blanker(inputs.filter((i) => !i.secret && i.value !== undefined).map((i) => ({ name: i.name, value: i.value as string })));
+  const walker = start?.walker ?? '';
+
+  const labelBySig = new Map<string, string>();
+  const labels = new Map<string, TraceLabel>();
+  const acts: { line: number; act: TraceAct; screen: string | null; after: string | null }[] = [];
+  let finish: { line: number; label: string } | null = null;
+
+  lines.forEach((l, i) => {
+    const line = i + 1;
+    if (finish) return;
+    if (l.kind === 'label') {
+      if (!labels.has(l.label)) labels.set(l.label, l);
+      if (!labelBySig.has(l.screen.signature)) labelBySig.set(l.screen.signature, l.label);
+      return;
+    }
+    if (l.kind === 'finish') {
+      finish = { line, label: l.label };
+      return;
+    }
+    if (l.kind !== 'act') return;
+    const screen = labelBySig.get(l.before.signature) ?? null;
+    if (!screen) {
+      hole(line, 'UNLABELLED_SCREEN', `acts on a screen no label names (signature ${l.before.signature}); name it with assert_screen before acting on it`);
+    }
+    let after = labelBySig.get(l.after.signature) ?? null;
+    if (l.after.signature !== l.before.signature && !after) {
+      const next = lines[i + 1];
+      if (next?.kind === 'label' && next.screen.signature === l.after.signature) after = next.label;
+      else {
+        hole(line, 'UNLABELLED_LANDING', `lands on a screen no label names (signature ${l.after.signature}); the next line must label it`);
+      }
+    }
+    if (l.rungs.length === 0) {
+      hole(line, 'NO_RUNG', `no rung found the ${l.control.role} '${labelOf(l.control)}' again on the live screen, so replay could not find it`);
+    }
+    if (l.value !== undefined) {
+      if (SECRET_MARK.test(l.value)) {
+        hole(line, 'SECRET_IN_VALUE', 'a secret was typed as a literal value; a secret may only be typed as its blank');
+      } else {
+        const lit = b.whole(l.value);
+        if (lit) hole(line, 'LITERAL_INPUT', `the value is an input's value typed as a literal; type it as ${lit}`);
+      }
+      for (const blank of blanksIn(l.value)) {
+        if (blank.source !== 'input' || !known.has(blank.name)) {
+          hole(line, 'UNKNOWN_BLANK', `{{${blank.source}.${blank.name}}} names no input declared in the start line`);
+        }
+      }
+    }
+    const c = l.control;
+    if ([c.name, c.hint ?? '', ...c.scope.map((s) => s.name), ...l.rungs.map((r) => r.value ?? '')].some((t) => SECRET_MARK.test(t))) {
+      hole(line, 'SECRET_IN_TARGET', 'the control is known by text that holds a secret; it cannot be written into a card');
+    }
+    acts.push({ line, act: l, screen, after });
+  });
+
+  const done = finish as { line: number; label: string } | null;
+  if (!done) hole(lines.length || 1, 'NO_FINISH', 'the book never finishes: no finish line names the screen where the goal is done');
+  if (done && !labels.has(done.label)) hole(done.line, 'UNLABELLED_SCREEN', `finishes on "${done.label}", which no label line names`);
+  if (acts.length === 0 && done) hole(done.line, 'NO_FINISH', 'the book finishes without a single action: there is nothing to replay');
+  if (holes.length || !start || !done) return { ok: false, holes: sortHoles(holes) };
+
+  const targetIds = new Ids();
+  const stepIds = new Ids();
+  const byKey = new Map<string, Built>();
+  const steps: Step[] = [];
+  const owners = new Map<string, string[]>();
+  const unconfirmed: string[] = [];
+  const commits: { id: string; after: string }[] = [];
+  for (const { act, screen, after } of acts) {
+    const built = buildTarget(act, b, walker);
+    let t = byKey.get(built.key);
+    if (!t) {
+      t = { ...built, id: targetIds.take(built.base) };
+      byKey.set(built.key, t);
+    }
+    const id = stepIds.take(slug(stepBase(act, t.base), 40) || 'step');
+    const changed = act.after.signature !== act.before.signature && after !== null;
+    const confirmed = act.effect.kind === 'commit' && act.effect.by === 'owner' && act.effect.owner;
+    if (act.effect.kind === 'commit' && !confirmed) unconfirmed.push(id);
+    if (act.effect.kind === 'commit') commits.push({ id, after: after ?? screen ?? '' });
+    if (act.effect.by === 'owner' && act.effect.owner) {
+      owners.set(act.effect.owner, [...(owners.get(act.effect.owner) ?? []), `${id} → ${act.effect.kind}`]);
+    }
+    steps.push({
+      id,
+      intent: intentOf(act, t.target),
+      screen: screen as string,
+      op: { verb: act.verb, ...(act.value !== undefined ? { value: act.value } : {}) },
+      target: t.id,
+      effect: { kind: act.effect.kind, ...(confirmed ? { confirmed_by: { owner: act.effect.owner as string } } : {}) },
+      settle: changed ? { kind: 'screen_is', screen: after } : { kind: 'none' },
+      ...(changed ? { expect: { screen_in: [after] } } : {}),
+    });
+  }
+
+  const used = new Set(steps.flatMap((s) => blanksIn(s.op.value ?? '').map((x) => x.name)));
+  for (const t of byKey.values()) {
+    for (const text of [t.target.name?.eq ?? '', t.target.hint ?? '', ...t.target.scope.map((s) => s.name), ...t.target.ladder.map((r) => r.value ?? '')]) {
+      for (const x of blanksIn(text)) used.add(x.name);
+    }
+  }
+  const notes = reviewNotes({ finish: done.label, commits, unconfirmed, owners, inputs, used });
+  const card: CapabilityInput = {
+    schema: CAPABILITY_SCHEMA_ID,
+    id: opts.id ?? defaultId(start.goal),
+    version: 1,
+    intent: start.goal.trim() || 'Authored capability (no goal was given)',
+    surface: opts.surface ?? 'browser',
+    entry: entryOf(start.entry, opts.baseUrlBlank ?? true),
+    inputs: Object.fromEntries(
+      inputs.map((i) => [
+        i.name,
+        i.secret ? { type: 'string', secret: true } : { type: 'string', ...(i.value ? { example: i.value } : {}) },
+      ]),
+    ),
+    outputs: {},
+    screens: Object.fromEntries(
+      [...labels.values()].map((l) => [l.label, { title: l.title, signature: l.screen.signature, paths: l.screen.paths }]),
+    ),
+    targets: Object.fromEntries([...byKey.values()].map((t) => [t.id, t.target])),
+    steps,
+    outcomes: { success: { screens: [done.label] }, business: {}, recovery: {}, failure: {} },
+    lifecycle: { state: 'draft', review_notes: notes },
+  };
+  const parsed = Capability.safeParse(card);
+  if (!parsed.success) {
+    return {
+      ok: false,
+      holes: parsed.error.issues.map((x) => ({
+        line: done.line,
+        code: 'INVALID_CARD' as const,
+        message: `the compiled card does not load: ${x.path.join('.')}: ${x.message}`,
+      })),
+    };
+  }
+  return { ok: true, card: parsed.data, notes };
+}
+
+function sortHoles(holes: Hole[]): Hole[] {
+  return [...holes].sort((a, b) => a.line - b.line || a.code.localeCompare(b.code));
+}
+
+function reviewNotes(f: {
+  finish: string;
+  commits: { id: string; after: string }[];
+  unconfirmed: string[];
+  owners: Map<string, string[]>;
+  inputs: readonly { name: string; secret: boolean }[];
+  used: Set<string>;
+}): string[] {
+  const notes: string[] = [];
+  const after = f.commits.map((c) => `${c.id} (seen ending on ${c.after})`).join(', ');
+  notes.push(
+    `Business outcomes: this book only saw success (ending on ${f.finish}). Declare under outcomes.business every answer ` +
+      `the application can give that is not a failure and that this evening never met${after ? ` — e.g. an "already done" screen after commit ${after}, such as a record already held` : ''}; ` +
+      'add those screens to the steps\' settle and expect.',
+  );
+  notes.push(
+    'Failure and recovery outcomes: none are declared. Add the ones a run can meet (rejected credentials, an expired session) under outcomes.failure and outcomes.recovery.',
+  );
+  notes.push(
+    `Inputs are declared as plain strings: add a pattern, an enum of values or a description for ${f.inputs.map((i) => i.name).join(', ') || '(none)'}.`,
+  );
+  notes.push('Outputs: the card extracts none. If the caller needs a value from the final screen (a confirmation number), add a read step and an output.');
+  for (const [owner, steps] of [...f.owners.entries()].sort((a, b) => a[0].localeCompare(b[0]))) {
+    notes.push(`Risk classified by the owner ${owner}: ${steps.join(', ')}. Check each commit is a commit.`);
+  }
+  if (f.unconfirmed.length) {
+    notes.push(`Commit step(s) ${f.unconfirmed.join(', ')} were never confirmed by an owner: the card cannot leave draft until one confirms them.`);
+  }
+  const unused = f.inputs.filter((i) => !f.used.has(i.name)).map((i) => i.name);
+  if (unused.length) notes.push(`Input(s) ${unused.join(', ')} are declared but no step uses them: remove them or add the step.`);
+  return notes;
+}
