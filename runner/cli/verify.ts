@@ -1,0 +1,90 @@
+// `handrail verify <card> --inputs plates.csv --judge <cmd|url>`: one cold replay per plate, judged by the
+// system of record. A per-plate table on stderr, a JSON summary on stdout; exit 0 only when the card is verified.
+import { readFile } from 'node:fs/promises';
+import { BrowserSurface } from '../browser/surface.ts';
+import { judgeFrom, JudgeSpecError } from '../judge.ts';
+import { parsePlatesCsv, verify, VerifyError, writeLifecycle, type PlateReport } from '../verify.ts';
+import { UsageError } from './errors.ts';
+import { parseInputs, readCard } from './replay.ts';
+
+export interface VerifyFlags {
+  /** CSV: a header of input names, one plate per row. */
+  inputs: string;
+  /** A URL template (`http://…/_judge/holds/{{share_id}}`) or a shell command. */
+  judge: string;
+  baseUrl?: string;
+  /** name=value inputs shared by every plate (e.g. operator_id=OP1001). */
+  input?: string[];
+  /** Plates' evidence under <dir>/plate-<n> (default runs/verify-<run id>). */
+  evidence?: string;
+  settleTimeout?: string;
+  headed?: boolean;
+}
+
+/** Exit codes: 0 verified, 1 not verified (the card is written back either way), 2 usage. */
+export const EXIT_NOT_VERIFIED = 1;
+
+function table(plates: readonly PlateReport[]): string {
+  const rows = plates.map((p) => [
+    String(p.n),
+    Object.values(p.plate).join(' '),
+    `${p.word} ${p.code}`,
+    `${p.llm_calls}/${p.classifier_calls}`,
+    p.judge ? (p.judge.ok ? 'yes' : 'no') : '-',
+    p.clean ? 'CLEAN' : p.why,
+  ]);
+  const head = ['#', 'plate', 'result', 'llm/clf', 'judge', 'verdict'];
+  const widths = head.map((h, c) => Math.max(h.length, ...rows.slice().map((r) => (c === 5 ? 0 : (r[c] ?? '').length))));
+  const fmt = (r: readonly string[]): string => r.map((cell, c) => (c === 5 ? cell : cell.padEnd(widths[c] ?? 0))).join('  ');
+  return [fmt(head), ...rows.map(fmt)].join('\n');
+}
+
+export async function verifyCommand(cardPath: string, flags: VerifyFlags): Promise<number> {
+  if (!flags.inputs) throw new UsageError('verify needs --inputs plates.csv');
+  if (!flags.judge) throw new UsageError('verify needs --judge <command|url>');
+  const settle = flags.settleTimeout === undefined ? undefined : Number(flags.settleTimeout);
+  if (settle !== undefined && !(Number.isInteger(settle) && settle > 0)) {
+    throw new UsageError(`--settle-timeout expects milliseconds, got "${flags.settleTimeout}"`);
+  }
+  const fixed = parseInputs(flags.input);
+  let judge;
+  try {
+    judge = judgeFrom(flags.judge);
+  } catch (e) {
+    if (e instanceof JudgeSpecError) throw new UsageError(e.message, e.code);
+    throw e;
+  }
+  let csv: string;
+  try {
+    csv = await readFile(flags.inputs, 'utf8');
+  } catch (e) {
+    throw new UsageError(`cannot read ${flags.inputs}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  const loaded = await readCard(cardPath);
+  if (!loaded.ok) throw new UsageError(loaded.message, 'CARD_INVALID');
+  const env = { ...process.env, ...(flags.baseUrl ? { BASE_URL: flags.baseUrl.replace(/\/+$/, '') } : {}) };
+  const err = (line: string): boolean => process.stderr.write(`${line}\n`);
+  try {
+    const plates = parsePlatesCsv(csv, flags.inputs);
+    const report = await verify(loaded.card, {
+      plates,
+      judge,
+      env,
+      fixedInputs: fixed,
+      surfaceFactory: () => BrowserSurface.launch({ headed: Boolean(flags.headed) }),
+      progress: err,
+      ...(flags.evidence ? { evidenceRoot: flags.evidence } : {}),
+      ...(settle ? { settleTimeoutMs: settle } : {}),
+    });
+    await writeLifecycle(cardPath, report.lifecycle);
+    err('');
+    err(table(report.plates));
+    err('');
+    err(`${report.summary}; ${cardPath} now says lifecycle.state = ${report.lifecycle.state}`);
+    process.stdout.write(`${JSON.stringify({ card: report.card, verified: report.verified, k: report.k, n: report.n, state: report.lifecycle.state, unconfirmed_commits: report.unconfirmed_commits, summary: report.summary, plates: report.plates }, null, 2)}\n`);
+    return report.verified ? 0 : EXIT_NOT_VERIFIED;
+  } catch (e) {
+    if (e instanceof VerifyError) throw new UsageError(e.message, e.code);
+    throw e;
+  }
+}

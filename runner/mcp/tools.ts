@@ -1,0 +1,129 @@
+// One MCP tool per approved card: its name, description, input schema (the card's public inputs — never a
+// secret), receipt schema and behaviour hints are all read off the card. Zod builds both schemas; the SDK
+// turns them into JSON Schema for `tools/list` and validates every call against them before our handler runs.
+import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { Capability, Input } from '../../shared/schema/capability.ts';
+import { Word, type RunResult } from '../../shared/schema/result.ts';
+
+/**
+ * The receipt a caller reads (MCP `structuredContent`). Decide from `word`; `code` says why. It carries no
+ * screen text, no screenshot and no model output: those stay in the evidence directory it points to.
+ */
+export const Receipt = z.object({
+  word: Word.describe('What to do next: SUCCESS, BUSINESS_OUTCOME (an answer, not an error), RECOVERABLE (retry is safe), UNSAFE_TO_RETRY, REFUSED, FAILED'),
+  code: z.string().describe('Why, as a stable UPPER_SNAKE code (OK, ALREADY_PROCESSED, MISSING_SECRET, …)'),
+  outcome: z.string().optional().describe('The declared outcome the run ended on, when one matched'),
+  outputs: z.record(z.string(), z.string()).describe('Values the card extracts, e.g. a confirmation number'),
+  retryable: z.boolean().describe('True only for RECOVERABLE: nothing was committed'),
+  message: z.string().describe('One line for people; never decide from it'),
+  card: z.string(),
+  run_id: z.string(),
+  from_journal: z.boolean().describe('True when this call was already answered and the recorded receipt is returned instead of pressing again'),
+  evidence: z.string().nullable().describe('The run\'s evidence directory on the server'),
+});
+export type Receipt = z.infer<typeof Receipt>;
+
+export function receiptOf(r: RunResult): Receipt {
+  return {
+    word: r.word,
+    code: r.code,
+    ...(r.outcome !== undefined ? { outcome: r.outcome } : {}),
+    outputs: r.outputs,
+    retryable: r.retryable,
+    message: r.message,
+    card: r.card,
+    run_id: r.run_id,
+    from_journal: r.from_journal,
+    evidence: r.evidence,
+  };
+}
+
+/** A receipt is an answer (isError false) when the work was done or the business said no; otherwise a tool error. */
+export function isAnswer(r: Pick<Receipt, 'word'>): boolean {
+  return r.word === 'SUCCESS' || r.word === 'BUSINESS_OUTCOME';
+}
+
+function inputSchema(spec: Input): z.ZodType {
+  const about = [spec.description, spec.example !== undefined ? `e.g. ${spec.example}` : undefined].filter(Boolean).join('; ');
+  let s: z.ZodType;
+  if (spec.type === 'enum') {
+    s = z.enum((spec.values ?? []) as [string, ...string[]]);
+  } else if (spec.type === 'integer') {
+    s = z.int();
+  } else {
+    let str = z.string().max(spec.max_length);
+    // Card patterns are full-match (shared/inputs.ts); JSON Schema `pattern` is a search, so anchor it.
+    if (spec.pattern !== undefined) str = str.regex(new RegExp(`^(?:${spec.pattern})$`));
+    s = str;
+  }
+  return about ? s.describe(about) : s;
+}
+
+/** additionalProperties false: an unknown field is refused, never ignored. Secret inputs are not on the schema. */
+export function inputSchemaFor(card: Capability): z.ZodObject {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [name, spec] of Object.entries(card.inputs)) if (!spec.secret) shape[name] = inputSchema(spec);
+  return z.strictObject(shape);
+}
+
+/** Tool arguments (already validated) back to the string inputs the engine takes. */
+export function inputsFromArgs(args: Readonly<Record<string, unknown>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(args)) if (v !== undefined) out[k] = String(v);
+  return out;
+}
+
+/** Behaviour hints from the effect stickers (MCP ToolAnnotations). */
+export function annotationsFor(card: Capability): ToolAnnotations {
+  const kinds = new Set(card.steps.map((s) => s.effect.kind));
+  const commits = kinds.has('commit');
+  return {
+    title: titleOf(card.id),
+    readOnlyHint: !commits && !kinds.has('stage'),
+    destructiveHint: commits,
+    idempotentHint: !commits,
+    // The card talks to an application outside this server.
+    openWorldHint: true,
+  };
+}
+
+function titleOf(id: string): string {
+  const words = id.split('_').filter(Boolean);
+  return words.map((w, i) => (i === 0 ? w.charAt(0).toUpperCase() + w.slice(1) : w)).join(' ');
+}
+
+export function descriptionFor(card: Capability): string {
+  const lines = [card.intent];
+  const { business, recovery, failure } = card.outcomes;
+  const list = (rules: typeof business): string =>
+    Object.entries(rules).map(([name, r]) => `${r.code} (${r.description ?? name})`).join('; ');
+  lines.push('Returns a receipt; decide from `word` and `code`, never from `message`.');
+  lines.push('SUCCESS: done' + (Object.keys(card.outputs).length ? `, with outputs ${Object.keys(card.outputs).join(', ')}` : '') + '.');
+  if (Object.keys(business).length) lines.push(`BUSINESS_OUTCOME (an answer, not an error): ${list(business)}.`);
+  if (Object.keys(recovery).length) lines.push(`RECOVERABLE (safe to retry): ${list(recovery)}.`);
+  if (Object.keys(failure).length) lines.push(`FAILED: ${list(failure)}.`);
+  if (card.steps.some((s) => s.effect.kind === 'commit')) {
+    lines.push('This commits a change: a repeated identical call returns the first receipt instead of committing twice; UNSAFE_TO_RETRY means a person must check before anything is retried.');
+  }
+  return lines.join('\n');
+}
+
+export interface ToolSpec {
+  name: string;
+  description: string;
+  inputSchema: z.ZodObject;
+  outputSchema: typeof Receipt;
+  annotations: ToolAnnotations;
+}
+
+/** MCP tool names allow [A-Za-z0-9_.-]; card ids are lower_snake_case, so the id is the name. */
+export function toolSpecFor(card: Capability): ToolSpec {
+  return {
+    name: card.id,
+    description: descriptionFor(card),
+    inputSchema: inputSchemaFor(card),
+    outputSchema: Receipt,
+    annotations: annotationsFor(card),
+  };
+}

@@ -1,0 +1,222 @@
+// An agent's view of the MCP server, over the SDK's in-memory linked transports: one typed tool per approved card (secrets never on it, hints from the stickers), and bad calls refused before any browser is opened.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import { loadCatalog } from '../../runner/mcp/catalog.ts';
+import { buildMcpServer } from '../../runner/mcp/server.ts';
+import { CallService, callKey } from '../../runner/mcp/service.ts';
+import { annotationsFor, inputSchemaFor, isAnswer, type Receipt } from '../../runner/mcp/tools.ts';
+import { Capability } from '../../shared/schema/index.ts';
+import { minimalCard } from '../fixtures/cards/minimal.ts';
+import { approvedCard, lookupCard } from '../fixtures/mcp/cards.ts';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0)) await c();
+});
+
+async function connect(env: Record<string, string> = {}): Promise<{ client: Client; opened: () => number }> {
+  const place = Capability.parse(approvedCard());
+  const lookup = Capability.parse(approvedCard(lookupCard()));
+  let opened = 0;
+  const service = new CallService({
+    env,
+    log: () => undefined,
+    surfaceFactory: () => {
+      opened++;
+      return Promise.reject(new Error('no surface in unit tests'));
+    },
+  });
+  const server = buildMcpServer(
+    [
+      { file: 'place.json', card: place, by: 'Dana Reviewer' },
+      { file: 'lookup.json', card: lookup, by: 'Dana Reviewer' },
+    ],
+    service,
+  );
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: 'unit', version: '0' });
+  await server.connect(serverSide);
+  await client.connect(clientSide);
+  cleanups.push(async () => {
+    await client.close();
+    await server.close();
+    await service.close();
+  });
+  return { client, opened: () => opened };
+}
+
+describe('the tool schema builder', () => {
+  it('puts every public input on the schema, anchored and bounded, and never a secret', () => {
+    const json = z.toJSONSchema(inputSchemaFor(Capability.parse(minimalCard())));
+    expect(json).toMatchObject({
+      type: 'object',
+      additionalProperties: false,
+      required: ['member_number'],
+      properties: { member_number: { type: 'string', pattern: '^(?:\\d{6})$', maxLength: 256 } },
+    });
+    expect(Object.keys(json.properties ?? {})).toEqual(['member_number']);
+  });
+
+  it('anchors the pattern: a value that merely contains a match is refused', () => {
+    const schema = inputSchemaFor(Capability.parse(minimalCard()));
+    expect(schema.safeParse({ member_number: '400118' }).success).toBe(true);
+    expect(schema.safeParse({ member_number: 'x400118x' }).success).toBe(false);
+    expect(schema.safeParse({ member_number: '400118', extra: '1' }).success).toBe(false);
+  });
+
+  it('reads the hints off the stickers: a commit is destructive and not idempotent; reads only are read-only', () => {
+    expect(annotationsFor(Capability.parse(minimalCard()))).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: false });
+    expect(annotationsFor(Capability.parse(lookupCard()))).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true });
+  });
+
+  it('calls only SUCCESS and BUSINESS_OUTCOME answers', () => {
+    expect(['SUCCESS', 'BUSINESS_OUTCOME', 'RECOVERABLE', 'UNSAFE_TO_RETRY', 'REFUSED', 'FAILED'].map((word) => isAnswer({ word } as Receipt))).toEqual([
+      true, true, false, false, false, false,
+    ]);
+  });
+
+  it('keys the journal by card and inputs, not by argument order', () => {
+    expect(callKey('c', { a: '1', b: '2' })).toBe(callKey('c', { b: '2', a: '1' }));
+    expect(callKey('c', { a: '1' })).not.toBe(callKey('c', { a: '2' }));
+    expect(callKey('c', { a: '1' })).not.toBe(callKey('d', { a: '1' }));
+  });
+});
+
+describe('the MCP server over linked in-memory transports', () => {
+  it('lists one tool per approved card with the typed schema, the receipt schema and the hints', async () => {
+    const { client } = await connect();
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(['demo_lookup', 'demo_place_hold']);
+    const place = tools.find((t) => t.name === 'demo_place_hold');
+    expect(place?.inputSchema).toMatchObject({ additionalProperties: false, properties: { member_number: { pattern: '^(?:\\d{6})$' } } });
+    expect(Object.keys(place?.inputSchema.properties ?? {})).toEqual(['member_number']);
+    expect(place?.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false, idempotentHint: false });
+    expect(place?.outputSchema?.required).toEqual(expect.arrayContaining(['word', 'code', 'retryable', 'run_id', 'evidence']));
+    const lookup = tools.find((t) => t.name === 'demo_lookup');
+    expect(lookup?.inputSchema.properties?.['count']).toMatchObject({ type: 'integer' });
+    expect(lookup?.annotations).toMatchObject({ readOnlyHint: true });
+  });
+
+  it.each([
+    ['a wrong type', { member_number: 400118 }],
+    ['an unknown field', { member_number: '400118', password: 'x' }],
+    ['a pattern violation', { member_number: '40011' }],
+    ['a missing field', {}],
+    ['a 1 MB string', { member_number: '4'.repeat(1024 * 1024) }],
+  ])('refuses %s as a tool error without opening a surface', async (_what, args) => {
+    const { client, opened } = await connect({ HANDRAIL_SECRET_PASSWORD: 'pw' });
+    const result = (await client.callTool({ name: 'demo_place_hold', arguments: args })) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toContain('Input validation error');
+    expect(opened()).toBe(0);
+  });
+
+  it('answers a missing secret with REFUSED naming the variable, before any surface', async () => {
+    const { client, opened } = await connect({ BASE_URL: 'http://127.0.0.1:9' });
+    const result = (await client.callTool({ name: 'demo_place_hold', arguments: { member_number: '400118' } })) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toMatchObject({ word: 'REFUSED', code: 'MISSING_SECRET', retryable: false });
+    expect((result.structuredContent as Receipt).message).toContain('HANDRAIL_SECRET_PASSWORD');
+    expect(opened()).toBe(0);
+  });
+  it('answers a secret too short to mask with a typed REFUSED, not an exception, and no surface', async () => {
+    const { client, opened } = await connect({ HANDRAIL_SECRET_PASSWORD: 'pw' });
+    const result = (await client.callTool({ name: 'demo_place_hold', arguments: { member_number: '400118' } })) as CallToolResult;
+    expect(result.structuredContent).toMatchObject({ word: 'REFUSED', code: 'INVALID_INPUT' });
+    expect(JSON.stringify(result)).not.toContain('"pw"');
+    expect(opened()).toBe(0);
+  });
+});
+
+describe('the menu', () => {
+  it('serves only cards approved for their content and says why every other card is off', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'handrail-catalog-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const good = approvedCard();
+    await writeFile(join(dir, 'a-approved.json'), JSON.stringify(good));
+    await writeFile(join(dir, 'b-draft.json'), JSON.stringify({ ...minimalCard(), id: 'b', lifecycle: { state: 'draft' } }));
+    await writeFile(join(dir, 'c-verified.json'), JSON.stringify({ ...minimalCard(), id: 'c' }));
+    await writeFile(join(dir, 'd-edited.json'), JSON.stringify({ ...good, intent: 'Changed after approval.' }));
+    await writeFile(join(dir, 'e-broken.json'), JSON.stringify({ ...minimalCard(), steps: [{ id: 'x' }] }));
+    await writeFile(join(dir, 'f-twin.json'), JSON.stringify(good));
+    await writeFile(join(dir, 'capability.schema.json'), '{}');
+    const catalog = await loadCatalog(dir);
+    expect(catalog.served.map((s) => s.card.id)).toEqual(['demo_place_hold']);
+    expect(catalog.off.map((o) => [o.file.slice(dir.length + 1), o.why])).toEqual([
+      ['b-draft.json', 'draft'],
+      ['c-verified.json', 'verified'],
+      ['d-edited.json', 'edited_after_approval'],
+      ['e-broken.json', 'schema_error'],
+      ['f-twin.json', 'duplicate_id'],
+    ]);
+    expect(catalog.off.find((o) => o.why === 'schema_error')?.reason).toMatch(/steps\[0\]\.screen/);
+  });
+});
+
+describe('calls at once', () => {
+  async function harness(concurrency: number): Promise<{ service: CallService; gates: (() => void)[]; max: () => number }> {
+    // The engine checks the entry answers before it opens a surface: a tiny local server answers.
+    const http = createServer((_req, res) => res.end('ok'));
+    await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+    const dir = await mkdtemp(join(tmpdir(), 'handrail-calls-'));
+    cleanups.push(async () => {
+      await new Promise<void>((r) => http.close(() => r()));
+      await rm(dir, { recursive: true, force: true });
+    });
+    const gates: (() => void)[] = [];
+    let inflight = 0;
+    let max = 0;
+    const service = new CallService({
+      env: { BASE_URL: `http://127.0.0.1:${(http.address() as AddressInfo).port}`, HANDRAIL_SECRET_PASSWORD: 'pw-unit' },
+      concurrency,
+      journalDir: join(dir, 'journals'),
+      evidenceDir: join(dir, 'runs'),
+      log: () => undefined,
+      // Each "browser" stays open until the test lets it go, then fails: what matters is how many are open at once.
+      surfaceFactory: () => {
+        inflight++;
+        max = Math.max(max, inflight);
+        return new Promise((_resolve, reject) =>
+          gates.push(() => {
+            inflight--;
+            reject(new Error('let go by the test'));
+          }),
+        );
+      },
+    });
+    return { service, gates, max: () => max };
+  }
+
+  it('runs different records side by side, but never more than the limit', async () => {
+    const { service, gates, max } = await harness(2);
+    const card = Capability.parse(approvedCard());
+    const calls = ['400001', '400002', '400003', '400004'].map((m) => service.call(card, { member_number: m }));
+    await vi.waitFor(() => expect(gates.length).toBe(2));
+    gates.splice(0).forEach((g) => g());
+    await vi.waitFor(() => expect(gates.length).toBe(2));
+    gates.splice(0).forEach((g) => g());
+    const results = await Promise.all(calls);
+    expect(max()).toBe(2);
+    expect(results.map((r) => r.code)).toEqual(['BROWSER_CRASHED', 'BROWSER_CRASHED', 'BROWSER_CRASHED', 'BROWSER_CRASHED']);
+  });
+
+  it('runs two calls for the same record one after the other, even with slots free', async () => {
+    const { service, gates, max } = await harness(4);
+    const card = Capability.parse(approvedCard());
+    const calls = [service.call(card, { member_number: '400001' }), service.call(card, { member_number: '400001' })];
+    await vi.waitFor(() => expect(gates.length).toBe(1));
+    gates.splice(0).forEach((g) => g());
+    await vi.waitFor(() => expect(gates.length).toBe(1));
+    gates.splice(0).forEach((g) => g());
+    await Promise.all(calls);
+    expect(max()).toBe(1);
+  });
+});
