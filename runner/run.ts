@@ -6,7 +6,7 @@ import { validateInputs } from '../shared/inputs.ts';
 import { blanksIn, fillBlanks, UnboundBlankError } from '../shared/schema/blanks.ts';
 import type { Capability } from '../shared/schema/capability.ts';
 import { RunResult, type Word } from '../shared/schema/result.ts';
-import { Masker } from '../shared/secrets.ts';
+import { Masker, SecretError } from '../shared/secrets.ts';
 import type { Surface } from '../shared/surface.ts';
 import { approvalStatus } from './approval.ts';
 import { Replay } from './engine/engine.ts';
@@ -79,7 +79,14 @@ export async function preflight(req: RunRequest, runId: string): Promise<RunResu
     const first = inputs.problems[0];
     return early(card, runId, 'REFUSED', first?.code ?? 'INVALID_INPUT', inputs.problems.map((p) => p.message).join('; '));
   }
-  const masker = new Masker(inputs.secrets);
+  let masker: Masker;
+  try {
+    masker = new Masker(inputs.secrets);
+  } catch (e) {
+    // A secret too short to mask is refused: masking "ab" everywhere would hide a misconfiguration, not a secret.
+    if (!(e instanceof SecretError)) throw e;
+    return early(card, runId, 'REFUSED', 'INVALID_INPUT', e.message);
+  }
   let entry: string;
   try {
     entry = fillBlanks(card.entry, { input: inputs.values, env: req.env });

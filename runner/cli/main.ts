@@ -46,6 +46,74 @@ function program(setExit: (code: number) => void): Command {
       setExit(await replayCommand(card, flags));
     });
 
+  cli
+    .command('author')
+    .description('work a task out once: a model drives the app through the numbered menu; the book is written as it goes')
+    .requiredOption('--url <entry>', 'where the evening starts')
+    .requiredOption('--goal <text>', 'what the task is, in a sentence')
+    .option('-i, --input <name=value...>', 'a named input (the model sees names; secret values never)')
+    .option('--secret <name...>', 'mark an input secret (value from --input or HANDRAIL_SECRET_<NAME>)')
+    .option('--owner <name>', 'who answers "is this button a commit?"')
+    .option('--owner-policy <ask|commit>', 'ask on the terminal (default), or answer commit for every button in the owner\'s name')
+    .option('--model <anthropic|scripted:FILE>', 'the model: Anthropic (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, HANDRAIL_MODEL) or a scripted file', 'anthropic')
+    .requiredOption('-o, --out <trace.jsonl>', 'the book to write')
+    .option('--max-turns <n>', 'turn budget')
+    .option('--headed', 'show the browser')
+    .action(async (flags: import('./author.ts').AuthorFlags) => {
+      const { authorCommand } = await import('./author.ts');
+      setExit(await authorCommand(flags));
+    });
+
+  cli
+    .command('compile')
+    .description('compile a book into a draft capability, or list every hole by book line')
+    .argument('<trace>', 'the book (JSONL)')
+    .option('-o, --out <card.json>', 'where to write the draft (default stdout)')
+    .option('--id <id>', 'the capability id (default derived from the goal)')
+    .action(async (trace: string, flags: import('./compile.ts').CompileFlags) => {
+      const { compileCommand } = await import('./compile.ts');
+      setExit(await compileCommand(trace, flags));
+    });
+
+  cli
+    .command('verify')
+    .description('replay a card once per plate from cold; an independent judge confirms each; all clean → verified k of n')
+    .argument('<card>', 'the capability JSON file (its lifecycle is written back)')
+    .requiredOption('--inputs <plates.csv>', 'one plate per row; header row = input names')
+    .requiredOption('--judge <cmd|url>', 'a command (plate+receipt JSON on stdin, exit 0 = yes) or a URL template answering {"held": true}')
+    .option('--base-url <url>', 'fills {{env.BASE_URL}} in the entry')
+    .option('-i, --input <name=value...>', 'an input the same for every plate (secrets: HANDRAIL_SECRET_<NAME>)')
+    .option('--evidence <dir>', 'where each plate keeps its evidence')
+    .option('--settle-timeout <ms>', 'how long a step may take to settle')
+    .option('--headed', 'show the browser')
+    .action(async (card: string, flags: import('./verify.ts').VerifyFlags) => {
+      const { verifyCommand } = await import('./verify.ts');
+      setExit(await verifyCommand(card, flags));
+    });
+
+  cli
+    .command('approve')
+    .description('approve a verified card by name, bound to its content hash')
+    .argument('<card>', 'the capability JSON file')
+    .requiredOption('--by <name>', 'the person approving it')
+    .action(async (card: string, flags: { by: string }) => {
+      const { approveCommand } = await import('./approve.ts');
+      setExit(await approveCommand(card, flags));
+    });
+
+  cli
+    .command('serve')
+    .description('an MCP server with one typed tool per approved card (stdio; --http for Streamable HTTP on 127.0.0.1)')
+    .argument('[dir]', 'the capabilities directory', 'capabilities')
+    .option('--http <port>', 'serve Streamable HTTP on 127.0.0.1:<port> (bearer token: HANDRAIL_MCP_TOKEN or generated)')
+    .option('--journal-dir <dir>', 'journals per (card, inputs): a retried call after a crash is UNSAFE_TO_RETRY')
+    .option('--concurrency <n>', 'calls run at once')
+    .option('--evidence-dir <dir>', 'where runs keep their evidence')
+    .action(async (dir: string, flags: import('./serve.ts').ServeFlags) => {
+      const { serveCommand } = await import('./serve.ts');
+      setExit(await serveCommand(dir, flags));
+    });
+
   const evidence = cli.command('evidence').description('work with evidence directories');
   evidence
     .command('verify')
