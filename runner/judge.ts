@@ -18,7 +18,7 @@ export class JudgeSpecError extends Error {
 }
 
 const JUDGE_TIMEOUT_MS = 30_000;
-const BLANK_RE = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
+const BLANK_RE = /\{\{\s*(?:input\.)?([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
 
 function oneLine(text: string, max = 160): string {
   const line = text.trim().split('\n')[0] ?? '';
@@ -26,7 +26,7 @@ function oneLine(text: string, max = 160): string {
 }
 
 /**
- * The URL judge. `template` may name plate inputs as `{{share_id}}` (percent-encoded when filled).
+ * The URL judge. `template` may name plate inputs as `{{share_id}}` or, as in a card, `{{input.share_id}}` (percent-encoded when filled).
  * Contract: GET the filled URL; the answer is yes exactly when the status is 2xx and the body is JSON with
  * `"held": true`. Anything else — another status, not JSON, `held` false or absent, no answer in 30 s — is no.
  */

@@ -1,4 +1,6 @@
-// A model (scripted, speaking through the real Anthropic adapter to a fake API) works out a PLUMBLINE hold once; the book compiles to the golden card, which replays the hold for another member with no model, every target found on its first-choice rung.
+// The whole evening: a model (scripted, through the real Anthropic adapter to a fake API) works out a PLUMBLINE
+// hold once; the book compiles to the golden card, which verifies on three members with the judge, is approved
+// by name, and replays for a fourth member with no model, every target found on its first-choice rung.
 import { readFile, writeFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +11,11 @@ import { BrowserSurface } from '../../runner/browser/surface.ts';
 import { AnthropicModel } from '../../runner/author/anthropic.ts';
 import { JsonlBook, readBook } from '../../runner/author/book.ts';
 import { selectorsFor } from '../../runner/author/selectors.ts';
+import { approvalStatus } from '../../runner/approval.ts';
+import { approve } from '../../runner/cli/approve.ts';
+import { urlJudge } from '../../runner/judge.ts';
 import { runCapability } from '../../runner/run.ts';
+import { verify } from '../../runner/verify.ts';
 import { runEvening } from '../../shared/author/evening.ts';
 import type { Owner } from '../../shared/author/ports.ts';
 import { parseScript } from '../../shared/author/scripted.ts';
@@ -45,7 +51,7 @@ const owner: Owner & { asked: string[] } = {
   },
 };
 
-test('the PLUMBLINE evening is authored, compiles to the golden card, and replays for another member', async () => {
+test('the PLUMBLINE evening is authored, compiles to the golden card, verifies on three members, is approved, and replays for a fourth', async () => {
   test.setTimeout(120_000);
   const bookPath = join(dir, 'trace.jsonl');
   const model = new AnthropicModel({ apiKey: API_KEY, baseURL: fake.url, model: 'claude-fake' });
@@ -108,16 +114,38 @@ test('the PLUMBLINE evening is authored, compiles to the golden card, and replay
   expect(card.targets['member_number_link']?.name).toEqual({ eq: '{{input.member_number}}' });
   expect(card.targets['hold_link']?.scope).toContainEqual({ role: 'row', name: '{{input.share_id}}' });
 
-  // The card replays SUCCESS for another member with no model, each target on its first-choice rung.
+  // The tasting: three plates from cold, each confirmed by the judge (the record store, never the screen).
+  const report = await verify(card, {
+    plates: [
+      { member_number: '400118', share_id: '400118-S0005', reason: 'LEGAL' },
+      { member_number: '400337', share_id: '400337-S0001', reason: 'FRAUD_REVIEW' },
+      { member_number: '400445', share_id: '400445-S0001', reason: 'GARNISHMENT' },
+    ],
+    fixedInputs: { operator_id: 'OP1001' },
+    judge: urlJudge(`${bank.url}/_judge/holds/{{input.share_id}}`),
+    env: { BASE_URL: bank.url, HANDRAIL_SECRET_PASSWORD: PASSWORD },
+    surfaceFactory: () => BrowserSurface.launch(),
+    evidenceRoot: join(dir, 'verify'),
+  });
+  expect(report, JSON.stringify(report.plates)).toMatchObject({ verified: true, k: 3, n: 3 });
+  const verifiedCard = { ...card, lifecycle: report.lifecycle };
+  // A person signs it; the signature is bound to the content.
+  const signed = approve(verifiedCard, 'Riley Approver');
+  if (!signed.ok) throw new Error(signed.reason);
+  const approved = { ...verifiedCard, lifecycle: signed.lifecycle };
+  expect(approvalStatus(approved)).toMatchObject({ servable: true, by: 'Riley Approver' });
+
+  // The approved card replays SUCCESS for a fourth member with no model, each target on its first-choice rung.
   const result = await runCapability({
-    card,
-    inputs: { operator_id: 'OP1001', password: PASSWORD, member_number: '400337', share_id: '400337-S0001', reason: 'LEGAL' },
+    card: approved,
+    requireApproved: true,
+    inputs: { operator_id: 'OP1001', password: PASSWORD, member_number: '400513', share_id: '400513-S0002', reason: 'LEGAL' },
     env: { BASE_URL: bank.url },
     surface: () => BrowserSurface.launch(),
     evidenceDir: join(dir, 'evidence'),
   });
   expect(result).toMatchObject({ word: 'SUCCESS', llm_calls: 0, classifier_calls: 0 });
-  expect(await (await fetch(`${bank.url}/_judge/holds/400337-S0001`)).json()).toMatchObject({ held: true, reason: 'LEGAL' });
+  expect(await (await fetch(`${bank.url}/_judge/holds/400513-S0002`)).json()).toMatchObject({ held: true, reason: 'LEGAL', postPresses: 1 });
   const firstChoice = Object.fromEntries(Object.entries(card.targets).map(([id, t]) => [id, t.ladder[0]?.rung]));
   expect(result.rungs).toEqual(firstChoice);
 });
