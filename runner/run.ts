@@ -35,13 +35,14 @@ export function newRunId(now = new Date()): string {
   return `run-${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
-function early(card: Capability, runId: string, word: Word, code: string, message: string): RunResult {
+/** The receipt of a run that ended before any step ran (refused in preflight, or no browser). */
+export function resultBeforeRun(cardId: string, runId: string, word: Word, code: string, message: string): RunResult {
   return RunResult.parse({
     word,
     code,
     retryable: word === 'RECOVERABLE',
     message,
-    card: card.id,
+    card: cardId,
     run_id: runId,
     outputs: {},
     llm_calls: 0,
@@ -72,12 +73,12 @@ export async function preflight(req: RunRequest, runId: string): Promise<RunResu
   const { card } = req;
   if (req.requireApproved) {
     const status = approvalStatus(card);
-    if (!status.servable) return early(card, runId, 'REFUSED', 'NOT_APPROVED', status.reason);
+    if (!status.servable) return resultBeforeRun(card.id, runId, 'REFUSED', 'NOT_APPROVED', status.reason);
   }
   const inputs = validateInputs(card, req.inputs, req.env);
   if (!inputs.ok) {
     const first = inputs.problems[0];
-    return early(card, runId, 'REFUSED', first?.code ?? 'INVALID_INPUT', inputs.problems.map((p) => p.message).join('; '));
+    return resultBeforeRun(card.id, runId, 'REFUSED', first?.code ?? 'INVALID_INPUT', inputs.problems.map((p) => p.message).join('; '));
   }
   let masker: Masker;
   try {
@@ -85,7 +86,7 @@ export async function preflight(req: RunRequest, runId: string): Promise<RunResu
   } catch (e) {
     // A secret too short to mask is refused: masking "ab" everywhere would hide a misconfiguration, not a secret.
     if (!(e instanceof SecretError)) throw e;
-    return early(card, runId, 'REFUSED', 'INVALID_INPUT', e.message);
+    return resultBeforeRun(card.id, runId, 'REFUSED', 'INVALID_INPUT', e.message);
   }
   let entry: string;
   try {
@@ -93,23 +94,23 @@ export async function preflight(req: RunRequest, runId: string): Promise<RunResu
   } catch (e) {
     if (!(e instanceof UnboundBlankError)) throw e;
     const envs = blanksIn(card.entry).filter((b) => b.source === 'env').map((b) => b.name);
-    return early(card, runId, 'REFUSED', 'MISSING_INPUT', `the entry needs ${envs.join(', ')}: pass --base-url or set it in the environment`);
+    return resultBeforeRun(card.id, runId, 'REFUSED', 'MISSING_INPUT', `the entry needs ${envs.join(', ')}: pass --base-url or set it in the environment`);
   }
   if (req.journalPath) {
     const j = await preflightJournal(req.journalPath, card.id);
     if (!j.ok && j.code === 'JOURNAL_IN_DOUBT') {
-      return early(
-        card,
+      return resultBeforeRun(
+        card.id,
         runId,
         'UNSAFE_TO_RETRY',
         'JOURNAL_IN_DOUBT',
         `the journal ${req.journalPath} shows commit ${j.steps.join(', ')} dispatched and never observed: it will not be pressed again until a person or a read-only probe settles it`,
       );
     }
-    if (!j.ok) return early(card, runId, 'REFUSED', 'JOURNAL_CORRUPT', masker.mask(j.message));
+    if (!j.ok) return resultBeforeRun(card.id, runId, 'REFUSED', 'JOURNAL_CORRUPT', masker.mask(j.message));
   }
   const down = await reachable(entry);
-  if (down) return early(card, runId, 'RECOVERABLE', 'SURFACE_UNREACHABLE', `${entry}: ${down}`);
+  if (down) return resultBeforeRun(card.id, runId, 'RECOVERABLE', 'SURFACE_UNREACHABLE', `${entry}: ${down}`);
   return { masker, values: inputs.values, entry };
 }
 
@@ -128,7 +129,7 @@ export async function runCapability(req: RunRequest): Promise<RunResult> {
     } catch (e) {
       const code = (e as { code?: string }).code === 'NO_BROWSER' ? 'NO_BROWSER' : 'BROWSER_CRASHED';
       const result = RunResult.parse({
-        ...early(req.card, runId, 'FAILED', code, masker.mask((e as Error).message)),
+        ...resultBeforeRun(req.card.id, runId, 'FAILED', code, masker.mask((e as Error).message)),
         evidence: evidence.dir,
       });
       await evidence.append('run_end', result);

@@ -4,7 +4,7 @@ import { formatIssues, loadCapability, type Capability } from '../../shared/sche
 import { EXIT_CODE, RunResult } from '../../shared/schema/result.ts';
 import { BrowserSurface } from '../browser/surface.ts';
 import { loadFailpoint } from '../engine/failpoint.ts';
-import { runCapability } from '../run.ts';
+import { resultBeforeRun, runCapability } from '../run.ts';
 import { UsageError } from './errors.ts';
 
 export interface ReplayFlags {
@@ -55,13 +55,7 @@ export async function replayCommand(cardPath: string, flags: ReplayFlags): Promi
   const loaded = await readCard(cardPath);
   if (!loaded.ok) {
     process.stderr.write(`${loaded.message}\n`);
-    return printResult(
-      RunResult.parse({
-        word: 'REFUSED', code: 'CARD_INVALID', retryable: false, message: loaded.message.split('\n')[0] ?? '',
-        card: cardPath, run_id: 'none', outputs: {}, llm_calls: 0, classifier_calls: 0, rungs: {}, screen: null,
-        steps_done: 0, evidence: null, duration_ms: 0,
-      }),
-    );
+    return printResult(resultBeforeRun(cardPath, 'none', 'REFUSED', 'CARD_INVALID', loaded.message.split('\n')[0] ?? ''));
   }
   const env = { ...process.env, ...(flags.baseUrl ? { BASE_URL: flags.baseUrl.replace(/\/+$/, '') } : {}) };
   const result = await runCapability({

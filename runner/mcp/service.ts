@@ -13,7 +13,7 @@ import { RunResult } from '../../shared/schema/result.ts';
 import type { Surface } from '../../shared/surface.ts';
 import { findChromium } from '../browser/chromium.ts';
 import { BrowserSurface } from '../browser/surface.ts';
-import { newRunId, runCapability } from '../run.ts';
+import { newRunId, resultBeforeRun, runCapability } from '../run.ts';
 
 export interface ServiceOptions {
   /** Where {{env.BASE_URL}} and HANDRAIL_SECRET_* come from. */
@@ -62,22 +62,7 @@ function escaped(card: Capability, runId: string, e: unknown): RunResult {
   const code = (e as { code?: unknown }).code;
   const message = (e instanceof Error ? e.message : String(e)).split('\n')[0] ?? '';
   const refused = typeof code === 'string' && code.startsWith('SECRET_');
-  return RunResult.parse({
-    word: refused ? 'REFUSED' : 'FAILED',
-    code: refused ? 'INVALID_INPUT' : 'INTERNAL',
-    retryable: false,
-    message,
-    card: card.id,
-    run_id: runId,
-    outputs: {},
-    llm_calls: 0,
-    classifier_calls: 0,
-    rungs: {},
-    screen: null,
-    steps_done: 0,
-    evidence: null,
-    duration_ms: 0,
-  });
+  return resultBeforeRun(card.id, runId, refused ? 'REFUSED' : 'FAILED', refused ? 'INVALID_INPUT' : 'INTERNAL', message);
 }
 
 export class CallService {
