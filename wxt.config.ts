@@ -1,4 +1,4 @@
-// The Chrome extension is built by WXT from extension/; the entrypoints stay thin.
+// The Chrome extension is built by WXT from extension/; the entrypoints stay thin (STYLE.md 7).
 import { defineConfig } from 'wxt';
 
 export default defineConfig({
@@ -6,9 +6,22 @@ export default defineConfig({
   entrypointsDir: 'entrypoints',
   outDir: '.output',
   imports: false,
+  // Preact through the automatic JSX runtime. Vite 8 transforms TS/JSX with oxc (its `esbuild` option is only a
+  // compatibility shim there), so the runtime is named on oxc's options.
+  vite: () => ({
+    oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
+  }),
   manifest: {
     name: 'Handrail',
     description: 'Record a task once in your own browser; export the trace for review.',
+    // The least that works: scripting runs the walker in the tab's frames, storage keeps the key and settings,
+    // sidePanel is the UI, activeTab covers the tab the clerk opened the panel on.
     permissions: ['activeTab', 'scripting', 'sidePanel', 'storage'],
+    // Always allowed: the Anthropic API and loopback (a bank or a fake Messages API on the clerk's own machine,
+    // and the headless tests, which cannot click a permission prompt).
+    host_permissions: ['https://api.anthropic.com/*', 'http://127.0.0.1/*', 'http://localhost/*'],
+    // Any other site is asked for, one origin at a time, when the clerk starts a session on it.
+    optional_host_permissions: ['https://*/*', 'http://*/*'],
+    action: { default_title: 'Handrail' },
   },
 });

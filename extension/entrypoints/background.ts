@@ -1,7 +1,8 @@
-// The MV3 service worker. Authoring lands here in the extension issue; for now it only opens the side panel.
-import { browser } from 'wxt/browser';
+// The MV3 service worker: the session machine (lib/host.ts) over IndexedDB. It may be stopped at any moment;
+// everything it needs to go on is in IndexedDB, and it settles what the last worker left when it starts.
 import { defineBackground } from 'wxt/utils/define-background';
+import { startWorker } from '../lib/worker.ts';
 
 export default defineBackground(() => {
-  browser.sidePanel?.setPanelBehavior?.({ openPanelOnActionClick: true }).catch(() => undefined);
+  startWorker();
 });

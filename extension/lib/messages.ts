@@ -1,0 +1,104 @@
+// Every message between the extension's realms (side panel, worker, content scripts) as a zod schema: each is
+// parsed on the way in (STYLE.md 3), and anything that does not parse is dropped. Page scripts cannot reach
+// these channels at all (runtime messaging is extension-only); the sender is still checked by the receiver.
+import { z } from 'zod';
+import { Control, Verb } from '../../shared/schema/observation.ts';
+
+export const Mode = z.enum(['record', 'model']);
+export type Mode = z.infer<typeof Mode>;
+
+export const SessionInput = z.strictObject({
+  name: z.string().regex(/^[a-z][a-z0-9_]*$/, 'an input name is lower_snake_case'),
+  value: z.string(),
+  secret: z.boolean(),
+});
+export type SessionInput = z.infer<typeof SessionInput>;
+
+export const OwnerName = z.string().trim().min(1, 'the owner (your name) is required');
+
+/** Side panel → worker. */
+export const PanelCommand = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('start'),
+    tabId: z.number().int(),
+    mode: Mode,
+    goal: z.string().trim().min(1, 'a goal is required'),
+    owner: OwnerName,
+    inputs: z.array(SessionInput),
+  }),
+  z.strictObject({
+    type: z.literal('answer'),
+    session: z.string(),
+    question: z.string(),
+    answer: z.enum(['commit', 'navigate', 'stage']),
+    owner: OwnerName,
+  }),
+  z.strictObject({ type: z.literal('label'), session: z.string(), label: z.string(), title: z.string().optional() }),
+  z.strictObject({ type: z.literal('finish'), session: z.string(), label: z.string() }),
+  z.strictObject({ type: z.literal('stop'), session: z.string() }),
+  z.strictObject({ type: z.literal('ping') }),
+]);
+export type PanelCommand = z.infer<typeof PanelCommand>;
+
+/** What the worker answers a panel command with. */
+export const CommandReply = z.union([
+  z.strictObject({ ok: z.literal(true), session: z.string().optional(), text: z.string().optional() }),
+  z.strictObject({ ok: z.literal(false), code: z.string(), message: z.string() }),
+]);
+export type CommandReply = z.infer<typeof CommandReply>;
+
+/** Content script → worker: the clerk touched a control (record mode). `event` makes a retried message idempotent. */
+export const ClerkAct = z.strictObject({
+  type: z.literal('clerk_act'),
+  event: z.string().min(8),
+  frame: z.array(z.string()),
+  ref: z.string(),
+  verb: Verb,
+  /** set_value: the typed text; select: the chosen option's label. */
+  value: z.string().optional(),
+  /** select: the chosen option's value attribute, tried against inputs too. */
+  optionValue: z.string().optional(),
+});
+export type ClerkAct = z.infer<typeof ClerkAct>;
+
+/** Content script → worker, when a document starts: is this tab being recorded (should I catch the clerk)? */
+export const AgentHello = z.strictObject({ type: z.literal('hello') });
+export const HelloReply = z.strictObject({ recording: z.boolean() });
+export type HelloReply = z.infer<typeof HelloReply>;
+
+/** Worker → side panel: something in the store changed; re-read it. */
+export const Changed = z.strictObject({ type: z.literal('changed'), session: z.string() });
+
+/** One document as the walker in a frame sees it (shared/dom/api.ts DocumentObservation), with its frame path. */
+export const FrameReport = z.strictObject({
+  frame: z.array(z.string()),
+  url: z.string(),
+  title: z.string(),
+  controls: z.array(Control),
+  paths: z.array(z.string()),
+  text: z.string(),
+});
+export type FrameReport = z.infer<typeof FrameReport>;
+
+/** Worker → one frame's content script (through scripting.executeScript in the isolated world). */
+export const FrameCall = z.discriminatedUnion('op', [
+  z.strictObject({
+    op: z.literal('find'),
+    query: z.strictObject({
+      rung: z.enum(['role_name', 'label', 'text', 'css']),
+      role: z.string().optional(),
+      name: z.string().optional(),
+      value: z.string().optional(),
+      scope: z.array(z.strictObject({ role: z.string(), name: z.string() })),
+    }),
+  }),
+  z.strictObject({ op: z.literal('act'), ref: z.string(), verb: Verb, value: z.string().optional() }),
+  z.strictObject({ op: z.literal('selectors'), ref: z.string() }),
+]);
+export type FrameCall = z.infer<typeof FrameCall>;
+
+export const FrameReply = z.union([
+  z.strictObject({ ok: z.literal(true), refs: z.array(z.string()).optional(), read: z.string().optional(), selectors: z.array(z.string()).optional() }),
+  z.strictObject({ ok: z.literal(false), code: z.enum(['STALE', 'ACTION_FAILED']), message: z.string() }),
+]);
+export type FrameReply = z.infer<typeof FrameReply>;

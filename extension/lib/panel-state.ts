@@ -1,0 +1,113 @@
+// The side panel's state logic, kept out of the components so it can be tested without a browser: the new-session
+// form, what a session's record and book say to show, and what compiling a book gave.
+import { compile, cardBytes, type Hole } from '../../shared/compile/compile.ts';
+import type { TraceLine } from '../../shared/schema/trace.ts';
+import { PanelCommand, SessionInput, type Mode } from './messages.ts';
+import type { SessionRecord } from './store.ts';
+
+export interface InputRow {
+  name: string;
+  value: string;
+  secret: boolean;
+}
+
+export interface StartForm {
+  mode: Mode;
+  goal: string;
+  owner: string;
+  inputs: InputRow[];
+}
+
+export const emptyForm = (): StartForm => ({ mode: 'record', goal: '', owner: '', inputs: [{ name: '', value: '', secret: false }] });
+
+/** The form as a start command, or the first thing wrong with it in words a clerk reads. Blank rows are skipped. */
+export function startCommand(form: StartForm, tabId: number): { ok: true; cmd: PanelCommand } | { ok: false; message: string } {
+  const rows = form.inputs.filter((r) => r.name.trim() !== '' || r.value !== '');
+  const inputs = [];
+  const seen = new Set<string>();
+  for (const r of rows) {
+    const parsed = SessionInput.safeParse({ name: r.name.trim(), value: r.value, secret: r.secret });
+    if (!parsed.success) return { ok: false, message: `input "${r.name.trim() || '(no name)'}": ${parsed.error.issues[0]?.message ?? 'invalid'}` };
+    if (seen.has(parsed.data.name)) return { ok: false, message: `the input "${parsed.data.name}" is named twice` };
+    if (parsed.data.secret && parsed.data.value.length < 3) return { ok: false, message: `the secret "${parsed.data.name}" needs a value of at least 3 characters` };
+    seen.add(parsed.data.name);
+    inputs.push(parsed.data);
+  }
+  const cmd = PanelCommand.safeParse({ type: 'start', tabId, mode: form.mode, goal: form.goal, owner: form.owner, inputs });
+  if (!cmd.success) return { ok: false, message: cmd.error.issues[0]?.message ?? 'the form is incomplete' };
+  return { ok: true, cmd: cmd.data };
+}
+
+export type Phase = 'none' | 'asking' | 'recording' | 'running' | 'finished' | 'failed' | 'stopped';
+
+export interface SessionView {
+  phase: Phase;
+  /** Record mode, a running session, no question waiting: the clerk may label the screen and finish. */
+  canLabel: boolean;
+  /** The labels written so far, in order (finish takes one that is showing). */
+  labels: string[];
+  /** The label of the screen showing, if it has one. */
+  showing: string | null;
+  rows: string[];
+}
+
+export function phaseOf(s: SessionRecord | null): Phase {
+  if (!s) return 'none';
+  if (s.state !== 'running') return s.state;
+  if (s.question) return 'asking';
+  return s.mode === 'record' ? 'recording' : 'running';
+}
+
+/** One book line as the panel lists it. Lines are masked already; nothing here can add a secret. */
+export function describeLine(l: TraceLine): string {
+  switch (l.kind) {
+    case 'start':
+      return `${l.seq} start: ${l.goal} (${l.author.kind}${l.author.model ? ` ${l.author.model}` : ''})`;
+    case 'label':
+      return `${l.seq} label: ${l.label} "${l.title}"`;
+    case 'act': {
+      const what = `${l.control.role} '${l.control.name || l.control.hint || ''}'`;
+      const value = l.value !== undefined ? ` = ${l.value}` : '';
+      const who = l.effect.by === 'owner' ? `, ${l.effect.owner ?? 'owner'} said` : '';
+      return `${l.seq} ${l.actor} ${l.verb} ${what}${value} [${l.effect.kind}${who}]`;
+    }
+    case 'finish':
+      return `${l.seq} finish: ${l.label}`;
+    case 'end':
+      return `${l.seq} end: ${l.outcome}${l.code ? ` ${l.code}` : ''}`;
+  }
+}
+
+export function sessionView(s: SessionRecord | null, lines: readonly TraceLine[]): SessionView {
+  const phase = phaseOf(s);
+  return {
+    phase,
+    canLabel: phase === 'recording',
+    labels: lines.flatMap((l) => (l.kind === 'label' ? [l.label] : [])),
+    showing: s?.view?.label ?? null,
+    rows: lines.map(describeLine),
+  };
+}
+
+/** A label the clerk typed, made into the lower_snake_case the book takes ("Hold Form" → hold_form). */
+export function toLabel(text: string): string {
+  return text
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^[^a-z]+|_+$/g, '');
+}
+
+export type CompileView = { ok: true; id: string; steps: number; notes: string[]; bytes: string } | { ok: false; holes: Hole[] };
+
+export function compileBook(lines: readonly TraceLine[], id?: string): CompileView {
+  const r = compile(lines, id ? { id } : {});
+  if (!r.ok) return { ok: false, holes: r.holes };
+  return { ok: true, id: r.card.id, steps: r.card.steps.length, notes: r.notes, bytes: cardBytes(r.card) };
+}
+
+/** A file name for a session's downloads: the goal's first words and the session's start. */
+export function fileStem(s: Pick<SessionRecord, 'goal' | 'created'>): string {
+  const words = s.goal.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || 'trace';
+  return `${words}-${s.created.replace(/[-:.]/g, '').slice(0, 13)}`;
+}

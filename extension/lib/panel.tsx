@@ -1,0 +1,398 @@
+// The side panel (Preact). It reads sessions and books straight from IndexedDB and sends commands to the worker;
+// it never holds the API key (only whether one is saved) and shows secrets only as their blanks.
+import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
+import { browser } from 'wxt/browser';
+import type { TraceLine } from '../../shared/schema/trace.ts';
+import { Changed, CommandReply, type PanelCommand } from './messages.ts';
+import { compileBook, emptyForm, fileStem, sessionView, startCommand, toLabel, type CompileView, type StartForm } from './panel-state.ts';
+import { DEFAULT_BASE_URL, DEFAULT_MODEL, readSettings, saveSettings, viewOf, type SettingsView } from './settings.ts';
+import { BookStore, toJsonl, type SessionRecord } from './store.ts';
+
+async function send(cmd: PanelCommand): Promise<CommandReply> {
+  const raw: unknown = await browser.runtime.sendMessage(cmd);
+  const r = CommandReply.safeParse(raw);
+  return r.success ? r.data : { ok: false, code: 'NO_WORKER', message: 'the extension worker did not answer' };
+}
+
+/** The tab this panel drives: `?tab=<id>` when opened as a page, else the active tab of the panel's window. */
+async function targetTab(): Promise<{ id: number; url: string } | null> {
+  const fromQuery = Number(new URLSearchParams(location.search).get('tab'));
+  const tab = Number.isInteger(fromQuery) && fromQuery > 0 ? await browser.tabs.get(fromQuery) : (await browser.tabs.query({ active: true, currentWindow: true }))[0];
+  return tab?.id !== undefined ? { id: tab.id, url: tab.url ?? '' } : null;
+}
+
+/** Host access for the tab's origin: loopback is granted at install; any other site is asked for once, here. */
+async function ensureAccess(url: string): Promise<boolean> {
+  let origin: string;
+  try {
+    origin = new URL(url).origin;
+  } catch {
+    return false;
+  }
+  const origins = [`${origin}/*`];
+  if (await browser.permissions.contains({ origins })) return true;
+  return browser.permissions.request({ origins });
+}
+
+function download(name: string, text: string, type: string): void {
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(new Blob([text], { type }));
+  a.download = name;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
+}
+
+function Settings(props: { view: SettingsView | null; onSaved: (v: SettingsView) => void }) {
+  const [open, setOpen] = useState(false);
+  const [key, setKey] = useState('');
+  const [baseURL, setBase] = useState(props.view?.baseURL ?? DEFAULT_BASE_URL);
+  const [model, setModel] = useState(props.view?.model ?? DEFAULT_MODEL);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    if (props.view) {
+      setBase(props.view.baseURL);
+      setModel(props.view.model);
+    }
+  }, [props.view]);
+  if (!open) {
+    return (
+      <p>
+        Model: {props.view?.hasKey ? 'API key saved' : 'no API key'} ·{' '}
+        <button data-testid="settings-open" onClick={() => setOpen(true)}>
+          Settings
+        </button>
+      </p>
+    );
+  }
+  const save = async (): Promise<void> => {
+    try {
+      const v = await saveSettings({ apiKey: key, baseURL, model });
+      setKey('');
+      setError(null);
+      setOpen(false);
+      props.onSaved(v);
+    } catch (e) {
+      setError((e as Error).message.split('\n')[0] ?? 'invalid settings');
+    }
+  };
+  return (
+    <section data-testid="settings">
+      <h2>Model settings</h2>
+      <label>
+        Anthropic API key {props.view?.hasKey ? '(saved; leave empty to keep it)' : ''}
+        <input data-testid="settings-key" type="password" autocomplete="off" value={key} onInput={(e) => setKey(e.currentTarget.value)} />
+      </label>
+      <label>
+        API base URL
+        <input data-testid="settings-base" type="url" value={baseURL} onInput={(e) => setBase(e.currentTarget.value)} />
+      </label>
+      <label>
+        Model
+        <input data-testid="settings-model" type="text" value={model} onInput={(e) => setModel(e.currentTarget.value)} />
+      </label>
+      {error && <p class="error">{error}</p>}
+      <button class="primary" data-testid="settings-save" onClick={() => void save()}>
+        Save
+      </button>
+      <button onClick={() => setOpen(false)}>Cancel</button>
+    </section>
+  );
+}
+
+function NewSession(props: { tab: { id: number; url: string }; onStarted: (id: string) => void }) {
+  const [form, setForm] = useState<StartForm>(emptyForm);
+  const [error, setError] = useState<string | null>(null);
+  const set = (patch: Partial<StartForm>): void => setForm({ ...form, ...patch });
+  const setRow = (i: number, patch: Partial<StartForm['inputs'][number]>): void =>
+    set({ inputs: form.inputs.map((r, j) => (j === i ? { ...r, ...patch } : r)) });
+  const start = async (): Promise<void> => {
+    const built = startCommand(form, props.tab.id);
+    if (!built.ok) return setError(built.message);
+    if (!(await ensureAccess(props.tab.url))) return setError(`Handrail needs access to ${props.tab.url} to record there`);
+    const r = await send(built.cmd);
+    if (!r.ok) return setError(r.message);
+    setError(null);
+    setForm({ ...form, inputs: form.inputs.map((x) => ({ ...x, value: x.secret ? '' : x.value })) });
+    if (r.session) props.onStarted(r.session);
+  };
+  return (
+    <section data-testid="new-session">
+      <h2>New session</h2>
+      <div class="row">
+        <label>
+          <input type="radio" name="mode" data-testid="mode-record" checked={form.mode === 'record'} onChange={() => set({ mode: 'record' })} /> Record
+          (I do the task)
+        </label>
+        <label>
+          <input type="radio" name="mode" data-testid="mode-model" checked={form.mode === 'model'} onChange={() => set({ mode: 'model' })} /> Model
+          (the model does it, I answer)
+        </label>
+      </div>
+      <label>
+        Goal
+        <input data-testid="goal" type="text" value={form.goal} onInput={(e) => set({ goal: e.currentTarget.value })} />
+      </label>
+      <label>
+        Your name (the owner who answers "is this a commit?")
+        <input data-testid="owner" type="text" value={form.owner} onInput={(e) => set({ owner: e.currentTarget.value })} />
+      </label>
+      <h2>Inputs</h2>
+      {form.inputs.map((r, i) => (
+        <div class="row" key={i} data-testid="input-row">
+          <input data-testid="input-name" type="text" placeholder="name" value={r.name} onInput={(e) => setRow(i, { name: e.currentTarget.value })} />
+          {r.secret ? (
+            <input data-testid="input-value" type="password" autocomplete="off" placeholder="value" value={r.value} onInput={(e) => setRow(i, { value: e.currentTarget.value })} />
+          ) : (
+            <input data-testid="input-value" type="text" autocomplete="off" placeholder="value" value={r.value} onInput={(e) => setRow(i, { value: e.currentTarget.value })} />
+          )}
+          <label title="secret: masked everywhere, never stored">
+            <input data-testid="input-secret" type="checkbox" checked={r.secret} onChange={(e) => setRow(i, { secret: e.currentTarget.checked })} /> secret
+          </label>
+          <button onClick={() => set({ inputs: form.inputs.filter((_, j) => j !== i) })}>×</button>
+        </div>
+      ))}
+      <button data-testid="input-add" onClick={() => set({ inputs: [...form.inputs, { name: '', value: '', secret: false }] })}>
+        Add input
+      </button>
+      {error && <p class="error" data-testid="start-error">{error}</p>}
+      <p>
+        <button class="primary" data-testid="start" onClick={() => void start()}>
+          Start on this tab
+        </button>
+        <span class="note"> {props.tab.url}</span>
+      </p>
+    </section>
+  );
+}
+
+function Live(props: { s: SessionRecord; lines: TraceLine[]; owner: string }) {
+  const { s, lines } = props;
+  const v = sessionView(s, lines);
+  const [label, setLabel] = useState('');
+  const [title, setTitle] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const run = async (cmd: PanelCommand): Promise<void> => {
+    const r = await send(cmd);
+    setError(r.ok ? null : r.message);
+  };
+  return (
+    <section data-testid="live" data-phase={v.phase}>
+      <h2>
+        Session · {s.mode} · <span class="state" data-testid="phase">{v.phase}</span>
+      </h2>
+      <p>{s.goal}</p>
+      {s.question && (
+        <div class="question" data-testid="question" data-question={s.question.id}>
+          <p>
+            {s.mode === 'model' ? 'The model wants to press' : 'You pressed'} <b data-testid="question-control">{s.question.control}</b>
+            {s.question.screen ? ` on ${s.question.screen}` : ''}. Is it a commit (changes something that matters), or does it only move (navigate) or fill in
+            (stage)?
+          </p>
+          {(['commit', 'navigate', 'stage'] as const).map((a) => (
+            <button
+              data-testid={`answer-${a}`}
+              onClick={() => void run({ type: 'answer', session: s.id, question: s.question?.id ?? '', answer: a, owner: props.owner || s.owner })}
+            >
+              {a}
+            </button>
+          ))}
+          <span class="note"> answering as {props.owner || s.owner}</span>
+        </div>
+      )}
+      <p>
+        Screen: <b data-testid="screen-label">{v.showing ?? 'unlabelled'}</b>
+        {v.canLabel && !v.showing && <span class="note"> — label it before you act on it, or the card will have a hole here</span>}
+      </p>
+      {v.canLabel && (
+        <div>
+          <div class="row">
+            <input data-testid="label-input" type="text" placeholder="label, e.g. hold_form" value={label} onInput={(e) => setLabel(e.currentTarget.value)} />
+            <input data-testid="title-input" type="text" placeholder="title (optional)" value={title} onInput={(e) => setTitle(e.currentTarget.value)} />
+          </div>
+          <button
+            data-testid="label-screen"
+            onClick={() => {
+              void run({ type: 'label', session: s.id, label: toLabel(label), ...(title.trim() ? { title: title.trim() } : {}) });
+              setLabel('');
+              setTitle('');
+            }}
+          >
+            Label this screen
+          </button>
+          <button data-testid="finish" disabled={!v.showing} onClick={() => void run({ type: 'finish', session: s.id, label: v.showing ?? '' })}>
+            Finish here{v.showing ? ` (${v.showing})` : ''}
+          </button>
+        </div>
+      )}
+      {s.state === 'running' && (
+        <button data-testid="stop" onClick={() => void run({ type: 'stop', session: s.id })}>
+          Stop
+        </button>
+      )}
+      {s.note && (
+        <p class="note" data-testid="note">
+          {s.note}
+        </p>
+      )}
+      {error && (
+        <p class="error" data-testid="live-error">
+          {error}
+        </p>
+      )}
+      {s.view && (
+        <>
+          <h2>Menu</h2>
+          <ol class="menu" data-testid="menu">
+            {s.view.menu.map((m) => (
+              <li>{m}</li>
+            ))}
+          </ol>
+        </>
+      )}
+      <h2>Book ({lines.length} lines)</h2>
+      <ol class="book" data-testid="book">
+        {v.rows.map((r) => (
+          <li>{r}</li>
+        ))}
+      </ol>
+    </section>
+  );
+}
+
+function Saved(props: { store: BookStore; sessions: SessionRecord[]; onOpen: (id: string) => void; onChanged: () => void }) {
+  const [compiled, setCompiled] = useState<{ id: string; view: CompileView } | null>(null);
+  const exportBook = async (s: SessionRecord): Promise<void> => download(`${fileStem(s)}.trace.jsonl`, toJsonl(await props.store.lines(s.id)), 'application/jsonl');
+  const compileIt = async (s: SessionRecord): Promise<void> => setCompiled({ id: s.id, view: compileBook(await props.store.lines(s.id)) });
+  return (
+    <section data-testid="saved">
+      <h2>Saved traces</h2>
+      <table class="saved">
+        <tbody>
+          {props.sessions.map((s) => (
+            <tr data-testid="saved-row" data-session={s.id}>
+              <td>
+                {s.goal}
+                <br />
+                <span class="note">
+                  {s.mode} · {s.state} · {s.created.slice(0, 16).replace('T', ' ')}
+                </span>
+              </td>
+              <td>
+                <button data-testid="saved-open" onClick={() => props.onOpen(s.id)}>
+                  Open
+                </button>
+                <button data-testid="saved-export" onClick={() => void exportBook(s)}>
+                  Export
+                </button>
+                <button data-testid="saved-compile" onClick={() => void compileIt(s)}>
+                  Compile
+                </button>
+                <button
+                  data-testid="saved-delete"
+                  disabled={s.state === 'running'}
+                  onClick={() => void props.store.deleteSession(s.id).then(props.onChanged)}
+                >
+                  Delete
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {compiled && (
+        <div data-testid="compiled">
+          {compiled.view.ok ? (
+            <>
+              <p>
+                Compiled <b>{compiled.view.id}</b>: {compiled.view.steps} steps, a draft for review.
+              </p>
+              <ul>
+                {compiled.view.notes.map((n) => (
+                  <li>{n}</li>
+                ))}
+              </ul>
+              <button
+                data-testid="download-card"
+                onClick={() => {
+                  const view = compiled.view;
+                  if (view.ok) download(`${view.id}.json`, view.bytes, 'application/json');
+                }}
+              >
+                Download draft card
+              </button>
+            </>
+          ) : (
+            <>
+              <p class="error">The book has holes the compiler will not paper over:</p>
+              <ul class="holes" data-testid="holes">
+                {compiled.view.holes.map((h) => (
+                  <li>
+                    line {h.line}: {h.code} — {h.message}
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+        </div>
+      )}
+    </section>
+  );
+}
+
+export function Panel() {
+  const [store, setStore] = useState<BookStore | null>(null);
+  const [tab, setTab] = useState<{ id: number; url: string } | null>(null);
+  const [settings, setSettings] = useState<SettingsView | null>(null);
+  const [sessions, setSessions] = useState<SessionRecord[]>([]);
+  const [selected, setSelected] = useState<string | null>(null);
+  const [lines, setLines] = useState<TraceLine[]>([]);
+  const [error, setError] = useState<string | null>(null);
+
+  const refresh = useCallback(async (): Promise<void> => {
+    if (!store) return;
+    const all = await store.listSessions();
+    setSessions(all);
+    const t = await targetTab().catch(() => null);
+    if (t) setTab(t);
+    const pick = selected ?? all.find((s) => s.state === 'running' && s.tabId === t?.id)?.id ?? null;
+    if (pick !== selected) setSelected(pick);
+    setLines(pick ? await store.lines(pick) : []);
+  }, [store, selected]);
+
+  useEffect(() => {
+    BookStore.open().then(setStore, (e: unknown) => setError(`cannot open the trace store: ${(e as Error).message}`));
+    readSettings().then((s) => setSettings(viewOf(s)), () => undefined);
+    // Wake the worker, so a session it left running is settled before the panel shows it.
+    send({ type: 'ping' }).catch(() => undefined);
+  }, []);
+
+  useEffect(() => {
+    refresh().catch((e: unknown) => setError((e as Error).message));
+    const onMessage = (raw: unknown): void => {
+      if (Changed.safeParse(raw).success) refresh().catch(() => undefined);
+    };
+    browser.runtime.onMessage.addListener(onMessage);
+    // The worker may be stopped between events: the panel also looks on its own.
+    const t = setInterval(() => {
+      refresh().catch(() => undefined);
+    }, 1000);
+    return () => {
+      browser.runtime.onMessage.removeListener(onMessage);
+      clearInterval(t);
+    };
+  }, [refresh]);
+
+  const current = useMemo(() => sessions.find((s) => s.id === selected) ?? null, [sessions, selected]);
+  const running = current?.state === 'running';
+
+  return (
+    <div>
+      <h1>Handrail</h1>
+      {error && <p class="error">{error}</p>}
+      <Settings view={settings} onSaved={setSettings} />
+      {current && <Live s={current} lines={lines} owner={current.owner} />}
+      {tab && !running && <NewSession tab={tab} onStarted={(id) => setSelected(id)} />}
+      {store && <Saved store={store} sessions={sessions} onOpen={(id) => setSelected(id)} onChanged={() => void refresh()} />}
+    </div>
+  );
+}

@@ -1,0 +1,190 @@
+// The extension's Surface (shared/surface.ts): the clerk's tab reached through the content script in each of
+// its frames. observe asks every frame's walker and joins the frames with shared/screens.ts; resolve and act go
+// to the frame a ref names. Refs are spelled as the runner spells them (`work|c3`), so a book written here reads
+// the same as one written by `handrail author`.
+import { fingerprint } from '../../shared/fingerprint.ts';
+import type { Control, FrameObservation, Observation, ScopeLink } from '../../shared/schema/observation.ts';
+import { combineFrames } from '../../shared/screens.ts';
+import { WALKER_VERSION } from '../../shared/dom/version.ts';
+import {
+  SurfaceError,
+  type ActResult,
+  type Answer,
+  type BoundTarget,
+  type Operation,
+  type Query,
+  type Resolution,
+  type RungAttempt,
+  type Surface,
+} from '../../shared/surface.ts';
+import { FrameReply, FrameReport, type FrameCall } from './messages.ts';
+
+/** The port to one tab's frames (browser.scripting in the worker; a fake in unit tests). */
+export interface TabChannel {
+  /** Every frame's report, or null where no agent is installed yet (a frame that just navigated). */
+  observeFrames(recording: boolean): Promise<Array<{ frameId: number; report: unknown }>>;
+  /** Installs the content script in these frames. */
+  install(frameIds: number[]): Promise<void>;
+  call(frameId: number, c: FrameCall): Promise<unknown>;
+  navigate(url: string): Promise<void>;
+}
+
+export const frameKey = (path: readonly string[]): string => path.join('>');
+
+function splitRef(ref: string): { key: string; local: string } {
+  const bar = ref.lastIndexOf('|');
+  return { key: ref.slice(0, bar), local: ref.slice(bar + 1) };
+}
+
+export class ExtensionSurface implements Surface {
+  #frames = new Map<string, number>();
+  #last: Observation | null = null;
+  /** Whether frames should catch the clerk's own actions (record mode). */
+  recording = false;
+
+  constructor(private readonly tab: TabChannel) {}
+
+  async open(entry: string): Promise<void> {
+    try {
+      await this.tab.navigate(entry);
+    } catch (e) {
+      throw new SurfaceError('NAVIGATION_FAILED', `opening ${entry}: ${(e as Error).message}`);
+    }
+  }
+
+  async #reports(): Promise<Array<{ frameId: number; report: FrameReport | null }>> {
+    const raw = await this.tab.observeFrames(this.recording);
+    return raw.map(({ frameId, report }) => {
+      if (report === null || report === undefined) return { frameId, report: null };
+      const r = FrameReport.safeParse(report);
+      return { frameId, report: r.success ? r.data : null };
+    });
+  }
+
+  async observe(): Promise<Observation> {
+    let got;
+    try {
+      got = await this.#reports();
+      const missing = got.filter((g) => g.report === null).map((g) => g.frameId);
+      if (missing.length) {
+        await this.tab.install(missing);
+        got = await this.#reports();
+      }
+    } catch (e) {
+      throw new SurfaceError('STALE', `observing the tab: ${(e as Error).message}`);
+    }
+    if (got.length === 0 || got.some((g) => g.report === null)) throw new SurfaceError('STALE', 'a frame is still loading');
+    const frames: FrameObservation[] = [];
+    const ids = new Map<string, number>();
+    for (const { frameId, report } of got) {
+      const r = report as FrameReport;
+      const key = frameKey(r.frame);
+      const link: ScopeLink[] = r.frame.length ? [{ role: 'frame', name: key }] : [];
+      ids.set(key, frameId);
+      frames.push({
+        frame: r.frame,
+        url: r.url,
+        title: r.title,
+        controls: r.controls.map((c) => ({ ...c, ref: `${key}|${c.ref}`, scope: [...link, ...c.scope] })),
+        paths: r.paths,
+        text: r.text,
+      });
+    }
+    frames.sort((a, b) => frameKey(a.frame).localeCompare(frameKey(b.frame)));
+    this.#frames = ids;
+    this.#last = combineFrames(frames, WALKER_VERSION);
+    return this.#last;
+  }
+
+  async #call(key: string, c: FrameCall): Promise<FrameReply> {
+    const id = this.#frames.get(key);
+    if (id === undefined) throw new SurfaceError('STALE', `frame ${key || '(top)'} is gone`);
+    let raw: unknown;
+    try {
+      raw = await this.tab.call(id, c);
+    } catch (e) {
+      throw new SurfaceError('STALE', `frame ${key || '(top)'}: ${(e as Error).message}`);
+    }
+    if (raw === null || raw === undefined) throw new SurfaceError('STALE', `frame ${key || '(top)'} has no agent (it navigated)`);
+    const r = FrameReply.safeParse(raw);
+    if (!r.success) throw new SurfaceError('ACTION_FAILED', `frame ${key || '(top)'} answered something that is not a reply`);
+    return r.data;
+  }
+
+  #control(ref: string): Control | null {
+    return this.#last?.frames.flatMap((f) => f.controls).find((c) => c.ref === ref) ?? null;
+  }
+
+  async resolve(target: BoundTarget): Promise<Resolution> {
+    const key = frameKey(target.scope.filter((s) => s.role === 'frame').map((s) => s.name));
+    const inFrame = target.scope.filter((s) => s.role !== 'frame');
+    if (!this.#frames.has(key)) return { ok: false, code: 'TARGET_NOT_FOUND', attempts: [], detail: `no frame ${key} on the page` };
+    const attempts: RungAttempt[] = [];
+    for (const rung of target.ladder) {
+      const reply = await this.#call(key, {
+        op: 'find',
+        query: {
+          rung: rung.rung,
+          role: target.role,
+          scope: inFrame,
+          ...(target.name !== undefined ? { name: target.name } : {}),
+          ...(rung.rung === 'label' && target.hint !== undefined ? { value: target.hint } : {}),
+          ...(rung.value !== undefined ? { value: rung.value } : {}),
+        },
+      });
+      const refs = reply.ok ? (reply.refs ?? []) : [];
+      attempts.push({ rung: rung.rung, count: refs.length });
+      if (refs.length === 0) continue;
+      if (refs.length > 1) return { ok: false, code: 'AMBIGUOUS', attempts, detail: `rung ${rung.rung} found ${refs.length} elements, expected exactly one` };
+      const ref = `${key}|${refs[0] as string}`;
+      const control = this.#control(ref);
+      const fp = target.fingerprint;
+      if (fp.value !== undefined && control) {
+        const seen = fingerprint(control, fp.over);
+        if (seen !== fp.value) {
+          return { ok: false, code: 'FINGERPRINT_MISMATCH', attempts, detail: `fingerprint over ${fp.over.join('+')} is ${seen}, recorded ${fp.value}` };
+        }
+      }
+      return { ok: true, ref, rung: rung.rung, control, attempts };
+    }
+    return { ok: false, code: 'TARGET_NOT_FOUND', attempts, detail: 'no rung found it' };
+  }
+
+  async act(ref: string, op: Operation): Promise<ActResult> {
+    const { key, local } = splitRef(ref);
+    const reply = await this.#call(key, { op: 'act', ref: local, verb: op.verb, ...(op.value !== undefined ? { value: op.value } : {}) });
+    if (!reply.ok) throw new SurfaceError(reply.code, `${op.verb} on ${ref}: ${reply.message}`);
+    return reply.read !== undefined ? { read: reply.read } : {};
+  }
+
+  /** CSS candidates for the dearest rung, derived from the element itself (the guard's selectorsFor hook). */
+  async selectorsFor(ref: string): Promise<string[]> {
+    const { key, local } = splitRef(ref);
+    const reply = await this.#call(key, { op: 'selectors', ref: local });
+    return reply.ok ? (reply.selectors ?? []) : [];
+  }
+
+  /** The frame a ref lives in, by its key ('' for the top document), as last observed. */
+  frameIdOf(key: string): number | undefined {
+    return this.#frames.get(key);
+  }
+
+  async evaluate(query: Query): Promise<Answer> {
+    const observation = await this.observe();
+    if (query.kind === 'observe') return { kind: 'observe', observation };
+    return { kind: 'text_present', present: observation.frames.some((f) => f.text.includes(query.text)) };
+  }
+
+  evidence(kind: 'screenshot'): Promise<Uint8Array>;
+  evidence(kind: 'text'): Promise<string>;
+  async evidence(kind: 'screenshot' | 'text'): Promise<Uint8Array | string> {
+    // Authoring keeps no screenshots: the book is the record, and a picture of the clerk's screen could hold a secret.
+    if (kind === 'screenshot') return new Uint8Array();
+    const obs = this.#last ?? (await this.observe());
+    return obs.frames.map((f) => `--- frame ${f.frame.join(' > ') || '(top)'} ${f.url}\n${f.text}`).join('\n');
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}

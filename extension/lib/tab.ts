@@ -1,0 +1,60 @@
+// The TabChannel over chrome.scripting: the worker reaches each frame's agent in the content script's isolated
+// world (scripting.executeScript's default world), where the page's own scripts cannot see or call it.
+import { browser } from 'wxt/browser';
+import type { FrameCall } from './messages.ts';
+import type { TabChannel } from './surface.ts';
+
+/** The built content script (WXT writes entrypoints/content.ts here). */
+export const CONTENT_SCRIPT_FILE = '/content-scripts/content.js';
+const NAV_TIMEOUT_MS = 15_000;
+
+// These two functions are serialised into each frame by executeScript: they may use nothing from this module,
+// so the agent's global name ('__handrailAgent', frame.ts AGENT_GLOBAL) is spelled out in them.
+interface AgentLike {
+  observe(recording: boolean): unknown;
+  call(c: unknown): unknown;
+}
+function observeInFrame(recording: boolean): unknown {
+  const agent = (globalThis as unknown as { __handrailAgent?: AgentLike }).__handrailAgent;
+  return agent ? agent.observe(recording) : null;
+}
+function callInFrame(c: unknown): unknown {
+  const agent = (globalThis as unknown as { __handrailAgent?: AgentLike }).__handrailAgent;
+  return agent ? agent.call(c) : null;
+}
+
+export function chromeTab(tabId: number): TabChannel {
+  return {
+    async observeFrames(recording) {
+      const results = await browser.scripting.executeScript({ target: { tabId, allFrames: true }, func: observeInFrame, args: [recording] });
+      return results.map((r) => ({ frameId: r.frameId, report: (r.result as unknown) ?? null }));
+    },
+    async install(frameIds) {
+      await browser.scripting.executeScript({ target: { tabId, frameIds }, files: [CONTENT_SCRIPT_FILE] });
+    },
+    async call(frameId: number, c: FrameCall) {
+      const [r] = await browser.scripting.executeScript({ target: { tabId, frameIds: [frameId] }, func: callInFrame, args: [c] });
+      return (r?.result as unknown) ?? null;
+    },
+    async navigate(url) {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          browser.tabs.onUpdated.removeListener(listen);
+          reject(new Error(`the tab did not finish loading within ${NAV_TIMEOUT_MS / 1000} s`));
+        }, NAV_TIMEOUT_MS);
+        const listen = (id: number, info: { status?: string }): void => {
+          if (id !== tabId || info.status !== 'complete') return;
+          clearTimeout(timer);
+          browser.tabs.onUpdated.removeListener(listen);
+          resolve();
+        };
+        browser.tabs.onUpdated.addListener(listen);
+        browser.tabs.update(tabId, { url }).catch((e: unknown) => {
+          clearTimeout(timer);
+          browser.tabs.onUpdated.removeListener(listen);
+          reject(e instanceof Error ? e : new Error(String(e)));
+        });
+      });
+    },
+  };
+}

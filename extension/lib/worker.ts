@@ -1,0 +1,103 @@
+// The worker's wiring: the store, the tab channel, the vault, the model, and the message listeners, in one place
+// (STYLE.md 2). Listeners are added synchronously when the worker starts, so the message that woke a stopped
+// worker is the first thing it handles.
+import { browser, type Browser } from 'wxt/browser';
+import { ExtensionAnthropicModel } from './anthropic.ts';
+import { Host } from './host.ts';
+import { AgentHello, ClerkAct, PanelCommand, type CommandReply, type HelloReply } from './messages.ts';
+import { readSettings, vault } from './settings.ts';
+import { BookStore } from './store.ts';
+import { chromeTab, CONTENT_SCRIPT_FILE } from './tab.ts';
+
+/** Chrome counts extension API calls as activity; one every 20 s keeps a worker alive past its 30 s idle limit. */
+function keepAlive(): () => void {
+  const t = setInterval(() => {
+    browser.runtime.getPlatformInfo().catch(() => undefined);
+  }, 20_000);
+  return () => clearInterval(t);
+}
+
+type Sender = Browser.runtime.MessageSender;
+
+const AGENT_ID = 'handrail-agent';
+
+/** The content script in every new document of the site being recorded, all frames, about:blank ones too. */
+const agents = {
+  async register(url: string): Promise<void> {
+    const origin = new URL(url).origin;
+    const script = { id: AGENT_ID, js: [CONTENT_SCRIPT_FILE.slice(1)], matches: [`${origin}/*`], allFrames: true, matchOriginAsFallback: true, runAt: 'document_idle' as const, persistAcrossSessions: false };
+    const have = await browser.scripting.getRegisteredContentScripts({ ids: [AGENT_ID] });
+    if (have.length) await browser.scripting.updateContentScripts([script]);
+    else await browser.scripting.registerContentScripts([script]);
+  },
+  async unregister(): Promise<void> {
+    const have = await browser.scripting.getRegisteredContentScripts({ ids: [AGENT_ID] });
+    if (have.length) await browser.scripting.unregisterContentScripts({ ids: [AGENT_ID] });
+  },
+};
+
+export function startWorker(): void {
+  // The worker's own origin is the extension's (chrome-extension://<id>): its pages share it, pages on sites do not.
+  const extensionOrigin = globalThis.location.origin;
+  const host: Promise<Host> = BookStore.open().then((store) => {
+    const h = new Host({
+      store,
+      tab: chromeTab,
+      tabUrl: async (id) => (await browser.tabs.get(id)).url ?? '',
+      vault,
+      model: async () => new ExtensionAnthropicModel(await readSettings()),
+      changed: (session) => {
+        browser.runtime.sendMessage({ type: 'changed', session }).catch(() => undefined);
+      },
+      keepAlive,
+      newId: () => crypto.randomUUID(),
+      agents,
+    });
+    return h.wake().then(() => h);
+  });
+
+  const fromPanel = (s: Sender): boolean => s.id === browser.runtime.id && s.url !== undefined && new URL(s.url).origin === extensionOrigin;
+  const fromContent = (s: Sender): boolean =>
+    s.id === browser.runtime.id && s.tab?.id !== undefined && s.url !== undefined && new URL(s.url).origin !== extensionOrigin;
+
+  browser.runtime.onMessage.addListener((raw: unknown, sender: Sender, sendResponse: (r?: CommandReply | HelloReply) => void) => {
+    if (fromPanel(sender)) {
+      const cmd = PanelCommand.safeParse(raw);
+      if (!cmd.success) {
+        // A 'changed' broadcast from this worker reaches other extension pages, not us; anything else is malformed.
+        if ((raw as { type?: unknown } | null)?.type === 'changed') return false;
+        sendResponse({ ok: false, code: 'BAD_MESSAGE', message: cmd.error.issues[0]?.message ?? 'malformed command' });
+        return false;
+      }
+      host
+        .then((h) => h.command(cmd.data))
+        .then(sendResponse, (e: unknown) => sendResponse({ ok: false, code: (e as { code?: string }).code ?? 'FAILED', message: (e as Error).message }));
+      return true;
+    }
+    if (fromContent(sender) && AgentHello.safeParse(raw).success) {
+      const tabId = sender.tab?.id as number;
+      host
+        .then((h) => h.recording(tabId))
+        .then(
+          (recording) => sendResponse({ recording }),
+          () => sendResponse({ recording: false }),
+        );
+      return true;
+    }
+    if (fromContent(sender)) {
+      const act = ClerkAct.safeParse(raw);
+      if (!act.success) return false;
+      const tabId = sender.tab?.id as number;
+      host
+        .then((h) => h.clerkAct(act.data, tabId))
+        .then(
+          () => sendResponse({ ok: true }),
+          (e: unknown) => sendResponse({ ok: false, code: (e as { code?: string }).code ?? 'FAILED', message: (e as Error).message }),
+        );
+      return true;
+    }
+    return false;
+  });
+
+  browser.sidePanel?.setPanelBehavior?.({ openPanelOnActionClick: true }).catch(() => undefined);
+}

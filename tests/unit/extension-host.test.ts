@@ -1,0 +1,287 @@
+// The extension worker's session machine without a browser: a clerk's actions go through the guard into the
+// book with inputs as blanks; a worker that restarts picks the session up from IndexedDB (labels known, no line
+// lost or repeated, a re-sent action written once); the secret is never in IndexedDB.
+import 'fake-indexeddb/auto';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { Host, type HostDeps } from '../../extension/lib/host.ts';
+import type { ClerkAct } from '../../extension/lib/messages.ts';
+import { BookStore, type SessionRecord } from '../../extension/lib/store.ts';
+import { ExtensionSurface } from '../../extension/lib/surface.ts';
+import { parseScript, ScriptedModel } from '../../shared/author/scripted.ts';
+import { Observation } from '../../shared/schema/observation.ts';
+import { fakeTab, type FakeTab } from '../fixtures/extension/fake-tab.ts';
+
+const load = (name: string): Observation => Observation.parse(JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8')));
+const SCREENS = { signon: load('plumbline-signon.observation.json'), member: load('plumbline-member.observation.json') };
+const SECRET = 'pw-unit-7731';
+
+let dbn = 0;
+let ids = 0;
+
+async function setup(): Promise<{ store: BookStore; tab: FakeTab; deps: HostDeps; vault: Map<string, Record<string, string>>; changes: string[]; agents: string[] }> {
+  const store = await BookStore.open(`host-test-${dbn++}`);
+  const tab = fakeTab(SCREENS, 'signon', { 'signon:|c3': 'member' });
+  const vault = new Map<string, Record<string, string>>();
+  const changes: string[] = [];
+  const agents: string[] = [];
+  const deps: HostDeps = {
+    agents: {
+      register: (url) => Promise.resolve(void agents.push(`register ${url}`)),
+      unregister: () => Promise.resolve(void agents.push('unregister')),
+    },
+    store,
+    tab: () => tab,
+    tabUrl: () => Promise.resolve('http://plumbline.test/signon'),
+    vault: {
+      put: (s, v) => Promise.resolve(void vault.set(s, v)),
+      get: (s) => Promise.resolve(vault.get(s) ?? null),
+      drop: (s) => Promise.resolve(void vault.delete(s)),
+    },
+    model: () => Promise.reject(new Error('no model in this test')),
+    changed: (s) => void changes.push(s),
+    keepAlive: () => () => undefined,
+    newId: () => `id-${String(ids++).padStart(6, '0')}`,
+  };
+  return { store, tab, deps, vault, changes, agents };
+}
+
+const act = (event: string, ref: string, verb: ClerkAct['verb'], value?: string): ClerkAct => ({
+  type: 'clerk_act',
+  event,
+  frame: [],
+  ref,
+  verb,
+  ...(value !== undefined ? { value } : {}),
+});
+
+/** Answers the owner question as soon as it is asked. */
+async function answerWhenAsked(host: Host, store: BookStore, session: string, answer: 'commit' | 'navigate'): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const q = (await store.getSession(session))?.question;
+    if (q && host.asking(q.id)) {
+      expect(await host.command({ type: 'answer', session, question: q.id, answer, owner: 'Dana' })).toEqual({ ok: true });
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error('the owner was never asked');
+}
+
+async function begin(host: Host): Promise<string> {
+  const r = await host.command({
+    type: 'start',
+    tabId: 1,
+    mode: 'record',
+    goal: 'Sign on',
+    owner: 'Dana',
+    inputs: [
+      { name: 'operator_id', value: 'OP1001', secret: false },
+      { name: 'password', value: SECRET, secret: true },
+    ],
+  });
+  if (!r.ok || !r.session) throw new Error(JSON.stringify(r));
+  return r.session;
+}
+
+describe('the worker in record mode', () => {
+  it("writes the clerk's actions through the guard, inputs as blanks, the secret nowhere in IndexedDB", async () => {
+    const { store, tab, deps, vault, agents } = await setup();
+    const host = new Host(deps);
+    const id = await begin(host);
+    // New documents of the recorded site get the agent, and learn they are being recorded.
+    expect(agents).toEqual(['register http://plumbline.test/signon']);
+    expect([await host.recording(1), await host.recording(2)]).toEqual([true, false]);
+    expect(await host.command({ type: 'label', session: id, label: 'signon', title: 'Sign On' })).toMatchObject({ ok: true });
+    await host.clerkAct(act('e-0000001', 'c0', 'set_value', 'OP1001'), 1);
+    await host.clerkAct(act('e-0000002', 'c1', 'set_value', SECRET), 1);
+    await Promise.all([host.clerkAct(act('e-0000003', 'c3', 'invoke'), 1), answerWhenAsked(host, store, id, 'navigate')]);
+    expect(tab.screen).toBe('member');
+    // The guard filled the secret in the page; the book has only its blank.
+    expect(tab.acts.map((a) => a.value)).toEqual(['OP1001', SECRET, undefined]);
+    const lines = await store.lines(id);
+    expect(lines.map((l) => l.kind)).toEqual(['start', 'label', 'act', 'act', 'act']);
+    const acts = lines.flatMap((l) => (l.kind === 'act' ? [l] : []));
+    expect(acts.map((l) => [l.actor, l.value])).toEqual([
+      ['human', '{{input.operator_id}}'],
+      ['human', '{{input.password}}'],
+      ['human', undefined],
+    ]);
+    expect(acts[2]?.effect).toEqual({ kind: 'navigate', by: 'owner', owner: 'Dana' });
+    expect(JSON.stringify([await store.listSessions(), lines]).includes(SECRET)).toBe(false);
+    // Stopping closes the book and forgets the secret.
+    expect(await host.command({ type: 'stop', session: id })).toEqual({ ok: true });
+    expect((await store.lines(id)).at(-1)).toMatchObject({ kind: 'end', outcome: 'failed', code: 'STOPPED' });
+    expect(vault.has(id)).toBe(false);
+    expect(await host.recording(1)).toBe(false);
+    expect(agents.at(-1)).toBe('unregister');
+  });
+
+  it('a restarted worker goes on where the last one stopped: labels known, numbering unbroken, a re-sent action written once', async () => {
+    const { store, deps } = await setup();
+    const first = new Host(deps);
+    const id = await begin(first);
+    await first.command({ type: 'label', session: id, label: 'signon', title: 'Sign On' });
+    await first.clerkAct(act('e-0000001', 'c0', 'set_value', 'OP1001'), 1);
+
+    // The worker is stopped; a new one starts over the same IndexedDB (and the same session storage).
+    const second = new Host(deps);
+    await second.wake();
+    // The content script re-sends the action the old worker had already written: nothing new is written.
+    await second.clerkAct(act('e-0000001', 'c0', 'set_value', 'OP1001'), 1);
+    expect(await store.countLines(id)).toBe(3);
+    await second.clerkAct(act('e-0000002', 'c1', 'set_value', SECRET), 1);
+    // The resumed guard knows the screen is signon, and refuses to give the label to another screen.
+    const lines = await store.lines(id);
+    expect(lines.map((l) => l.seq)).toEqual([1, 2, 3, 4]);
+    const last = lines.at(-1);
+    expect(last?.kind === 'act' && last.before.label).toBe('signon');
+    expect((await store.getSession(id))?.view?.label).toBe('signon');
+    expect(await second.command({ type: 'finish', session: id, label: 'signon' })).toMatchObject({ ok: true });
+    expect((await store.lines(id)).map((l) => `${l.seq} ${l.kind}`)).toEqual(['1 start', '2 label', '3 act', '4 act', '5 finish', '6 end']);
+    expect((await store.getSession(id))?.state).toBe('finished');
+  });
+
+  it('a worker that restarts while the owner is asked drops the question: the press never happened', async () => {
+    const { store, tab, deps } = await setup();
+    const first = new Host(deps);
+    const id = await begin(first);
+    await first.command({ type: 'label', session: id, label: 'signon', title: 'Sign On' });
+    const pending = first.clerkAct(act('e-0000003', 'c3', 'invoke'), 1).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    for (let i = 0; i < 200 && !(await store.getSession(id))?.question; i++) await new Promise((r) => setTimeout(r, 10));
+    const asked = (await store.getSession(id))?.question;
+    expect(asked?.control).toBe("button 'F5=Sign On'");
+
+    const second = new Host(deps);
+    await second.wake();
+    expect((await store.getSession(id))?.question).toBeNull();
+    expect(await second.command({ type: 'answer', session: id, question: asked?.id ?? '', answer: 'navigate', owner: 'Dana' })).toMatchObject({
+      ok: false,
+      code: 'NO_QUESTION',
+    });
+    expect(tab.screen).toBe('signon');
+    expect(await store.countLines(id)).toBe(2);
+    // (The first worker's call is gone with it in real life; here it is ended so the test leaves nothing pending.)
+    await first.command({ type: 'stop', session: id });
+    expect(await pending).toMatchObject({ code: 'OWNER_FAILED' });
+  });
+});
+
+describe('the worker in model mode', () => {
+  const script = parseScript(
+    JSON.stringify([
+      [
+        { tool: 'assert_screen', label: 'signon', title: 'Sign On' },
+        { tool: 'act', match: "textbox 'Operator ID'", verb: 'set_value', value: '{{input.operator_id}}' },
+        { tool: 'act', match: "textbox 'Password'", verb: 'set_value', value: '{{input.password}}' },
+        { tool: 'act', match: "button 'F5=Sign On'", verb: 'invoke' },
+      ],
+      [
+        { tool: 'assert_screen', label: 'member', title: 'Member Record' },
+        { tool: 'finish', label: 'member' },
+      ],
+    ]),
+  );
+
+  async function startModel(deps: HostDeps): Promise<{ host: Host; id: string }> {
+    const host = new Host({ ...deps, model: () => Promise.resolve(new ScriptedModel(script, 'scripted-unit')) });
+    const r = await host.command({
+      type: 'start',
+      tabId: 1,
+      mode: 'model',
+      goal: 'Sign on',
+      owner: 'Dana',
+      inputs: [
+        { name: 'operator_id', value: 'OP1001', secret: false },
+        { name: 'password', value: SECRET, secret: true },
+      ],
+    });
+    if (!r.ok || !r.session) throw new Error(JSON.stringify(r));
+    return { host, id: r.session };
+  }
+
+  async function until(store: BookStore, id: string, ok: (s: SessionRecord) => boolean): Promise<SessionRecord> {
+    for (let i = 0; i < 500; i++) {
+      const s = await store.getSession(id);
+      if (s && ok(s)) return s;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    throw new Error('the session never got there');
+  }
+
+  it('runs the evening through shared/author, the owner answering from the panel, and closes the book', async () => {
+    const { store, deps, tab } = await setup();
+    const { host, id } = await startModel(deps);
+    await answerWhenAsked(host, store, id, 'navigate');
+    const done = await until(store, id, (s) => s.state !== 'running');
+    expect(done).toMatchObject({ state: 'finished', model: 'scripted-unit', note: 'finished on member' });
+    expect(tab.screen).toBe('member');
+    const lines = await store.lines(id);
+    expect(lines.map((l) => l.kind)).toEqual(['start', 'label', 'act', 'act', 'act', 'label', 'finish', 'end']);
+    expect(lines.map((l) => l.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(JSON.stringify(lines).includes(SECRET)).toBe(false);
+  });
+
+  it('stopped while the owner is asked, the evening ends itself: one end line, nothing pressed', async () => {
+    const { store, deps, tab } = await setup();
+    const { host, id } = await startModel(deps);
+    await until(store, id, (s) => s.question !== null);
+    expect(await host.command({ type: 'stop', session: id })).toEqual({ ok: true });
+    const done = await until(store, id, (s) => s.state !== 'running');
+    expect(done.state).toBe('stopped');
+    const lines = await store.lines(id);
+    expect(lines.filter((l) => l.kind === 'end')).toEqual([expect.objectContaining({ kind: 'end', outcome: 'failed', code: 'OWNER_FAILED' })]);
+    expect(tab.screen).toBe('signon');
+    expect(tab.acts.map((a) => a.verb)).toEqual(['set_value', 'set_value']);
+  });
+
+  it('a second session on a busy tab is refused', async () => {
+    const { deps, store } = await setup();
+    const { host, id } = await startModel(deps);
+    const again = await host.command({ type: 'start', tabId: 1, mode: 'record', goal: 'g', owner: 'Dana', inputs: [] });
+    expect(again).toMatchObject({ ok: false, code: 'ALREADY_RUNNING' });
+    await until(store, id, (s) => s.question !== null);
+    await host.command({ type: 'stop', session: id });
+    await until(store, id, (s) => s.state !== 'running');
+  });
+});
+
+describe("the extension's surface", () => {
+  it('puts the agent into a frame that has none yet (it just navigated) and sees the whole frameset', async () => {
+    const tab = fakeTab(SCREENS, 'member', {});
+    tab.bare = new Set([1, 2]);
+    const surface = new ExtensionSurface(tab);
+    const obs = await surface.observe();
+    expect(tab.bare.size).toBe(0);
+    // The same screen, signature and refs as the runner's observation of it.
+    expect(obs.signature).toBe(SCREENS.member.signature);
+    expect(obs.frames.flatMap((f) => f.controls.map((c) => c.ref))).toEqual(SCREENS.member.frames.flatMap((f) => f.controls.map((c) => c.ref)));
+  });
+
+  it('finds a control through the frame it is in, and says how many a rung matched', async () => {
+    const surface = new ExtensionSurface(fakeTab(SCREENS, 'member', {}));
+    await surface.observe();
+    const hold = { id: 't', role: 'link', name: 'Hold', supports: ['invoke' as const], fingerprint: { over: ['role' as const] } };
+    const one = await surface.resolve({ ...hold, scope: [{ role: 'frame', name: 'work' }, { role: 'row', name: '400118-S0001' }], ladder: [{ rung: 'role_name', cost: 100 }] });
+    expect(one).toMatchObject({ ok: true, ref: 'work|c0', rung: 'role_name' });
+    const two = await surface.resolve({ ...hold, scope: [{ role: 'frame', name: 'work' }], ladder: [{ rung: 'role_name', cost: 100 }] });
+    expect(two).toMatchObject({ ok: false, code: 'AMBIGUOUS', attempts: [{ rung: 'role_name', count: 2 }] });
+    const gone = await surface.resolve({ ...hold, scope: [{ role: 'frame', name: 'nowhere' }], ladder: [{ rung: 'role_name', cost: 100 }] });
+    expect(gone).toMatchObject({ ok: false, code: 'TARGET_NOT_FOUND' });
+  });
+});
+
+describe('a browser that was closed mid-session', () => {
+  it('ends the session on the next start: the secret values went with it', async () => {
+    const { store, deps, vault } = await setup();
+    const host = new Host(deps);
+    const id = await begin(host);
+    vault.clear();
+    await new Host(deps).wake();
+    expect((await store.getSession(id))?.state).toBe('failed');
+    expect((await store.lines(id)).at(-1)).toMatchObject({ kind: 'end', code: 'SECRET_GONE' });
+  });
+});

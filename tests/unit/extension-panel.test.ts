@@ -1,0 +1,123 @@
+// The side panel's logic without a browser: the new-session form says what is wrong in a clerk's words, a
+// session's phase and book read as the panel shows them, a typed value equal to an input becomes its blank, and
+// compiling in the panel shows the holes.
+import { describe, expect, it } from 'vitest';
+import { compileBook, describeLine, emptyForm, fileStem, phaseOf, sessionView, startCommand, toLabel } from '../../extension/lib/panel-state.ts';
+import { valueForGuard } from '../../extension/lib/record.ts';
+import type { SessionRecord } from '../../extension/lib/store.ts';
+import { TRACE_SCHEMA_ID, type TraceLine } from '../../shared/schema/trace.ts';
+
+const form = () => ({
+  ...emptyForm(),
+  goal: 'Place a hold',
+  owner: 'Dana',
+  inputs: [
+    { name: 'member_number', value: '400118', secret: false },
+    { name: 'password', value: 'hunter22', secret: true },
+    { name: '', value: '', secret: false },
+  ],
+});
+
+const record = (patch: Partial<SessionRecord> = {}): SessionRecord => ({
+  id: 's',
+  tabId: 1,
+  mode: 'record',
+  goal: 'g',
+  entry: 'http://x/',
+  owner: 'Dana',
+  inputs: [],
+  state: 'running',
+  created: '2026-11-30T02:00:00.000Z',
+  updated: '2026-11-30T02:00:00.000Z',
+  question: null,
+  view: null,
+  note: null,
+  events: [],
+  ...patch,
+});
+
+describe('the new-session form', () => {
+  it('becomes a start command, skipping blank rows', () => {
+    const r = startCommand(form(), 42);
+    expect(r).toEqual({
+      ok: true,
+      cmd: {
+        type: 'start',
+        tabId: 42,
+        mode: 'record',
+        goal: 'Place a hold',
+        owner: 'Dana',
+        inputs: [
+          { name: 'member_number', value: '400118', secret: false },
+          { name: 'password', value: 'hunter22', secret: true },
+        ],
+      },
+    });
+  });
+
+  it('names what is wrong', () => {
+    expect(startCommand({ ...form(), goal: ' ' }, 1)).toEqual({ ok: false, message: 'a goal is required' });
+    expect(startCommand({ ...form(), owner: '' }, 1)).toEqual({ ok: false, message: 'the owner (your name) is required' });
+    const bad = { ...form(), inputs: [{ name: 'Member Number', value: '1', secret: false }] };
+    expect(startCommand(bad, 1)).toEqual({ ok: false, message: 'input "Member Number": an input name is lower_snake_case' });
+    const twice = { ...form(), inputs: [{ name: 'a', value: '1', secret: false }, { name: 'a', value: '2', secret: false }] };
+    expect(startCommand(twice, 1)).toEqual({ ok: false, message: 'the input "a" is named twice' });
+    const short = { ...form(), inputs: [{ name: 'pin', value: '12', secret: true }] };
+    expect(startCommand(short, 1)).toMatchObject({ ok: false, message: expect.stringContaining('at least 3') as unknown });
+  });
+});
+
+describe("a clerk's typed value", () => {
+  const inputs = [
+    { name: 'member_number', value: '400118', secret: false },
+    { name: 'password', value: 'hunter22', secret: true },
+    { name: 'reason', value: 'LEGAL', secret: false },
+  ];
+  it('equal to an input becomes its blank; a secret always does', () => {
+    expect(valueForGuard({ verb: 'set_value', value: ' 400118 ' }, inputs)).toBe('{{input.member_number}}');
+    expect(valueForGuard({ verb: 'set_value', value: 'hunter22' }, inputs)).toBe('{{input.password}}');
+    expect(valueForGuard({ verb: 'select', value: 'Legal order', optionValue: 'LEGAL' }, inputs)).toBe('{{input.reason}}');
+  });
+  it('is kept as a literal otherwise, and an invoke has no value', () => {
+    expect(valueForGuard({ verb: 'set_value', value: 'Dispute' }, inputs)).toBe('Dispute');
+    expect(valueForGuard({ verb: 'invoke' }, inputs)).toBeUndefined();
+  });
+});
+
+describe('a session as the panel shows it', () => {
+  const lines: TraceLine[] = [
+    { seq: 1, at: 't', kind: 'start', schema: TRACE_SCHEMA_ID, goal: 'g', entry: 'e', inputs: [], walker: 'w', author: { kind: 'human' } },
+    { seq: 2, at: 't', kind: 'label', label: 'signon', title: 'Sign On', screen: { url: 'u', signature: 's', paths: [], label: 'signon' } },
+  ];
+  it('has a phase from its state and question', () => {
+    expect(phaseOf(null)).toBe('none');
+    expect(phaseOf(record())).toBe('recording');
+    expect(phaseOf(record({ mode: 'model' }))).toBe('running');
+    expect(phaseOf(record({ question: { id: 'q', control: "button 'F10=Post Hold'", screen: 'review', goal: 'g' } }))).toBe('asking');
+    expect(phaseOf(record({ state: 'finished' }))).toBe('finished');
+  });
+  it('lets the clerk label only while recording with no question waiting', () => {
+    expect(sessionView(record(), lines)).toMatchObject({ canLabel: true, labels: ['signon'], rows: ['1 start: g (human)', '2 label: signon "Sign On"'] });
+    expect(sessionView(record({ mode: 'model' }), lines).canLabel).toBe(false);
+    expect(sessionView(record({ question: { id: 'q', control: 'c', screen: null, goal: 'g' } }), lines).canLabel).toBe(false);
+  });
+  it('describes an end line with its code', () => {
+    expect(describeLine({ seq: 9, at: 't', kind: 'end', outcome: 'failed', code: 'STOPPED' })).toBe('9 end: failed STOPPED');
+  });
+});
+
+describe('compiling in the panel', () => {
+  it('shows every hole of a book that never finished', () => {
+    const r = compileBook([{ seq: 1, at: 't', kind: 'start', schema: TRACE_SCHEMA_ID, goal: 'g', entry: 'http://x/', inputs: [], walker: 'w', author: { kind: 'human' } }]);
+    expect(r.ok).toBe(false);
+    expect(!r.ok && r.holes.map((h) => h.code)).toContain('NO_FINISH');
+  });
+});
+
+describe('small helpers', () => {
+  it('make labels and file names', () => {
+    expect(toLabel(' Hold Form! ')).toBe('hold_form');
+    expect(toLabel('2 Review')).toBe('review');
+    expect(fileStem({ goal: 'Place a LEGAL hold', created: '2026-11-30T02:00:00.000Z' })).toBe('place-a-legal-hold-20261130T0200');
+  });
+});
