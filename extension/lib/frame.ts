@@ -87,6 +87,9 @@ function act(api: InPage, ref: string, verb: Verb, value: string | undefined): F
       if (!(el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement)) {
         return { ok: false, code: 'ACTION_FAILED', message: `set_value on a ${el.tagName.toLowerCase()}, which takes no typed value` };
       }
+      // In record mode the clerk has already typed this value: touching the field again would move the focus
+      // away from wherever they are typing now, and their next keystrokes would land here.
+      if (el.value === (value ?? '')) return { ok: true };
       el.focus();
       setNativeValue(el, value ?? '');
       el.dispatchEvent(new Event('input', { bubbles: true }));
@@ -99,6 +102,7 @@ function act(api: InPage, ref: string, verb: Verb, value: string | undefined): F
       // A card names the option a person reads (its label); the option's value is the fallback, as in replay.
       const opt = [...el.options].find((o) => normalize(o.text) === want) ?? [...el.options].find((o) => o.value === want);
       if (!opt) return { ok: false, code: 'ACTION_FAILED', message: 'no option with that label or value' };
+      if (el.value === opt.value) return { ok: true };
       el.value = opt.value;
       el.dispatchEvent(new Event('input', { bubbles: true }));
       el.dispatchEvent(new Event('change', { bubbles: true }));

@@ -2,7 +2,7 @@
 // its frames. observe asks every frame's walker and joins the frames with shared/screens.ts; resolve and act go
 // to the frame a ref names. Refs are spelled as the runner spells them (`work|c3`), so a book written here reads
 // the same as one written by `handrail author`.
-import { fingerprint } from '../../shared/fingerprint.ts';
+import { frameScope, walkLadder } from '../../shared/ladder.ts';
 import type { Control, FrameObservation, Observation, ScopeLink } from '../../shared/schema/observation.ts';
 import { combineFrames } from '../../shared/screens.ts';
 import { WALKER_VERSION } from '../../shared/dom/version.ts';
@@ -14,7 +14,6 @@ import {
   type Operation,
   type Query,
   type Resolution,
-  type RungAttempt,
   type Surface,
 } from '../../shared/surface.ts';
 import { FrameReply, FrameReport, type FrameCall } from './messages.ts';
@@ -116,38 +115,15 @@ export class ExtensionSurface implements Surface {
   }
 
   async resolve(target: BoundTarget): Promise<Resolution> {
-    const key = frameKey(target.scope.filter((s) => s.role === 'frame').map((s) => s.name));
-    const inFrame = target.scope.filter((s) => s.role !== 'frame');
+    const key = frameKey(frameScope(target).framePath);
     if (!this.#frames.has(key)) return { ok: false, code: 'TARGET_NOT_FOUND', attempts: [], detail: `no frame ${key} on the page` };
-    const attempts: RungAttempt[] = [];
-    for (const rung of target.ladder) {
-      const reply = await this.#call(key, {
-        op: 'find',
-        query: {
-          rung: rung.rung,
-          role: target.role,
-          scope: inFrame,
-          ...(target.name !== undefined ? { name: target.name } : {}),
-          ...(rung.rung === 'label' && target.hint !== undefined ? { value: target.hint } : {}),
-          ...(rung.value !== undefined ? { value: rung.value } : {}),
-        },
-      });
-      const refs = reply.ok ? (reply.refs ?? []) : [];
-      attempts.push({ rung: rung.rung, count: refs.length });
-      if (refs.length === 0) continue;
-      if (refs.length > 1) return { ok: false, code: 'AMBIGUOUS', attempts, detail: `rung ${rung.rung} found ${refs.length} elements, expected exactly one` };
-      const ref = `${key}|${refs[0] as string}`;
-      const control = this.#control(ref);
-      const fp = target.fingerprint;
-      if (fp.value !== undefined && control) {
-        const seen = fingerprint(control, fp.over);
-        if (seen !== fp.value) {
-          return { ok: false, code: 'FINGERPRINT_MISMATCH', attempts, detail: `fingerprint over ${fp.over.join('+')} is ${seen}, recorded ${fp.value}` };
-        }
-      }
-      return { ok: true, ref, rung: rung.rung, control, attempts };
-    }
-    return { ok: false, code: 'TARGET_NOT_FOUND', attempts, detail: 'no rung found it' };
+    return walkLadder(target, {
+      find: async (query) => {
+        const reply = await this.#call(key, { op: 'find', query });
+        return (reply.ok ? (reply.refs ?? []) : []).map((r) => `${key}|${r}`);
+      },
+      controlOf: (ref) => this.#control(ref),
+    });
   }
 
   async act(ref: string, op: Operation): Promise<ActResult> {

@@ -2,8 +2,8 @@
 // uses (injected into every frame), so what authoring saw and what replay resolves cannot disagree.
 import type { Browser, BrowserContext, CDPSession, ElementHandle, Frame, Page } from 'playwright-core';
 import { chromium } from 'playwright-core';
-import { fingerprint } from '../../shared/fingerprint.ts';
-import type { Control, Observation, ScopeLink } from '../../shared/schema/observation.ts';
+import { frameScope, walkLadder } from '../../shared/ladder.ts';
+import type { Control, Observation } from '../../shared/schema/observation.ts';
 import {
   SurfaceError,
   type ActResult,
@@ -12,7 +12,6 @@ import {
   type Operation,
   type Query,
   type Resolution,
-  type RungAttempt,
   type Surface,
 } from '../../shared/surface.ts';
 import { findChromium } from './chromium.ts';
@@ -151,49 +150,19 @@ export class BrowserSurface implements Surface {
 
   async resolve(target: BoundTarget): Promise<Resolution> {
     this.alive();
-    const framePath = target.scope.filter((s) => s.role === 'frame').map((s) => s.name);
-    const inFrame: ScopeLink[] = target.scope.filter((s) => s.role !== 'frame');
+    const { framePath } = frameScope(target);
     const frame = this.frameAt(framePath);
     if (!frame) {
       return { ok: false, code: 'TARGET_NOT_FOUND', attempts: [], detail: `no frame ${framePath.join(' > ')} on the page` };
     }
-    const attempts: RungAttempt[] = [];
     try {
-      for (const rung of target.ladder) {
-        const query = {
-          rung: rung.rung,
-          role: target.role,
-          scope: inFrame,
-          ...(target.name !== undefined ? { name: target.name } : {}),
-          ...(rung.rung === 'label' && target.hint !== undefined ? { value: target.hint } : {}),
-          ...(rung.value !== undefined ? { value: rung.value } : {}),
-        };
-        const refs = await findWithWalker(frame, query);
-        attempts.push({ rung: rung.rung, count: refs.length });
-        if (refs.length === 0) continue;
-        if (refs.length > 1) {
-          return { ok: false, code: 'AMBIGUOUS', attempts, detail: `rung ${rung.rung} found ${refs.length} elements, expected exactly one` };
-        }
-        const ref = BrowserSurface.joinRef(framePath, refs[0] as string);
-        const control = this.controlOf(ref);
-        const fp = target.fingerprint;
-        if (fp.value !== undefined && control) {
-          const seen = fingerprint(control, fp.over);
-          if (seen !== fp.value) {
-            return {
-              ok: false,
-              code: 'FINGERPRINT_MISMATCH',
-              attempts,
-              detail: `rung ${rung.rung} found one element, but its fingerprint over ${fp.over.join('+')} is ${seen}, recorded ${fp.value}`,
-            };
-          }
-        }
-        return { ok: true, ref, rung: rung.rung, control, attempts };
-      }
+      return await walkLadder(target, {
+        find: async (query) => (await findWithWalker(frame, query)).map((r) => BrowserSurface.joinRef(framePath, r)),
+        controlOf: (ref) => this.controlOf(ref),
+      });
     } catch (e) {
       this.wrap(e, `resolving ${target.id}`);
     }
-    return { ok: false, code: 'TARGET_NOT_FOUND', attempts, detail: 'no rung found it' };
   }
 
   private async handle(ref: string): Promise<{ frame: Frame; local: string; el: ElementHandle<Element> }> {
