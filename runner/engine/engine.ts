@@ -100,8 +100,11 @@ export class Replay {
     return bound;
   }
 
+  /** Asks the surface what is showing now (one `evaluate`; settling polls this, the surface never waits). */
   private async look(): Promise<Named> {
-    const obs = await this.surface.observe();
+    const answer = await this.surface.evaluate({ kind: 'observe' });
+    if (answer.kind !== 'observe') throw new Error('surface answered an observe query with something else');
+    const obs = answer.observation;
     const named = nameScreen(obs, this.screens);
     const current = { obs, label: named?.label ?? null, text: screenText(obs) };
     this.current = current;
@@ -312,8 +315,8 @@ export class Replay {
   /** One step through the six checkpoints. Returns an ending to stop the run, or null to go on. */
   private async step(step: Step, index: number, markCommit: (id: string) => void): Promise<Ending | null> {
     const tag = `step ${index + 1}/${this.card.steps.length} ${step.id}`;
-    // 1. Right screen?
-    const here = this.current && this.lastSignatureFresh() ? this.current : await this.look();
+    // 1. Right screen? The observation that settled the previous step is the screen now showing.
+    const here = this.current ?? (await this.look());
     if (here.label !== step.screen) {
       const outcome = this.outcomeOf(here);
       if (outcome) return this.endingFor(outcome, step);
@@ -400,11 +403,6 @@ export class Replay {
       };
     }
     return null;
-  }
-
-  private lastSignatureFresh(): boolean {
-    // The observation taken while settling the previous step is the current screen: no need to look twice.
-    return this.current !== null && this.current.obs.signature === this.lastSignature;
   }
 
   private extract(step: Step, text: string): void {
