@@ -3,6 +3,7 @@
 // This file is the one place the product may import demo/ (DESIGN.md, import rules).
 import { fileURLToPath } from 'node:url';
 import { startBank } from '../../demo/plumbline/server.ts';
+import { approvalStatus } from '../approval.ts';
 import { BrowserSurface } from '../browser/surface.ts';
 import { runCapability } from '../run.ts';
 import { printResult, readCard } from './replay.ts';
@@ -23,10 +24,14 @@ export async function demoCommand(): Promise<number> {
       err(loaded.message);
       return 2;
     }
+    const status = approvalStatus(loaded.card);
+    err(status.servable ? `card ${loaded.card.id}: approved by ${status.by}, content hash matches` : `card ${loaded.card.id}: ${status.reason}`);
     const inputs = { operator_id: 'OP1001', member_number: '400118', share_id: '400118-S0005', reason: 'LEGAL' };
     err(`replaying ${loaded.card.id} for member ${inputs.member_number}, share ${inputs.share_id}, reason ${inputs.reason}`);
     const result = await runCapability({
       card: loaded.card,
+      // The demo replays only what a person approved, as a server would.
+      requireApproved: true,
       inputs: { ...inputs, password },
       env: { ...process.env, BASE_URL: bank.url },
       surface: () => BrowserSurface.launch({ headed: process.env['HANDRAIL_HEADED'] === '1' }),

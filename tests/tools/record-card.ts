@@ -1,6 +1,7 @@
 // Records the furniture of the hand-written PLUMBLINE card: the screens' signatures and paths and each
 // target's fingerprint, taken from a live PLUMBLINE through the same walker replay uses. The steps, targets
-// and outcomes stay hand-written; rerun this when the walker's path rules change:
+// and outcomes stay hand-written; rerun this when the walker's path rules change, then verify and approve the
+// card again (any change to it voids its approval, and `npm run demo` replays only an approved card):
 //   npx tsx tests/tools/record-card.ts            (rewrites capabilities/plumbline-place-hold.json)
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
