@@ -16,8 +16,9 @@ import type { Receipt } from '../../runner/mcp/tools.ts';
 import { loadCapability, type Capability } from '../../shared/schema/index.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const TSX = join(ROOT, 'node_modules/.bin/tsx');
-const ENTRY = join(ROOT, 'runner/mcp/main.ts');
+const NODE = process.execPath;
+// The same command an MCP client configures: `handrail serve <dir>` (bin/handrail.mjs runs runner/cli/main.ts).
+const ENTRY = join(ROOT, 'bin/handrail.mjs');
 const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
 const TOKEN = `tok-${randomBytes(12).toString('hex')}`;
 
@@ -73,9 +74,9 @@ async function serve(opts: { secret?: boolean; journalDir?: string } = {}): Prom
     BASE_URL: bank.url,
   };
   if (opts.secret !== false) env['HANDRAIL_SECRET_PASSWORD'] = PASSWORD;
-  const args = [ENTRY, capsDir, '--evidence-dir', join(scratch, 'runs')];
+  const args = [ENTRY, 'serve', capsDir, '--evidence-dir', join(scratch, 'runs')];
   if (opts.journalDir) args.push('--journal-dir', opts.journalDir);
-  const transport = new StdioClientTransport({ command: TSX, args, env, stderr: 'pipe', cwd: ROOT });
+  const transport = new StdioClientTransport({ command: NODE, args, env, stderr: 'pipe', cwd: ROOT });
   let err = '';
   transport.stderr?.on('data', (b: Buffer) => (err += b.toString('utf8')));
   const client = new Client({ name: 'handrail-e2e', version: '0.0.0' });
@@ -216,7 +217,7 @@ test('after a crash mid-commit, a retried call is answered UNSAFE_TO_RETRY and n
 });
 
 test('nothing but JSON-RPC on stdout, even through a full call', async () => {
-  const child = spawn(TSX, [ENTRY, capsDir, '--evidence-dir', join(scratch, 'runs')], {
+  const child = spawn(NODE, [ENTRY, 'serve', capsDir, '--evidence-dir', join(scratch, 'runs')], {
     cwd: ROOT,
     env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? scratch, BASE_URL: bank.url, HANDRAIL_SECRET_PASSWORD: PASSWORD },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -245,10 +246,16 @@ test('nothing but JSON-RPC on stdout, even through a full call', async () => {
   }
 });
 
-test('over HTTP, a request without the bearer token is refused and one with it is served', async () => {
-  const child = spawn(TSX, [ENTRY, capsDir, '--http', '0', '--evidence-dir', join(scratch, 'runs')], {
+test('over HTTP, a request without the bearer token is refused, and one with it lists the tool and posts a hold', async () => {
+  const child = spawn(NODE, [ENTRY, 'serve', capsDir, '--http', '0', '--evidence-dir', join(scratch, 'runs')], {
     cwd: ROOT,
-    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? scratch, BASE_URL: bank.url, HANDRAIL_MCP_TOKEN: TOKEN },
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      HOME: process.env['HOME'] ?? scratch,
+      BASE_URL: bank.url,
+      HANDRAIL_MCP_TOKEN: TOKEN,
+      HANDRAIL_SECRET_PASSWORD: PASSWORD,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let err = '';
@@ -270,6 +277,14 @@ test('over HTTP, a request without the bearer token is refused and one with it i
     await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(['plumbline_place_hold']);
+    // A real call over HTTP posts a hold the judge confirms.
+    const result = (await client.callTool({
+      name: 'plumbline_place_hold',
+      arguments: { operator_id: 'OP1001', member_number: '400526', share_id: '400526-S0001', reason: 'LEGAL' },
+    })) as CallToolResult;
+    expect(result.isError ?? false).toBe(false);
+    expect(result.structuredContent).toMatchObject({ word: 'SUCCESS', retryable: false });
+    expect(bank.store.holdFor('400526-S0001')).toMatchObject({ held: true, postPresses: 1 });
     await client.close();
     expect(out).toBe('');
   } finally {
