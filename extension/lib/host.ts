@@ -1,10 +1,11 @@
 // The session machine the worker runs (DESIGN.md "Authoring", hosted in the extension). A session is a record
 // in IndexedDB plus, while the worker is alive, a live guard over the clerk's tab. Model mode hands the tab to
-// shared/author's runEvening; record mode sends each of the clerk's own actions through the same Guard. Any
-// state worth keeping is written before it is acted on, so a worker killed between two events comes back, finds
-// the session in IndexedDB and carries on: no book line lost, none written twice.
+// shared/author's runEvening (resumeEvening after a stop, from the book and the evening's kept place); record
+// mode sends each of the clerk's own actions through the same Guard, resumed from the book. Any state worth
+// keeping is written before it is acted on, so a worker killed between two events comes back, finds the session
+// in IndexedDB and carries on: no book line lost, none written twice, and a press under way is never made twice.
 import { Guard } from '../../shared/author/guard.ts';
-import { runEvening } from '../../shared/author/evening.ts';
+import { resumeEvening, runEvening, type EveningOptions, type EveningResult } from '../../shared/author/evening.ts';
 import { OwnerError, type Book, type EveningInput, type Model, type Owner, type OwnerAnswer, type OwnerQuestion } from '../../shared/author/ports.ts';
 import { WALKER_VERSION } from '../../shared/dom/version.ts';
 import { buildMenu, renderRow } from '../../shared/menu.ts';
@@ -31,7 +32,8 @@ export interface HostDeps {
   tab(tabId: number): TabChannel;
   tabUrl(tabId: number): Promise<string>;
   vault: SecretVault;
-  model(): Promise<Model>;
+  /** The model for a model-mode session; `saved` is its conversation as `Model.save()` gave it, to go on from. */
+  model(saved?: unknown): Promise<Model>;
   /** Tell open panels that a session changed (they re-read IndexedDB). */
   changed(session: string): void;
   /** Keep the worker awake while a model evening runs; returns the release. */
@@ -44,36 +46,29 @@ export interface HostDeps {
 
 const fail = (code: string, message: string): CommandReply => ({ ok: false, code, message });
 
-/** The book of one session: lines keyed by (session, seq); a clerk's act lines carry actor "human". */
+/** The record without a dispatched action: that action's line is written, or it was settled another way. */
+function settled(r: SessionRecord): SessionRecord {
+  const { dispatched: _done, ...rest } = r;
+  return rest;
+}
+
+/** The book of one session: lines keyed by (session, seq), numbered by the guard (which resumes from the book). */
 class SessionBook implements Book {
-  /** While a resumed guard re-learns its labels, its lines are not written again. */
-  muted = false;
-  /** The guard numbers from 1; a resumed guard's lines continue after those already in the book. */
-  offset = 0;
   constructor(
     private readonly store: BookStore,
     private readonly session: string,
-    private readonly human: boolean,
     private readonly onLine: (l: TraceLine) => Promise<void>,
   ) {}
 
   async append(line: TraceLine): Promise<void> {
-    if (this.muted) return;
-    let l: TraceLine = { ...line, seq: line.seq + this.offset };
-    if (this.human && l.kind === 'act') l = { ...l, actor: 'human' };
-    const checked = TraceLine.parse(l);
+    const checked = TraceLine.parse(line);
     await this.store.appendLine(this.session, checked);
     await this.onLine(checked);
   }
 }
 
-/**
- * A Surface that can stand in a recorded screen for the live one. A resumed Guard re-learns the labels of its
- * book by being shown each labelled screen again (the Guard has no way to be handed its history; see the report).
- */
-class ResumableSurface implements Surface {
-  stand: Observation | null = null;
-  /** Set when the clerk stops the session: every verb fails, so a running evening ends itself at once. */
+/** The tab's surface, which the clerk can halt: every verb then fails, so a running evening ends itself at once. */
+class HaltableSurface implements Surface {
   halted = false;
   constructor(
     readonly inner: ExtensionSurface,
@@ -87,7 +82,6 @@ class ResumableSurface implements Surface {
     return this.inner.open(entry);
   }
   async observe(): Promise<Observation> {
-    if (this.stand) return this.stand;
     this.#live();
     const obs = await this.inner.observe();
     await this.seen(obs);
@@ -118,7 +112,7 @@ interface Live {
   session: string;
   inputs: EveningInput[];
   masker: Masker;
-  surface: ResumableSurface;
+  surface: HaltableSurface;
   book: SessionBook;
   known: KnownScreen[];
   /** Record mode only: the guard the clerk's actions go through. */
@@ -151,14 +145,16 @@ export class Host {
   async wake(): Promise<void> {
     for (const s of await this.d.store.listSessions()) {
       if (s.state !== 'running') continue;
-      if (s.mode === 'model') {
-        // runEvening keeps the model's place in memory and has no resume entry point: the evening ends, book kept.
-        await this.#end(s.id, 'failed', 'WORKER_STOPPED', 'the extension worker was stopped during a model evening; start a new session');
-        continue;
-      }
       if ((await this.d.vault.get(s.id)) === null) {
         // storage.session is emptied when the browser closes: the secrets (and the tab) this session had are gone.
         await this.#end(s.id, 'failed', 'SECRET_GONE', 'the browser was closed during the session; start a new session');
+        continue;
+      }
+      if (s.mode === 'model') {
+        // The press the owner was being asked about never happened (it waits for the answer): the resumed
+        // evening runs that call again and asks again.
+        await this.#update(s.id, (r) => ({ ...r, question: null, note: 'the extension restarted; the evening goes on' }));
+        this.#spawnModel(s, true);
         continue;
       }
       if (s.question) {
@@ -181,13 +177,16 @@ export class Host {
     const masker = new Masker(inputs.filter((i) => i.secret).map((i) => ({ name: i.name, value: i.value })));
     const inner = new ExtensionSurface(this.d.tab(s.tabId));
     inner.recording = s.mode === 'record';
-    const known: KnownScreen[] = [];
-    const book = new SessionBook(this.d.store, s.id, s.mode === 'record', (l) => {
+    // The labels already in the book (a restarted worker), for the panel's view of the live screen.
+    const known: KnownScreen[] = (await this.d.store.lines(s.id)).flatMap((l) =>
+      l.kind === 'label' ? [{ label: l.label, signature: l.screen.signature, paths: l.screen.paths }] : [],
+    );
+    const book = new SessionBook(this.d.store, s.id, (l) => {
       if (l.kind === 'label') known.push({ label: l.label, signature: l.screen.signature, paths: l.screen.paths });
       this.d.changed(s.id);
       return Promise.resolve();
     });
-    const surface = new ResumableSurface(inner, (obs) => this.#seen(live, obs));
+    const surface = new HaltableSurface(inner, (obs) => this.#seen(live, obs));
     const live: Live = { session: s.id, inputs, masker, surface, book, known, guard: null, lastSignature: null };
     this.#live.set(s.id, live);
     return live;
@@ -220,36 +219,26 @@ export class Host {
     };
   }
 
-  /** A record-mode guard; after a restart it re-learns the labels already in the book, writing nothing. */
+  /** A record-mode guard; after a restart it goes on from the book (numbering, labels, finished). */
   async #guard(live: Live, s: SessionRecord): Promise<Guard> {
     if (live.guard) return live.guard;
-    const guard = new Guard({
+    live.guard = new Guard({
       surface: live.surface,
       owner: this.#owner(s.id),
       book: live.book,
       masker: live.masker,
       goal: s.goal,
       inputs: live.inputs,
+      actor: 'human',
+      resume: await this.d.store.lines(s.id),
+      dispatching: async (d) => {
+        const lines = await this.d.store.countLines(s.id);
+        await this.d.store.updateSession(s.id, (r) => ({ ...r, dispatched: { ...d, lines } }));
+      },
       selectorsFor: (ref) => live.surface.inner.selectorsFor(ref),
       ...(this.d.now ? { now: this.d.now } : {}),
     });
-    const lines = await this.d.store.lines(s.id);
-    live.book.muted = true;
-    try {
-      for (const l of lines) {
-        if (l.kind !== 'label') continue;
-        live.surface.stand = { url: l.screen.url, frames: [], paths: l.screen.paths, signature: l.screen.signature, walker: WALKER_VERSION };
-        await guard.show();
-        await guard.handle({ id: `resume_${l.seq}`, name: 'assert_screen', input: { label: l.label, title: l.title } });
-        live.known.push({ label: l.label, signature: l.screen.signature, paths: l.screen.paths });
-      }
-    } finally {
-      live.surface.stand = null;
-      live.book.muted = false;
-    }
-    live.book.offset = lines.length - guard.lines;
-    live.guard = guard;
-    return guard;
+    return live.guard;
   }
 
   async start(cmd: StartCommand): Promise<CommandReply> {
@@ -285,9 +274,7 @@ export class Host {
     this.d.changed(id);
     if (cmd.mode === 'record') await this.d.agents?.register(entry).catch(() => undefined);
     if (cmd.mode === 'model') {
-      this.#runModel(record).catch(async (e: unknown) => {
-        await this.#end(id, 'failed', 'MODEL_FAILED', e instanceof Error ? e.message : String(e)).catch(() => undefined);
-      });
+      this.#spawnModel(record, false);
       return { ok: true, session: id };
     }
     return this.#queue(id, async () => {
@@ -307,19 +294,33 @@ export class Host {
     });
   }
 
-  async #runModel(s: SessionRecord): Promise<void> {
+  #spawnModel(s: SessionRecord, resume: boolean): void {
+    this.#runModel(s, resume).catch(async (e: unknown) => {
+      const code = (e as { code?: string }).code ?? 'MODEL_FAILED';
+      await this.#end(s.id, 'failed', code, e instanceof Error ? e.message : String(e)).catch(() => undefined);
+    });
+  }
+
+  /**
+   * A model evening, new or resumed. After each model answer and each call the evening's place (turns taken,
+   * the model's conversation, this turn's calls and answers) is kept in the session record, secrets masked; a
+   * worker started after a stop hands it back with the book to resumeEvening.
+   */
+  async #runModel(s: SessionRecord, resume: boolean): Promise<void> {
+    const saved = resume ? (s.evening ?? null) : null;
     let model: Model;
     try {
-      model = await this.d.model();
+      model = await this.d.model(saved?.model ?? undefined);
     } catch (e) {
+      if (resume) throw e;
       await this.#update(s.id, (r) => ({ ...r, state: 'failed', note: (e as Error).message }));
       return;
     }
-    await this.#update(s.id, (r) => ({ ...r, model: model.name }));
+    if (!resume) await this.#update(s.id, (r) => ({ ...r, model: model.name }));
     const live = await this.#open(s);
     const release = this.d.keepAlive();
     try {
-      const result = await runEvening({
+      const o: EveningOptions = {
         surface: live.surface,
         model,
         owner: this.#owner(s.id),
@@ -331,8 +332,12 @@ export class Host {
         progress: (line) => {
           this.#update(s.id, (r) => ({ ...r, note: line })).catch(() => undefined);
         },
+        checkpoint: async (state) => {
+          await this.d.store.updateSession(s.id, (r) => ({ ...r, evening: live.masker.maskDeep(state) }));
+        },
         ...(this.d.now ? { now: this.d.now } : {}),
-      });
+      };
+      const result: EveningResult = resume ? await resumeEvening(o, { lines: await this.d.store.lines(s.id), state: saved }) : await runEvening(o);
       const state = result.ok ? 'finished' : live.surface.halted ? 'stopped' : 'failed';
       await this.#close(s.id, state, result.ok ? `finished on ${result.finished}` : `${result.code}: ${result.message}`);
     } finally {
@@ -345,7 +350,11 @@ export class Host {
     const live = this.#live.get(id);
     this.#live.delete(id);
     await this.d.vault.drop(id);
-    await this.#update(id, (r) => ({ ...r, state, question: null, note: live ? live.masker.mask(note) : note }));
+    await this.#update(id, (r) => {
+      // The evening's place is of no use once its book is closed.
+      const { evening: _done, ...rest } = r;
+      return { ...rest, state, question: null, note: live ? live.masker.mask(note) : note };
+    });
     const recording = (await this.d.store.listSessions()).some((s) => s.state === 'running' && s.mode === 'record');
     if (!recording) await this.d.agents?.unregister().catch(() => undefined);
   }
@@ -462,6 +471,21 @@ export class Host {
       }
       const { live, guard } = got;
       const shown = await guard.show();
+      const was = fresh.dispatched;
+      if (was?.call === msg.event) {
+        // The last worker was doing this very action when it stopped, and the content script sent it again.
+        const recovery = (await this.d.store.countLines(s.id)) > was.lines ? 'written' : await guard.recover(was);
+        if (recovery !== 'redo') {
+          const note =
+            recovery === 'written'
+              ? 'the extension restarted during that action; it had happened and is in the book'
+              : 'the extension restarted during that press and cannot tell whether it happened: check the application, and press again only if it did not';
+          live.lastSignature = null;
+          await guard.show();
+          await this.#update(s.id, (r) => ({ ...settled(r), note, events: [...r.events, msg.event].slice(-200) }));
+          return;
+        }
+      }
       const ref = `${frameKey(msg.frame)}|${msg.ref}`;
       const row = shown.menu.find((r) => r.control.ref === ref && r.verb === msg.verb);
       if (!row) {
@@ -472,7 +496,7 @@ export class Host {
       const out = await guard.handle({ id: msg.event, name: 'act', input: { row: row.n, verb: msg.verb, ...(value !== undefined ? { value } : {}) } });
       live.lastSignature = null;
       await guard.show();
-      await this.#update(s.id, (r) => ({ ...r, note: live.masker.mask(out.text), events: [...r.events, msg.event].slice(-200) }));
+      await this.#update(s.id, (r) => ({ ...settled(r), note: live.masker.mask(out.text), events: [...r.events, msg.event].slice(-200) }));
     });
   }
 

@@ -3,6 +3,8 @@
 // Secret values are never stored here: they live in storage.session (memory only) for the session's length.
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
 import { z } from 'zod';
+import { EveningState } from '../../shared/author/evening.ts';
+import { Dispatch } from '../../shared/author/guard.ts';
 import { TraceLine } from '../../shared/schema/trace.ts';
 import { Mode } from './messages.ts';
 
@@ -44,6 +46,13 @@ export const SessionRecord = z.strictObject({
   /** Clerk events already written (record mode), so a re-sent message is not written twice. */
   events: z.array(z.string()),
   model: z.string().optional(),
+  /** Model mode: where the evening is (turns taken, the model's conversation, this turn's calls), secrets masked. */
+  evening: EveningState.optional(),
+  /**
+   * Record mode: the clerk's action the guard was doing (`call` is the clerk's event id), kept just before it
+   * did it, with the number of book lines then: a worker stopped before the line was written settles it.
+   */
+  dispatched: Dispatch.extend({ lines: z.number().int().nonnegative() }).optional(),
 });
 export type SessionRecord = z.infer<typeof SessionRecord>;
 

@@ -45,7 +45,7 @@ export function startWorker(): void {
       tab: chromeTab,
       tabUrl: async (id) => (await browser.tabs.get(id)).url ?? '',
       vault,
-      model: async () => new ExtensionAnthropicModel(await readSettings()),
+      model: async (saved) => new ExtensionAnthropicModel(await readSettings(), saved),
       changed: (session) => {
         browser.runtime.sendMessage({ type: 'changed', session }).catch(() => undefined);
       },

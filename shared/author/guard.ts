@@ -7,7 +7,8 @@ import { buildMenu, labelOf, renderRow, type MenuRow } from '../menu.ts';
 import { blankFor, blanksIn, fillBlanks } from '../schema/blanks.ts';
 import type { EffectKind, FingerprintField } from '../schema/capability.ts';
 import type { Observation } from '../schema/observation.ts';
-import { TraceLine, type ScreenSeen } from '../schema/trace.ts';
+import { z } from 'zod';
+import { TraceAct, TraceLine, type ScreenSeen } from '../schema/trace.ts';
 import { nameScreen, type KnownScreen } from '../screens.ts';
 import type { Masker } from '../secrets.ts';
 import { SurfaceError, type Surface } from '../surface.ts';
@@ -50,6 +51,40 @@ export interface GuardOptions {
   /** Host hook: CSS selectors that might find the control of a ref (the browser derives them from the element). */
   selectorsFor?: (ref: string) => Promise<string[]>;
   now?: () => Date;
+  /** Who does the acts this guard writes: the model (the default), or a clerk recording by hand. */
+  actor?: 'model' | 'human';
+  /**
+   * The book so far, when a host picks up a session another process started (an MV3 worker that was stopped):
+   * the guard numbers on after its last line and knows the labels it pinned and whether it finished.
+   */
+  resume?: readonly TraceLine[];
+  /**
+   * Called, and awaited, just before an action is done on the surface, with its book line but for the screen
+   * after: a host that may be stopped between the action and its line keeps it, to `recover` it on resume.
+   */
+  dispatching?: (d: Dispatch) => Promise<void>;
+}
+
+/** An act line before the action: everything but the screen it led to. */
+export const DispatchedLine = TraceAct.omit({ seq: true, at: true, after: true });
+export type DispatchedLine = z.infer<typeof DispatchedLine>;
+
+/** An action the guard was about to do (or did) when the host last heard from it; `call` is the model's call id. */
+export const Dispatch = z.strictObject({ call: z.string(), line: DispatchedLine });
+export type Dispatch = z.infer<typeof Dispatch>;
+
+/**
+ * What became of an action dispatched before a stop that left no book line: `written` (the screen had moved
+ * on, so it happened; its line is now in the book), `redo` (doing it again is harmless: typing the same value,
+ * or a navigation that visibly did not happen), or `uncertain` (a press that may or may not have happened and
+ * must not be made twice: a commit, or a toggle, on a screen that did not change).
+ */
+export type Recovery = 'written' | 'redo' | 'uncertain';
+
+/** The book handed to `resume` is not one this guard can carry on (lines missing or out of order). */
+export class BookResumeError extends Error {
+  override readonly name = 'BookResumeError';
+  readonly code = 'BOOK_BROKEN';
 }
 
 interface Shown {
@@ -84,6 +119,12 @@ export class Guard {
 
   constructor(opts: GuardOptions) {
     this.#o = opts;
+    for (const [i, l] of (opts.resume ?? []).entries()) {
+      if (l.seq !== i + 1) throw new BookResumeError(`the book cannot be resumed: line ${i + 1} is numbered ${l.seq}`);
+      if (l.kind === 'label') this.#labels.set(l.label, { label: l.label, title: l.title, signature: l.screen.signature, paths: l.screen.paths });
+      if (l.kind === 'finish') this.#finished = l.label;
+      this.#seq = l.seq;
+    }
   }
 
   get finished(): string | null {
@@ -92,6 +133,11 @@ export class Guard {
 
   get lines(): number {
     return this.#seq;
+  }
+
+  /** Whether a call since the last `show` changed the screen (the rest of that message is then refused). */
+  get screenChanged(): boolean {
+    return this.#changed;
   }
 
   /** Write one book line: numbered, stamped, masked, checked against the trace schema, awaited. */
@@ -123,6 +169,23 @@ export class Guard {
       this.#current = shown;
       this.#changed = false;
       return { ...shown, label: this.#labelOf(obs) };
+    });
+  }
+
+  /**
+   * After a resume, settles an action dispatched before the stop whose line is not in the book (see Recovery).
+   * Call it after `show` and before any other call: it looks at the screen showing now.
+   */
+  recover(d: Dispatch): Promise<Recovery> {
+    return this.#lock.run(async () => {
+      const verb = d.line.verb;
+      if (verb === 'set_value' || verb === 'select') return 'redo';
+      const now = await look(this.#o.surface);
+      if (now.signature === d.line.before.signature) return verb === 'invoke' && d.line.effect.kind === 'navigate' ? 'redo' : 'uncertain';
+      await this.write({ ...d.line, after: this.#seen(now) });
+      this.#current = { obs: now, menu: buildMenu(now) };
+      this.#changed = true;
+      return 'written';
     });
   }
 
@@ -216,6 +279,20 @@ export class Guard {
     const fp = { over, value: fingerprint(control, over, before.walker) };
     const effect = await this.#classify(live, this.#labelOf(before));
     const values = Object.fromEntries(this.#o.inputs.map((i) => [i.name, i.value]));
+    const line: DispatchedLine = {
+      kind: 'act',
+      actor: this.#o.actor ?? 'model',
+      row: n,
+      verb: verb as DispatchedLine['verb'],
+      ...(value !== undefined ? { value } : {}),
+      control,
+      rungs: probed.rungs,
+      scope: probed.scope,
+      fingerprint: fp,
+      effect,
+      before: this.#seen(before),
+    };
+    await this.#o.dispatching?.({ call: call.id, line: this.#o.masker.maskDeep(line) });
     try {
       await this.#o.surface.act(control.ref, value === undefined ? { verb } : { verb, value: fillBlanks(value, { input: values, env: {} }) });
     } catch (e) {
@@ -228,20 +305,7 @@ export class Guard {
     const after =
       verb === 'invoke' ? await settleAfter(this.#o.surface, before.signature, this.#o.settle) : await look(this.#o.surface);
     this.#current = { obs: after, menu: buildMenu(after) };
-    await this.write({
-      kind: 'act',
-      actor: 'model',
-      row: n,
-      verb,
-      ...(value !== undefined ? { value } : {}),
-      control,
-      rungs: probed.rungs,
-      scope: probed.scope,
-      fingerprint: fp,
-      effect,
-      before: this.#seen(before),
-      after: this.#seen(after),
-    });
+    await this.write({ ...line, after: this.#seen(after) });
     const changed = after.signature !== before.signature;
     this.#changed = changed;
     const found = probed.rungs.length ? '' : ' (warning: no rung finds this control again; the compiler will refuse this step)';

@@ -47,6 +47,11 @@ export interface Model {
   /** Recorded in the book's start line ("scripted:plumbline.json", "claude-…"). */
   readonly name: string;
   next(turn: ModelTurn): Promise<ToolCall[]>;
+  /**
+   * A model that can be resumed in another process says where it is (its conversation so far) as plain JSON,
+   * which its own adapter restores. Never a key; the host masks secret values before it keeps it.
+   */
+  save?(): unknown;
 }
 
 /** The owner's answer to "is this button a commit?", in their name. */

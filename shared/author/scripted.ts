@@ -65,12 +65,23 @@ export function scriptedInput(call: ScriptCall, screen: string): Record<string, 
   }
 }
 
+/** Where a scripted model is in its script, as `save()` gives it. */
+export const ScriptedState = z.strictObject({ next: z.number().int().nonnegative() });
+
 export class ScriptedModel implements Model {
   #next = 0;
   constructor(
     private readonly script: Script,
     readonly name = 'scripted',
-  ) {}
+    /** A saved place (from `save()`), to go on from there. */
+    state?: unknown,
+  ) {
+    if (state !== undefined) this.#next = ScriptedState.parse(state).next;
+  }
+
+  save(): z.infer<typeof ScriptedState> {
+    return { next: this.#next };
+  }
 
   next(turn: ModelTurn): Promise<ToolCall[]> {
     const calls = this.script.turns[this.#next++] ?? [];

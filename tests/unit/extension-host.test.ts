@@ -142,6 +142,48 @@ describe('the worker in record mode', () => {
     expect((await store.getSession(id))?.state).toBe('finished');
   });
 
+  /** The worker stops while the guard presses F5=Sign On for the clerk: after the press took effect, or before. */
+  async function stopDuringPress(pressFirst: boolean, answer: 'commit' | 'navigate') {
+    const { store, tab, deps } = await setup();
+    const dying = {
+      ...tab,
+      call: (frameId: number, c: Parameters<typeof tab.call>[1]) => {
+        if (c.op !== 'act' || c.ref !== 'c3') return tab.call(frameId, c);
+        if (pressFirst) void tab.call(frameId, c);
+        return new Promise<never>(() => undefined);
+      },
+    };
+    const first = new Host({ ...deps, tab: () => dying });
+    const id = await begin(first);
+    await first.command({ type: 'label', session: id, label: 'signon', title: 'Sign On' });
+    void first.clerkAct(act('e-0000009', 'c3', 'invoke'), 1);
+    await answerWhenAsked(first, store, id, answer);
+    for (let i = 0; i < 200 && !(await store.getSession(id))?.dispatched; i++) await new Promise((r) => setTimeout(r, 10));
+    expect((await store.getSession(id))?.dispatched).toMatchObject({ call: 'e-0000009', lines: 2, line: { verb: 'invoke' } });
+    // A new worker; the content script sends the press again with the same event id.
+    const second = new Host(deps);
+    await second.wake();
+    await second.clerkAct(act('e-0000009', 'c3', 'invoke'), 1);
+    return { store, tab, id, s: await store.getSession(id), lines: await store.lines(id) };
+  }
+
+  it('a worker stopped after its press took effect writes that press from what it kept, and never presses again', async () => {
+    const { tab, s, lines } = await stopDuringPress(true, 'commit');
+    expect(tab.acts.filter((a) => a.verb === 'invoke')).toHaveLength(1);
+    expect(lines.map((l) => `${l.seq} ${l.kind}`)).toEqual(['1 start', '2 label', '3 act']);
+    expect(lines[2]).toMatchObject({ actor: 'human', effect: { kind: 'commit', by: 'owner' }, before: { label: 'signon' } });
+    expect(lines[2]?.kind === 'act' && lines[2].after.signature).not.toBe(lines[2]?.kind === 'act' && lines[2].before.signature);
+    expect(s?.dispatched).toBeUndefined();
+  });
+
+  it('a commit the stopped worker may or may not have pressed is not pressed again: the clerk is told to check', async () => {
+    const { tab, s, lines } = await stopDuringPress(false, 'commit');
+    expect(tab.acts.filter((a) => a.verb === 'invoke')).toHaveLength(0);
+    expect(lines).toHaveLength(2);
+    expect(s).toMatchObject({ state: 'running', note: expect.stringContaining('cannot tell whether it happened') });
+    expect(s?.events).toContain('e-0000009');
+  });
+
   it('a worker that restarts while the owner is asked drops the question: the press never happened', async () => {
     const { store, tab, deps } = await setup();
     const first = new Host(deps);
@@ -236,6 +278,37 @@ describe('the worker in model mode', () => {
     expect(lines.filter((l) => l.kind === 'end')).toEqual([expect.objectContaining({ kind: 'end', outcome: 'failed', code: 'OWNER_FAILED' })]);
     expect(tab.screen).toBe('signon');
     expect(tab.acts.map((a) => a.verb)).toEqual(['set_value', 'set_value']);
+  });
+
+  it('a worker stopped while the owner is asked goes on with the evening: the model where it was, the press asked again and made once', async () => {
+    const { store, deps, tab, vault } = await setup();
+    const { id } = await startModel(deps);
+    const asked = await until(store, id, (s) => s.question !== null);
+    expect(asked.evening).toMatchObject({ turns: 1, results: [expect.anything(), expect.anything(), expect.anything()] });
+    expect(JSON.stringify(asked).includes(SECRET)).toBe(false);
+    // The next worker: same IndexedDB and session storage, nothing in memory. The old one never hears an answer.
+    const restored: unknown[] = [];
+    const next = new Host({
+      ...deps,
+      model: (s) => {
+        restored.push(s);
+        return Promise.resolve(new ScriptedModel(script, 'scripted-unit', s));
+      },
+    });
+    expect(vault.has(id)).toBe(true);
+    await next.wake();
+    const again = await until(store, id, (s) => s.question !== null && s.question.id !== asked.question?.id);
+    expect(again.question?.control).toBe(asked.question?.control);
+    await answerWhenAsked(next, store, id, 'navigate');
+    const done = await until(store, id, (s) => s.state !== 'running');
+    expect(done).toMatchObject({ state: 'finished', note: 'finished on member' });
+    expect(done.evening).toBeUndefined();
+    // The model went on from its saved place (one turn answered), not from the top of its script.
+    expect(restored).toEqual([{ next: 1 }]);
+    const lines = await store.lines(id);
+    expect(lines.map((l) => l.kind)).toEqual(['start', 'label', 'act', 'act', 'act', 'label', 'finish', 'end']);
+    expect(lines.map((l) => l.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(tab.acts.map((a) => a.verb)).toEqual(['set_value', 'set_value', 'invoke']);
   });
 
   it('a second session on a busy tab is refused', async () => {
