@@ -1,0 +1,95 @@
+// The conversation with a Messages-API model, written once for both hosts (the runner and the extension's worker).
+// It holds the message history and the tool_use ids the next message must answer, builds each request and reads
+// each answer; the hosts only send the request with their SDK client. No SDK is imported here (shared/ rule):
+// the request and response are described structurally, as the Messages API defines them.
+import { z } from 'zod';
+import type { ModelTurn, ToolCall } from './ports.ts';
+import { TOOLS } from './prompt.ts';
+
+export const OMITTED_SCREEN = '[earlier screen omitted: act only on the screen shown last]';
+
+/** The blocks a conversation holds, and nothing else: what a saved conversation may contain. */
+const Block = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('text'), text: z.string() }),
+  z.strictObject({ type: z.literal('tool_use'), id: z.string(), name: z.string(), input: z.unknown() }),
+  z.strictObject({ type: z.literal('tool_result'), tool_use_id: z.string(), content: z.string(), is_error: z.boolean().optional() }),
+]);
+type Block = z.infer<typeof Block>;
+
+/** A saved conversation: the messages so far and the pending tool_use ids. It holds no key and no setting. */
+export const SavedConversation = z.strictObject({
+  messages: z.array(z.strictObject({ role: z.enum(['user', 'assistant']), content: z.array(Block) })),
+  pending: z.array(z.string()),
+});
+export type SavedConversation = z.infer<typeof SavedConversation>;
+
+export interface MessagesRequest {
+  model: string;
+  max_tokens: number;
+  system: string;
+  tools: typeof TOOLS;
+  messages: SavedConversation['messages'];
+}
+
+/** The parts of a Messages API response this reads; other block kinds (thinking, …) are ignored. */
+export interface MessagesResponse {
+  content: ReadonlyArray<{ type: string; id?: string; name?: string; input?: unknown; text?: string }>;
+}
+
+export class ToolConversation {
+  readonly #messages: SavedConversation['messages'] = [];
+  /** tool_use ids of the last answer: the next user message must carry a tool_result for each, in order. */
+  #pending: string[] = [];
+
+  /** `saved`: what `save()` returned (parsed here: it may come back from storage). */
+  constructor(saved?: unknown) {
+    if (saved !== undefined) {
+      const c = SavedConversation.parse(saved);
+      this.#messages.push(...c.messages);
+      this.#pending = [...c.pending];
+    }
+  }
+
+  save(): SavedConversation {
+    // A deep copy: what is kept must not change when the next turn stubs old screens in place.
+    return SavedConversation.parse(structuredClone({ messages: this.#messages, pending: this.#pending }));
+  }
+
+  /** The next request: tool results for the last answer's calls, then the current screen. */
+  request(turn: ModelTurn, opts: { model: string; maxTokens: number }): MessagesRequest {
+    const content: Block[] = this.#pending.map((id) => {
+      const r = turn.results.find((x) => x.id === id);
+      return {
+        type: 'tool_result',
+        tool_use_id: id,
+        content: r?.text ?? 'not run: the evening moved on before this call',
+        ...(r && !r.ok ? { is_error: true } : {}),
+      };
+    });
+    content.push({ type: 'text', text: turn.screen });
+    // Only the latest screen is ever actionable; older ones become a stub, which keeps turns cheap.
+    for (const m of this.#messages) {
+      if (m.role !== 'user') continue;
+      m.content = m.content.map((b) => (b.type === 'text' && b.text !== OMITTED_SCREEN ? { type: 'text', text: OMITTED_SCREEN } : b));
+    }
+    this.#messages.push({ role: 'user', content });
+    return { model: opts.model, max_tokens: opts.maxTokens, system: turn.system, tools: TOOLS, messages: this.#messages };
+  }
+
+  /** Reads the answer: its tool calls, in the order given, and keeps it in the history. */
+  answer(res: MessagesResponse): ToolCall[] {
+    const calls: ToolCall[] = [];
+    const echo: Block[] = [];
+    for (const block of res.content) {
+      if (block.type === 'tool_use' && block.id !== undefined && block.name !== undefined) {
+        calls.push({ id: block.id, name: block.name, input: block.input });
+        echo.push({ type: 'tool_use', id: block.id, name: block.name, input: block.input });
+      } else if (block.type === 'text' && block.text) {
+        echo.push({ type: 'text', text: block.text });
+      }
+    }
+    this.#messages.push({ role: 'assistant', content: echo.length ? echo : [{ type: 'text', text: '(no answer)' }] });
+    this.#pending = calls.map((c) => c.id);
+    return calls;
+  }
+}
