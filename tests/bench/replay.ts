@@ -14,6 +14,7 @@ import { BrowserSurface } from '../../runner/browser/surface.ts';
 import { readCard } from '../../runner/cli/replay.ts';
 import { runCapability } from '../../runner/run.ts';
 import type { Capability } from '../../shared/schema/index.ts';
+import { median } from './stats.ts';
 
 export interface ReplayBench {
   name: string;
@@ -62,11 +63,6 @@ async function handrail(browser: Browser, bank: Bank, card: Capability, password
   if (r.word !== 'SUCCESS') throw new Error(`handrail replay ended ${r.word} ${r.code}: ${r.message}`);
 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-}
 
 export async function benchReplay(runs = 15): Promise<ReplayBench> {
   const password = `bench-${randomBytes(4).toString('hex')}`;

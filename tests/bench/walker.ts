@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { findChromium } from '../../runner/browser/chromium.ts';
 import { ensureWalker, observePage } from '../../runner/browser/observe.ts';
+import { median } from './stats.ts';
 
 export interface WalkerBench {
   name: string;
@@ -43,11 +44,6 @@ export function generatePage(targetElements = 5000): string {
   return parts.join('\n');
 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-}
 
 export async function benchWalker(runs = 15): Promise<WalkerBench> {
   const browser = await chromium.launch(findChromium().launchOptions);

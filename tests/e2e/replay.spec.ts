@@ -57,6 +57,18 @@ async function replay(inputs: Record<string, string>, extra: Partial<RunRequest>
   return result;
 }
 
+/** A surface whose pages matching `glob` arrive rewritten: the application drifted under the card. */
+function rewriting(glob: string, rewrite: (html: string) => string): RunRequest['surface'] {
+  return async () => {
+    const s = await BrowserSurface.launch({ browser });
+    await s.page.route(glob, async (route) => {
+      const res = await route.fetch();
+      await route.fulfill({ response: res, body: rewrite(await res.text()) });
+    });
+    return s;
+  };
+}
+
 test.describe('replay', () => {
   for (const [member, share, reason] of [
     ['400118', '400118-S0005', 'LEGAL'],
@@ -92,15 +104,7 @@ test.describe('replay', () => {
 
   test('a renamed button fails naming the target and the rungs it tried', async () => {
     const r = await replay(plate('400118', '400118-S0005'), {
-      surface: async () => {
-        const s = await BrowserSurface.launch({ browser });
-        await s.page.route('**/review', async (route) => {
-          const res = await route.fetch();
-          const body = (await res.text()).replaceAll('F10=Post Hold', 'F10=Submit Hold');
-          await route.fulfill({ response: res, body });
-        });
-        return s;
-      },
+      surface: rewriting('**/review', (html) => html.replaceAll('F10=Post Hold', 'F10=Submit Hold')),
     });
     expect(r).toMatchObject({ word: 'FAILED', code: 'TARGET_NOT_FOUND', at_step: 'post_hold' });
     expect(r.message).toContain('post_button');
@@ -111,18 +115,8 @@ test.describe('replay', () => {
 
   test('two Hold links in the same row are ambiguous and stop the run', async () => {
     const r = await replay(plate('400118', '400118-S0005'), {
-      surface: async () => {
-        const s = await BrowserSurface.launch({ browser });
-        await s.page.route('**/member?*', async (route) => {
-          const res = await route.fetch();
-          const body = (await res.text()).replace(
-            /(<a href="\/hold\?share=400118-S0005">Hold<\/a>)/,
-            '$1 <a href="/hold?share=400118-S0001">Hold</a>',
-          );
-          await route.fulfill({ response: res, body });
-        });
-        return s;
-      },
+      surface: rewriting('**/member?*', (html) =>
+        html.replace(/(<a href="\/hold\?share=400118-S0005">Hold<\/a>)/, '$1 <a href="/hold?share=400118-S0001">Hold</a>')),
     });
     expect(r).toMatchObject({ word: 'FAILED', code: 'AMBIGUOUS', at_step: 'open_hold' });
     expect(r.message).toContain('hold_link');
@@ -149,15 +143,7 @@ test.describe('replay', () => {
 
   test('a relabelled field is found on a dearer rung, and the rung change shows the drift', async () => {
     const r = await replay(plate('400118', '400118-S0005'), {
-      surface: async () => {
-        const s = await BrowserSurface.launch({ browser });
-        await s.page.route('**/hold?*', async (route) => {
-          const res = await route.fetch();
-          const body = (await res.text()).replace('<td>Reason</td>', '<td>Hold Reason</td>');
-          await route.fulfill({ response: res, body });
-        });
-        return s;
-      },
+      surface: rewriting('**/hold?*', (html) => html.replace('<td>Reason</td>', '<td>Hold Reason</td>')),
     });
     expect(r.word, r.message).toBe('SUCCESS');
     expect(r.rungs['reason_list']).toBe('css');
