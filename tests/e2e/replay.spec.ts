@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { chromium, type Browser } from 'playwright-core';
-import { startBank, type Bank } from '../../demo/plumbline/server.ts';
+import { startBank, type Bank, type BankOptions } from '../../demo/plumbline/server.ts';
 import { findChromium } from '../../runner/browser/chromium.ts';
 import { BrowserSurface } from '../../runner/browser/surface.ts';
 import { readCard } from '../../runner/cli/replay.ts';
@@ -69,6 +69,25 @@ function rewriting(glob: string, rewrite: (html: string) => string): RunRequest[
   };
 }
 
+/** One replay of 400118-S0005 against a bank of its own (drifted or slow); the bank is stopped afterwards. */
+async function onOtherBank(opts: BankOptions, settleTimeoutMs?: number) {
+  const other = await startBank({ port: 0, operatorPassword: PASSWORD, ...opts });
+  try {
+    const evidenceDir = await mkdtemp(join(scratch, 'ev-'));
+    const r = await runCapability({
+      card,
+      inputs: plate('400118', '400118-S0005'),
+      env: { BASE_URL: other.url },
+      surface: () => BrowserSurface.launch({ browser }),
+      evidenceDir,
+      ...(settleTimeoutMs ? { settleTimeoutMs } : {}),
+    });
+    return { r, evidenceDir, judge: other.store.holdFor('400118-S0005') };
+  } finally {
+    await other.close();
+  }
+}
+
 test.describe('replay', () => {
   for (const [member, share, reason] of [
     ['400118', '400118-S0005', 'LEGAL'],
@@ -123,22 +142,10 @@ test.describe('replay', () => {
   });
 
   test('a banner on the sign-on page is still the sign-on screen (similar furniture), and the run succeeds', async () => {
-    const drifted = await startBank({ port: 0, operatorPassword: PASSWORD, drift: 'banner' });
-    try {
-      const evidenceDir = await mkdtemp(join(scratch, 'ev-'));
-      const r = await runCapability({
-        card,
-        inputs: plate('400118', '400118-S0005'),
-        env: { BASE_URL: drifted.url },
-        surface: () => BrowserSurface.launch({ browser }),
-        evidenceDir,
-      });
-      expect(r.word, r.message).toBe('SUCCESS');
-      const log = await readFile(join(evidenceDir, 'evidence.jsonl'), 'utf8');
-      expect(log).toMatch(/"kind":"screen".*"label":"signon","how":"similar"/);
-    } finally {
-      await drifted.close();
-    }
+    const { r, evidenceDir } = await onOtherBank({ drift: 'banner' });
+    expect(r.word, r.message).toBe('SUCCESS');
+    const log = await readFile(join(evidenceDir, 'evidence.jsonl'), 'utf8');
+    expect(log).toMatch(/"kind":"screen".*"label":"signon","how":"similar"/);
   });
 
   test('a relabelled field is found on a dearer rung, and the rung change shows the drift', async () => {
@@ -151,61 +158,25 @@ test.describe('replay', () => {
   });
 
   test('a reworded result line after the commit leaves it in doubt when no escalation is on call', async () => {
-    const drifted = await startBank({ port: 0, operatorPassword: PASSWORD, drift: 'reword' });
-    try {
-      const r = await runCapability({
-        card,
-        inputs: plate('400118', '400118-S0005'),
-        env: { BASE_URL: drifted.url },
-        surface: () => BrowserSurface.launch({ browser }),
-        evidenceDir: await mkdtemp(join(scratch, 'ev-')),
-        settleTimeoutMs: 1_500,
-      });
-      // The reworded page is as close to "posted" as to "already held": naming it would be a guess.
-      expect(r).toMatchObject({ word: 'UNSAFE_TO_RETRY', code: 'COMMIT_IN_DOUBT', at_step: 'post_hold' });
-      expect(drifted.store.holdFor('400118-S0005').postPresses).toBe(1);
-    } finally {
-      await drifted.close();
-    }
+    const { r, judge } = await onOtherBank({ drift: 'reword' }, 1_500);
+    // The reworded page is as close to "posted" as to "already held": naming it would be a guess.
+    expect(r).toMatchObject({ word: 'UNSAFE_TO_RETRY', code: 'COMMIT_IN_DOUBT', at_step: 'post_hold' });
+    expect(judge.postPresses).toBe(1);
   });
 
   test('a result page rewritten past recognition after the commit is unsafe to retry', async () => {
-    const drifted = await startBank({ port: 0, operatorPassword: PASSWORD, drift: 'rewrite' });
-    try {
-      const r = await runCapability({
-        card,
-        inputs: plate('400118', '400118-S0005'),
-        env: { BASE_URL: drifted.url },
-        surface: () => BrowserSurface.launch({ browser }),
-        evidenceDir: await mkdtemp(join(scratch, 'ev-')),
-        settleTimeoutMs: 1_500,
-      });
-      expect(r).toMatchObject({ word: 'UNSAFE_TO_RETRY', code: 'COMMIT_IN_DOUBT', at_step: 'post_hold', retryable: false });
-      expect(drifted.store.holdFor('400118-S0005').postPresses).toBe(1);
-    } finally {
-      await drifted.close();
-    }
+    const { r, judge } = await onOtherBank({ drift: 'rewrite' }, 1_500);
+    expect(r).toMatchObject({ word: 'UNSAFE_TO_RETRY', code: 'COMMIT_IN_DOUBT', at_step: 'post_hold', retryable: false });
+    expect(judge.postPresses).toBe(1);
   });
 
   test('a page that never settles is a typed timeout with the evidence kept', async () => {
-    const slow = await startBank({ port: 0, operatorPassword: PASSWORD, latencyMs: 1_500 });
-    try {
-      const r = await runCapability({
-        card,
-        inputs: plate('400118', '400118-S0005'),
-        env: { BASE_URL: slow.url },
-        surface: () => BrowserSurface.launch({ browser }),
-        evidenceDir: await mkdtemp(join(scratch, 'ev-')),
-        settleTimeoutMs: 300,
-      });
-      expect(r).toMatchObject({ word: 'FAILED', code: 'TIMEOUT' });
-      expect(['sign_on', 'search']).toContain(r.at_step);
-      const files = await filesUnder(r.evidence ?? '');
-      expect(files.some((f) => f.endsWith('.png'))).toBe(true);
-      expect(files.some((f) => f.includes('/text/'))).toBe(true);
-    } finally {
-      await slow.close();
-    }
+    const { r } = await onOtherBank({ latencyMs: 1_500 }, 300);
+    expect(r).toMatchObject({ word: 'FAILED', code: 'TIMEOUT' });
+    expect(['sign_on', 'search']).toContain(r.at_step);
+    const files = await filesUnder(r.evidence ?? '');
+    expect(files.some((f) => f.endsWith('.png'))).toBe(true);
+    expect(files.some((f) => f.includes('/text/'))).toBe(true);
   });
 
   test('a browser that dies mid-run ends in a typed word, not an exception', async () => {
