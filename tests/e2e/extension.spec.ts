@@ -10,7 +10,7 @@ import { parseScript } from '../../shared/author/scripted.ts';
 import { compile } from '../../shared/compile/compile.ts';
 import { TraceLine } from '../../shared/schema/trace.ts';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
-import { answer, book, dumpIndexedDb, exportBook, labelScreen, launchWithExtension, openPanel, startSession, type Loaded } from '../fixtures/extension/harness.ts';
+import { answer, book, dumpIndexedDb, exportBook, labelScreen, launchWithExtension, openPanel, saveModelSettings, startSession, type Loaded } from '../fixtures/extension/harness.ts';
 
 const PASSWORD = `pw-${Math.random().toString(36).slice(2, 10)}`;
 const DOC_SHOT = fileURLToPath(new URL('../../docs/extension-sidepanel.png', import.meta.url));
@@ -155,12 +155,7 @@ test('model mode: a scripted model behind a fake Messages API drives the tab, th
     const page = await ext.context.newPage();
     await page.goto(`${bank.url}/signon`);
     const panel = await openPanel(ext, bank.url);
-    await panel.getByTestId('settings-open').click();
-    await panel.getByTestId('settings-key').fill(API_KEY);
-    await panel.getByTestId('settings-base').fill(fake.url);
-    await panel.getByTestId('settings-model').fill('claude-fake');
-    await panel.getByTestId('settings-save').click();
-    await expect(panel.getByText('API key saved')).toBeVisible();
+    await saveModelSettings(panel, { key: API_KEY, baseURL: fake.url, model: 'claude-fake' });
     // The panel never shows the key back.
     expect((await panel.content()).includes(API_KEY)).toBe(false);
 
@@ -267,12 +262,7 @@ test('model mode: the worker is stopped twice while the owner is asked, and the 
     const page = await ext.context.newPage();
     await page.goto(`${bank.url}/signon`);
     let panel = await openPanel(ext, bank.url);
-    await panel.getByTestId('settings-open').click();
-    await panel.getByTestId('settings-key').fill(API_KEY);
-    await panel.getByTestId('settings-base').fill(fake.url);
-    await panel.getByTestId('settings-model').fill('claude-fake');
-    await panel.getByTestId('settings-save').click();
-    await expect(panel.getByText('API key saved')).toBeVisible();
+    await saveModelSettings(panel, { key: API_KEY, baseURL: fake.url, model: 'claude-fake' });
     await startSession(panel, { mode: 'model', goal: GOAL, owner: 'Dana Reviewer', inputs: INPUTS });
     await answer(panel, "button 'F5=Sign On'", 'navigate');
 
