@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { validateInputs } from '../shared/inputs.ts';
 import { blanksIn, fillBlanks, UnboundBlankError } from '../shared/schema/blanks.ts';
 import type { Capability } from '../shared/schema/capability.ts';
-import { RunResult, type Word } from '../shared/schema/result.ts';
+import { RETRYABLE, RunResult, type Word } from '../shared/schema/result.ts';
 import { Masker, SecretError } from '../shared/secrets.ts';
 import type { Surface } from '../shared/surface.ts';
 import { approvalStatus } from './approval.ts';
@@ -40,7 +40,7 @@ export function resultBeforeRun(cardId: string, runId: string, word: Word, code:
   return RunResult.parse({
     word,
     code,
-    retryable: word === 'RECOVERABLE',
+    retryable: RETRYABLE.has(word),
     message,
     card: cardId,
     run_id: runId,

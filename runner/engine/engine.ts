@@ -4,7 +4,7 @@
 import { fillBlanks } from '../../shared/schema/blanks.ts';
 import { JOURNALLED, type Capability, type OutcomeRule, type Step } from '../../shared/schema/capability.ts';
 import type { Observation } from '../../shared/schema/observation.ts';
-import { RunResult, type Word } from '../../shared/schema/result.ts';
+import { RETRYABLE, RunResult, type Word } from '../../shared/schema/result.ts';
 import type { RungKind } from '../../shared/schema/capability.ts';
 import { nameScreen } from '../../shared/screens.ts';
 import type { Masker } from '../../shared/secrets.ts';
@@ -185,7 +185,7 @@ export class Replay {
     return RunResult.parse({
       word: end.word,
       code: end.code,
-      retryable: end.word === 'RECOVERABLE',
+      retryable: RETRYABLE.has(end.word),
       message: this.ctx.masker.mask(end.message),
       card: this.card.id,
       run_id: this.ctx.runId,

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { RungKind } from './capability.ts';
 
-export const Word = z.enum(['SUCCESS', 'BUSINESS_OUTCOME', 'RECOVERABLE', 'UNSAFE_TO_RETRY', 'REFUSED', 'FAILED']);
+export const Word = z.enum(['SUCCESS', 'BUSINESS_OUTCOME', 'RECOVERABLE', 'BUSY', 'UNSAFE_TO_RETRY', 'REFUSED', 'FAILED']);
 export type Word = z.infer<typeof Word>;
 
 /** Stable codes. A word says what to do; the code says why. */
@@ -17,6 +17,9 @@ export const Code = z.enum([
   'NOT_APPROVED',
   'JOURNAL_IN_DOUBT',
   'JOURNAL_CORRUPT',
+  'JOURNAL_DAMAGED',
+  'BUSY',
+  'POSTCONDITION_FAILED',
   'NO_BROWSER',
   'SURFACE_UNREACHABLE',
   'SCREEN_MISMATCH',
@@ -42,7 +45,11 @@ export const EXIT_CODE: Readonly<Record<Word, number>> = {
   UNSAFE_TO_RETRY: 12,
   REFUSED: 13,
   FAILED: 14,
+  BUSY: 15,
 };
+
+/** Words a caller may simply try again later: nothing was committed (RECOVERABLE) or another run holds the key (BUSY). */
+export const RETRYABLE: ReadonlySet<Word> = new Set(['RECOVERABLE', 'BUSY']);
 
 export const RunResult = z
   .strictObject({
@@ -68,10 +75,20 @@ export const RunResult = z
     /** True when the receipt was returned from the journal instead of pressing the commit again. */
     from_journal: z.boolean().default(false),
     evidence: z.string().nullable(),
+    /** The hash of the evidence log's sealed closing line: the anchor `handrail evidence verify --head` checks. */
+    evidence_head: z.string().nullable().optional(),
+    /** The idempotency key of the intent this run carried out (card, content hash, identifying inputs). */
+    key: z.string().optional(),
+    /** Which journal file answered for the key. */
+    journal: z.string().optional(),
+    /** The page text of the last screen when the word is not SUCCESS (masked, capped), so a caller reads what the page said. */
+    page_text: z.string().optional(),
+    /** True when the card was run without an approval bound to its content (`--allow-unapproved`). */
+    unapproved: z.boolean().optional(),
     duration_ms: z.number().nonnegative(),
   })
-  .refine((r) => r.retryable === (r.word === 'RECOVERABLE'), {
-    message: 'only RECOVERABLE is retryable',
+  .refine((r) => r.retryable === RETRYABLE.has(r.word), {
+    message: 'only RECOVERABLE and BUSY are retryable',
     path: ['retryable'],
   });
 export type RunResult = z.infer<typeof RunResult>;
