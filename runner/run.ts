@@ -9,7 +9,7 @@ import { RETRYABLE, RunResult, type Word } from '../shared/schema/result.ts';
 import { Masker, SecretError } from '../shared/secrets.ts';
 import type { Surface } from '../shared/surface.ts';
 import { approvalStatus } from './approval.ts';
-import { Replay } from './engine/engine.ts';
+import { Replay, type CallCounter } from './engine/engine.ts';
 import { Evidence } from './evidence.ts';
 import { Journal, preflightJournal } from './engine/journal.ts';
 
@@ -23,8 +23,17 @@ export interface RunRequest {
   journalPath?: string;
   /** Default: runs/<run id> under the working directory. */
   evidenceDir?: string;
-  /** Serve only cards approved for exactly this content. */
+  /** Serve only cards approved for exactly this content, whether or not they commit (serve, demo). */
   requireApproved?: boolean;
+  /**
+   * Run a card that commits without an approval bound to its content (`--allow-unapproved`, and `verify` inside
+   * its isolation). The receipt and the evidence say so. Without it such a card is REFUSED NOT_APPROVED.
+   */
+  allowUnapproved?: boolean;
+  /** The ports whose calls the receipt counts (the escalation ladder's model and classifier). */
+  model?: CallCounter;
+  classifier?: CallCounter;
+  quietMs?: number;
   progress?: (line: string) => void;
   settleTimeoutMs?: number;
   runId?: string;
@@ -71,9 +80,13 @@ async function reachable(url: string): Promise<string | null> {
 /** Everything that can be known to doom the run, checked before a browser starts. */
 export async function preflight(req: RunRequest, runId: string): Promise<RunResult | { masker: Masker; values: Record<string, string>; entry: string }> {
   const { card } = req;
-  if (req.requireApproved) {
+  const commits = card.steps.some((s) => s.effect.kind === 'commit');
+  if (req.requireApproved || (commits && !req.allowUnapproved)) {
     const status = approvalStatus(card);
-    if (!status.servable) return resultBeforeRun(card.id, runId, 'REFUSED', 'NOT_APPROVED', status.reason);
+    if (!status.servable) {
+      const why = req.requireApproved ? status.reason : `${status.reason}; this card commits, so it runs only when approved (or with --allow-unapproved, which the receipt records)`;
+      return resultBeforeRun(card.id, runId, 'REFUSED', 'NOT_APPROVED', why);
+    }
   }
   const inputs = validateInputs(card, req.inputs, req.env);
   if (!inputs.ok) {
@@ -120,6 +133,8 @@ export async function runCapability(req: RunRequest): Promise<RunResult> {
   const ready = await preflight(req, runId);
   if ('word' in ready) return ready;
   const { masker } = ready;
+  // Ran although nothing binds an approval to this content: said in the receipt (and at the head of the evidence).
+  const unapproved = !approvalStatus(req.card).servable;
   const evidence = await Evidence.create(resolve(req.evidenceDir ?? `runs/${runId}`), masker, runId);
   const journal = req.journalPath ? await Journal.open(req.journalPath) : null;
   let surface: Surface | null = null;
@@ -146,10 +161,14 @@ export async function runCapability(req: RunRequest): Promise<RunResult> {
         journal,
         ...(req.progress ? { progress: req.progress } : {}),
         ...(req.settleTimeoutMs ? { settleTimeoutMs: req.settleTimeoutMs } : {}),
+        ...(req.quietMs ? { quietMs: req.quietMs } : {}),
+        ...(req.model ? { model: req.model } : {}),
+        ...(req.classifier ? { classifier: req.classifier } : {}),
       },
       surface,
     );
-    return await replay.run();
+    const result = await replay.run();
+    return unapproved ? { ...result, unapproved: true } : result;
   } finally {
     await surface?.close();
     await journal?.close();

@@ -97,6 +97,8 @@ export async function verify(card: Capability, opts: VerifyOptions): Promise<Ver
         env: opts.env,
         surface: opts.surfaceFactory,
         journalPath: join(journalDir, 'journal.jsonl'),
+        // Verify exists to run cards that are not approved yet, inside its own isolation (fresh journal per plate).
+        allowUnapproved: true,
         evidenceDir: join(root, `plate-${i + 1}`),
         progress: (line) => say(`  ${line}`),
         ...(opts.settleTimeoutMs ? { settleTimeoutMs: opts.settleTimeoutMs } : {}),

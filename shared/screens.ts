@@ -45,6 +45,13 @@ export interface KnownScreen {
   label: string;
   signature: string;
   paths: readonly string[];
+  /** Paths and stable words that must all be present for this screen to be named (see capability `Marks`). */
+  marks?: { paths: readonly string[]; text: readonly string[] } | undefined;
+  /**
+   * A screen that can follow a commit: the similar tier may name it only when it carries marks and all are
+   * present. A refusal with the same furniture as the success screen must never read as success.
+   */
+  afterCommit?: boolean;
 }
 
 export interface ScreenMatch {
@@ -53,22 +60,44 @@ export interface ScreenMatch {
   score: number;
 }
 
-export function nameScreen(obs: Pick<Observation, 'signature' | 'paths'>, screens: readonly KnownScreen[]): ScreenMatch | null {
-  const exact = screens.filter((s) => s.signature === obs.signature);
+/** What the screen namer reads of a page: its furniture and, for text marks, its visible text. */
+export interface Seen {
+  signature: string;
+  paths: readonly string[];
+  text?: string;
+}
+
+function marksPresent(seen: Seen, s: KnownScreen, pathSet: ReadonlySet<string>): boolean {
+  if (!s.marks) return true;
+  if (!s.marks.paths.every((p) => pathSet.has(p))) return false;
+  const text = seen.text ?? '';
+  return s.marks.text.every((t) => text.includes(t));
+}
+
+function hasMarks(s: KnownScreen): boolean {
+  return !!s.marks && s.marks.paths.length + s.marks.text.length > 0;
+}
+
+/**
+ * Names the screen showing: exact when its signature is a declared screen's (and that screen's marks hold),
+ * else similar when exactly one declared screen scores Jaccard >= 0.85 and passes its marks. A screen that can
+ * follow a commit needs marks to be named by the similar tier. Two candidates are never guessed between.
+ */
+export function nameScreen(seen: Seen, screens: readonly KnownScreen[]): ScreenMatch | null {
+  const pathSet = new Set(seen.paths);
+  const exact = screens.filter((s) => s.signature === seen.signature && marksPresent(seen, s, pathSet));
   const exactLabels = new Set(exact.map((s) => s.label));
   if (exactLabels.size === 1 && exact[0]) return { label: exact[0].label, how: 'exact', score: 1 };
   if (exactLabels.size > 1) return null;
-  let best: ScreenMatch | null = null;
-  let tied = false;
+  const candidates = new Map<string, number>();
   for (const s of screens) {
-    const score = jaccard(obs.paths, s.paths);
+    const score = jaccard(seen.paths, s.paths);
     if (score < SIMILAR_THRESHOLD) continue;
-    if (!best || score > best.score) {
-      best = { label: s.label, how: 'similar', score };
-      tied = false;
-    } else if (score === best.score && s.label !== best.label) {
-      tied = true;
-    }
+    if (s.afterCommit && !hasMarks(s)) continue;
+    if (!marksPresent(seen, s, pathSet)) continue;
+    candidates.set(s.label, Math.max(score, candidates.get(s.label) ?? 0));
   }
-  return tied ? null : best;
+  if (candidates.size !== 1) return null;
+  const [label, score] = [...candidates.entries()][0] as [string, number];
+  return { label, how: 'similar', score };
 }

@@ -249,6 +249,30 @@ ${detail}
   );
 }
 
+/**
+ * The notes desk: a list-style page (no frames, no sign-on) where a note is added by pressing Enter in the
+ * New Note field. Its `F6=Add Note` button is, by default, inert — as on many list apps whose add is Enter only —
+ * so a card that clicks it types the note and changes nothing. `addButton: 'submit'` makes it a real submit.
+ */
+export function notesPage(member: string, notes: readonly string[], opts: { addButton: 'inert' | 'submit' }): string {
+  const items = notes.length ? notes.map((n) => `<li>${esc(n)}</li>`).join('\n') : '<li>(NO NOTES)</li>';
+  const button = opts.addButton === 'submit' ? '<input type="submit" value="F6=Add Note">' : '<input type="button" value="F6=Add Note">';
+  return doc(
+    'PLUMBLINE - MEMBER NOTES',
+    `${heading('MBRNOT', 'MEMBER NOTES')}
+<p>MEMBER ${esc(member)}</p>
+<ul>
+${items}
+</ul>
+<form method="post" action="/notes">
+<input type="hidden" name="m" value="${esc(member)}">
+<table border="0" cellpadding="4" cellspacing="0">
+<tr><td>New Note</td><td><input name="note" size="40" maxlength="60"></td><td>${button}</td></tr>
+</table>
+</form>`,
+  );
+}
+
 export function errorPage(code: string, message: string): string {
   return doc(
     `PLUMBLINE - ${code}`,

@@ -24,6 +24,8 @@ export interface BankOptions {
   drift?: Drift;
   /** Demo-only: overrides PLUMBLINE_PASSWORD and the published demo password. */
   operatorPassword?: string;
+  /** The notes desk's F6=Add Note button: inert (the default: a note is added with Enter only) or a real submit. */
+  notesButton?: 'inert' | 'submit';
 }
 
 export interface Bank {
@@ -127,6 +129,8 @@ export async function startBank(opts: BankOptions = {}): Promise<Bank> {
         return allow(['GET']) ?? { status: 200, body: LOGO, type: 'image/gif' };
       case '/signon':
         return allow(['GET', 'POST']) ?? (method === 'GET' ? signonGet(req, url) : signonPost(req));
+      case '/notes':
+        return allow(['GET', 'POST']) ?? (method === 'GET' ? notesGet(url) : notesPost(await readForm(req)));
       case '/signoff': {
         const bad = allow(['GET']);
         if (bad) return bad;
@@ -200,6 +204,20 @@ export async function startBank(opts: BankOptions = {}): Promise<Bank> {
     return redirect('/desk', { 'Set-Cookie': `${SESSION_COOKIE}=${id}; Path=/; HttpOnly; SameSite=Lax` });
   }
 
+  function notesGet(url: URL): Reply {
+    const m = store.member(url.searchParams.get('m') ?? '');
+    if (!m) return errorReply(404, 'ERR 404', 'MEMBER NOT ON FILE');
+    return html(pages.notesPage(m.number, store.notesOf(m.number), { addButton: opts.notesButton ?? 'inert' }));
+  }
+
+  function notesPost(form: URLSearchParams): Reply {
+    const m = store.member(form.get('m') ?? '');
+    if (!m) return errorReply(404, 'ERR 404', 'MEMBER NOT ON FILE');
+    const note = (form.get('note') ?? '').trim().slice(0, 60);
+    if (note) store.addNote(m.number, note);
+    return redirect(`/notes?m=${encodeURIComponent(m.number)}`);
+  }
+
   function results(url: URL): Reply {
     const by = url.searchParams.get('by') ?? 'number';
     const value = (url.searchParams.get('value') ?? '').trim();
@@ -269,6 +287,13 @@ export async function startBank(opts: BankOptions = {}): Promise<Bank> {
         if (e instanceof UnknownShareError) return json({ error: e.code, message: e.message }, 404);
         throw e;
       }
+    }
+    const notesPrefix = '/_judge/notes/';
+    if (path.startsWith(notesPrefix)) {
+      if (method !== 'GET') return json({ error: 'METHOD_NOT_ALLOWED', message: `${method} ${path}: use GET` }, 405);
+      const member = path.slice(notesPrefix.length);
+      if (!store.member(member)) return json({ error: 'UNKNOWN_MEMBER', message: `no member ${member}` }, 404);
+      return json(store.notesFor(member));
     }
     if (path === '/_judge/reset') {
       if (method !== 'POST') return json({ error: 'METHOD_NOT_ALLOWED', message: `${method} ${path}: use POST` }, 405);

@@ -98,6 +98,8 @@ function seed(): Seed {
   }
   const holds = new Map<string, Hold>([
     ['400226-S0002', { reason: 'LEGAL', note: 'COURT ORDER 26-0412', confirmation: 'HX-226002', operator: 'OP0007' }],
+    // Held for another reason than the card's own "already held (LEGAL)" refusal: a refusal a card may not know.
+    ['400539-S0001', { reason: 'FRAUD_REVIEW', note: 'CASE 26-1187', confirmation: 'HX-539001', operator: 'OP0007' }],
   ]);
   return { members, shares, holds };
 }
@@ -110,19 +112,39 @@ export class Store {
   #shares = new Map<string, Share>();
   #holds = new Map<string, Hold>();
   #presses = new Map<string, number>();
+  #notes = new Map<string, string[]>();
+  #notePresses = new Map<string, number>();
 
   constructor(opts: StoreOptions = {}) {
     this.#password = opts.operatorPassword ?? process.env['PLUMBLINE_PASSWORD'] ?? DEMO_PASSWORD;
     this.reset();
   }
 
-  /** Back to the seed: seeded holds only (400226-S0002 LEGAL), every press count zero. */
+  /** Back to the seed: seeded holds only (400226-S0002 LEGAL, 400539-S0001 FRAUD_REVIEW), no notes, every press count zero. */
   reset(): void {
     const s = seed();
     this.#members = new Map(s.members.map((m) => [m.number, m]));
     this.#shares = new Map(s.shares.map((sh) => [sh.id, sh]));
     this.#holds = s.holds;
     this.#presses = new Map();
+    this.#notes = new Map();
+    this.#notePresses = new Map();
+  }
+
+  notesOf(member: string): readonly string[] {
+    return this.#notes.get(member) ?? [];
+  }
+
+  /** One submitted note (counted, like a hold press, so a test can prove what reached the store). */
+  addNote(member: string, text: string): void {
+    this.#notePresses.set(member, (this.#notePresses.get(member) ?? 0) + 1);
+    this.#notes.set(member, [...this.notesOf(member), text]);
+  }
+
+  /** The judge's question for the notes desk. */
+  notesFor(member: string): { member: string; notes: string[]; count: number; submits: number } {
+    const notes = [...this.notesOf(member)];
+    return { member, notes, count: notes.length, submits: this.#notePresses.get(member) ?? 0 };
   }
 
   checkOperator(opid: string, password: string): boolean {

@@ -1,13 +1,35 @@
 // `handrail compile <trace.jsonl> -o card.json`: book → capability draft. Every hole goes to stderr, each naming
 // its book line, and the exit code is non-zero; the card is written only when there is none.
 import { writeFile } from 'node:fs/promises';
-import { cardBytes, compile } from '../../shared/compile/compile.ts';
+import { cardBytes, compile, type CompileOptions } from '../../shared/compile/compile.ts';
+import type { Postcondition } from '../../shared/schema/capability.ts';
 import { readBook } from '../author/book.ts';
 import { UsageError } from './errors.ts';
 
 export interface CompileFlags {
   out?: string;
   id?: string;
+  /** `step=text:WORDS` or `step=control:ROLE:NAME`, repeatable: a commit's postcondition. */
+  post?: string[];
+}
+
+/** Parses `--post step=text:{{input.note}}` / `--post step=control:link:{{input.note}}` into postconditions by step. */
+export function parsePost(specs: readonly string[] = []): Record<string, Postcondition[]> {
+  const out: Record<string, Postcondition[]> = {};
+  for (const spec of specs) {
+    const m = /^([a-z][a-z0-9_]*)=(text|control):(.+)$/s.exec(spec);
+    if (!m) throw new UsageError(`--post expects step=text:WORDS or step=control:ROLE:NAME, got "${spec.length > 60 ? `${spec.slice(0, 60)}…` : spec}"`);
+    const [, step, kind, rest] = m as unknown as [string, string, string, string];
+    let p: Postcondition;
+    if (kind === 'text') p = { kind: 'text', contains: rest };
+    else {
+      const i = rest.indexOf(':');
+      if (i <= 0 || i === rest.length - 1) throw new UsageError(`--post ${step}=control: expects ROLE:NAME, got "${rest}"`);
+      p = { kind: 'control', role: rest.slice(0, i), name: rest.slice(i + 1) };
+    }
+    (out[step] ??= []).push(p);
+  }
+  return out;
 }
 
 /** Holes in the book: the book is readable but cannot become a card as it stands. */
@@ -27,7 +49,9 @@ export async function compileCommand(tracePath: string, flags: CompileFlags = {}
     for (const p of read.problems) process.stderr.write(`${tracePath}:${p.line}: not a trace line: ${p.message}\n`);
     return EXIT_HOLES;
   }
-  const result = compile(read.lines, flags.id !== undefined ? { id: flags.id } : {});
+  const opts: CompileOptions = { post: parsePost(flags.post) };
+  if (flags.id !== undefined) opts.id = flags.id;
+  const result = compile(read.lines, opts);
   if (!result.ok) {
     for (const h of result.holes) process.stderr.write(`${tracePath}:${h.line}: ${h.code}: ${h.message}\n`);
     process.stderr.write(`${result.holes.length} hole(s): no card written\n`);

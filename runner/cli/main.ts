@@ -40,6 +40,7 @@ function program(setExit: (code: number) => void): Command {
     .option('--journal <file>', 'write-ahead journal, reusable across runs: a commit in doubt is never pressed again')
     .option('--evidence <dir>', 'evidence directory (default runs/<run id>)')
     .option('--settle-timeout <ms>', 'how long a step may take to settle (default 10000)')
+    .option('--allow-unapproved', 'run a card that commits although no approval is bound to its content (the receipt and evidence say so)')
     .option('--headed', 'show the browser')
     .action(async (card: string, flags: import('./replay.ts').ReplayFlags) => {
       const { replayCommand } = await import('./replay.ts');
@@ -70,6 +71,7 @@ function program(setExit: (code: number) => void): Command {
     .argument('<trace>', 'the book (JSONL)')
     .option('-o, --out <card.json>', 'where to write the draft (default stdout)')
     .option('--id <id>', 'the capability id (default derived from the goal)')
+    .option('--post <step=kind:value...>', "a commit's postcondition: step=text:WORDS or step=control:ROLE:NAME (blanks allowed)")
     .action(async (trace: string, flags: import('./compile.ts').CompileFlags) => {
       const { compileCommand } = await import('./compile.ts');
       setExit(await compileCommand(trace, flags));

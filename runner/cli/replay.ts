@@ -14,6 +14,7 @@ export interface ReplayFlags {
   evidence?: string;
   headed?: boolean;
   settleTimeout?: string;
+  allowUnapproved?: boolean;
 }
 
 export function parseInputs(pairs: readonly string[] = []): Record<string, string> {
@@ -67,7 +68,9 @@ export async function replayCommand(cardPath: string, flags: ReplayFlags): Promi
     ...(flags.journal ? { journalPath: flags.journal } : {}),
     ...(flags.evidence ? { evidenceDir: flags.evidence } : {}),
     ...(settle ? { settleTimeoutMs: settle } : {}),
+    ...(flags.allowUnapproved ? { allowUnapproved: true } : {}),
   });
+  if (result.unapproved) process.stderr.write('warning: this card ran without an approval bound to its content (--allow-unapproved)\n');
   process.stderr.write(`${result.word} ${result.code}${result.evidence ? ` · evidence ${result.evidence}` : ''}\n`);
   return printResult(result);
 }

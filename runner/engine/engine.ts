@@ -2,11 +2,12 @@
 // Each step passes six checkpoints: right screen? → resolve → journal → act → settle → expected screen?
 // It never imports a model SDK and never sees the application: only the Surface port.
 import { fillBlanks } from '../../shared/schema/blanks.ts';
-import { JOURNALLED, type Capability, type OutcomeRule, type Step } from '../../shared/schema/capability.ts';
+import { JOURNALLED, type Capability, type OutcomeRule, type Postcondition, type Step } from '../../shared/schema/capability.ts';
 import type { Observation } from '../../shared/schema/observation.ts';
 import { RETRYABLE, RunResult, type Word } from '../../shared/schema/result.ts';
 import type { RungKind } from '../../shared/schema/capability.ts';
-import { nameScreen } from '../../shared/screens.ts';
+import { afterCommitScreens } from '../../shared/marks.ts';
+import { nameScreen, type KnownScreen } from '../../shared/screens.ts';
 import type { Masker } from '../../shared/secrets.ts';
 import { SurfaceError, type BoundTarget, type Surface } from '../../shared/surface.ts';
 import type { Evidence } from '../evidence.ts';
@@ -25,7 +26,20 @@ export interface ReplayContext {
   /** Progress for people (stderr in the CLI). Already masked when called. */
   progress?: (line: string) => void;
   settleTimeoutMs?: number;
+  /** How long an unrecognised screen must stay unchanged before waiting for a declared one stops (default 1 s). */
+  quietMs?: number;
   now?: () => number;
+  /**
+   * The model and classifier ports this run may consult (the escalation ladder's rungs). The receipt's
+   * `llm_calls` and `classifier_calls` are read from them, never written as constants.
+   */
+  model?: CallCounter;
+  classifier?: CallCounter;
+}
+
+/** A port that counts its own calls: the receipt reports what was asked, not what was meant to be asked. */
+export interface CallCounter {
+  readonly calls: number;
 }
 
 interface Named {
@@ -36,7 +50,13 @@ interface Named {
 
 type Ending = { word: Word; code: string; message: string; outcome?: string; atStep?: string };
 
+/** How a wait for a declared screen ended: the screen came, the page settled on something else, or time ran out. */
+type Waited = { named: Named; settled: true; ms: number } | { named: Named; settled: false; why: 'timeout' | 'stable'; ms: number };
+
 const DEFAULT_SETTLE_TIMEOUT_MS = 10_000;
+const DEFAULT_QUIET_MS = 1_000;
+/** The most page text a receipt carries: enough for a status line, never a whole document. */
+const PAGE_TEXT_MAX = 1_500;
 const POLL_STEPS_MS = [0, 10, 20, 40, 80, 120];
 
 /** Unrecoverable when a commit's fate is unknown: the one thing a retry must never do is press again. */
@@ -54,7 +74,7 @@ function sleep(ms: number): Promise<void> {
 
 export class Replay {
   private readonly card: Capability;
-  private readonly screens: { label: string; signature: string; paths: string[] }[];
+  private readonly screens: KnownScreen[];
   private readonly rungs: Record<string, RungKind> = {};
   private readonly outputs: Record<string, string> = {};
   private readonly now: () => number;
@@ -71,7 +91,14 @@ export class Replay {
     private readonly surface: Surface,
   ) {
     this.card = ctx.card;
-    this.screens = Object.entries(ctx.card.screens).map(([label, s]) => ({ label, signature: s.signature, paths: s.paths }));
+    const afterCommit = afterCommitScreens(ctx.card);
+    this.screens = Object.entries(ctx.card.screens).map(([label, s]) => ({
+      label,
+      signature: s.signature,
+      paths: s.paths,
+      marks: s.marks,
+      afterCommit: afterCommit.has(label),
+    }));
     this.now = ctx.now ?? Date.now;
     this.started = this.now();
   }
@@ -105,8 +132,9 @@ export class Replay {
     const answer = await this.surface.evaluate({ kind: 'observe' });
     if (answer.kind !== 'observe') throw new Error('surface answered an observe query with something else');
     const obs = answer.observation;
-    const named = nameScreen(obs, this.screens);
-    const current = { obs, label: named?.label ?? null, text: screenText(obs) };
+    const text = screenText(obs);
+    const named = nameScreen({ signature: obs.signature, paths: obs.paths, text }, this.screens);
+    const current = { obs, label: named?.label ?? null, text };
     this.current = current;
     if (obs.signature !== this.lastSignature) {
       this.lastSignature = obs.signature;
@@ -155,29 +183,106 @@ export class Replay {
     return null;
   }
 
-  /** Poll `observe` until the settle condition holds, a declared outcome shows, or the deadline passes. */
-  private async settle(step: Step): Promise<{ named: Named; settled: boolean; ms: number }> {
-    const began = this.now();
+  /** Poll `observe` until the settle condition holds, a declared outcome shows, or the page settles elsewhere. */
+  private async settle(step: Step): Promise<Waited> {
     const wanted = this.wanted(step);
     if (!wanted) return { named: await this.look(), settled: true, ms: 0 };
     const timeout =
       ('timeout_ms' in step.settle ? step.settle.timeout_ms : undefined) ?? this.ctx.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS;
-    const deadline = began + timeout;
+    const quiet = ('quiet_ms' in step.settle ? step.settle.quiet_ms : undefined) ?? this.ctx.quietMs ?? DEFAULT_QUIET_MS;
+    return this.waitFor(wanted, { timeout, quiet, leaving: step.screen });
+  }
+
+  /**
+   * Polls until a wanted screen or a declared outcome shows. Stops early — without waiting out the deadline —
+   * when the page has stayed unchanged for `quiet` ms on a screen that is neither wanted nor the one being left:
+   * a page at rest on an unknown screen will not turn into a known one by waiting.
+   */
+  private async waitFor(wanted: readonly string[], opts: { timeout: number; quiet: number; leaving: string | null }): Promise<Waited> {
+    const began = this.now();
+    const deadline = began + opts.timeout;
     let attempt = 0;
     let last: Named | null = null;
+    let restingOn: string | null = null;
+    let restingSince = began;
     for (;;) {
       try {
         last = await this.look();
-        if (last.label && wanted.includes(last.label)) return { named: last, settled: true, ms: this.now() - began };
-        if (this.outcomeOf(last)) return { named: last, settled: true, ms: this.now() - began };
+        const ms = this.now() - began;
+        if (last.label && wanted.includes(last.label)) return { named: last, settled: true, ms };
+        if (this.outcomeOf(last)) return { named: last, settled: true, ms };
+        const state = `${last.obs.signature}\n${last.text}`;
+        if (state !== restingOn) {
+          restingOn = state;
+          restingSince = this.now();
+        } else if (last.label !== opts.leaving && this.now() - restingSince >= opts.quiet) {
+          return { named: last, settled: false, why: 'stable', ms };
+        }
       } catch (e) {
         // A frame navigating under the walker is the page still settling; anything else is real.
         if (!(e instanceof SurfaceError && e.code === 'STALE')) throw e;
+        restingOn = null;
       }
       if (this.now() >= deadline) {
-        return { named: last ?? (await this.look()), settled: false, ms: this.now() - began };
+        return { named: last ?? (await this.look()), settled: false, why: 'timeout', ms: this.now() - began };
       }
       await sleep(POLL_STEPS_MS[Math.min(attempt++, POLL_STEPS_MS.length - 1)] ?? 100);
+    }
+  }
+
+  /** Checks a commit's postconditions on the screen showing; returns the first that does not hold. */
+  private unmetPostcondition(step: Step, named: Named): Postcondition | null {
+    for (const p of step.post ?? []) {
+      if (p.kind === 'text') {
+        if (!named.text.includes(this.fill(p.contains))) return p;
+        continue;
+      }
+      const name = this.fill(p.name);
+      const scope = p.scope?.map((l) => ({ role: l.role, name: this.fill(l.name) }));
+      const found = named.obs.frames.some((f) =>
+        f.controls.some(
+          (c) =>
+            c.role === p.role &&
+            c.name === name &&
+            (!scope || scope.every((l) => c.scope.some((cl) => cl.role === l.role && cl.name === l.name))),
+        ),
+      );
+      if (!found) return p;
+    }
+    return null;
+  }
+
+  /**
+   * Waits (under the step's settle rules) until every postcondition holds on the outcome screen, or the page
+   * rests without them. A commit whose effect cannot be seen is in doubt, never a success.
+   */
+  private async postconditions(step: Step, settled: Named): Promise<Postcondition | null> {
+    if (!step.post?.length) return null;
+    const timeout = ('timeout_ms' in step.settle ? step.settle.timeout_ms : undefined) ?? this.ctx.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS;
+    const quiet = ('quiet_ms' in step.settle ? step.settle.quiet_ms : undefined) ?? this.ctx.quietMs ?? DEFAULT_QUIET_MS;
+    const began = this.now();
+    let named = settled;
+    let restingOn = `${named.obs.signature}\n${named.text}`;
+    let restingSince = began;
+    let attempt = 0;
+    for (;;) {
+      const unmet = this.unmetPostcondition(step, named);
+      if (!unmet) return null;
+      if (this.now() - restingSince >= quiet || this.now() - began >= timeout) return unmet;
+      await sleep(POLL_STEPS_MS[Math.min(attempt++, POLL_STEPS_MS.length - 1)] ?? 100);
+      try {
+        named = await this.look();
+      } catch (e) {
+        // The page navigating under the walker (a form submitted) is the effect still arriving.
+        if (!(e instanceof SurfaceError && e.code === 'STALE')) throw e;
+        restingSince = this.now();
+        continue;
+      }
+      const state = `${named.obs.signature}\n${named.text}`;
+      if (state !== restingOn) {
+        restingOn = state;
+        restingSince = this.now();
+      }
     }
   }
 
@@ -191,16 +296,23 @@ export class Replay {
       run_id: this.ctx.runId,
       ...(end.outcome ? { outcome: end.outcome } : {}),
       outputs: this.ctx.masker.maskDeep(this.outputs),
-      llm_calls: 0,
-      classifier_calls: 0,
+      llm_calls: this.ctx.model?.calls ?? 0,
+      classifier_calls: this.ctx.classifier?.calls ?? 0,
       rungs: this.rungs,
       ...(end.atStep ? { at_step: end.atStep } : {}),
       screen: this.current?.label ?? null,
       steps_done: this.stepsDone,
       from_journal: false,
       evidence: this.ctx.evidence.dir,
+      ...(end.word !== 'SUCCESS' && this.current ? { page_text: this.pageText(this.current) } : {}),
       duration_ms: Math.max(0, this.now() - this.started),
     });
+  }
+
+  /** The screen's words for a receipt: masked, capped, so a caller reads what the page said without opening evidence. */
+  private pageText(named: Named): string {
+    const text = this.ctx.masker.mask(named.text.replace(/\s+/g, ' ').trim());
+    return text.length > PAGE_TEXT_MAX ? `${text.slice(0, PAGE_TEXT_MAX)}…` : text;
   }
 
   private endingFor(outcome: NonNullable<ReturnType<Replay['outcomeOf']>>, step: Step): Ending {
@@ -315,8 +427,9 @@ export class Replay {
   /** One step through the six checkpoints. Returns an ending to stop the run, or null to go on. */
   private async step(step: Step, index: number, markCommit: (id: string) => void): Promise<Ending | null> {
     const tag = `step ${index + 1}/${this.card.steps.length} ${step.id}`;
-    // 1. Right screen? The observation that settled the previous step is the screen now showing.
-    const here = this.current ?? (await this.look());
+    // 1. Right screen? The observation that settled the previous step is the screen now showing; the first
+    // screen is waited for under the same settle rules as every other (a page may render after its load event).
+    const here = index === 0 ? (await this.firstScreen(step)).named : (this.current ?? (await this.look()));
     if (here.label !== step.screen) {
       const outcome = this.outcomeOf(here);
       if (outcome) return this.endingFor(outcome, step);
@@ -376,15 +489,28 @@ export class Replay {
       settle_ms: settled.ms,
     });
     if (!settled.settled) {
+      const showing = settled.named.label ?? 'an unrecognised screen';
+      if (settled.why === 'stable') await this.unknownScreen(step, settled.named);
       if (step.effect.kind === 'commit') {
-        throw new InDoubt(`after ${step.id} the screen never became ${this.wanted(step)?.join(' or ')}`);
+        throw new InDoubt(
+          settled.why === 'stable'
+            ? `after ${step.id} the page settled on ${showing}, which is none of the outcomes the card declares`
+            : `after ${step.id} the screen never became ${this.wanted(step)?.join(' or ')}`,
+        );
       }
-      return {
-        word: 'FAILED',
-        code: 'TIMEOUT',
-        message: `after ${step.id}, waited for ${this.wanted(step)?.join(' or ')} but ${settled.named.label ?? 'an unrecognised screen'} is showing`,
-        atStep: step.id,
-      };
+      return settled.why === 'stable'
+        ? {
+            word: 'FAILED',
+            code: 'SCREEN_MISMATCH',
+            message: `after ${step.id}, expected ${this.wanted(step)?.join(' or ')}, but the page settled on ${showing}`,
+            atStep: step.id,
+          }
+        : {
+            word: 'FAILED',
+            code: 'TIMEOUT',
+            message: `after ${step.id}, waited for ${this.wanted(step)?.join(' or ')} but ${showing} is showing`,
+            atStep: step.id,
+          };
     }
     if (journalled && this.ctx.journal) await this.ctx.journal.observed(this.ctx.runId, this.card.id, step.id, effect);
     // 6. Expected screen? A declared outcome (already held, bad password) ends the run here.
@@ -402,7 +528,35 @@ export class Replay {
         atStep: step.id,
       };
     }
+    // A commit must show its effect: when its screen cannot tell, its postconditions must hold.
+    const unmet = step.effect.kind === 'commit' ? await this.postconditions(step, settled.named) : null;
+    if (unmet) {
+      await this.ctx.evidence.append('postcondition_failed', { step: step.id, postcondition: unmet, screen: this.current?.label ?? null });
+      throw new InDoubt(`after ${step.id} the screen shows no sign of its effect: ${describePost(unmet)} does not hold`);
+    }
     return null;
+  }
+
+  /** Waits for the card's first screen under the settle rules every other screen gets. */
+  private async firstScreen(step: Step): Promise<Waited> {
+    const waited = await this.waitFor([step.screen], {
+      timeout: this.ctx.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS,
+      quiet: this.ctx.quietMs ?? DEFAULT_QUIET_MS,
+      leaving: null,
+    });
+    if (!waited.settled && waited.why === 'stable') await this.unknownScreen(step, waited.named);
+    return waited;
+  }
+
+  /** Records the screen a wait gave up on: its label (if any), path set and words, so nobody has to open a picture. */
+  private async unknownScreen(step: Step, named: Named): Promise<void> {
+    await this.ctx.evidence.append('screen_unrecognised', {
+      step: step.id,
+      label: named.label,
+      signature: named.obs.signature,
+      paths: named.obs.paths,
+      text: this.pageText(named),
+    });
   }
 
   private extract(step: Step, text: string): void {
@@ -413,6 +567,10 @@ export class Replay {
     }
   }
 
+}
+
+function describePost(p: Postcondition): string {
+  return p.kind === 'text' ? `text ${JSON.stringify(p.contains)} on the screen` : `${p.role} ${JSON.stringify(p.name)} on the screen`;
 }
 
 /** Thrown to end a run with the receipt the journal recorded when the commit was observed. */

@@ -2,6 +2,7 @@
 // reported at once, each naming its book line; a draft declares nothing the book never saw and says what a
 // reviewer must add. Pure and deterministic: the same book always compiles to the same bytes.
 import { fingerprint } from '../fingerprint.ts';
+import { proposeMarks } from '../marks.ts';
 import { labelOf } from '../menu.ts';
 import { blankFor, blanksIn } from '../schema/blanks.ts';
 import { canonicalJson } from '../schema/canonical.ts';
@@ -10,6 +11,7 @@ import {
   CAPABILITY_SCHEMA_ID,
   type CapabilityInput,
   type FingerprintField,
+  type Postcondition,
   type Rung,
   type Step,
   type Target,
@@ -27,6 +29,8 @@ export type HoleCode =
   | 'SECRET_IN_TARGET'
   | 'UNKNOWN_BLANK'
   | 'NO_FINISH'
+  | 'NO_VISIBLE_EFFECT'
+  | 'UNKNOWN_POSTCONDITION_STEP'
   | 'INVALID_CARD';
 
 export interface Hole {
@@ -42,6 +46,11 @@ export interface CompileOptions {
   surface?: 'browser' | 'terminal' | 'mac';
   /** Replace the entry URL's origin by {{env.BASE_URL}} so the card runs against any deployment (default true). */
   baseUrlBlank?: boolean;
+  /**
+   * Postconditions a reviewer supplies, by compiled step id: what must hold after a commit whose screen cannot
+   * show its effect (it lands where it started). Without one such a commit does not compile.
+   */
+  post?: Readonly<Record<string, readonly Postcondition[]>>;
 }
 
 export type CompileResult = { ok: true; card: Capability; notes: string[] } | { ok: false; holes: Hole[] };
@@ -214,6 +223,7 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
   const labelBySig = new Map<string, string>();
   const labels = new Map<string, TraceLabel>();
   const acts: { line: number; act: TraceAct; screen: string | null; after: string | null }[] = [];
+  const stepLines = new Map<string, number>();
   let finish: { line: number; label: string } | null = null;
 
   lines.forEach((l, i) => {
@@ -277,7 +287,7 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
   const owners = new Map<string, string[]>();
   const unconfirmed: string[] = [];
   const commits: { id: string; after: string }[] = [];
-  for (const { act, screen, after } of acts) {
+  for (const { line, act, screen, after } of acts) {
     const built = buildTarget(act, b, walker);
     let t = byKey.get(built.key);
     if (!t) {
@@ -285,6 +295,7 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
       byKey.set(built.key, t);
     }
     const id = stepIds.take(slug(stepBase(act, t.base), 40) || 'step');
+    stepLines.set(id, line);
     const changed = act.after.signature !== act.before.signature && after !== null;
     const confirmed = act.effect.kind === 'commit' && act.effect.by === 'owner' && act.effect.owner;
     if (act.effect.kind === 'commit' && !confirmed) unconfirmed.push(id);
@@ -301,8 +312,28 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
       effect: { kind: act.effect.kind, ...(confirmed ? { confirmed_by: { owner: act.effect.owner as string } } : {}) },
       settle: changed ? { kind: 'screen_is', screen: after } : { kind: 'none' },
       ...(changed ? { expect: { screen_in: [after] } } : {}),
+      ...(opts.post?.[id]?.length ? { post: [...(opts.post[id] ?? [])] } : {}),
     });
   }
+  for (const id of Object.keys(opts.post ?? {})) {
+    const step = steps.find((s) => s.id === id);
+    if (!step || step.effect.kind !== 'commit') {
+      hole(done.line, 'UNKNOWN_POSTCONDITION_STEP', `a postcondition was given for step "${id}", which is no commit step of this book (commits: ${commits.map((c) => c.id).join(', ') || 'none'})`);
+    }
+  }
+  for (const step of steps) {
+    // A commit that lands on the screen it started on cannot show by its screen that it did anything.
+    const lands = step.settle.kind === 'screen_is' ? step.settle.screen : step.screen;
+    if (step.effect.kind === 'commit' && lands === step.screen && !step.post?.length) {
+      hole(
+        stepLines.get(step.id) ?? done.line,
+        'NO_VISIBLE_EFFECT',
+        `commit step "${step.id}" ends on the screen it started on (${step.screen}): nothing on the screen shows it did anything. ` +
+          `Supply a postcondition for it (handrail compile --post '${step.id}=text:{{input.<name>}}'), e.g. the added row's text`,
+      );
+    }
+  }
+  if (holes.length) return { ok: false, holes: sortHoles(holes) };
 
   const used = new Set(steps.flatMap((s) => blanksIn(s.op.value ?? '').map((x) => x.name)));
   for (const t of byKey.values()) {
@@ -325,8 +356,10 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
       ]),
     ),
     outputs: {},
-    screens: Object.fromEntries(
-      [...labels.values()].map((l) => [l.label, { title: l.title, signature: l.screen.signature, paths: l.screen.paths }]),
+    screens: withMarks(
+      Object.fromEntries([...labels.values()].map((l) => [l.label, { title: l.title, signature: l.screen.signature, paths: l.screen.paths }])),
+      steps,
+      done.label,
     ),
     targets: Object.fromEntries([...byKey.values()].map((t) => [t.id, t.target])),
     steps,
@@ -345,6 +378,19 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
     };
   }
   return { ok: true, card: parsed.data, notes };
+}
+
+type DraftScreen = { title: string; signature: string; paths: string[]; marks?: { paths: string[]; text: string[] } };
+
+/** Every screen that can follow a commit gets the structural marks that tell it apart (shared/marks.ts). */
+function withMarks(screens: Record<string, DraftScreen>, steps: Step[], finish: string): Record<string, DraftScreen> {
+  const marks = proposeMarks({ steps, outcomes: { success: { screens: [finish] }, business: {}, recovery: {}, failure: {} }, screens });
+  const out: Record<string, DraftScreen> = {};
+  for (const [label, screen] of Object.entries(screens)) {
+    const m = marks[label];
+    out[label] = m ? { ...screen, marks: { paths: [...m.paths], text: [...m.text] } } : screen;
+  }
+  return out;
 }
 
 function sortHoles(holes: Hole[]): Hole[] {

@@ -96,11 +96,24 @@ export const Target = z
   });
 export type Target = z.infer<typeof Target>;
 
+/**
+ * What tells a screen that follows a commit apart from every other declared screen (docs/ARCHITECTURE.md,
+ * "Naming a screen"). `paths`: structural paths that must all be present; `text`: stable words (never input
+ * values) that must all appear in the screen text, used only where structure cannot tell two screens apart.
+ * Marks only narrow a structural match: text never names a screen on its own, because page text can be hostile.
+ */
+export const Marks = z.strictObject({
+  paths: z.array(z.string().min(1)).default([]),
+  text: z.array(z.string().min(1)).default([]),
+});
+export type Marks = z.infer<typeof Marks>;
+
 export const Screen = z.strictObject({
   /** What a person calls it: "Hold Result". */
   title: z.string().min(1),
   signature: z.string().min(1),
   paths: z.array(z.string()).min(1, 'expected the structural paths the screen was recorded with'),
+  marks: Marks.optional(),
 });
 export type Screen = z.infer<typeof Screen>;
 
@@ -113,19 +126,35 @@ export type Op = z.infer<typeof Op>;
 
 export const DEFAULT_SETTLE_MS = 10_000;
 
+/** How long an unrecognised screen must stay unchanged before the engine stops waiting for it (default 1 s). */
+const QuietMs = z.number().int().positive().optional();
+
 export const Settle = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('none') }),
-  z.strictObject({ kind: z.literal('screen_is'), screen: Id, timeout_ms: z.number().int().positive().optional() }),
+  z.strictObject({ kind: z.literal('screen_is'), screen: Id, timeout_ms: z.number().int().positive().optional(), quiet_ms: QuietMs }),
   z.strictObject({
     kind: z.literal('screen_in'),
     screens: z.array(Id).min(1),
     timeout_ms: z.number().int().positive().optional(),
+    quiet_ms: QuietMs,
   }),
 ]);
 export type Settle = z.infer<typeof Settle>;
 
 export const Expect = z.strictObject({ screen_in: z.array(Id).min(1) });
 export type Expect = z.infer<typeof Expect>;
+
+/**
+ * A postcondition: what must hold on the screen after a commit for its effect to count as shown — the proof
+ * a commit did something when its outcome screen looks like the screen it started on. Values may hold input
+ * blanks (`{{input.note}}`). `text`: the screen text contains it; `control`: a control with this role and
+ * name (and, when given, inside a scope whose names match) is on the screen.
+ */
+export const Postcondition = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('text'), contains: z.string().min(1) }),
+  z.strictObject({ kind: z.literal('control'), role: z.string().min(1), name: z.string().min(1), scope: z.array(ScopeLink).optional() }),
+]);
+export type Postcondition = z.infer<typeof Postcondition>;
 
 export const Step = z.strictObject({
   id: Id,
@@ -136,6 +165,8 @@ export const Step = z.strictObject({
   effect: Effect,
   settle: Settle.default({ kind: 'none' }),
   expect: Expect.optional(),
+  /** Commit steps only: what must hold after the commit (checked on the success path). */
+  post: z.array(Postcondition).optional(),
 });
 export type Step = z.infer<typeof Step>;
 
@@ -259,6 +290,29 @@ function checkBlanks(card: Shape, ctx: Ctx): void {
     t.ladder.forEach((r, i) => check(r.value, ['targets', id, 'ladder', i, 'value'], false));
   }
   card.steps.forEach((s, i) => check(s.op.value, ['steps', i, 'op', 'value'], false));
+  card.steps.forEach((s, i) =>
+    s.post?.forEach((p, j) => {
+      if (p.kind === 'text') check(p.contains, ['steps', i, 'post', j, 'contains'], false);
+      else {
+        check(p.name, ['steps', i, 'post', j, 'name'], false);
+        p.scope?.forEach((l, k) => check(l.name, ['steps', i, 'post', j, 'scope', k, 'name'], false));
+      }
+    }),
+  );
+}
+
+/** The screens a step may land on: its settle and expect lists. */
+export function outcomeScreensOf(step: Pick<Step, 'settle' | 'expect'>): string[] {
+  const out = new Set<string>(step.expect?.screen_in ?? []);
+  if (step.settle.kind === 'screen_is') out.add(step.settle.screen);
+  if (step.settle.kind === 'screen_in') for (const l of step.settle.screens) out.add(l);
+  return [...out];
+}
+
+/** Where a commit can land: its declared screens, or — with none declared — the screen it started on. */
+function landingOf(step: Pick<Step, 'settle' | 'expect' | 'screen'>): string[] {
+  const declared = outcomeScreensOf(step);
+  return declared.length ? declared : [step.screen];
 }
 
 function checkReferences(card: Shape, ctx: Ctx): void {
@@ -298,6 +352,18 @@ function checkReferences(card: Shape, ctx: Ctx): void {
         code: 'custom',
         path: ['steps', i, 'effect', 'kind'],
         message: 'a read op must carry the read sticker, and only a read op may',
+      });
+    }
+    if (s.post && s.effect.kind !== 'commit') {
+      ctx.addIssue({ code: 'custom', path: ['steps', i, 'post'], message: `only a commit step may declare postconditions; "${s.id}" is ${s.effect.kind}` });
+    }
+    if (s.effect.kind === 'commit' && !s.post?.length && landingOf(s).includes(s.screen)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['steps', i, 'post'],
+        message:
+          `commit step "${s.id}" can end on the screen it started on (${s.screen}), so the screen alone cannot show that it did anything; ` +
+          'declare a postcondition (what must be on the screen afterwards, e.g. {"kind":"text","contains":"{{input.note}}"})',
       });
     }
     if (s.effect.kind === 'commit' && !s.effect.confirmed_by && card.lifecycle.state !== 'draft') {

@@ -4,6 +4,7 @@
 // card again (any change to it voids its approval, and `npm run demo` replays only an approved card):
 //   npx tsx tests/tools/record-card.ts            (rewrites capabilities/plumbline-place-hold.json)
 import { readFile, writeFile } from 'node:fs/promises';
+import { proposeMarks } from '../../shared/marks.ts';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Page } from 'playwright-core';
 import { startBank } from '../../demo/plumbline/server.ts';
@@ -78,6 +79,11 @@ async function main(): Promise<void> {
     raw.screens = Object.fromEntries(
       Object.entries(TITLES).map(([label, title]) => [label, { title, ...shots[label]! }]),
     );
+    // The screens that can follow the commit carry the marks that tell them apart (shared/marks.ts).
+    for (const [label, marks] of Object.entries(proposeMarks(raw))) {
+      const screen = raw.screens[label];
+      if (screen) screen.marks = marks;
+    }
     for (const t of Object.values(raw.targets)) delete t.fingerprint.value;
     const loaded = loadCapability(raw);
     if (!loaded.ok) throw new Error(JSON.stringify(loaded.issues, null, 2));
@@ -87,6 +93,7 @@ async function main(): Promise<void> {
       card: loaded.value,
       inputs: { operator_id: 'OP1001', password: 'plumb-2026', member_number: '400337', share_id: '400337-S0001', reason: 'LEGAL' },
       env: { BASE_URL: bank.url },
+      allowUnapproved: true,
       evidenceDir: `runs/record-card-${Date.now()}`,
       surface: async (): Promise<Surface> => {
         const s = await BrowserSurface.launch();

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { parsePost } from '../../runner/cli/compile.ts';
 import { cardBytes, compile } from '../../shared/compile/compile.ts';
 import { TraceLine, type TraceAct } from '../../shared/schema/trace.ts';
 
@@ -45,6 +46,45 @@ describe('compiling the PLUMBLINE book', () => {
   });
 });
 
+describe('commits must be able to show their effect', () => {
+  /** The book as if F10=Post Hold had left the review screen showing (a page that wants Enter, say). */
+  function stuckBook(): { lines: TraceLine[]; line: number } {
+    const lines = book();
+    const i = lines.findIndex((l) => l.kind === 'act' && l.effect.kind === 'commit');
+    const commit = lines[i] as TraceAct;
+    commit.after = { ...commit.before };
+    const rest = lines.slice(0, i + 1).filter((l) => l.kind !== 'finish');
+    const finish = lines.find((l) => l.kind === 'finish');
+    if (!finish || finish.kind !== 'finish') throw new Error('the fixture book has no finish');
+    return { lines: [...rest, { ...finish, label: 'hold_review', screen: commit.before }], line: i + 1 };
+  }
+
+  it('marks every screen that can follow a commit, in the golden card', () => {
+    const r = compile(book(), { id: 'plumbline_place_hold' });
+    if (!r.ok) throw new Error('holes');
+    expect(r.card.screens['hold_result']?.marks?.paths).toContain("work>strong 'HOLD POSTED CONFIRMATION HX-#'");
+    expect(r.card.screens['signon']?.marks).toBeUndefined();
+  });
+
+  it('refuses a commit that ends where it started, naming the step and its book line', () => {
+    const { lines, line } = stuckBook();
+    const r = compile(lines, { id: 'stuck' });
+    expect(r.ok).toBe(false);
+    const hole = r.ok ? undefined : r.holes.find((h) => h.code === 'NO_VISIBLE_EFFECT');
+    expect(hole?.line).toBe(line);
+    expect(hole?.message).toContain('post_hold');
+  });
+
+  it('compiles it once a reviewer supplies a postcondition, and refuses one for a step that is no commit', () => {
+    const { lines } = stuckBook();
+    const r = compile(lines, { id: 'stuck', post: { post_hold: [{ kind: 'text', contains: 'HOLD POSTED' }] } });
+    if (!r.ok) throw new Error(JSON.stringify(r.holes));
+    expect(r.card.steps.find((s) => s.id === 'post_hold')?.post).toEqual([{ kind: 'text', contains: 'HOLD POSTED' }]);
+    const wrong = compile(lines, { id: 'stuck', post: { post_hold: [{ kind: 'text', contains: 'X' }], review: [{ kind: 'text', contains: 'X' }] } });
+    expect(wrong.ok ? [] : wrong.holes.map((h) => h.code)).toEqual(['UNKNOWN_POSTCONDITION_STEP']);
+  });
+});
+
 describe('a book with holes', () => {
   it('is refused with every hole at once, each on its line', () => {
     const lines = book();
@@ -77,5 +117,18 @@ describe('a book with holes', () => {
   it('without a start line says so', () => {
     const r = compile(book().filter((l) => l.kind !== 'start'));
     expect(r.ok ? [] : r.holes.map((h) => h.code)).toContain('NO_START');
+  });
+});
+
+describe('handrail compile --post', () => {
+  it('reads text and control postconditions, with blanks, and refuses anything else by name', () => {
+    expect(parsePost(['add_note=text:{{input.note}}', 'add_note=control:link:{{input.note}}'])).toEqual({
+      add_note: [
+        { kind: 'text', contains: '{{input.note}}' },
+        { kind: 'control', role: 'link', name: '{{input.note}}' },
+      ],
+    });
+    expect(() => parsePost(['add_note=shows:x'])).toThrow(/step=text:WORDS or step=control:ROLE:NAME/);
+    expect(() => parsePost(['add_note=control:link'])).toThrow(/ROLE:NAME/);
   });
 });

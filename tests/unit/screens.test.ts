@@ -1,6 +1,7 @@
 // Screens are named by their furniture: exact by signature, similar at Jaccard >= 0.85, and never by a guess between ties.
 import { describe, expect, it } from 'vitest';
-import { combineFrames, jaccard, nameScreen, signatureOf, SIMILAR_THRESHOLD } from '../../shared/screens.ts';
+import { structuralMarks } from '../../shared/marks.ts';
+import { combineFrames, jaccard, nameScreen, signatureOf, SIMILAR_THRESHOLD, type KnownScreen } from '../../shared/screens.ts';
 import { hashStrings } from '../../shared/hash.ts';
 import type { FrameObservation } from '../../shared/schema/observation.ts';
 
@@ -80,14 +81,63 @@ describe('nameScreen', () => {
     expect(nameScreen({ paths: page, signature: signatureOf(page) }, [a, b])).toBeNull();
   });
 
-  it('prefers the better of two similar screens, and refuses two labels on one signature', () => {
+  it('never names one of two similar candidates, even the closer one; two labels on one signature are refused too', () => {
     const base = Array.from({ length: 20 }, (_, i) => `p${i}`);
     const page = [...base, 'x'];
     const lower = screen('Lower', base);
     const higher = screen('Higher', [...base, 'x', 'y']);
-    expect(jaccard(page, higher.paths)).toBeGreaterThanOrEqual(SIMILAR_THRESHOLD);
-    expect(nameScreen({ paths: page, signature: signatureOf(page) }, [lower, higher])?.label).toBe('Higher');
     expect(jaccard(page, higher.paths)).toBeGreaterThan(jaccard(page, lower.paths));
+    expect(jaccard(page, lower.paths)).toBeGreaterThanOrEqual(SIMILAR_THRESHOLD);
+    expect(nameScreen({ paths: page, signature: signatureOf(page) }, [lower, higher])).toBeNull();
+    expect(nameScreen({ paths: page, signature: signatureOf(page) }, [higher])?.label).toBe('Higher');
     expect(nameScreen({ paths: seven, signature: signatureOf(seven) }, [screen('One', seven), screen('Two', seven)])).toBeNull();
+  });
+});
+
+describe('naming a screen that can follow a commit', () => {
+  // PLUMBLINE's result page and its refusal share all furniture but the result line (13 of 15 paths: 0.87).
+  const furniture = Array.from({ length: 13 }, (_, i) => `work>f${i}`);
+  const posted = [...furniture, "work>strong 'HOLD POSTED CONFIRMATION HX-#'"];
+  const refusal = [...furniture, "work>strong 'HOLD NOT POSTED: SHARE ALREADY HELD (LEGAL)'"];
+  const result = (marks?: string[]): KnownScreen => ({
+    ...screen('hold_result', posted),
+    afterCommit: true,
+    ...(marks ? { marks: { paths: marks, text: [] } } : {}),
+  });
+
+  it('a refusal with the success screen\'s furniture is not named success by the similar tier', () => {
+    expect(jaccard(refusal, posted)).toBeGreaterThanOrEqual(SIMILAR_THRESHOLD);
+    expect(nameScreen({ paths: refusal, signature: signatureOf(refusal) }, [result()])).toBeNull();
+    expect(nameScreen({ paths: refusal, signature: signatureOf(refusal) }, [result(structuralMarks('hold_result', { hold_result: { paths: posted }, hold_review: { paths: furniture } }))])).toBeNull();
+  });
+
+  it('names it when every mark is present (a banner added), and exactly without marks', () => {
+    const marks = ["work>strong 'HOLD POSTED CONFIRMATION HX-#'"];
+    const banner = [...posted, 'work>banner'];
+    expect(nameScreen({ paths: banner, signature: signatureOf(banner) }, [result(marks)])).toMatchObject({ label: 'hold_result', how: 'similar' });
+    expect(nameScreen({ paths: banner, signature: signatureOf(banner) }, [result()])).toBeNull();
+    expect(nameScreen({ paths: posted, signature: signatureOf(posted) }, [result()])).toMatchObject({ how: 'exact' });
+  });
+
+  it('text marks narrow an exact structural match and never make one on their own', () => {
+    const done: KnownScreen = { ...screen('done', furniture), afterCommit: true, marks: { paths: [], text: ['SAVED'] } };
+    const failed: KnownScreen = { ...screen('failed', furniture), afterCommit: true, marks: { paths: [], text: ['NOT SAVED'] } };
+    const sig = signatureOf(furniture);
+    expect(nameScreen({ paths: furniture, signature: sig, text: 'RECORD SAVED' }, [done, failed])?.label).toBe('done');
+    expect(nameScreen({ paths: furniture, signature: sig, text: 'RECORD NOT SAVED' }, [done, failed])).toBeNull();
+    const other = ['totally', 'different'];
+    expect(nameScreen({ paths: other, signature: signatureOf(other), text: 'RECORD SAVED' }, [done])).toBeNull();
+  });
+});
+
+describe('structural marks', () => {
+  it('are the paths of a screen that some other declared screen lacks', () => {
+    const screens = { a: { paths: ['f', 'x', 'y'] }, b: { paths: ['f', 'x'] }, c: { paths: ['f', 'y'] } };
+    expect(structuralMarks('a', screens)).toEqual(['x', 'y']);
+    expect(structuralMarks('b', screens)).toEqual(['x']);
+  });
+
+  it('are empty when the screen is contained in every other one', () => {
+    expect(structuralMarks('a', { a: { paths: ['f'] }, b: { paths: ['f', 'g'] } })).toEqual([]);
   });
 });
