@@ -117,18 +117,14 @@ function program(setExit: (code: number) => void): Command {
   const evidence = cli.command('evidence').description('work with evidence directories');
   evidence
     .command('verify')
-    .description('check a run\'s evidence chain; exit 0 when intact, 1 naming the first bad line')
+    .description('check a run\'s evidence chain and its end: 0 intact, 1 naming the first bad line, 3 unanchored with --require-anchor')
     .argument('<dir>', 'the evidence directory')
-    .action(async (dir: string) => {
-      const { verifyEvidence } = await import('../evidence.ts');
-      const verdict = await verifyEvidence(dir);
-      if (verdict.ok) {
-        process.stdout.write(`intact: ${verdict.lines} lines, head ${verdict.head}\n`);
-        setExit(0);
-      } else {
-        process.stdout.write(`tampered: line ${verdict.line}: ${verdict.reason}\n`);
-        setExit(1);
-      }
+    .option('--head <hash>', 'the evidence_head the run\'s receipt carried: the log must end there')
+    .option('--journal <file>', 'the run\'s journal: the log must end at the head its receipt recorded')
+    .option('--require-anchor', 'fail (exit 3) when nothing outside the log was checked (no --head, --journal or HANDRAIL_EVIDENCE_KEY)')
+    .action(async (dir: string, flags: import('./evidence.ts').EvidenceVerifyFlags) => {
+      const { evidenceVerifyCommand } = await import('./evidence.ts');
+      setExit(await evidenceVerifyCommand(dir, flags));
     });
 
   cli
