@@ -35,7 +35,7 @@ function table(plates: readonly PlateReport[]): string {
     String(p.n),
     Object.values(p.plate).join(' '),
     p.word ? `${p.word} ${p.code ?? ''}` : 'not run',
-    `${p.llm_calls}/${p.classifier_calls}`,
+    p.word ? `${p.llm_calls}/${p.classifier_calls}` : '-',
     p.judge.changed === null ? '-' : p.judge.changed ? 'changed' : 'no change',
     p.clean ? 'CLEAN' : p.status === 'refused' ? `REFUSED ${p.why}` : `FAILED ${p.why}`,
   ]);
