@@ -1,12 +1,16 @@
 // The evidence log of one run: append-only JSON lines, each carrying the sha256 of the previous
 // line's exact bytes (`prev`) and of its own bytes (`hash`), plus screenshots and screen text whose
-// sha256 the log records. `verifyEvidence` names the first line that does not hold up.
+// sha256 the log records. The log ends with a sealed closing line (`seal`): the line count, the head
+// hash before it and the run's typed word, with an HMAC when HANDRAIL_EVIDENCE_KEY is set. The hash of
+// that closing line is the anchor the receipt carries (`evidence_head`). `verifyEvidence` names the
+// first line that does not hold up, and says whether the log's end was checked against an anchor.
 // Every string written goes through the run's Masker: secret values never reach a file here.
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { constants as fsc, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import type { Masker } from '../shared/secrets.ts';
+import { parseJournal } from './engine/journal.ts';
 
 export const LOG_FILE = 'evidence.jsonl';
 export const GENESIS = '0'.repeat(64);
@@ -35,7 +39,32 @@ export type EvidenceFile = z.infer<typeof EvidenceFile>;
 
 const FILE_KINDS = new Set(['screenshot', 'text']);
 
-export type EvidenceErrorCode = 'EVIDENCE_OTHER_RUN' | 'EVIDENCE_CORRUPT' | 'EVIDENCE_CLOSED' | 'EVIDENCE_IO';
+export type EvidenceErrorCode = 'EVIDENCE_OTHER_RUN' | 'EVIDENCE_CORRUPT' | 'EVIDENCE_CLOSED' | 'EVIDENCE_SEALED' | 'EVIDENCE_IO';
+
+/** The kind of the closing line. Nothing may follow it. */
+export const SEAL_KIND = 'seal';
+/** The environment variable holding the HMAC key of closing lines; its value is never printed or written. */
+export const EVIDENCE_KEY_ENV = 'HANDRAIL_EVIDENCE_KEY';
+
+/** The data of the closing line. `lines` counts the lines it closes (all before it); `head` is the hash of the last of them. */
+export const SealData = z.strictObject({
+  lines: z.number().int().nonnegative(),
+  head: Hex64,
+  word: z.string().min(1),
+  /** HMAC-SHA256 over sealMessage(): present when the run had HANDRAIL_EVIDENCE_KEY. */
+  hmac: Hex64.optional(),
+  /** Stamped on every line of a run whose card had no approval bound to its content. */
+  unapproved: z.literal(true).optional(),
+});
+export type SealData = z.infer<typeof SealData>;
+
+/** What the HMAC covers: a fixed label, the run, the line count, the head and the word, one per line. */
+function sealMessage(run: string, d: Pick<SealData, 'lines' | 'head' | 'word'>): string {
+  return ['handrail.evidence.seal/v1', run, String(d.lines), d.head, d.word].join('\n');
+}
+
+const hmacOf = (key: string, run: string, d: Pick<SealData, 'lines' | 'head' | 'word'>): string =>
+  createHmac('sha256', key).update(sealMessage(run, d)).digest('hex');
 
 export class EvidenceError extends Error {
   override readonly name = 'EvidenceError';
@@ -77,6 +106,8 @@ export class Evidence {
   #prev: string;
   #queue: Promise<void> = Promise.resolve();
   #closed = false;
+  /** Facts every line of this run carries (e.g. `unapproved: true`), so no line can be read without them. */
+  #stamp: Readonly<Record<string, unknown>> = {};
 
   private constructor(
     readonly dir: string,
@@ -94,7 +125,13 @@ export class Evidence {
    * Creates the directory (mkdir -p) and its log. A log already there from the same run is
    * continued (a resumed run); one from another run is refused: two runs never share a chain.
    */
-  static async create(dir: string, masker: Masker, runId: string): Promise<Evidence> {
+  static async create(dir: string, masker: Masker, runId: string, opts: { stamp?: Readonly<Record<string, unknown>> } = {}): Promise<Evidence> {
+    const made = await Evidence.#open(dir, masker, runId);
+    made.#stamp = opts.stamp ?? {};
+    return made;
+  }
+
+  static async #open(dir: string, masker: Masker, runId: string): Promise<Evidence> {
     const abs = path.resolve(dir);
     const logPath = path.join(abs, LOG_FILE);
     try {
@@ -121,6 +158,9 @@ export class Evidence {
       }
       if (first.run !== runId) {
         throw new EvidenceError('EVIDENCE_OTHER_RUN', `${abs} already holds evidence of run ${first.run}; each run needs its own directory`);
+      }
+      if (tail.kind === SEAL_KIND) {
+        throw new EvidenceError('EVIDENCE_SEALED', `${abs} holds a sealed log of run ${runId}; a sealed log is never continued`);
       }
       return new Evidence(abs, masker, runId, handle, tail.seq, sha256(last));
     } catch (e) {
@@ -184,7 +224,8 @@ export class Evidence {
   }
 
   async #write(seq: number, kind: string, data: Record<string, unknown>): Promise<void> {
-    const line = seal({ seq, at: new Date().toISOString(), run: this.runId, kind: this.masker.mask(kind), data: this.masker.maskDeep(data), prev: this.#prev });
+    const stamped = Object.keys(this.#stamp).length ? { ...data, ...this.#stamp } : data;
+    const line = seal({ seq, at: new Date().toISOString(), run: this.runId, kind: this.masker.mask(kind), data: this.masker.maskDeep(stamped), prev: this.#prev });
     const buf = Buffer.from(line + '\n', 'utf8');
     // One write per line on an O_APPEND descriptor; not fsynced per line (a killed process loses
     // nothing the kernel already has; only a power cut can drop the tail, which verify then reports).
@@ -192,6 +233,21 @@ export class Evidence {
     if (bytesWritten !== buf.length) throw new EvidenceError('EVIDENCE_IO', `short write to ${path.join(this.dir, LOG_FILE)}`);
     this.#seq = seq;
     this.#prev = sha256(line);
+  }
+
+  /**
+   * Appends the closing line (line count, head before it, the run's typed word, and an HMAC of those
+   * when `key` is given), then fsyncs and closes. Returns the hash of the closing line: the anchor to
+   * put in the receipt. Nothing may be appended after it.
+   */
+  async seal(word: string, key?: string): Promise<string> {
+    await this.#enqueue(async (seq) => {
+      const d = { lines: seq - 1, head: this.#prev, word };
+      await this.#write(seq, SEAL_KIND, key ? { ...d, hmac: hmacOf(key, this.runId, d) } : d);
+    });
+    const head = this.#prev;
+    await this.close();
+    return head;
   }
 
   /** Waits for pending appends, fsyncs and closes. Idempotent. */
@@ -218,16 +274,39 @@ function parseLine(s: string): EvidenceLine | undefined {
   }
 }
 
-export type EvidenceVerdict = { ok: true; lines: number; head: string } | { ok: false; line: number; reason: string };
+/** What the log's end is checked against: the head a receipt or journal recorded, and/or the HMAC key. */
+export interface Anchor {
+  head?: string;
+  key?: string;
+}
+
+export type EvidenceVerdict =
+  | {
+      ok: true;
+      lines: number;
+      /** sha256 of the last line (the closing line when sealed): compare with the receipt's `evidence_head`. */
+      head: string;
+      run: string;
+      /** The closing line's data, when the log ends with one. */
+      seal: SealData | null;
+      /** What the end was checked against; empty means unanchored (a whole-log rewrite would not be seen). */
+      anchored_by: ('head' | 'hmac')[];
+    }
+  | { ok: false; line: number; reason: string };
+
+const sameHex = (a: string, b: string): boolean => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 /**
  * Recomputes the chain from the first line and re-hashes every screenshot and text file. Reports
  * the first line (1-based) that fails: bad JSON, not an evidence line, own hash wrong, seq gap,
- * chain broken, another run's line, missing file, file hash mismatch. An empty or absent log fails.
- * The chain is unkeyed: it catches edits, deletions and reordering, not a forger who rewrites every
- * line after the edit — compare `head` with the one the run reported to close that gap.
+ * chain broken, another run's line, missing file, file hash mismatch, a closing line that does not
+ * close what precedes it, a line after the closing line. An empty or absent log fails.
+ * The chain alone is unkeyed: a forger who rewrites every line (or cuts the tail, or re-seals after
+ * appending) leaves an intact chain. So the end is checked against `anchor`: `head` must be the hash
+ * of the last line, and with `key` the log must end in a closing line whose HMAC the key reproduces.
+ * With neither, an intact log comes back with `anchored_by: []` — "unanchored".
  */
-export async function verifyEvidence(dir: string): Promise<EvidenceVerdict> {
+export async function verifyEvidence(dir: string, anchor: Anchor = {}): Promise<EvidenceVerdict> {
   const logPath = path.join(dir, LOG_FILE);
   let text: string;
   try {
@@ -242,6 +321,7 @@ export async function verifyEvidence(dir: string): Promise<EvidenceVerdict> {
 
   let prev = GENESIS;
   let run: string | undefined;
+  let seal: SealData | null = null;
   for (let i = 0; i < raw.length; i++) {
     const n = i + 1;
     const s = raw[i] ?? '';
@@ -261,6 +341,7 @@ export async function verifyEvidence(dir: string): Promise<EvidenceVerdict> {
     if (l.prev !== prev) return fail('broken chain: prev is not the hash of the line before');
     run ??= l.run;
     if (l.run !== run) return fail(`line of another run (${l.run}, log is ${run})`);
+    if (seal) return fail('a line after the closing line (appended after the run was sealed)');
     if (FILE_KINDS.has(l.kind)) {
       const f = EvidenceFile.safeParse(l.data);
       if (!f.success) return fail(`${l.kind} line does not name its file properly`);
@@ -272,7 +353,43 @@ export async function verifyEvidence(dir: string): Promise<EvidenceVerdict> {
       }
       if (sha256(bytes) !== f.data.sha256) return fail(`file hash mismatch for ${f.data.file}`);
     }
+    if (l.kind === SEAL_KIND) {
+      const d = SealData.safeParse(l.data);
+      if (!d.success) return fail('closing line does not say lines, head and word properly');
+      if (d.data.lines !== n - 1 || d.data.head !== prev) return fail(`closing line does not close this log (it says ${d.data.lines} lines)`);
+      seal = d.data;
+    }
     prev = sha256(s);
   }
-  return { ok: true, lines: raw.length, head: prev };
+  const last = raw.length;
+  const anchoredBy: ('head' | 'hmac')[] = [];
+  if (anchor.head !== undefined) {
+    if (!sameHex(anchor.head.toLowerCase(), prev)) {
+      return { ok: false, line: last, reason: `the log ends at head ${prev}, but the anchor says ${anchor.head} (rewritten, truncated or appended to)` };
+    }
+    anchoredBy.push('head');
+  }
+  if (anchor.key !== undefined) {
+    if (!seal) return { ok: false, line: last, reason: 'a key was given but the log has no closing line (truncated, or the run never ended)' };
+    if (!seal.hmac) return { ok: false, line: last, reason: 'a key was given but the closing line carries no HMAC' };
+    if (!sameHex(seal.hmac, hmacOf(anchor.key, run ?? '', seal))) {
+      return { ok: false, line: last, reason: 'the closing line\'s HMAC does not match the key (the log was rewritten, or another key sealed it)' };
+    }
+    anchoredBy.push('hmac');
+  }
+  return { ok: true, lines: last, head: prev, run: run ?? '', seal, anchored_by: anchoredBy };
+}
+
+/**
+ * The evidence head a journal recorded for a run: the `evidence_head` of the last receipt line of
+ * `runId` that carries one. Reading the journal's format lives here and only here.
+ */
+export function headFromJournal(text: string, runId: string, file = 'journal'): string | undefined {
+  let head: string | undefined;
+  for (const l of parseJournal(text, file).lines) {
+    if (l.phase !== 'receipt' || l.run !== runId) continue;
+    const h = (l.receipt as { evidence_head?: unknown } | null)?.evidence_head;
+    if (typeof h === 'string') head = h;
+  }
+  return head;
 }

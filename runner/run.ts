@@ -10,7 +10,7 @@ import { Masker, SecretError } from '../shared/secrets.ts';
 import type { Surface } from '../shared/surface.ts';
 import { approvalStatus } from './approval.ts';
 import { Replay, type CallCounter } from './engine/engine.ts';
-import { Evidence } from './evidence.ts';
+import { Evidence, EVIDENCE_KEY_ENV } from './evidence.ts';
 import { Journal, preflightJournal } from './engine/journal.ts';
 
 export interface RunRequest {
@@ -135,7 +135,7 @@ export async function runCapability(req: RunRequest): Promise<RunResult> {
   const { masker } = ready;
   // Ran although nothing binds an approval to this content: said in the receipt (and at the head of the evidence).
   const unapproved = !approvalStatus(req.card).servable;
-  const evidence = await Evidence.create(resolve(req.evidenceDir ?? `runs/${runId}`), masker, runId);
+  const evidence = await Evidence.create(resolve(req.evidenceDir ?? `runs/${runId}`), masker, runId, unapproved ? { stamp: { unapproved: true } } : {});
   const journal = req.journalPath ? await Journal.open(req.journalPath) : null;
   let surface: Surface | null = null;
   try {
@@ -148,7 +148,7 @@ export async function runCapability(req: RunRequest): Promise<RunResult> {
         evidence: evidence.dir,
       });
       await evidence.append('run_end', result);
-      return result;
+      return await sealRun(result, evidence, journal, masker, req);
     }
     const replay = new Replay(
       {
@@ -168,10 +168,30 @@ export async function runCapability(req: RunRequest): Promise<RunResult> {
       surface,
     );
     const result = await replay.run();
-    return unapproved ? { ...result, unapproved: true } : result;
+    return await sealRun(unapproved ? { ...result, unapproved: true } : result, evidence, journal, masker, req);
   } finally {
     await surface?.close();
     await journal?.close();
     await evidence.close();
   }
+}
+
+/**
+ * Ends the evidence log with its sealed closing line (the run's word; an HMAC when HANDRAIL_EVIDENCE_KEY
+ * is set) and puts the head in the receipt. When the engine journalled a receipt for this run, the
+ * anchored receipt is journalled after it, so the journal records the head too.
+ */
+async function sealRun(result: RunResult, evidence: Evidence, journal: Journal | null, masker: Masker, req: RunRequest): Promise<RunResult> {
+  let head: string;
+  try {
+    head = await evidence.seal(result.word, req.env[EVIDENCE_KEY_ENV] || undefined);
+  } catch (e) {
+    // An unsealed log is reported "unanchored" by `evidence verify`; the run's word stands.
+    req.progress?.(`evidence not sealed: ${masker.mask((e as Error).message)}`);
+    return result;
+  }
+  const anchored = RunResult.parse({ ...result, evidence_head: head });
+  const journalled = journal?.lastReceipt(req.card.id) as { run_id?: unknown } | undefined;
+  if (journal && journalled?.run_id === result.run_id) await journal.receipt(result.run_id, req.card.id, masker.maskDeep(anchored));
+  return anchored;
 }

@@ -1,20 +1,26 @@
 // Verify: replay a card once per plate, each from cold, and let an independent judge (the system of record,
-// never the screen) say whether the work happened. All plates clean → the card is `verified`, k of n recorded.
+// never the screen) say whether the work happened: the judge is asked before and after each plate, and the
+// card's expected change (data, with input blanks) must appear exactly when the word says SUCCESS. A plate that
+// could not show the change (already in the after-state) is refused, not run. All plates clean → `verified`.
 // A commit no owner confirmed keeps the card a draft however clean the plates (DESIGN.md, "The capability").
 import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Capability, Lifecycle } from '../shared/schema/capability.ts';
+import { secretEnvName } from '../shared/inputs.ts';
+import { judgeBlankProblems, type Capability, type ExpectedChange, type Lifecycle } from '../shared/schema/capability.ts';
 import type { RunResult, Word } from '../shared/schema/result.ts';
+import { Masker, SecretError } from '../shared/secrets.ts';
 import type { Surface } from '../shared/surface.ts';
 import { approvalStatus } from './approval.ts';
-import type { Judge, Verdict } from './judge.ts';
-import { newRunId, runCapability } from './run.ts';
+import { filledChange, JudgeSpecError, unmet, type Judge } from './judge.ts';
+import { newRunId, runCapability, type RunRequest } from './run.ts';
 
 export interface VerifyOptions {
   /** One row per run: input name → value. Secret inputs come from `env` (HANDRAIL_SECRET_<NAME>). */
   plates: readonly Readonly<Record<string, string>>[];
   judge: Judge;
+  /** The expected change; default the card's own `judge.change`. One of the two is required. */
+  change?: ExpectedChange;
   env: Readonly<Record<string, string | undefined>>;
   /** Opens a fresh surface for each plate (a fresh browser: each plate runs from cold). */
   surfaceFactory: () => Promise<Surface>;
@@ -25,23 +31,45 @@ export interface VerifyOptions {
   progress?: (line: string) => void;
   settleTimeoutMs?: number;
   now?: () => Date;
+  /** How one plate is run; default runCapability. A seam for tests of the verdict logic, not for callers. */
+  run?: (req: RunRequest) => Promise<RunResult>;
 }
+
+/**
+ * What the judge said about one plate. `before`/`after` are the record's states (masked), null when not asked
+ * or not answered; `changed` is whether the after-state shows the expected change; `agrees` whether the word
+ * and the judge tell the same story (SUCCESS exactly when the change happened).
+ */
+export interface JudgeReport {
+  expected: ExpectedChange;
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown> | null;
+  changed: boolean | null;
+  agrees: boolean | null;
+  detail: string;
+}
+
+/** clean: ran, SUCCESS, no help, the judge saw the change. failed: ran and is not clean. refused: not run (uninformative). */
+export type PlateStatus = 'clean' | 'failed' | 'refused';
 
 export interface PlateReport {
   /** 1-based, as a reviewer counts rows. */
   n: number;
   /** The plate's public inputs (secret values are never reported). */
   plate: Record<string, string>;
-  word: Word;
-  code: string;
+  status: PlateStatus;
+  /** The run's word and code; null when the plate was refused and not run. */
+  word: Word | null;
+  code: string | null;
   llm_calls: number;
   classifier_calls: number;
-  judge: Verdict | null;
+  judge: JudgeReport;
   clean: boolean;
   /** Why the plate is not clean; empty when it is. */
   why: string;
-  run_id: string;
+  run_id: string | null;
   evidence: string | null;
+  evidence_head: string | null;
 }
 
 export interface VerifyReport {
@@ -68,30 +96,95 @@ function publicPart(card: Capability, plate: Readonly<Record<string, string>>): 
   return out;
 }
 
-function whyNotClean(result: RunResult, verdict: Verdict | null): string {
-  if (result.word !== 'SUCCESS') return `${result.word} ${result.code}: ${result.message}`;
-  if (result.llm_calls !== 0 || result.classifier_calls !== 0) {
-    return `needed help: ${result.llm_calls} model call(s), ${result.classifier_calls} classifier call(s); a clean plate needs none`;
+/** Masks whatever a judge or a run says before it is shown: every secret input of the card, and every HANDRAIL_SECRET_*. */
+function maskerFor(card: Capability, inputs: Readonly<Record<string, string>>, env: Readonly<Record<string, string | undefined>>): Masker {
+  const m = new Masker();
+  const add = (name: string, value: string | undefined): void => {
+    if (value === undefined) return;
+    try {
+      m.add(name, value);
+    } catch (e) {
+      // Too short to mask: the run itself refuses such a secret in preflight, before anything is shown.
+      if (!(e instanceof SecretError)) throw e;
+    }
+  };
+  for (const [name, spec] of Object.entries(card.inputs)) if (spec.secret) add(name, inputs[name] ?? env[secretEnvName(name)]);
+  for (const [k, v] of Object.entries(env)) if (k.startsWith('HANDRAIL_SECRET_')) add(k.slice('HANDRAIL_SECRET_'.length).toLowerCase().replace(/[^a-z0-9_.-]/g, '_') || 'secret', v);
+  return m;
+}
+
+const show = (v: unknown): string => JSON.stringify(v);
+
+/** The expected change verify checks: the option wins over the card's own; blanks must name public inputs of the card. */
+export function expectedChange(card: Capability, given?: ExpectedChange): ExpectedChange {
+  const change = given ?? card.judge?.change;
+  if (!change) {
+    throw new VerifyError(
+      'NO_EXPECTED_CHANGE',
+      `card ${card.id} declares no expected change: add "judge": {"change": {"before": {...}, "after": {...}}} to the card, or pass --change FILE`,
+    );
   }
-  if (!verdict?.ok) return `the judge did not confirm: ${verdict?.detail ?? 'not asked'}`;
-  return '';
+  const problems = judgeBlankProblems(change, card.inputs);
+  if (problems.length > 0) throw new VerifyError('BAD_CHANGE', `the expected change: ${problems.map((p) => `${p.path.join('.')}: ${p.message}`).join('; ')}`);
+  return change;
 }
 
 export async function verify(card: Capability, opts: VerifyOptions): Promise<VerifyReport> {
   if (opts.plates.length === 0) throw new VerifyError('NO_PLATES', 'no plates to verify on: the inputs file has a header but no rows');
+  const change = expectedChange(card, opts.change);
   const now = opts.now ?? ((): Date => new Date());
   const root = resolve(opts.evidenceRoot ?? join('runs', `verify-${newRunId(now())}`));
   const say = opts.progress ?? ((): void => undefined);
+  const runOne = opts.run ?? runCapability;
   const reports: PlateReport[] = [];
   for (const [i, row] of opts.plates.entries()) {
     const inputs = { ...opts.fixedInputs, ...row };
     const plate = publicPart(card, inputs);
+    const masker = maskerFor(card, inputs, opts.env);
+    const masked = <T>(v: T): T => masker.maskDeep(v);
     say(`plate ${i + 1}/${opts.plates.length}: ${Object.entries(plate).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+    let expected: ExpectedChange;
+    try {
+      expected = filledChange(change, plate);
+    } catch (e) {
+      if (!(e instanceof JudgeSpecError)) throw e;
+      throw new VerifyError('BAD_CHANGE', `plate ${i + 1}: the expected change ${e.message}`);
+    }
+    const base = { n: i + 1, plate, llm_calls: 0, classifier_calls: 0, run_id: null, evidence: null, evidence_head: null, word: null, code: null };
+    const refuse = (judge: JudgeReport, why: string): void => {
+      say(`  refused: ${why}`);
+      reports.push({ ...base, status: 'refused', judge, clean: false, why });
+    };
+
+    // Before: the plate must be able to show the change. A record already in the after-state (or not in the
+    // before-state) cannot tell a run that worked from one that did nothing, so the plate is not run at all.
+    const before = await opts.judge({ card: card.id, inputs: plate, phase: 'before' });
+    if (!before.ok) {
+      refuse({ expected, before: null, after: null, changed: null, agrees: null, detail: masker.mask(before.detail) }, `the judge gave no before-state: ${masker.mask(before.detail)}`);
+      continue;
+    }
+    const beforeState = masked(before.state);
+    if (unmet(before.state, change.after, plate).length === 0) {
+      refuse(
+        { expected, before: beforeState, after: null, changed: null, agrees: null, detail: `before the run the judge already says ${show(beforeState)}` },
+        `uninformative: the record already shows the after-state ${show(expected.after)} before the run, so a run that did nothing would look the same; choose a plate the judge shows in ${show(expected.before)}`,
+      );
+      continue;
+    }
+    const notAtStart = unmet(before.state, change.before, plate);
+    if (notAtStart.length > 0) {
+      refuse(
+        { expected, before: beforeState, after: null, changed: null, agrees: null, detail: `before the run the judge says ${show(beforeState)}` },
+        `uninformative: the record is not in the before-state (${masker.mask(notAtStart.join('; '))}), so the change cannot be told apart`,
+      );
+      continue;
+    }
+
     // A fresh journal per plate: a plate must never be answered from another plate's (or an earlier verify's) journal.
     const journalDir = await mkdtemp(join(tmpdir(), 'handrail-verify-'));
     let result: RunResult;
     try {
-      result = await runCapability({
+      result = await runOne({
         card,
         inputs,
         env: opts.env,
@@ -106,24 +199,47 @@ export async function verify(card: Capability, opts: VerifyOptions): Promise<Ver
     } finally {
       await rm(journalDir, { recursive: true, force: true });
     }
-    const verdict = result.word === 'SUCCESS' ? await opts.judge(plate, result) : null;
-    const why = whyNotClean(result, verdict);
-    reports.push({
-      n: i + 1,
-      plate,
+
+    const after = await opts.judge({ card: card.id, inputs: plate, phase: 'after' });
+    const ran = {
+      ...base,
       word: result.word,
       code: result.code,
       llm_calls: result.llm_calls,
       classifier_calls: result.classifier_calls,
-      judge: verdict,
-      clean: why === '',
-      why,
       run_id: result.run_id,
       evidence: result.evidence,
-    });
+      evidence_head: result.evidence_head ?? null,
+    };
+    const said = `${result.word} ${result.code}`;
+    let judge: JudgeReport;
+    let why: string;
+    if (!after.ok) {
+      judge = { expected, before: beforeState, after: null, changed: null, agrees: null, detail: masker.mask(after.detail) };
+      why = `the judge gave no after-state, so the word ${said} cannot be checked: ${judge.detail}`;
+    } else {
+      const afterState = masked(after.state);
+      const missing = unmet(after.state, change.after, plate);
+      const changed = missing.length === 0;
+      const agrees = changed === (result.word === 'SUCCESS');
+      const detail = `before ${show(beforeState)} → after ${show(afterState)}`;
+      judge = { expected, before: beforeState, after: afterState, changed, agrees, detail };
+      if (!agrees && result.word === 'SUCCESS') {
+        why = `the judge disagrees with the word: the word says ${said}, but the record shows no change (${masker.mask(missing.join('; '))}); ${detail}`;
+      } else if (!agrees) {
+        why = `the judge disagrees with the word: the record shows the change happened, but the word says ${said} (${masker.mask(result.message)}); ${detail}`;
+      } else if (result.word !== 'SUCCESS') {
+        why = `${said}: ${masker.mask(result.message)} (the judge agrees nothing changed)`;
+      } else if (result.llm_calls !== 0 || result.classifier_calls !== 0) {
+        why = `needed help: ${result.llm_calls} model call(s), ${result.classifier_calls} classifier call(s); a clean plate needs none`;
+      } else why = '';
+    }
+    if (why) say(`  not clean: ${why}`);
+    reports.push({ ...ran, status: why === '' ? 'clean' : 'failed', judge, clean: why === '', why });
   }
   const k = reports.filter((r) => r.clean).length;
   const n = reports.length;
+  const refused = reports.filter((r) => r.status === 'refused').map((r) => r.n);
   const unconfirmed = unconfirmedCommits(card);
   const allClean = k === n;
   const verified = allClean && unconfirmed.length === 0;
@@ -136,10 +252,11 @@ export async function verify(card: Capability, opts: VerifyOptions): Promise<Ver
   } else {
     lifecycle = { ...rest, state: verified ? 'verified' : 'draft', reliability };
   }
+  const refusedNote = refused.length > 0 ? ` (plate ${refused.join(', ')} refused as uninformative: not run)` : '';
   const summary = verified
     ? `verified: ${k} of ${n} plates clean`
     : !allClean
-      ? `not verified: ${k} of ${n} plates clean; the card is a draft`
+      ? `not verified: ${k} of ${n} plates clean${refusedNote}; the card is a draft`
       : `not verified: all ${n} plates clean, but commit step ${unconfirmed.join(', ')} was never confirmed by an owner, so the card must stay draft (record who confirmed it in the step's effect.confirmed_by)`;
   return { card: card.id, verified, k, n, unconfirmed_commits: unconfirmed, plates: reports, lifecycle, summary };
 }
@@ -147,7 +264,7 @@ export async function verify(card: Capability, opts: VerifyOptions): Promise<Ver
 export class VerifyError extends Error {
   override readonly name = 'VerifyError';
   constructor(
-    readonly code: 'NO_PLATES' | 'BAD_PLATES' | 'CARD_UNREADABLE',
+    readonly code: 'NO_PLATES' | 'BAD_PLATES' | 'CARD_UNREADABLE' | 'NO_EXPECTED_CHANGE' | 'BAD_CHANGE',
     message: string,
   ) {
     super(message);

@@ -82,7 +82,9 @@ function program(setExit: (code: number) => void): Command {
     .description('replay a card once per plate from cold; an independent judge confirms each; all clean → verified k of n')
     .argument('<card>', 'the capability JSON file (its lifecycle is written back)')
     .requiredOption('--inputs <plates.csv>', 'one plate per row; header row = input names')
-    .requiredOption('--judge <cmd|url>', 'a command (plate+receipt JSON on stdin, exit 0 = yes) or a URL template answering {"held": true}')
+    .requiredOption('--judge <cmd|url>', 'the system of record, asked before and after each plate: a URL template (GET, ?phase=&card= added) or a command ({card, inputs, phase} JSON on stdin); either answers a JSON object')
+    .option('--change <file.json>', 'the expected change {"before": {...}, "after": {...}} (default: the card\'s judge.change)')
+    .option('--judge-env <name...>', 'environment variables a command judge may see besides PATH, HOME, LANG (never HANDRAIL_SECRET_*, ANTHROPIC_*)')
     .option('--base-url <url>', 'fills {{env.BASE_URL}} in the entry')
     .option('-i, --input <name=value...>', 'an input the same for every plate (secrets: HANDRAIL_SECRET_<NAME>)')
     .option('--evidence <dir>', 'where each plate keeps its evidence')
@@ -119,18 +121,14 @@ function program(setExit: (code: number) => void): Command {
   const evidence = cli.command('evidence').description('work with evidence directories');
   evidence
     .command('verify')
-    .description('check a run\'s evidence chain; exit 0 when intact, 1 naming the first bad line')
+    .description('check a run\'s evidence chain and its end: 0 intact, 1 naming the first bad line, 3 unanchored with --require-anchor')
     .argument('<dir>', 'the evidence directory')
-    .action(async (dir: string) => {
-      const { verifyEvidence } = await import('../evidence.ts');
-      const verdict = await verifyEvidence(dir);
-      if (verdict.ok) {
-        process.stdout.write(`intact: ${verdict.lines} lines, head ${verdict.head}\n`);
-        setExit(0);
-      } else {
-        process.stdout.write(`tampered: line ${verdict.line}: ${verdict.reason}\n`);
-        setExit(1);
-      }
+    .option('--head <hash>', 'the evidence_head the run\'s receipt carried: the log must end there')
+    .option('--journal <file>', 'the run\'s journal: the log must end at the head its receipt recorded')
+    .option('--require-anchor', 'fail (exit 3) when nothing outside the log was checked (no --head, --journal or HANDRAIL_EVIDENCE_KEY)')
+    .action(async (dir: string, flags: import('./evidence.ts').EvidenceVerifyFlags) => {
+      const { evidenceVerifyCommand } = await import('./evidence.ts');
+      setExit(await evidenceVerifyCommand(dir, flags));
     });
 
   cli

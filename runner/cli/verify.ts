@@ -1,6 +1,8 @@
-// `handrail verify <card> --inputs plates.csv --judge <cmd|url>`: one cold replay per plate, judged by the
-// system of record. A per-plate table on stderr, a JSON summary on stdout; exit 0 only when the card is verified.
+// `handrail verify <card> --inputs plates.csv --judge <cmd|url> [--change FILE] [--judge-env NAME…]`: one cold
+// replay per plate, the system of record asked before and after each. A per-plate table on stderr, a JSON
+// summary on stdout; exit 0 only when the card is verified.
 import { readFile } from 'node:fs/promises';
+import { ExpectedChange } from '../../shared/schema/capability.ts';
 import { BrowserSurface } from '../browser/surface.ts';
 import { judgeFrom, JudgeSpecError } from '../judge.ts';
 import { parsePlatesCsv, verify, VerifyError, writeLifecycle, type PlateReport } from '../verify.ts';
@@ -12,6 +14,10 @@ export interface VerifyFlags {
   inputs: string;
   /** A URL template (`http://…/_judge/holds/{{share_id}}`) or a shell command. */
   judge: string;
+  /** A JSON file `{"before": {...}, "after": {...}}`: the expected change, instead of the card's `judge.change`. */
+  change?: string;
+  /** Environment variables a command judge may see besides PATH, HOME and LANG (never secrets or keys). */
+  judgeEnv?: string[];
   baseUrl?: string;
   /** name=value inputs shared by every plate (e.g. operator_id=OP1001). */
   input?: string[];
@@ -28,10 +34,10 @@ function table(plates: readonly PlateReport[]): string {
   const rows = plates.map((p) => [
     String(p.n),
     Object.values(p.plate).join(' '),
-    `${p.word} ${p.code}`,
-    `${p.llm_calls}/${p.classifier_calls}`,
-    p.judge ? (p.judge.ok ? 'yes' : 'no') : '-',
-    p.clean ? 'CLEAN' : p.why,
+    p.word ? `${p.word} ${p.code ?? ''}` : 'not run',
+    p.word ? `${p.llm_calls}/${p.classifier_calls}` : '-',
+    p.judge.changed === null ? '-' : p.judge.changed ? 'changed' : 'no change',
+    p.clean ? 'CLEAN' : p.status === 'refused' ? `REFUSED ${p.why}` : `FAILED ${p.why}`,
   ]);
   const head = ['#', 'plate', 'result', 'llm/clf', 'judge', 'verdict'];
   const widths = head.map((h, c) => Math.max(h.length, ...rows.slice().map((r) => (c === 5 ? 0 : (r[c] ?? '').length))));
@@ -49,11 +55,12 @@ export async function verifyCommand(cardPath: string, flags: VerifyFlags): Promi
   const fixed = parseInputs(flags.input);
   let judge;
   try {
-    judge = judgeFrom(flags.judge);
+    judge = judgeFrom(flags.judge, flags.judgeEnv ?? []);
   } catch (e) {
     if (e instanceof JudgeSpecError) throw new UsageError(e.message, e.code);
     throw e;
   }
+  const change = flags.change === undefined ? undefined : await readChange(flags.change);
   let csv: string;
   try {
     csv = await readFile(flags.inputs, 'utf8');
@@ -69,6 +76,7 @@ export async function verifyCommand(cardPath: string, flags: VerifyFlags): Promi
     const report = await verify(loaded.card, {
       plates,
       judge,
+      ...(change ? { change } : {}),
       env,
       fixedInputs: fixed,
       surfaceFactory: () => BrowserSurface.launch({ headed: Boolean(flags.headed) }),
@@ -87,4 +95,18 @@ export async function verifyCommand(cardPath: string, flags: VerifyFlags): Promi
     if (e instanceof VerifyError) throw new UsageError(e.message, e.code);
     throw e;
   }
+}
+
+async function readChange(file: string): Promise<ExpectedChange> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await readFile(file, 'utf8'));
+  } catch (e) {
+    throw new UsageError(`cannot read --change ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  const r = ExpectedChange.safeParse(raw);
+  if (!r.success) {
+    throw new UsageError(`--change ${file}: expected {"before": {field: value}, "after": {field: value}}: ${r.error.issues.map((i) => `${i.path.join('.') || '(file)'}: ${i.message}`).join('; ')}`, 'BAD_CHANGE');
+  }
+  return r.data;
 }

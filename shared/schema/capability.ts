@@ -246,6 +246,51 @@ export const Lifecycle = z.strictObject({
 });
 export type Lifecycle = z.infer<typeof Lifecycle>;
 
+// ---- judge: the expected change `handrail verify` checks (issue 10, "A judge contract that can fail") ----
+
+/** An input blank in a judge value: `{{reason}}` or, as elsewhere in a card, `{{input.reason}}`. */
+export const JUDGE_BLANK_RE = /\{\{\s*(?:input\.)?([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
+
+/**
+ * A state as the judge reports it, as data: field → value. A field may be a dotted path into the judge's
+ * JSON answer (`hold.reason`); a string value may hold input blanks, filled from the plate before comparing.
+ */
+export const JudgeState = z.record(z.string().min(1), z.union([z.string(), z.number(), z.boolean(), z.null()]));
+export type JudgeState = z.infer<typeof JudgeState>;
+
+/** What the record must say before a plate runs, and what it must say after a run that did the work. */
+export const ExpectedChange = z.strictObject({
+  before: JudgeState,
+  after: JudgeState.refine((s) => Object.keys(s).length > 0, 'the after-state must name at least one field'),
+});
+export type ExpectedChange = z.infer<typeof ExpectedChange>;
+
+export const JudgeDecl = z.strictObject({ change: ExpectedChange });
+export type JudgeDecl = z.infer<typeof JudgeDecl>;
+
+/** Blanks of an expected change must name declared, public inputs: a judge is never handed a secret. */
+export function judgeBlankProblems(change: ExpectedChange, inputs: Readonly<Record<string, { secret?: boolean | undefined }>>): { path: string[]; message: string }[] {
+  const out: { path: string[]; message: string }[] = [];
+  for (const side of ['before', 'after'] as const) {
+    for (const [field, v] of Object.entries(change[side])) {
+      if (typeof v !== 'string') continue;
+      for (const m of v.matchAll(JUDGE_BLANK_RE)) {
+        const name = m[1] ?? '';
+        const spec = inputs[name];
+        if (!spec) out.push({ path: [side, field], message: `the blank ${m[0]} names no declared input (declared: ${Object.keys(inputs).join(', ') || 'none'})` });
+        else if (spec.secret) out.push({ path: [side, field], message: `the blank ${m[0]} names a secret input; a judge is only ever given public inputs` });
+      }
+    }
+  }
+  return out;
+}
+
+function checkJudge(card: Shape, ctx: Ctx): void {
+  if (!card.judge) return;
+  for (const p of judgeBlankProblems(card.judge.change, card.inputs)) ctx.addIssue({ code: 'custom', path: ['judge', 'change', ...p.path], message: p.message });
+}
+// ---- end judge ----
+
 const CapabilityShape = z.strictObject({
   $schema: z.string().optional(),
   schema: z.literal(CAPABILITY_SCHEMA_ID),
@@ -260,11 +305,15 @@ const CapabilityShape = z.strictObject({
   targets: z.record(Id, Target),
   steps: z.array(Step).min(1),
   outcomes: Outcomes,
+  /** The expected change an independent judge checks in `handrail verify` (see the judge section below). */
+  judge: JudgeDecl.optional(),
   lifecycle: Lifecycle,
 });
 
 type Shape = z.infer<typeof CapabilityShape>;
 type Ctx = z.core.$RefinementCtx<Shape>;
+
+
 
 function checkBlanks(card: Shape, ctx: Ctx): void {
   const check = (text: string | undefined, path: (string | number)[], allowEnv: boolean): void => {
@@ -420,6 +469,7 @@ export const Capability = CapabilityShape.superRefine(
   (card, ctx) => {
     tolerant(() => checkReferences(card, ctx));
     tolerant(() => checkBlanks(card, ctx));
+    tolerant(() => checkJudge(card, ctx));
   },
   {
     when: (payload) => {

@@ -123,6 +123,8 @@ test('the PLUMBLINE evening is authored, compiles to the golden card, verifies o
     ],
     fixedInputs: { operator_id: 'OP1001' },
     judge: urlJudge(`${bank.url}/_judge/holds/{{input.share_id}}`),
+    // A compiled draft declares no expected change; the reviewer gives it to verify (the hand-written card carries it).
+    change: { before: { held: false }, after: { held: true, reason: '{{reason}}' } },
     env: { BASE_URL: bank.url, HANDRAIL_SECRET_PASSWORD: PASSWORD },
     surfaceFactory: () => BrowserSurface.launch(),
     evidenceRoot: join(dir, 'verify'),

@@ -197,6 +197,10 @@ test.describe('a commit must show its effect', () => {
       notesBank,
     );
     expect(r).toMatchObject({ word: 'SUCCESS', unapproved: true, llm_calls: 2, classifier_calls: 1 });
+    // Every evidence line of a run without an approval says so, the closing seal included.
+    const lines = await evidenceLines(r.evidence);
+    expect(lines.length).toBeGreaterThan(3);
+    for (const l of lines) expect(l.data['unapproved'], l.kind).toBe(true);
     expect(notesBank.store.notesFor('400118')).toMatchObject({ notes: [note], submits: 1 });
   });
 });

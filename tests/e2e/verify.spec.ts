@@ -1,4 +1,4 @@
-// A reviewer verifies the place-hold card on three members against PLUMBLINE in real Chromium, the bank's judge (not the screen) confirming each hold, then signs it; a plate the bank refuses, a judge that says no, or a commit nobody confirmed keeps the card a draft.
+// A reviewer verifies the place-hold card on three members against PLUMBLINE in real Chromium, the bank's judge (not the screen) asked before and after each plate, then signs it; a plate that cannot show the change is refused, a judge that disagrees with the word fails the plate, a run that did nothing is not passed, no run over the drift switches ends SUCCESS unless the hold appeared, and a commit nobody confirmed keeps the card a draft.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,9 +11,11 @@ import { findChromium } from '../../runner/browser/chromium.ts';
 import { BrowserSurface } from '../../runner/browser/surface.ts';
 import { approveCommand } from '../../runner/cli/approve.ts';
 import { verifyCommand } from '../../runner/cli/verify.ts';
-import { urlJudge, commandJudge } from '../../runner/judge.ts';
+import { commandJudge, unmet, urlJudge } from '../../runner/judge.ts';
+import { runCapability } from '../../runner/run.ts';
 import { verify } from '../../runner/verify.ts';
 import { loadCapability, type Capability } from '../../shared/schema/index.ts';
+import { Drift } from '../../demo/plumbline/server.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
@@ -75,7 +77,7 @@ test('verify on three members, then approve: the card file says verified 3/3, th
   }
   expect(code, err).toBe(0);
   expect(JSON.parse(out)).toMatchObject({ verified: true, k: 3, n: 3, state: 'verified' });
-  expect(err).toMatch(/3\s+OP1001 400445 400445-S0001 GARNISHMENT\s+SUCCESS OK\s+0\/0\s+yes\s+CLEAN/);
+  expect(err).toMatch(/3\s+OP1001 400445 400445-S0001 GARNISHMENT\s+SUCCESS OK\s+0\/0\s+changed\s+CLEAN/);
   expect(err).not.toContain(PASSWORD);
   for (const share of ['400118-S0005', '400337-S0001', '400445-S0001']) expect(bank.store.holdFor(share)).toMatchObject({ held: true, postPresses: 1 });
   const verified = load(JSON.parse(await readFile(file, 'utf8')));
@@ -92,11 +94,12 @@ test('verify on three members, then approve: the card file says verified 3/3, th
   expect(approvalStatus(load(JSON.parse(await readFile(file, 'utf8'))))).toEqual({ servable: true, state: 'approved', by: 'Handrail maintainers' });
 });
 
-test('a plate the bank answers "already held" is not clean: the card stays a draft with k of n recorded', async () => {
+test('a plate against an already-held share is refused as uninformative and never run; the card stays a draft', async () => {
   const report = await verify(load(draftRaw), {
     plates: [
       { member_number: '400118', share_id: '400118-S0005' },
       { member_number: '400226', share_id: '400226-S0002' },
+      { member_number: '400226', share_id: '400226-S0002', reason: 'FRAUD_REVIEW' },
     ],
     fixedInputs: fixed,
     judge: urlJudge(`${bank.url}/_judge/holds/{{share_id}}`),
@@ -104,23 +107,97 @@ test('a plate the bank answers "already held" is not clean: the card stays a dra
     surfaceFactory: shared,
     evidenceRoot: join(scratch, 'ev-held'),
   });
-  expect(report).toMatchObject({ verified: false, k: 1, n: 2, lifecycle: { state: 'draft', reliability: { k: 1, n: 2 } } });
-  expect(report.plates[1]).toMatchObject({ word: 'BUSINESS_OUTCOME', code: 'ALREADY_PROCESSED', clean: false, judge: null });
+  expect(report).toMatchObject({ verified: false, k: 1, n: 3, lifecycle: { state: 'draft', reliability: { k: 1, n: 3 } } });
+  expect(report.plates[0]).toMatchObject({ status: 'clean', judge: { before: { held: false }, after: { held: true, reason: 'LEGAL' }, changed: true, agrees: true } });
+  expect(report.plates[1]).toMatchObject({ status: 'refused', word: null, run_id: null, judge: { before: { held: true, reason: 'LEGAL' } } });
+  expect(report.plates[1]?.why).toContain('uninformative: the record already shows the after-state');
+  expect(report.plates[2]).toMatchObject({ status: 'refused', word: null });
+  expect(report.plates[2]?.why).toContain('not in the before-state');
+  // Not run at all: the bank counted no press of Post Hold on the held share.
+  expect(bank.store.holdFor('400226-S0002').postPresses).toBe(0);
   expect(report.plates[0]?.plate).not.toHaveProperty('password');
 });
 
-test('a judge that says no makes the plate unclean, even when the screen said success', async () => {
+test('a judge that disagrees with the word fails the plate, with both shown', async () => {
   const report = await verify(load(draftRaw), {
     plates: [{ member_number: '400337', share_id: '400337-S0001' }],
     fixedInputs: fixed,
-    judge: commandJudge('echo "no such hold in the ledger"; exit 1'),
+    // A ledger that never shows the hold: the word says SUCCESS, the record says nothing changed.
+    judge: commandJudge(`echo '{"held": false, "ledger": "no such hold"}'`),
     env: env(),
     surfaceFactory: shared,
     evidenceRoot: join(scratch, 'ev-no'),
   });
-  expect(report.plates[0]).toMatchObject({ word: 'SUCCESS', clean: false, judge: { ok: false } });
-  expect(report.plates[0]?.why).toContain('no such hold in the ledger');
+  expect(report.plates[0]).toMatchObject({ word: 'SUCCESS', status: 'failed', clean: false, judge: { changed: false, agrees: false, after: { held: false } } });
+  expect(report.plates[0]?.why).toContain('the word says SUCCESS OK, but the record shows no change');
+  expect(report.plates[0]?.why).toContain('no such hold');
   expect(report.verified).toBe(false);
+});
+
+test('a run that did nothing is not passed: a card that stops at the review screen says SUCCESS, the judge sees no hold', async () => {
+  const steps = (draftRaw['steps'] as { id: string }[]).slice(0, 9);
+  expect(steps.at(-1)?.id).toBe('review');
+  const outcomes = { ...(draftRaw['outcomes'] as object), success: { screens: ['hold_review'] } };
+  const report = await verify(load({ ...draftRaw, steps, outputs: {}, outcomes }), {
+    plates: [{ member_number: '400445', share_id: '400445-S0001' }],
+    fixedInputs: fixed,
+    judge: urlJudge(`${bank.url}/_judge/holds/{{share_id}}`),
+    env: env(),
+    surfaceFactory: shared,
+    evidenceRoot: join(scratch, 'ev-nothing'),
+  });
+  expect(report.plates[0]).toMatchObject({ word: 'SUCCESS', status: 'failed', judge: { changed: false, agrees: false } });
+  expect(report).toMatchObject({ verified: false, k: 0, n: 1, lifecycle: { state: 'draft' } });
+  expect(bank.store.holdFor('400445-S0001')).toMatchObject({ held: false, postPresses: 0 });
+});
+
+/**
+ * The property: over every drift switch, fresh and already-held shares and several reasons, a run ends SUCCESS
+ * only when the judge (the record store, read before and after) saw the card's declared change appear in that run.
+ * The cases are drawn from a seeded generator so a failure names a reproducible case.
+ */
+test('no run over the drift switches ends SUCCESS unless the judge saw the hold appear in that run', async () => {
+  test.setTimeout(240_000);
+  const card = load(draftRaw);
+  const change = card.judge?.change;
+  if (!change) throw new Error('the PLUMBLINE card declares no expected change');
+  let seed = 0x5eed;
+  const rand = (n: number): number => ((seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff), (seed >>> 16) % n);
+  const shares = [['400118', '400118-S0005'], ['400337', '400337-S0001'], ['400445', '400445-S0001'], ['400226', '400226-S0002']] as const;
+  const reasons = ['LEGAL', 'FRAUD_REVIEW', 'GARNISHMENT'] as const;
+  const seen: string[] = [];
+  for (const drift of Drift.options) {
+    const other = await startBank({ port: 0, operatorPassword: PASSWORD, drift });
+    try {
+      for (let i = 0; i < 3; i++) {
+        const [member, share] = shares[rand(shares.length)] ?? shares[0];
+        const reason = reasons[rand(reasons.length)] ?? 'LEGAL';
+        const inputs = { operator_id: 'OP1001', password: PASSWORD, member_number: member, share_id: share, reason };
+        const before = other.store.holdFor(share);
+        const r = await runCapability({
+          card,
+          inputs,
+          env: { BASE_URL: other.url },
+          surface: shared,
+          evidenceDir: join(scratch, `ev-prop-${drift}-${i}`),
+          settleTimeoutMs: 1_500,
+        });
+        const after = other.store.holdFor(share);
+        const appeared = unmet(before, change.before, inputs).length === 0 && unmet(after, change.after, inputs).length === 0;
+        const pressedOnce = after.postPresses === before.postPresses + 1;
+        seen.push(`${drift} ${share} ${reason}: ${r.word} ${r.code}, hold appeared: ${appeared}`);
+        if (r.word === 'SUCCESS') {
+          expect(appeared && pressedOnce, `case ${seen.at(-1) ?? ''}: SUCCESS without the hold appearing in this run`).toBe(true);
+        }
+      }
+    } finally {
+      await other.close();
+    }
+  }
+  // The generator reached at least one SUCCESS and one already-held share, or the property was never tested.
+  expect(seen.some((l) => l.includes(': SUCCESS')), seen.join('\n')).toBe(true);
+  expect(seen.some((l) => l.includes('400226-S0002')), seen.join('\n')).toBe(true);
+  test.info().annotations.push({ type: 'cases', description: seen.join('; ') });
 });
 
 test('a commit no owner confirmed keeps the card a draft however clean the plates, and says so', async () => {
