@@ -181,6 +181,8 @@ test('no run over the drift switches ends SUCCESS unless the judge saw the hold 
           surface: shared,
           evidenceDir: join(scratch, `ev-prop-${drift}-${i}`),
           settleTimeoutMs: 1_500,
+          // The draft copy of the card runs here as verify would run it: inside the test's isolation.
+          allowUnapproved: true,
         });
         const after = other.store.holdFor(share);
         const appeared = unmet(before, change.before, inputs).length === 0 && unmet(after, change.after, inputs).length === 0;
