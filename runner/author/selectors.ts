@@ -1,16 +1,8 @@
 // CSS selectors for the last and dearest rung, derived from the element itself (its id, its name attribute,
 // a button's value, a link's href tail). The guard keeps the first that finds exactly this element.
-import type { Frame, Page } from 'playwright-core';
-
-function frameAt(page: Page, path: readonly string[]): Frame | null {
-  let frame: Frame = page.mainFrame();
-  for (const name of path) {
-    const next = frame.childFrames().find((f) => f.name() === name);
-    if (!next) return null;
-    frame = next;
-  }
-  return frame;
-}
+import type { Page } from 'playwright-core';
+import { parseRef } from '../../shared/ref.ts';
+import { frameAt } from '../browser/frames.ts';
 
 // Plain JavaScript, sent as text: a transpiled function would carry the bundler's helpers (__name) into the page.
 const IN_PAGE = `function (local) {
@@ -37,10 +29,9 @@ const IN_PAGE = `function (local) {
 
 export function selectorsFor(page: Page): (ref: string) => Promise<string[]> {
   return async (ref: string) => {
-    const bar = ref.lastIndexOf('|');
-    const path = ref.slice(0, bar);
-    const frame = frameAt(page, path ? path.split('>') : []);
-    if (!frame) return [];
-    return (await frame.evaluate(`(${IN_PAGE})(${JSON.stringify(ref.slice(bar + 1))})`)) as string[];
+    const parts = parseRef(ref);
+    const frame = parts ? await frameAt(page, parts.frame) : null;
+    if (!parts || !frame) return [];
+    return (await frame.evaluate(`(${IN_PAGE})(${JSON.stringify(parts.local)})`)) as string[];
   };
 }
