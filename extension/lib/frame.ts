@@ -4,6 +4,7 @@
 // lives in the extension's isolated world, and reaches the worker only through runtime messaging.
 import { createInPage } from '../../shared/dom/index.ts';
 import type { InPage } from '../../shared/dom/api.ts';
+import { frameSegment } from '../../shared/ref.ts';
 import type { Verb } from '../../shared/schema/observation.ts';
 import type { ClerkAct, FrameCall, FrameReply, FrameReport } from './messages.ts';
 
@@ -19,8 +20,9 @@ export interface FrameAgent {
 }
 
 /**
- * This frame's path from the top document, as the runner spells it (runner/browser/observe.ts framePath): each
- * frame's name on the way down, or `#<n>` — its index among its parent's frames — when it has none.
+ * This frame's path from the top document, spelled as shared/ref.ts spells it (and the runner reads it, in
+ * runner/browser/frames.ts): each frame's name on the way down, or `#<n>` — its index among its parent's
+ * frames — when it has none.
  */
 export function framePath(win: Window): string[] {
   const path: string[] = [];
@@ -33,12 +35,9 @@ export function framePath(win: Window): string[] {
     } catch {
       name = '';
     }
-    if (!name) {
-      let i = 0;
-      for (; i < parent.frames.length; i++) if (parent.frames[i] === w) break;
-      name = `#${i}`;
-    }
-    path.unshift(name);
+    let i = 0;
+    while (i < parent.frames.length && parent.frames[i] !== w) i++;
+    path.unshift(frameSegment(name, i));
     w = parent;
   }
   return path;
