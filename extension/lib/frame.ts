@@ -43,27 +43,6 @@ export function framePath(win: Window): string[] {
   return path;
 }
 
-const cssString = (s: string): string => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-
-/** CSS selectors that might find this element again: the last, dearest rung (the guard keeps the first that works). */
-export function selectorsOf(el: Element): string[] {
-  const tag = el.tagName.toLowerCase();
-  const out: string[] = [];
-  const id = el.getAttribute('id');
-  if (id && /^[A-Za-z][\w-]*$/.test(id)) out.push(`#${id}`);
-  const name = el.getAttribute('name');
-  if (name && /^[\w-]+$/.test(name)) out.push(`${tag}[name=${name}]`);
-  const type = el.getAttribute('type');
-  const value = el.getAttribute('value');
-  if (tag === 'input' && type && value) out.push(`input[type=${type}][value=${cssString(value)}]`);
-  const href = el.getAttribute('href');
-  if (tag === 'a' && href) {
-    const tail = href.includes('?') ? (href.slice(href.lastIndexOf('?') + 1).split('&').pop() ?? href) : href;
-    out.push(`a[href$=${cssString(tail)}]`);
-  }
-  return out;
-}
-
 function setNativeValue(el: HTMLInputElement | HTMLTextAreaElement, value: string): void {
   // Frameworks watch the prototype's setter; set through it so the page's own listeners see a real edit.
   const proto = el instanceof HTMLTextAreaElement ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
@@ -221,10 +200,8 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
           } catch (e) {
             return { ok: false, code: 'ACTION_FAILED', message: (e instanceof Error ? e.message : String(e)).split('\n')[0] ?? '' };
           }
-        case 'selectors': {
-          const el = api.element(c.ref);
-          return { ok: true, selectors: el ? selectorsOf(el) : [] };
-        }
+        case 'selectors':
+          return { ok: true, selectors: api.selectors(c.ref) };
       }
     },
   };

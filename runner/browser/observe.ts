@@ -109,3 +109,19 @@ export async function textOfRef(page: Page, ref: string): Promise<string> {
     ),
   );
 }
+
+/** CSS candidates for the dearest rung, derived in the page from the element behind a ref; [] when it is gone. */
+export async function selectorsOfRef(page: Page, ref: string): Promise<string[]> {
+  const parts = parseRef(ref);
+  const frame = parts ? await frameAt(page, parts.frame) : null;
+  if (!parts || !frame) return [];
+  return ask(frame, () =>
+    frame.evaluate(
+      ([local, v]) => {
+        const api = (globalThis as WithWalker).__handrail;
+        return api && api.version === v ? api.selectors(local) : null;
+      },
+      [parts.local, WALKER_VERSION] as const,
+    ),
+  );
+}

@@ -83,6 +83,9 @@ test('a step inside an unnamed iframe is authored, and the card compiled from it
   const card = compiled.card;
   const send = Object.values(card.targets).find((t) => t.name?.eq === 'Send');
   expect(send?.scope).toContainEqual({ role: 'frame', name: '#1' });
+  // The dearest rung was derived inside the unnamed frame too.
+  const field = Object.values(card.targets).find((t) => t.hint === 'Reference');
+  expect(field?.ladder.at(-1)).toMatchObject({ rung: 'css', value: 'input[name=reference]' });
 
   let replayed: BrowserSurface | null = null;
   const result = await runCapability({

@@ -1,6 +1,6 @@
 // Replay finds its target again on the live page: each rung returns every match, inside the recorded scope, in the right frame.
 import { test, expect } from '@playwright/test';
-import { elementOf, findInFrame, observePage, textOfRef } from '../../runner/browser/observe.ts';
+import { elementOf, findInFrame, observePage, selectorsOfRef, textOfRef } from '../../runner/browser/observe.ts';
 import { walkerSource } from '../../runner/browser/walker-bundle.ts';
 import type { FindQuery } from '../../shared/dom/api.ts';
 import { serveFixtures, type FixtureServer } from '../fixtures/server.ts';
@@ -48,6 +48,11 @@ test('rungs find exactly the recorded control, or say how many match', async ({ 
   // CSS, as the dearest rung; a bad selector finds nothing rather than throwing.
   const css = await find({ rung: 'css', value: '#result' });
   expect(css).toEqual(result);
+  // The CSS candidates a guard records are derived from the element itself, in its own frame.
+  expect(await selectorsOfRef(page, result[0]!)).toEqual(['#result']);
+  const [inField] = await findInFrame(page, ['inner'], { rung: 'role_name', role: 'textbox', name: 'Reference', scope: [] });
+  expect(await selectorsOfRef(page, inField!)).toEqual(['input[name=ref]']);
+  expect(await selectorsOfRef(page, 'nosuchframe|c0')).toEqual([]);
   expect(await find({ rung: 'css', value: '#[' })).toEqual([]);
 
   // In a child frame.
