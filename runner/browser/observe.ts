@@ -52,76 +52,66 @@ export async function observePage(page: Page): Promise<Observation> {
   return combineFrames(frames, WALKER_VERSION);
 }
 
+/** The walker's per-ref questions, by method name: each takes one argument and answers plain JSON. */
+type Question = 'find' | 'textOf' | 'selectors';
+type Ask<M extends Question> = Parameters<InPage[M]>[0];
+type Told<M extends Question> = ReturnType<InPage[M]>;
+
 /** Asks the walker in one frame: one round trip when it is installed (the usual case); installs it first otherwise. */
-async function ask<R>(frame: Frame, run: () => Promise<R | null>): Promise<R> {
-  const first = await run();
-  if (first !== null) return first;
-  await ensureWalker(frame);
-  const second = await run();
-  if (second === null) throw new Error(`the walker did not install in frame ${frame.url()}`);
-  return second;
+async function ask<M extends Question>(frame: Frame, method: M, arg: Ask<M>): Promise<Told<M>> {
+  const run = () =>
+    frame.evaluate(
+      ([m, a, v]) => {
+        const api = (globalThis as WithWalker).__handrail;
+        return api && api.version === v ? { told: (api[m] as (x: unknown) => unknown)(a) } : null;
+      },
+      [method, arg, WALKER_VERSION] as const,
+    );
+  let answer = await run();
+  if (answer === null) {
+    await ensureWalker(frame);
+    answer = await run();
+  }
+  if (answer === null) throw new Error(`the walker did not install in frame ${frame.url()}`);
+  return answer.told as Told<M>;
+}
+
+/** The frame a page-wide ref lives in and its local part, or null when the ref or its frame is not there. */
+async function locate(page: Page, ref: string): Promise<{ frame: Frame; local: string } | null> {
+  const parts = parseRef(ref);
+  const frame = parts ? await frameAt(page, parts.frame) : null;
+  return parts && frame ? { frame, local: parts.local } : null;
 }
 
 /** Runs one rung in one frame and returns page-wide refs of every match ([] when the frame is not there). */
 export async function findInFrame(page: Page, path: FramePath, q: FindQuery): Promise<string[]> {
   const frame = await frameAt(page, path);
   if (!frame) return [];
-  const refs = await ask(frame, () =>
-    frame.evaluate(
-      ([query, v]) => {
-        const api = (globalThis as WithWalker).__handrail;
-        return api && api.version === v ? api.find(query) : null;
-      },
-      [q, WALKER_VERSION] as const,
-    ),
-  );
-  return refs.map((r) => formatRef(path, r));
+  return (await ask(frame, 'find', q)).map((r) => formatRef(path, r));
 }
 
 /** The frame and element behind a page-wide ref from the latest observePage()/findInFrame(), or null if gone. */
 export async function elementOf(page: Page, ref: string): Promise<{ frame: Frame; local: string; el: ElementHandle<Element> } | null> {
-  const parts = parseRef(ref);
-  if (!parts) return null;
-  const frame = await frameAt(page, parts.frame);
-  if (!frame) return null;
-  await ensureWalker(frame);
-  const handle = await frame.evaluateHandle((r) => (globalThis as WithWalker).__handrail!.element(r), parts.local);
+  const at = await locate(page, ref);
+  if (!at) return null;
+  await ensureWalker(at.frame);
+  const handle = await at.frame.evaluateHandle((r) => (globalThis as WithWalker).__handrail!.element(r), at.local);
   const el = handle.asElement();
   if (!el) {
     await handle.dispose();
     return null;
   }
-  return { frame, local: parts.local, el: el as ElementHandle<Element> };
+  return { ...at, el: el as ElementHandle<Element> };
 }
 
 /** Visible text (or a field's value) of the element behind a page-wide ref; '' when it is gone. */
 export async function textOfRef(page: Page, ref: string): Promise<string> {
-  const parts = parseRef(ref);
-  const frame = parts ? await frameAt(page, parts.frame) : null;
-  if (!parts || !frame) return '';
-  return ask(frame, () =>
-    frame.evaluate(
-      ([local, v]) => {
-        const api = (globalThis as WithWalker).__handrail;
-        return api && api.version === v ? api.textOf(local) : null;
-      },
-      [parts.local, WALKER_VERSION] as const,
-    ),
-  );
+  const at = await locate(page, ref);
+  return at ? ask(at.frame, 'textOf', at.local) : '';
 }
 
 /** CSS candidates for the dearest rung, derived in the page from the element behind a ref; [] when it is gone. */
 export async function selectorsOfRef(page: Page, ref: string): Promise<string[]> {
-  const parts = parseRef(ref);
-  const frame = parts ? await frameAt(page, parts.frame) : null;
-  if (!parts || !frame) return [];
-  return ask(frame, () =>
-    frame.evaluate(
-      ([local, v]) => {
-        const api = (globalThis as WithWalker).__handrail;
-        return api && api.version === v ? api.selectors(local) : null;
-      },
-      [parts.local, WALKER_VERSION] as const,
-    ),
-  );
+  const at = await locate(page, ref);
+  return at ? ask(at.frame, 'selectors', at.local) : [];
 }
