@@ -3,8 +3,9 @@
 // copies drifted before, and the one the tests did not reach could not find an unnamed iframe.
 //
 // A frame path is one segment per frame from the top document down ([] is the top). A segment is the frame's
-// name, or `#<n>` when it has none: its index among its parent's child frames, in document order (an unnamed
-// frame, an about:blank frame and a srcdoc frame are all addressable). A frame key joins the segments with '>'.
+// name, or `#<n>` when it has none: its index among its parent's child frames as the parent's `window.frames`
+// counts them (HTML §7.3.3; Chromium counts in the order frames were created), so an unnamed frame, an
+// about:blank frame and a srcdoc frame are all addressable, and a page script and a host agree on the number. A frame key joins the segments with '>'.
 // An element ref is `<frame key>|<local ref>`, the local ref being the walker's (shared/dom) inside that frame:
 //   '|c3' (top document)   'work|c3'   'outer>inner|f2'   '#0|c1' (the first child frame, unnamed)
 import type { DocumentObservation } from './dom/api.ts';

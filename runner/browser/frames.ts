@@ -6,10 +6,13 @@
 import type { Frame, Page } from 'playwright-core';
 import { findFrame, frameSegment, framesByUrl, type FramePath, type FrameTree } from '../../shared/ref.ts';
 
-/** A frame's element lives as long as the frame; its name attribute is read once, as Playwright reads it once. */
-const segments = new WeakMap<Frame, Promise<string>>();
+/** A named frame's segment, read once per frame (Playwright reads a frame's name once too). An unnamed frame's
+ *  index can change when a sibling is inserted before it, so it is read afresh each time. */
+const named = new WeakMap<Frame, string>();
 
-async function readSegment(child: Frame): Promise<string> {
+async function segmentOf(child: Frame): Promise<string> {
+  const known = named.get(child);
+  if (known !== undefined) return known;
   const el = await child.frameElement();
   try {
     const { name, index } = await el.evaluate((e) => {
@@ -18,21 +21,11 @@ async function readSegment(child: Frame): Promise<string> {
       while (i < window.frames.length && window.frames[i] !== w) i++;
       return { name: (e as Element).getAttribute('name') ?? '', index: i };
     });
+    if (name) named.set(child, name);
     return frameSegment(name, index);
   } finally {
     await el.dispose();
   }
-}
-
-function segmentOf(child: Frame): Promise<string> {
-  let s = segments.get(child);
-  if (!s) {
-    s = readSegment(child);
-    // A failed read (the frame detached mid-way) is not remembered: the next look asks again.
-    void s.catch(() => segments.delete(child));
-    segments.set(child, s);
-  }
-  return s;
 }
 
 export const playwrightFrames: FrameTree<Frame> = {

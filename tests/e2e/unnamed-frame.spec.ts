@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { test, expect } from '@playwright/test';
 import { JsonlBook, readBook } from '../../runner/author/book.ts';
 import { selectorsFor } from '../../runner/author/selectors.ts';
+import { elementOf } from '../../runner/browser/observe.ts';
 import { BrowserSurface } from '../../runner/browser/surface.ts';
 import { runCapability } from '../../runner/run.ts';
 import { runEvening } from '../../shared/author/evening.ts';
@@ -36,6 +37,15 @@ test('observing names the unnamed frames #0 and #1', async () => {
     const field = obs.frames[2]?.controls.find((c) => c.hint === 'Reference');
     expect(field?.ref).toMatch(/^#1\|/);
     expect(field?.scope[0]).toEqual({ role: 'frame', name: '#1' });
+    expect(await elementOf(surface.page, field!.ref)).not.toBeNull();
+
+    // A frame inserted before them in the document is counted as window.frames counts it (Chromium: in the
+    // order frames were created), so the form keeps its path and its refs stay good.
+    await surface.page.evaluate(() => document.body.insertBefore(document.createElement('iframe'), document.querySelector('iframe')));
+    const after = await surface.observe();
+    expect(after.frames.map((f) => f.frame)).toEqual([[], ['#0'], ['#1'], ['#2']]);
+    expect(after.frames.find((f) => f.controls.some((c) => c.hint === 'Reference'))?.frame).toEqual(['#1']);
+    expect(await (await elementOf(surface.page, field!.ref))?.el.getAttribute('name')).toBe('reference');
   } finally {
     await surface.close();
   }
