@@ -212,6 +212,20 @@ describe('the memory surface is a surface the engine cannot tell from a browser'
     expect(s.screenRecord('posted').signature).not.toBe(s.screenRecord('already').signature);
   });
 
+  it('puts elements in frames with the product\'s refs and scope, and resolves only in the target\'s frame', async () => {
+    const s = new MemorySurface({
+      screens: { desk: { title: 'Desk', elements: [{ role: 'link', name: 'Hold' }, { role: 'link', name: 'Hold', frame: ['work'] }] } },
+    });
+    await s.open('memory://desk');
+    const obs = await s.observe();
+    expect(obs.frames.map((f) => f.frame)).toEqual([[], ['work']]);
+    expect(obs.paths).toContain("frame 'work'");
+    expect(obs.frames[1]?.controls[0]).toMatchObject({ ref: 'work|e1', scope: [{ role: 'frame', name: 'work' }] });
+    const target = { id: 'hold', role: 'link', name: 'Hold', supports: ['invoke' as const], ladder: [{ rung: 'role_name' as const, cost: 1 }], fingerprint: { over: ['role' as const] } };
+    expect(await s.resolve({ ...target, scope: [{ role: 'frame', name: 'work' }] })).toMatchObject({ ok: true, ref: 'work|e1' });
+    expect(await s.resolve({ ...target, scope: [] })).toMatchObject({ ok: true, ref: '|e0' });
+  });
+
   it('settles slowly when scripted to: a move shows the old screen for N observations first', async () => {
     const app = bank();
     el(app, 'signon', 'Sign On').on = { invoke: { to: 'review', after: 2 } };
