@@ -3,13 +3,14 @@
 // A surface supplies only how one rung is asked in its frame and how a ref maps back to a control.
 import type { FindQuery } from './dom/api.ts';
 import { fingerprint } from './fingerprint.ts';
+import { framePathOfScope } from './ref.ts';
 import type { Control, ScopeLink } from './schema/observation.ts';
 import type { BoundTarget, Resolution, RungAttempt } from './surface.ts';
 
 /** Splits a target's scope into the frame path and the links that apply inside that frame. */
 export function frameScope(target: Pick<BoundTarget, 'scope'>): { framePath: string[]; inFrame: ScopeLink[] } {
   return {
-    framePath: target.scope.filter((s) => s.role === 'frame').map((s) => s.name),
+    framePath: framePathOfScope(target.scope),
     inFrame: target.scope.filter((s) => s.role !== 'frame'),
   };
 }

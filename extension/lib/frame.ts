@@ -4,6 +4,7 @@
 // lives in the extension's isolated world, and reaches the worker only through runtime messaging.
 import { createInPage } from '../../shared/dom/index.ts';
 import type { InPage } from '../../shared/dom/api.ts';
+import { frameSegment } from '../../shared/ref.ts';
 import type { Verb } from '../../shared/schema/observation.ts';
 import type { ClerkAct, FrameCall, FrameReply, FrameReport } from './messages.ts';
 
@@ -19,8 +20,9 @@ export interface FrameAgent {
 }
 
 /**
- * This frame's path from the top document, as the runner spells it (runner/browser/observe.ts framePath): each
- * frame's name on the way down, or `#<n>` — its index among its parent's frames — when it has none.
+ * This frame's path from the top document, spelled as shared/ref.ts spells it (and the runner reads it, in
+ * runner/browser/frames.ts): each frame's name on the way down, or `#<n>` — its index among its parent's
+ * frames — when it has none.
  */
 export function framePath(win: Window): string[] {
   const path: string[] = [];
@@ -33,36 +35,12 @@ export function framePath(win: Window): string[] {
     } catch {
       name = '';
     }
-    if (!name) {
-      let i = 0;
-      for (; i < parent.frames.length; i++) if (parent.frames[i] === w) break;
-      name = `#${i}`;
-    }
-    path.unshift(name);
+    let i = 0;
+    while (i < parent.frames.length && parent.frames[i] !== w) i++;
+    path.unshift(frameSegment(name, i));
     w = parent;
   }
   return path;
-}
-
-const cssString = (s: string): string => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-
-/** CSS selectors that might find this element again: the last, dearest rung (the guard keeps the first that works). */
-export function selectorsOf(el: Element): string[] {
-  const tag = el.tagName.toLowerCase();
-  const out: string[] = [];
-  const id = el.getAttribute('id');
-  if (id && /^[A-Za-z][\w-]*$/.test(id)) out.push(`#${id}`);
-  const name = el.getAttribute('name');
-  if (name && /^[\w-]+$/.test(name)) out.push(`${tag}[name=${name}]`);
-  const type = el.getAttribute('type');
-  const value = el.getAttribute('value');
-  if (tag === 'input' && type && value) out.push(`input[type=${type}][value=${cssString(value)}]`);
-  const href = el.getAttribute('href');
-  if (tag === 'a' && href) {
-    const tail = href.includes('?') ? (href.slice(href.lastIndexOf('?') + 1).split('&').pop() ?? href) : href;
-    out.push(`a[href$=${cssString(tail)}]`);
-  }
-  return out;
 }
 
 function setNativeValue(el: HTMLInputElement | HTMLTextAreaElement, value: string): void {
@@ -222,10 +200,8 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
           } catch (e) {
             return { ok: false, code: 'ACTION_FAILED', message: (e instanceof Error ? e.message : String(e)).split('\n')[0] ?? '' };
           }
-        case 'selectors': {
-          const el = api.element(c.ref);
-          return { ok: true, selectors: el ? selectorsOf(el) : [] };
-        }
+        case 'selectors':
+          return { ok: true, selectors: api.selectors(c.ref) };
       }
     },
   };

@@ -9,6 +9,7 @@ import { resumeEvening, runEvening, type EveningOptions, type EveningResult } fr
 import { OwnerError, type Book, type EveningInput, type Model, type Owner, type OwnerAnswer, type OwnerQuestion } from '../../shared/author/ports.ts';
 import { WALKER_VERSION } from '../../shared/dom/version.ts';
 import { buildMenu, renderRow } from '../../shared/menu.ts';
+import { formatRef } from '../../shared/ref.ts';
 import type { Observation } from '../../shared/schema/observation.ts';
 import { TRACE_SCHEMA_ID, TraceLine } from '../../shared/schema/trace.ts';
 import { nameScreen, type KnownScreen } from '../../shared/screens.ts';
@@ -17,7 +18,7 @@ import { SurfaceError, type ActResult, type Answer, type BoundTarget, type Opera
 import type { ClerkAct, CommandReply, PanelCommand } from './messages.ts';
 import { valueForGuard } from './record.ts';
 import type { BookStore, SessionRecord } from './store.ts';
-import { ExtensionSurface, frameKey, type TabChannel } from './surface.ts';
+import { ExtensionSurface, type TabChannel } from './surface.ts';
 
 type StartCommand = Extract<PanelCommand, { type: 'start' }>;
 
@@ -486,7 +487,7 @@ export class Host {
           return;
         }
       }
-      const ref = `${frameKey(msg.frame)}|${msg.ref}`;
+      const ref = formatRef(msg.frame, msg.ref);
       const row = shown.menu.find((r) => r.control.ref === ref && r.verb === msg.verb);
       if (!row) {
         await this.#update(s.id, (r) => ({ ...r, note: 'that control is not on the menu (disabled, or not a control); nothing recorded' }));

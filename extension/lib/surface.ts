@@ -3,7 +3,8 @@
 // to the frame a ref names. Refs are spelled as the runner spells them (`work|c3`), so a book written here reads
 // the same as one written by `handrail author`.
 import { frameScope, walkLadder } from '../../shared/ladder.ts';
-import type { Control, FrameObservation, Observation, ScopeLink } from '../../shared/schema/observation.ts';
+import { formatRef, frameKey, frameObservation, parseRef } from '../../shared/ref.ts';
+import type { Control, FrameObservation, Observation } from '../../shared/schema/observation.ts';
 import { combineFrames } from '../../shared/screens.ts';
 import { WALKER_VERSION } from '../../shared/dom/version.ts';
 import {
@@ -28,11 +29,11 @@ export interface TabChannel {
   navigate(url: string): Promise<void>;
 }
 
-export const frameKey = (path: readonly string[]): string => path.join('>');
-
+/** The frame key and local part of a ref this surface made; a ref it did not make names no frame. */
 function splitRef(ref: string): { key: string; local: string } {
-  const bar = ref.lastIndexOf('|');
-  return { key: ref.slice(0, bar), local: ref.slice(bar + 1) };
+  const parts = parseRef(ref);
+  if (!parts) throw new SurfaceError('STALE', `${JSON.stringify(ref)} is not an element ref`);
+  return { key: parts.key, local: parts.local };
 }
 
 export class ExtensionSurface implements Surface {
@@ -77,17 +78,8 @@ export class ExtensionSurface implements Surface {
     const ids = new Map<string, number>();
     for (const { frameId, report } of got) {
       const r = report as FrameReport;
-      const key = frameKey(r.frame);
-      const link: ScopeLink[] = r.frame.length ? [{ role: 'frame', name: key }] : [];
-      ids.set(key, frameId);
-      frames.push({
-        frame: r.frame,
-        url: r.url,
-        title: r.title,
-        controls: r.controls.map((c) => ({ ...c, ref: `${key}|${c.ref}`, scope: [...link, ...c.scope] })),
-        paths: r.paths,
-        text: r.text,
-      });
+      ids.set(frameKey(r.frame), frameId);
+      frames.push(frameObservation(r.frame, r));
     }
     frames.sort((a, b) => frameKey(a.frame).localeCompare(frameKey(b.frame)));
     this.#frames = ids;
@@ -115,12 +107,13 @@ export class ExtensionSurface implements Surface {
   }
 
   async resolve(target: BoundTarget): Promise<Resolution> {
-    const key = frameKey(frameScope(target).framePath);
+    const { framePath } = frameScope(target);
+    const key = frameKey(framePath);
     if (!this.#frames.has(key)) return { ok: false, code: 'TARGET_NOT_FOUND', attempts: [], detail: `no frame ${key} on the page` };
     return walkLadder(target, {
       find: async (query) => {
         const reply = await this.#call(key, { op: 'find', query });
-        return (reply.ok ? (reply.refs ?? []) : []).map((r) => `${key}|${r}`);
+        return (reply.ok ? (reply.refs ?? []) : []).map((r) => formatRef(framePath, r));
       },
       controlOf: (ref) => this.#control(ref),
     });

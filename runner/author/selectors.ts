@@ -1,46 +1,8 @@
-// CSS selectors for the last and dearest rung, derived from the element itself (its id, its name attribute,
-// a button's value, a link's href tail). The guard keeps the first that finds exactly this element.
-import type { Frame, Page } from 'playwright-core';
-
-function frameAt(page: Page, path: readonly string[]): Frame | null {
-  let frame: Frame = page.mainFrame();
-  for (const name of path) {
-    const next = frame.childFrames().find((f) => f.name() === name);
-    if (!next) return null;
-    frame = next;
-  }
-  return frame;
-}
-
-// Plain JavaScript, sent as text: a transpiled function would carry the bundler's helpers (__name) into the page.
-const IN_PAGE = `function (local) {
-  var api = globalThis.__handrail;
-  var el = api ? api.element(local) : null;
-  if (!el) return [];
-  function q(s) { return "'" + s.replace(/\\\\/g, '\\\\\\\\').replace(/'/g, "\\\\'") + "'"; }
-  var tag = el.tagName.toLowerCase();
-  var out = [];
-  var id = el.getAttribute('id');
-  if (id && /^[A-Za-z][\\w-]*$/.test(id)) out.push('#' + id);
-  var name = el.getAttribute('name');
-  if (name && /^[\\w-]+$/.test(name)) out.push(tag + '[name=' + name + ']');
-  var type = el.getAttribute('type');
-  var value = el.getAttribute('value');
-  if (tag === 'input' && type && value) out.push('input[type=' + type + '][value=' + q(value) + ']');
-  var href = el.getAttribute('href');
-  if (tag === 'a' && href) {
-    var tail = href.indexOf('?') >= 0 ? href.slice(href.lastIndexOf('?') + 1).split('&').pop() : href;
-    out.push('a[href$=' + q(tail) + ']');
-  }
-  return out;
-}`;
+// The guard's selectorsFor hook over a Playwright page: CSS candidates for the last and dearest rung, derived in
+// the page by the walker (shared/dom/selectors.ts), the same code the extension's content script runs.
+import type { Page } from 'playwright-core';
+import { selectorsOfRef } from '../browser/observe.ts';
 
 export function selectorsFor(page: Page): (ref: string) => Promise<string[]> {
-  return async (ref: string) => {
-    const bar = ref.lastIndexOf('|');
-    const path = ref.slice(0, bar);
-    const frame = frameAt(page, path ? path.split('>') : []);
-    if (!frame) return [];
-    return (await frame.evaluate(`(${IN_PAGE})(${JSON.stringify(ref.slice(bar + 1))})`)) as string[];
-  };
+  return (ref: string) => selectorsOfRef(page, ref);
 }

@@ -1,38 +1,20 @@
-// Observing a Playwright page: the walker runs in every frame, its controls get page-wide refs, and the frames'
-// paths are joined into one screen (shared/screens.ts).
-//
-// Ref format: `<framePath>|<ref>`, where framePath is the frame names from the top document down joined by '>'
-// ('' for the top document; an unnamed frame is '#<n>'). Examples: '|c3' (top), 'work|c3', 'outer>inner|f2', '#0|c1'.
+// Observing a Playwright page and reaching into it by ref: the walker runs in every frame, its controls get
+// page-wide refs, and the frames' paths are joined into one screen (shared/screens.ts). Refs and frame paths are
+// spelled by shared/ref.ts and frames are found by runner/browser/frames.ts; the browser surface, the authoring
+// helpers and the walker's own tests all come through here.
 import type { ElementHandle, Frame, Page } from 'playwright-core';
 import type { DocumentObservation, FindQuery, InPage } from '../../shared/dom/api.ts';
+import { formatRef, frameKey, frameObservation, parseRef, type FramePath } from '../../shared/ref.ts';
 import type { FrameObservation, Observation } from '../../shared/schema/observation.ts';
 import { combineFrames } from '../../shared/screens.ts';
+import { frameAt, framePath } from './frames.ts';
 import { WALKER_VERSION, walkerSource } from './walker-bundle.ts';
 
 type WithWalker = typeof globalThis & { __handrail?: InPage };
 
-/** Frame path from the top document: the name of each frame element on the way down ([] for the top). An
- *  unnamed frame is `#<n>`, its position among its parent's child frames, so it never collides with the top. */
-export function framePath(frame: Frame): string[] {
-  const path: string[] = [];
-  for (let f: Frame | null = frame; f; f = f.parentFrame()) {
-    const parent = f.parentFrame();
-    if (!parent) break;
-    path.unshift(f.name() || `#${parent.childFrames().indexOf(f)}`);
-  }
-  return path;
-}
-
-export function frameKey(path: readonly string[]): string {
-  return path.join('>');
-}
-
 /** Installs the walker in a frame's document unless this walker version is already there. */
 export async function ensureWalker(frame: Frame): Promise<void> {
-  const present = await frame.evaluate(
-    (v) => (globalThis as WithWalker).__handrail?.version === v,
-    WALKER_VERSION,
-  );
+  const present = await frame.evaluate((v) => (globalThis as WithWalker).__handrail?.version === v, WALKER_VERSION);
   if (present) return;
   await frame.evaluate(await walkerSource());
 }
@@ -55,21 +37,11 @@ async function observeDocument(frame: Frame): Promise<DocumentObservation> {
 }
 
 async function observeFrame(frame: Frame): Promise<FrameObservation> {
-  const doc = await observeDocument(frame);
-  const path = framePath(frame);
-  const key = frameKey(path);
-  const frameLink = path.length ? [{ role: 'frame' as const, name: key }] : [];
-  return {
-    frame: path,
-    url: doc.url,
-    title: doc.title,
-    controls: doc.controls.map((c) => ({ ...c, ref: `${key}|${c.ref}`, scope: [...frameLink, ...c.scope] })),
-    paths: doc.paths,
-    text: doc.text,
-  };
+  const [doc, path] = await Promise.all([observeDocument(frame), framePath(frame)]);
+  return frameObservation(path, doc);
 }
 
-/** Every frame that has a document we can reach (detached frames and about:blank children are skipped). */
+/** Every frame that has a document we can reach, about:blank and unnamed frames included. */
 function liveFrames(page: Page): Frame[] {
   return page.frames().filter((f) => !f.isDetached());
 }
@@ -80,46 +52,66 @@ export async function observePage(page: Page): Promise<Observation> {
   return combineFrames(frames, WALKER_VERSION);
 }
 
-export function splitRef(ref: string): { frame: string; local: string } | null {
-  const bar = ref.lastIndexOf('|');
-  if (bar < 0) return null;
-  return { frame: ref.slice(0, bar), local: ref.slice(bar + 1) };
+/** The walker's per-ref questions, by method name: each takes one argument and answers plain JSON. */
+type Question = 'find' | 'textOf' | 'selectors';
+type Ask<M extends Question> = Parameters<InPage[M]>[0];
+type Told<M extends Question> = ReturnType<InPage[M]>;
+
+/** Asks the walker in one frame: one round trip when it is installed (the usual case); installs it first otherwise. */
+async function ask<M extends Question>(frame: Frame, method: M, arg: Ask<M>): Promise<Told<M>> {
+  const run = () =>
+    frame.evaluate(
+      ([m, a, v]) => {
+        const api = (globalThis as WithWalker).__handrail;
+        return api && api.version === v ? { told: (api[m] as (x: unknown) => unknown)(a) } : null;
+      },
+      [method, arg, WALKER_VERSION] as const,
+    );
+  let answer = await run();
+  if (answer === null) {
+    await ensureWalker(frame);
+    answer = await run();
+  }
+  if (answer === null) throw new Error(`the walker did not install in frame ${frame.url()}`);
+  return answer.told as Told<M>;
 }
 
-export function frameByKey(page: Page, key: string): Frame | undefined {
-  return liveFrames(page).find((f) => frameKey(framePath(f)) === key);
+/** The frame a page-wide ref lives in and its local part, or null when the ref or its frame is not there. */
+async function locate(page: Page, ref: string): Promise<{ frame: Frame; local: string } | null> {
+  const parts = parseRef(ref);
+  const frame = parts ? await frameAt(page, parts.frame) : null;
+  return parts && frame ? { frame, local: parts.local } : null;
 }
 
-/** The element behind a page-wide ref from the latest observePage()/findInPage(), or null if it is gone. */
-export async function resolveRef(page: Page, ref: string): Promise<ElementHandle | null> {
-  const parts = splitRef(ref);
-  if (!parts) return null;
-  const frame = frameByKey(page, parts.frame);
-  if (!frame) return null;
-  await ensureWalker(frame);
-  const handle = await frame.evaluateHandle((r) => (globalThis as WithWalker).__handrail!.element(r), parts.local);
+/** Runs one rung in one frame and returns page-wide refs of every match ([] when the frame is not there). */
+export async function findInFrame(page: Page, path: FramePath, q: FindQuery): Promise<string[]> {
+  const frame = await frameAt(page, path);
+  if (!frame) return [];
+  return (await ask(frame, 'find', q)).map((r) => formatRef(path, r));
+}
+
+/** The frame and element behind a page-wide ref from the latest observePage()/findInFrame(), or null if gone. */
+export async function elementOf(page: Page, ref: string): Promise<{ frame: Frame; local: string; el: ElementHandle<Element> } | null> {
+  const at = await locate(page, ref);
+  if (!at) return null;
+  await ensureWalker(at.frame);
+  const handle = await at.frame.evaluateHandle((r) => (globalThis as WithWalker).__handrail!.element(r), at.local);
   const el = handle.asElement();
   if (!el) {
     await handle.dispose();
     return null;
   }
-  return el as ElementHandle;
-}
-
-/** Runs one rung in one frame (given by its path key) and returns page-wide refs of every match. */
-export async function findInFrame(page: Page, key: string, q: FindQuery): Promise<string[]> {
-  const frame = frameByKey(page, key);
-  if (!frame) return [];
-  await ensureWalker(frame);
-  const refs = await frame.evaluate((query) => (globalThis as WithWalker).__handrail!.find(query), q);
-  return refs.map((r) => `${key}|${r}`);
+  return { ...at, el: el as ElementHandle<Element> };
 }
 
 /** Visible text (or a field's value) of the element behind a page-wide ref; '' when it is gone. */
 export async function textOfRef(page: Page, ref: string): Promise<string> {
-  const parts = splitRef(ref);
-  const frame = parts ? frameByKey(page, parts.frame) : undefined;
-  if (!parts || !frame) return '';
-  await ensureWalker(frame);
-  return frame.evaluate((r) => (globalThis as WithWalker).__handrail!.textOf(r), parts.local);
+  const at = await locate(page, ref);
+  return at ? ask(at.frame, 'textOf', at.local) : '';
+}
+
+/** CSS candidates for the dearest rung, derived in the page from the element behind a ref; [] when it is gone. */
+export async function selectorsOfRef(page: Page, ref: string): Promise<string[]> {
+  const at = await locate(page, ref);
+  return at ? ask(at.frame, 'selectors', at.local) : [];
 }

@@ -1,8 +1,9 @@
 // The browser surface: Playwright behind the six verbs. Targets are found by the same walker the extension
 // uses (injected into every frame), so what authoring saw and what replay resolves cannot disagree.
-import type { Browser, BrowserContext, CDPSession, ElementHandle, Frame, Page } from 'playwright-core';
+import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { chromium } from 'playwright-core';
 import { frameScope, walkLadder } from '../../shared/ladder.ts';
+import { frameKey } from '../../shared/ref.ts';
 import type { Control, Observation } from '../../shared/schema/observation.ts';
 import {
   SurfaceError,
@@ -15,29 +16,13 @@ import {
   type Surface,
 } from '../../shared/surface.ts';
 import { findChromium } from './chromium.ts';
-import { ensureWalker, observePage } from './observe.ts';
-import { WALKER_VERSION } from './walker-bundle.ts';
+import { frameAt } from './frames.ts';
+import { elementOf, findInFrame, observePage, textOfRef } from './observe.ts';
 
 const NAV_TIMEOUT_MS = 15_000;
 
-type WalkerGlobal = typeof globalThis & { __handrail?: { version: string; find(q: unknown): string[] } };
-
-/** One round trip when the walker is installed (the usual case); installs it first otherwise. */
-async function findWithWalker(frame: Frame, query: unknown): Promise<string[]> {
-  const run = () =>
-    frame.evaluate(
-      ([q, v]) => {
-        const api = (globalThis as WalkerGlobal).__handrail;
-        return api && api.version === v ? api.find(q) : null;
-      },
-      [query, WALKER_VERSION] as const,
-    );
-  const first = await run();
-  if (first !== null) return first;
-  await ensureWalker(frame);
-  return (await run()) ?? [];
-}
 const ACTION_TIMEOUT_MS = 5_000;
+const ENTRY_FRAMES_MS = 5_000;
 
 /** Playwright errors that mean "the document changed under us": the page is still settling. */
 function isStale(e: unknown): boolean {
@@ -91,26 +76,6 @@ export class BrowserSurface implements Surface {
     if (this.crashed) throw new SurfaceError('BROWSER_CRASHED', this.crashed);
   }
 
-  private frameAt(path: readonly string[]): Frame | null {
-    let frame: Frame = this.page.mainFrame();
-    for (const name of path) {
-      const next = frame.childFrames().find((f) => f.name() === name);
-      if (!next) return null;
-      frame = next;
-    }
-    return frame;
-  }
-
-  private static splitRef(ref: string): { path: string[]; local: string } {
-    const bar = ref.lastIndexOf('|');
-    const framePart = ref.slice(0, bar);
-    return { path: framePart ? framePart.split('>') : [], local: ref.slice(bar + 1) };
-  }
-
-  private static joinRef(path: readonly string[], local: string): string {
-    return `${path.join('>')}|${local}`;
-  }
-
   private wrap(e: unknown, during: string): never {
     if (e instanceof SurfaceError) throw e;
     this.alive();
@@ -129,6 +94,9 @@ export class BrowserSurface implements Surface {
       if (response && response.status() >= 500) {
         throw new SurfaceError('SURFACE_UNREACHABLE', `opening ${entry}: the server answered ${response.status()}`);
       }
+      // The entry screen includes its frames, which load after the top document: give them a moment (not an
+      // error if they take longer — the first step's screen check then says what is showing).
+      await this.page.waitForLoadState('load', { timeout: ENTRY_FRAMES_MS }).catch(() => undefined);
     } catch (e) {
       this.wrap(e, `opening ${entry}`);
     }
@@ -151,13 +119,12 @@ export class BrowserSurface implements Surface {
   async resolve(target: BoundTarget): Promise<Resolution> {
     this.alive();
     const { framePath } = frameScope(target);
-    const frame = this.frameAt(framePath);
-    if (!frame) {
-      return { ok: false, code: 'TARGET_NOT_FOUND', attempts: [], detail: `no frame ${framePath.join(' > ')} on the page` };
-    }
     try {
+      if (!(await frameAt(this.page, framePath))) {
+        return { ok: false, code: 'TARGET_NOT_FOUND', attempts: [], detail: `no frame ${frameKey(framePath)} on the page` };
+      }
       return await walkLadder(target, {
-        find: async (query) => (await findWithWalker(frame, query)).map((r) => BrowserSurface.joinRef(framePath, r)),
+        find: (query) => findInFrame(this.page, framePath, query),
         controlOf: (ref) => this.controlOf(ref),
       });
     } catch (e) {
@@ -165,23 +132,12 @@ export class BrowserSurface implements Surface {
     }
   }
 
-  private async handle(ref: string): Promise<{ frame: Frame; local: string; el: ElementHandle<Element> }> {
-    const { path, local } = BrowserSurface.splitRef(ref);
-    const frame = this.frameAt(path);
-    if (!frame) throw new SurfaceError('STALE', `frame ${path.join(' > ')} is gone`);
-    const h = await frame.evaluateHandle(
-      (r) => (globalThis as unknown as { __handrail: { element(r: string): Element | null } }).__handrail.element(r),
-      local,
-    );
-    const el = h.asElement();
-    if (!el) throw new SurfaceError('STALE', `element ${ref} is no longer on the page`);
-    return { frame, local, el: el as ElementHandle<Element> };
-  }
-
   async act(ref: string, op: Operation): Promise<ActResult> {
     this.alive();
     try {
-      const { frame, local, el } = await this.handle(ref);
+      const found = await elementOf(this.page, ref);
+      if (!found) throw new SurfaceError('STALE', `element ${ref} is no longer on the page`);
+      const { el } = found;
       switch (op.verb) {
         case 'invoke':
         case 'toggle':
@@ -198,11 +154,7 @@ export class BrowserSurface implements Surface {
           return {};
         }
         case 'read': {
-          const read = await frame.evaluate(
-            (r) => (globalThis as unknown as { __handrail: { textOf(r: string): string } }).__handrail.textOf(r),
-            local,
-          );
-          return { read };
+          return { read: await textOfRef(this.page, ref) };
         }
       }
     } catch (e) {

@@ -32,6 +32,8 @@ export interface InPage {
   find(q: FindQuery): string[];
   /** Visible text of an element, or the value of a field ('' for a password). */
   textOf(ref: string): string;
+  /** CSS selectors derived from the element of a ref (shared/dom/selectors.ts); [] when it is gone. */
+  selectors(ref: string): string[];
 }
 
 export const GLOBAL_NAME = '__handrail';

@@ -4,6 +4,7 @@ import type { Control } from '../schema/observation.ts';
 import { GLOBAL_NAME, type DocumentObservation, type FindQuery, type InPage } from './api.ts';
 import { findElements } from './find.ts';
 import { normalize } from './name.ts';
+import { selectorsOf } from './selectors.ts';
 import { newCache } from './style.ts';
 import { WALKER_VERSION } from './version.ts';
 import { walkDocument } from './walk.ts';
@@ -50,6 +51,10 @@ export function createInPage(doc: Document): InPage {
       if (el instanceof HTMLTextAreaElement) return el.value;
       if (el instanceof HTMLSelectElement) return [...el.selectedOptions].map((o) => normalize(o.text)).join(', ');
       return normalize((el as HTMLElement).innerText ?? el.textContent);
+    },
+    selectors(ref: string): string[] {
+      const el = byRef.get(ref);
+      return el && el.isConnected ? selectorsOf(el) : [];
     },
   };
 }

@@ -1,6 +1,6 @@
 // Replay finds its target again on the live page: each rung returns every match, inside the recorded scope, in the right frame.
 import { test, expect } from '@playwright/test';
-import { findInFrame, observePage, resolveRef, textOfRef } from '../../runner/browser/observe.ts';
+import { elementOf, findInFrame, observePage, selectorsOfRef, textOfRef } from '../../runner/browser/observe.ts';
 import { walkerSource } from '../../runner/browser/walker-bundle.ts';
 import type { FindQuery } from '../../shared/dom/api.ts';
 import { serveFixtures, type FixtureServer } from '../fixtures/server.ts';
@@ -17,7 +17,7 @@ test('rungs find exactly the recorded control, or say how many match', async ({ 
   await page.goto(`${server.url}/tricky.html`);
   await page.frameLocator('iframe[name=inner]').getByRole('heading').waitFor();
   const obs = await observePage(page);
-  const find = (q: Omit<FindQuery, 'scope'> & { scope?: FindQuery['scope'] }) => findInFrame(page, '', { scope: [], ...q });
+  const find = (q: Omit<FindQuery, 'scope'> & { scope?: FindQuery['scope'] }) => findInFrame(page, [], { scope: [], ...q });
 
   // role + name inside a row: one of three same-named links.
   const cancel = obs.frames[0]!.controls.find((c) => c.name === 'Cancel' && c.scope.at(-1)?.name === 'ORD-1002')!;
@@ -48,13 +48,18 @@ test('rungs find exactly the recorded control, or say how many match', async ({ 
   // CSS, as the dearest rung; a bad selector finds nothing rather than throwing.
   const css = await find({ rung: 'css', value: '#result' });
   expect(css).toEqual(result);
+  // The CSS candidates a guard records are derived from the element itself, in its own frame.
+  expect(await selectorsOfRef(page, result[0]!)).toEqual(['#result']);
+  const [inField] = await findInFrame(page, ['inner'], { rung: 'role_name', role: 'textbox', name: 'Reference', scope: [] });
+  expect(await selectorsOfRef(page, inField!)).toEqual(['input[name=ref]']);
+  expect(await selectorsOfRef(page, 'nosuchframe|c0')).toEqual([]);
   expect(await find({ rung: 'css', value: '#[' })).toEqual([]);
 
   // In a child frame.
-  const ok = await findInFrame(page, 'inner', { rung: 'role_name', role: 'button', name: 'OK', scope: [] });
+  const ok = await findInFrame(page, ['inner'], { rung: 'role_name', role: 'button', name: 'OK', scope: [] });
   expect(ok).toEqual(['inner|c1']);
-  const handle = await resolveRef(page, ok[0]!);
-  expect(await handle?.evaluate((e) => e.textContent)).toBe('OK');
+  const handle = await elementOf(page, ok[0]!);
+  expect(await handle?.el.evaluate((e) => e.textContent)).toBe('OK');
 });
 
 test('evaluating the walker twice keeps refs valid, and a field reads its value', async ({ page }) => {
@@ -64,9 +69,10 @@ test('evaluating the walker twice keeps refs valid, and a field reads its value'
   await page.evaluate(await walkerSource());
   expect(await textOfRef(page, qty.ref)).toBe('3');
   const pin = obs.frames[0]!.controls.find((c) => c.name === 'PIN')!;
-  await (await resolveRef(page, pin.ref))!.fill('1234');
+  await (await elementOf(page, pin.ref))!.el.fill('1234');
   expect(await textOfRef(page, pin.ref)).toBe('');
   expect(JSON.stringify(await observePage(page))).not.toContain('1234');
-  expect(await resolveRef(page, '|c9999')).toBeNull();
-  expect(await resolveRef(page, 'nosuchframe|c0')).toBeNull();
+  expect(await elementOf(page, '|c9999')).toBeNull();
+  expect(await elementOf(page, 'nosuchframe|c0')).toBeNull();
+  expect(await elementOf(page, '#5|c0')).toBeNull();
 });

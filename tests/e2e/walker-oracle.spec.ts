@@ -1,7 +1,9 @@
 // The walker names every control the way Chromium does: Playwright's getByRole, in the control's frame and scope, finds exactly it.
 import { randomBytes } from 'node:crypto';
 import { test, expect, type Frame, type Locator, type Page } from '@playwright/test';
-import { frameByKey, frameKey, observePage, resolveRef, splitRef } from '../../runner/browser/observe.ts';
+import { frameAt } from '../../runner/browser/frames.ts';
+import { elementOf, observePage } from '../../runner/browser/observe.ts';
+import { frameKey, parseRef } from '../../shared/ref.ts';
 import { VERBS_BY_ROLE } from '../../shared/dom/walk.ts';
 import type { Control, Observation, ScopeLink } from '../../shared/schema/observation.ts';
 import { startBank } from '../../demo/plumbline/server.ts';
@@ -52,12 +54,12 @@ async function checkAgainstOracle(page: Page, obs: Observation): Promise<Checked
   let controls = 0;
   for (const f of obs.frames) {
     const key = frameKey(f.frame);
-    const frame = frameByKey(page, key);
+    const frame = await frameAt(page, f.frame);
     if (!frame) throw new Error(`frame ${key} not found`);
     for (const c of f.controls) {
       controls++;
       if (DELIBERATE.some((d) => d.role === c.role && d.name === c.name)) continue;
-      const mine = await resolveRef(page, c.ref);
+      const mine = (await elementOf(page, c.ref))?.el;
       if (!mine) {
         mismatches.push(`${c.ref}: walker ref does not resolve`);
         continue;
@@ -158,8 +160,8 @@ test('PLUMBLINE screens from sign-on to the hold form agree with getByRole', asy
       { role: 'row', name: '400118-S0005' },
     ]);
 
-    const first = await resolveRef(page, holds[0]!.ref);
-    expect(splitRef(holds[0]!.ref)?.frame).toBe('work');
+    const first = (await elementOf(page, holds[0]!.ref))?.el;
+    expect(parseRef(holds[0]!.ref)?.frame).toEqual(['work']);
     await first!.click();
     await work().waitForURL(/\/hold/);
     await checkScreen(4);

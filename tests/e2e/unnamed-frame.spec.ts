@@ -1,0 +1,111 @@
+// A form inside an unnamed iframe (after an empty about:blank one) is authored through the runner's authoring path, and the card compiled from it replays: both find the frame by its path `#1`.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test, expect } from '@playwright/test';
+import { JsonlBook, readBook } from '../../runner/author/book.ts';
+import { selectorsFor } from '../../runner/author/selectors.ts';
+import { elementOf } from '../../runner/browser/observe.ts';
+import { BrowserSurface } from '../../runner/browser/surface.ts';
+import { runCapability } from '../../runner/run.ts';
+import { runEvening } from '../../shared/author/evening.ts';
+import type { Owner } from '../../shared/author/ports.ts';
+import { ScriptedModel } from '../../shared/author/scripted.ts';
+import { compile } from '../../shared/compile/compile.ts';
+import { serveFixtures, type FixtureServer } from '../fixtures/server.ts';
+
+let server: FixtureServer;
+let dir: string;
+test.beforeAll(async () => {
+  server = await serveFixtures();
+  dir = await mkdtemp(join(tmpdir(), 'handrail-unnamed-frame-'));
+});
+test.afterAll(async () => {
+  await server.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const owner: Owner = { ask: (q) => Promise.resolve({ answer: q.control.includes('Send') ? 'commit' : 'navigate', name: 'Dana Reviewer' }) };
+
+test('observing names the unnamed frames #0 and #1', async () => {
+  const surface = await BrowserSurface.launch();
+  try {
+    await surface.open(`${server.url}/unnamed-frame.html`);
+    await surface.page.frameLocator('iframe >> nth=1').getByRole('button', { name: 'Send' }).waitFor();
+    const obs = await surface.observe();
+    expect(obs.frames.map((f) => f.frame)).toEqual([[], ['#0'], ['#1']]);
+    const field = obs.frames[2]?.controls.find((c) => c.hint === 'Reference');
+    expect(field?.ref).toMatch(/^#1\|/);
+    expect(field?.scope[0]).toEqual({ role: 'frame', name: '#1' });
+    expect(await elementOf(surface.page, field!.ref)).not.toBeNull();
+
+    // A frame inserted before them in the document is counted as window.frames counts it (Chromium: in the
+    // order frames were created), so the form keeps its path and its refs stay good.
+    await surface.page.evaluate(() => document.body.insertBefore(document.createElement('iframe'), document.querySelector('iframe')));
+    const after = await surface.observe();
+    expect(after.frames.map((f) => f.frame)).toEqual([[], ['#0'], ['#1'], ['#2']]);
+    expect(after.frames.find((f) => f.controls.some((c) => c.hint === 'Reference'))?.frame).toEqual(['#1']);
+    expect(await (await elementOf(surface.page, field!.ref))?.el.getAttribute('name')).toBe('reference');
+  } finally {
+    await surface.close();
+  }
+});
+
+test('a step inside an unnamed iframe is authored, and the card compiled from it replays', async () => {
+  test.setTimeout(60_000);
+  const bookPath = join(dir, 'trace.jsonl');
+  const surface = await BrowserSurface.launch();
+  const book = await JsonlBook.create(bookPath);
+  let evening;
+  try {
+    evening = await runEvening({
+      surface,
+      model: new ScriptedModel({
+        turns: [
+          [
+            { tool: 'assert_screen', label: 'transfer_form', title: 'New Transfer' },
+            { tool: 'act', match: "textbox 'Reference'", verb: 'set_value', value: '{{input.reference}}' },
+            { tool: 'act', match: "button 'Send'", verb: 'invoke' },
+          ],
+          [
+            { tool: 'assert_screen', label: 'transfer_sent', title: 'Transfer Sent' },
+            { tool: 'finish', label: 'transfer_sent' },
+          ],
+        ],
+      }),
+      owner,
+      book,
+      goal: 'Send a transfer with a reference',
+      entry: `${server.url}/unnamed-frame.html`,
+      inputs: [{ name: 'reference', value: 'TRX-AUTHORED', secret: false }],
+      selectorsFor: selectorsFor(surface.page),
+    });
+  } finally {
+    await book.close();
+    await surface.close();
+  }
+  expect(evening).toMatchObject({ ok: true, finished: 'transfer_sent' });
+
+  const read = await readBook(bookPath);
+  if (!read.ok) throw new Error(JSON.stringify(read.problems));
+  const compiled = compile(read.lines, { id: 'unnamed_frame_transfer' });
+  if (!compiled.ok) throw new Error(JSON.stringify(compiled.holes));
+  const card = compiled.card;
+  const send = Object.values(card.targets).find((t) => t.name?.eq === 'Send');
+  expect(send?.scope).toContainEqual({ role: 'frame', name: '#1' });
+  // The dearest rung was derived inside the unnamed frame too.
+  const field = Object.values(card.targets).find((t) => t.hint === 'Reference');
+  expect(field?.ladder.at(-1)).toMatchObject({ rung: 'css', value: 'input[name=reference]' });
+
+  let replayed: BrowserSurface | null = null;
+  const result = await runCapability({
+    card,
+    inputs: { reference: 'TRX-REPLAYED' },
+    env: { BASE_URL: server.url },
+    surface: async () => (replayed = await BrowserSurface.launch()),
+    evidenceDir: join(dir, 'replay'),
+  });
+  expect(result, result.message).toMatchObject({ word: 'SUCCESS', screen: 'transfer_sent' });
+  expect(result.steps_done).toBe(card.steps.length);
+  expect(replayed).not.toBeNull();
+});

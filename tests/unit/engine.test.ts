@@ -1,0 +1,584 @@
+// The replay engine, over an in-memory surface it cannot tell from a browser: each step's six checkpoints and every typed word a run can end in, in milliseconds.
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Replay } from '../../runner/engine/engine.ts';
+import { Journal } from '../../runner/engine/journal.ts';
+import { Evidence, LOG_FILE, verifyEvidence } from '../../runner/evidence.ts';
+import { runCapability } from '../../runner/run.ts';
+import { Capability, type CapabilityInput } from '../../shared/schema/capability.ts';
+import { RunResult } from '../../shared/schema/result.ts';
+import { Masker } from '../../shared/secrets.ts';
+import { MemorySurface, type MemoryApp, type MemoryElement } from '../fixtures/memory-surface.ts';
+
+const PASSWORD = 'correct-horse-9';
+const MEMBER = '400118';
+const INPUTS = { member: MEMBER, password: PASSWORD };
+
+/** Layout-table furniture, as a legacy page has plenty of: a one-path drift then still scores Jaccard >= 0.85. */
+const layout = (screen: string): string[] => 'ABCDEFGHIJKLM'.split('').map((c) => `table>row>cell '${screen} ${c}'`);
+
+/** A four-screen hold desk: sign on, review, post, read the confirmation; plus the screens a run may end on. */
+function bank(): MemoryApp {
+  return {
+    screens: {
+      signon: {
+        title: 'Sign On',
+        text: 'OPERATOR SIGN ON',
+        furniture: layout('signon'),
+        elements: [
+          { role: 'textbox', hint: 'Password', ancestors: ['form'], css: ['input[name=pw]'] },
+          { role: 'button', name: 'Sign On', ancestors: ['form'], css: ['#signon'], on: { invoke: 'review' } },
+        ],
+      },
+      review: {
+        title: 'Review Hold',
+        text: `MEMBER ${MEMBER}`,
+        furniture: layout('review'),
+        elements: [
+          { role: 'button', name: 'F10=Post Hold', ancestors: ['form'], scope: [{ role: 'form', name: 'Hold' }], on: { invoke: 'posted' } },
+          { role: 'link', name: 'Cancel', on: { invoke: 'signon' } },
+        ],
+      },
+      posted: {
+        title: 'Hold Result',
+        furniture: ["heading 'Hold Posted'"],
+        elements: [
+          { role: 'text', text: 'Hold placed: HX-123456', control: false },
+          { role: 'link', name: 'Sign Off', on: { invoke: 'signon' } },
+        ],
+      },
+      already: {
+        title: 'Hold Result',
+        furniture: ["heading 'Already Held'"],
+        text: 'ALREADY HELD',
+        elements: [{ role: 'link', name: 'Back', on: { invoke: 'review' } }],
+      },
+      expired: { title: 'Session Expired', text: 'SESSION EXPIRED, SIGN ON AGAIN', elements: [] },
+      denied: { title: 'Sign On Refused', text: 'BAD PASSWORD', elements: [] },
+      // An unlabelled screen: no card declares it (a maintenance page).
+      maintenance: { title: 'Down For Maintenance', elements: [] },
+    },
+  };
+}
+
+/** The element of a screen by name or hint, for a test to rescript. */
+function el(app: MemoryApp, screen: string, name: string): MemoryElement {
+  const found = app.screens[screen]?.elements.find((e) => e.name === name || e.hint === name || e.text === name);
+  if (!found) throw new Error(`no ${name} on ${screen}`);
+  return found;
+}
+
+/** The card as compiled from an authoring run over the same app: screens carry the app's own signatures. */
+function cardFor(surface: MemorySurface, edit: (c: CapabilityInput) => void = () => undefined): Capability {
+  const card: CapabilityInput = {
+    schema: 'handrail.capability/v1',
+    id: 'place_hold',
+    intent: 'Place a hold on a share.',
+    surface: 'browser',
+    entry: 'memory://signon',
+    inputs: {
+      member: { type: 'string', pattern: '\\d{6}' },
+      password: { type: 'string', secret: true },
+    },
+    outputs: { confirmation: { from_step: 'read_result', regex: 'HX-(\\d{6})' } },
+    screens: Object.fromEntries(['signon', 'review', 'posted', 'already', 'expired', 'denied'].map((s) => [s, surface.screenRecord(s)])),
+    targets: {
+      password_field: {
+        role: 'textbox',
+        hint: 'Password',
+        supports: ['set_value', 'read'],
+        ladder: [
+          { rung: 'label', cost: 200 },
+          { rung: 'css', cost: 10_000_000, value: 'input[name=pw]' },
+        ],
+        fingerprint: { over: ['role', 'supports'] },
+      },
+      sign_on: {
+        role: 'button',
+        name: { eq: 'Sign On' },
+        supports: ['invoke'],
+        ladder: [
+          { rung: 'role_name', cost: 100 },
+          { rung: 'css', cost: 10_000_000, value: '#signon' },
+        ],
+        fingerprint: { over: ['role', 'name', 'supports'] },
+      },
+      post_button: {
+        role: 'button',
+        name: { eq: 'F10=Post Hold' },
+        supports: ['invoke'],
+        scope: [{ role: 'form', name: 'Hold' }],
+        ladder: [{ rung: 'role_name', cost: 100 }],
+        fingerprint: {
+          over: ['role', 'name', 'supports', 'ancestor_roles'],
+          value: surface.fingerprintOf('review', 'F10=Post Hold', ['role', 'name', 'supports', 'ancestor_roles']),
+        },
+      },
+      result_line: {
+        role: 'text',
+        supports: ['read'],
+        ladder: [{ rung: 'text', cost: 300, value: 'HX-' }],
+        fingerprint: { over: ['role'] },
+      },
+    },
+    steps: [
+      { id: 'enter_password', screen: 'signon', op: { verb: 'set_value', value: '{{input.password}}' }, target: 'password_field', effect: { kind: 'stage' } },
+      {
+        id: 'sign_on',
+        screen: 'signon',
+        op: { verb: 'invoke' },
+        target: 'sign_on',
+        effect: { kind: 'navigate' },
+        settle: { kind: 'screen_is', screen: 'review', timeout_ms: 200 },
+      },
+      {
+        id: 'post',
+        screen: 'review',
+        op: { verb: 'invoke' },
+        target: 'post_button',
+        effect: { kind: 'commit', confirmed_by: { owner: 'dana' } },
+        settle: { kind: 'screen_in', screens: ['posted'], timeout_ms: 200 },
+        expect: { screen_in: ['posted'] },
+      },
+      { id: 'read_result', screen: 'posted', op: { verb: 'read' }, target: 'result_line', effect: { kind: 'read' } },
+    ],
+    outcomes: {
+      success: { screens: ['posted'] },
+      business: { already_held: { screen: 'already', text: 'ALREADY HELD', code: 'ALREADY_PROCESSED' } },
+      recovery: { session_expired: { screen: 'expired', code: 'SESSION_EXPIRED' } },
+      failure: { bad_password: { screen: 'denied', code: 'BAD_CREDENTIALS' } },
+    },
+    lifecycle: { state: 'verified' },
+  };
+  edit(card);
+  return Capability.parse(card);
+}
+
+let tmp: string;
+let runs = 0;
+beforeEach(async () => {
+  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'handrail-engine-'));
+});
+afterEach(async () => {
+  await fs.rm(tmp, { recursive: true, force: true });
+});
+
+interface Run {
+  result: RunResult;
+  evidence: string;
+  progress: string[];
+}
+
+/** One replay of `card` over `surface`, with evidence in a fresh directory and, if given, a journal file. */
+async function replay(surface: MemorySurface, card: Capability, opts: { journal?: string; inputs?: Record<string, string> } = {}): Promise<Run> {
+  const runId = `run-${++runs}`;
+  const masker = new Masker([{ name: 'password', value: PASSWORD }]);
+  const dir = path.join(tmp, runId);
+  const evidence = await Evidence.create(dir, masker, runId);
+  const journal = opts.journal ? await Journal.open(opts.journal) : null;
+  const progress: string[] = [];
+  try {
+    const result = await new Replay(
+      { card, inputs: opts.inputs ?? INPUTS, env: {}, runId, masker, evidence, journal, progress: (l) => progress.push(l) },
+      surface,
+    ).run();
+    return { result: RunResult.parse(result), evidence: dir, progress };
+  } finally {
+    await journal?.close();
+    await evidence.close();
+  }
+}
+
+const journalLines = async (file: string): Promise<Array<{ step?: string; phase: string; run?: string }>> =>
+  (await fs.readFile(file, 'utf8'))
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { step?: string; phase: string; run?: string });
+
+const phases = async (file: string): Promise<string[]> =>
+  (await journalLines(file)).filter((l) => l.step).map((l) => `${l.step} ${l.phase}`);
+
+describe('the memory surface is a surface the engine cannot tell from a browser', () => {
+  it('names its screens by the same signatures a card records', async () => {
+    const s = new MemorySurface(bank());
+    await s.open('memory://signon');
+    const obs = await s.observe();
+    expect(obs.signature).toBe(s.screenRecord('signon').signature);
+    expect(obs.paths).toContain("form>textbox 'Password'");
+    expect(obs.frames[0]?.controls.map((c) => c.ref)).toEqual(['|e0', '|e1']);
+    // Two screens that share a title are still told apart by their furniture.
+    expect(s.screenRecord('posted').signature).not.toBe(s.screenRecord('already').signature);
+  });
+
+  it('puts elements in frames with the product\'s refs and scope, and resolves only in the target\'s frame', async () => {
+    const s = new MemorySurface({
+      screens: { desk: { title: 'Desk', elements: [{ role: 'link', name: 'Hold' }, { role: 'link', name: 'Hold', frame: ['work'] }] } },
+    });
+    await s.open('memory://desk');
+    const obs = await s.observe();
+    expect(obs.frames.map((f) => f.frame)).toEqual([[], ['work']]);
+    expect(obs.paths).toContain("frame 'work'");
+    expect(obs.frames[1]?.controls[0]).toMatchObject({ ref: 'work|e1', scope: [{ role: 'frame', name: 'work' }] });
+    const target = { id: 'hold', role: 'link', name: 'Hold', supports: ['invoke' as const], ladder: [{ rung: 'role_name' as const, cost: 1 }], fingerprint: { over: ['role' as const] } };
+    expect(await s.resolve({ ...target, scope: [{ role: 'frame', name: 'work' }] })).toMatchObject({ ok: true, ref: 'work|e1' });
+    expect(await s.resolve({ ...target, scope: [] })).toMatchObject({ ok: true, ref: '|e0' });
+  });
+
+  it('settles slowly when scripted to: a move shows the old screen for N observations first', async () => {
+    const app = bank();
+    el(app, 'signon', 'Sign On').on = { invoke: { to: 'review', after: 2 } };
+    const s = new MemorySurface(app);
+    await s.open('memory://signon');
+    const [, button] = (await s.observe()).frames[0]?.controls ?? [];
+    await s.act(button?.ref ?? '', { verb: 'invoke' });
+    const seen = [];
+    for (let i = 0; i < 3; i++) seen.push((await s.observe()).frames[0]?.title);
+    expect(seen).toEqual(['Sign On', 'Sign On', 'Review Hold']);
+  });
+});
+
+describe('SUCCESS', () => {
+  it('passes every step through the six checkpoints and says which rung found each target', async () => {
+    const s = new MemorySurface(bank());
+    const { result } = await replay(s, cardFor(s));
+    expect(result).toMatchObject({
+      word: 'SUCCESS',
+      code: 'OK',
+      retryable: false,
+      screen: 'posted',
+      steps_done: 4,
+      outputs: { confirmation: '123456' },
+      rungs: { password_field: 'label', sign_on: 'role_name', post_button: 'role_name', result_line: 'text' },
+      llm_calls: 0,
+      classifier_calls: 0,
+      from_journal: false,
+    });
+    expect(s.acts.map((a) => `${a.screen}:${a.verb} ${a.element}`)).toEqual([
+      'signon:set_value Password',
+      'signon:invoke Sign On',
+      'review:invoke F10=Post Hold',
+      'posted:read Hold placed: HX-123456',
+    ]);
+    expect(s.valueOf('signon', 'Password')).toBe(PASSWORD);
+  });
+
+  it('keeps a hash-chained evidence log in which the secret never appears', async () => {
+    const s = new MemorySurface(bank());
+    const { result, evidence, progress } = await replay(s, cardFor(s));
+    expect(result.word).toBe('SUCCESS');
+    expect(await verifyEvidence(evidence)).toMatchObject({ ok: true });
+    const log = await fs.readFile(path.join(evidence, LOG_FILE), 'utf8');
+    expect(log).toContain('"kind":"run_end"');
+    expect(log + JSON.stringify(result) + progress.join('\n')).not.toContain(PASSWORD);
+    // One screenshot per declared screen reached.
+    expect((await fs.readdir(path.join(evidence, 'shots'))).length).toBe(3);
+  });
+
+  it('waits for a screen that settles slowly, and tolerates a frame still navigating (STALE) meanwhile', async () => {
+    const app = bank();
+    el(app, 'signon', 'Sign On').on = { invoke: { to: 'review', after: 3 } };
+    app.screens['review'] = { ...app.screens['review']!, stale: 2 };
+    const s = new MemorySurface(app);
+    const { result } = await replay(s, cardFor(s));
+    expect(result.word).toBe('SUCCESS');
+    expect(s.observations).toBeGreaterThanOrEqual(6);
+  });
+
+  it('climbs the ladder: a rung that finds nothing tries the next, and the receipt names the rung that won', async () => {
+    const app = bank();
+    delete el(app, 'signon', 'Sign On').name; // drift: the button lost its accessible name, its id is still there
+    const s = new MemorySurface(app);
+    const card = cardFor(s);
+    // The card was recorded before the drift: the screen is recognised as similar, not exact.
+    card.screens['signon'] = new MemorySurface(bank()).screenRecord('signon');
+    const { result } = await replay(s, card);
+    expect(result.word).toBe('SUCCESS');
+    expect(result.rungs['sign_on']).toBe('css');
+  });
+});
+
+describe('checkpoint 1: right screen?', () => {
+  it('FAILED SCREEN_MISMATCH when a step would run on a screen it was not written for', async () => {
+    const app = bank();
+    el(app, 'signon', 'Sign On').on = { invoke: 'maintenance' };
+    const s = new MemorySurface(app);
+    const card = cardFor(s, (c) => {
+      c.steps[1]!.settle = { kind: 'none' };
+    });
+    const { result } = await replay(s, card);
+    expect(result).toMatchObject({ word: 'FAILED', code: 'SCREEN_MISMATCH', at_step: 'post', retryable: false, screen: null, steps_done: 2 });
+    expect(s.presses('F10=Post Hold')).toBe(0);
+  });
+
+  it('ends with the declared outcome when the screen showing is one (a recovery before any commit is RECOVERABLE)', async () => {
+    const app = bank();
+    el(app, 'signon', 'Sign On').on = { invoke: 'expired' };
+    const s = new MemorySurface(app);
+    const { result } = await replay(s, cardFor(s));
+    expect(result).toMatchObject({ word: 'RECOVERABLE', code: 'SESSION_EXPIRED', outcome: 'session_expired', retryable: true, at_step: 'sign_on' });
+  });
+
+  // The first screen is looked at once, with no settle: a start page that is slow to draw is a mismatch today.
+  // The lead is making the first screen wait under settle rules; flip this to `it` when that lands.
+  it.fails('waits for the first screen to settle before calling it a mismatch', async () => {
+    const app = bank();
+    app.screens['signon'] = { ...app.screens['signon']!, stale: 1 };
+    const s = new MemorySurface(app);
+    const { result } = await replay(s, cardFor(s));
+    expect(result.word).toBe('SUCCESS');
+  });
+});
+
+describe('checkpoint 2: resolve', () => {
+  it('FAILED TARGET_NOT_FOUND when no rung finds the target, with every rung tried', async () => {
+    const app = bank();
+    app.screens['signon']!.elements = app.screens['signon']!.elements.filter((e) => e.hint !== 'Password');
+    const s = new MemorySurface(app);
+    const card = cardFor(s);
+    card.screens['signon'] = new MemorySurface(bank()).screenRecord('signon');
+    const { result } = await replay(s, card);
+    expect(result).toMatchObject({ word: 'FAILED', code: 'TARGET_NOT_FOUND', at_step: 'enter_password', steps_done: 0 });
+    expect(result.message).toContain('label=0, css=0');
+    expect(s.acts).toEqual([]);
+  });
+
+  it('FAILED AMBIGUOUS when a rung finds two, and the next rung is not tried', async () => {
+    const app = bank();
+    const button = el(app, 'signon', 'Sign On');
+    app.screens['signon']!.elements.push({ ...button, ancestors: ['form', 'group'] });
+    const s = new MemorySurface(app);
+    const card = cardFor(s);
+    card.screens['signon'] = new MemorySurface(bank()).screenRecord('signon');
+    const { result } = await replay(s, card);
+    expect(result).toMatchObject({ word: 'FAILED', code: 'AMBIGUOUS', at_step: 'sign_on' });
+    expect(result.message).toContain('role_name=2]');
+    expect(s.presses('Sign On')).toBe(0);
+  });
+
+  it('FAILED FINGERPRINT_MISMATCH when the one element found is not the control recorded', async () => {
+    const app = bank();
+    el(app, 'review', 'F10=Post Hold').ancestors = ['form', 'dialog'];
+    const s = new MemorySurface(app);
+    const card = cardFor(s);
+    card.targets['post_button']!.fingerprint.value = new MemorySurface(bank()).fingerprintOf('review', 'F10=Post Hold', [
+      'role',
+      'name',
+      'supports',
+      'ancestor_roles',
+    ]);
+    card.screens['review'] = new MemorySurface(bank()).screenRecord('review');
+    const { result } = await replay(s, card);
+    expect(result).toMatchObject({ word: 'FAILED', code: 'FINGERPRINT_MISMATCH', at_step: 'post' });
+    expect(s.presses('F10=Post Hold')).toBe(0);
+  });
+});
+
+describe('checkpoint 3: the journal rule', () => {
+  it('writes dispatched to disk before a stage or commit acts, and observed after; reads and navigations are not journalled', async () => {
+    const file = path.join(tmp, 'journal.jsonl');
+    const s = new MemorySurface(bank());
+    const onDisk: string[] = [];
+    s.onAct = async (a) => {
+      if (a.verb === 'invoke' && a.element === 'F10=Post Hold') onDisk.push(...(await phases(file)));
+    };
+    const { result } = await replay(s, cardFor(s), { journal: file });
+    expect(result.word).toBe('SUCCESS');
+    expect(onDisk).toEqual(['enter_password dispatched', 'enter_password observed', 'post dispatched']);
+    expect(await phases(file)).toEqual(['enter_password dispatched', 'enter_password observed', 'post dispatched', 'post observed']);
+    // A run that pressed a commit leaves its receipt in the journal.
+    expect((await journalLines(file)).filter((l) => l.phase === 'receipt')).toHaveLength(1);
+  });
+
+  it('hands back the recorded receipt, without pressing again, when the commit was already observed', async () => {
+    const file = path.join(tmp, 'journal.jsonl');
+    const s = new MemorySurface(bank());
+    const card = cardFor(s);
+    const first = await replay(s, card, { journal: file });
+    expect(first.result.word).toBe('SUCCESS');
+    const again = new MemorySurface(bank());
+    const second = await replay(again, card, { journal: file });
+    expect(second.result).toMatchObject({ word: 'SUCCESS', from_journal: true, run_id: first.result.run_id, outputs: { confirmation: '123456' } });
+    expect(again.presses('F10=Post Hold')).toBe(0);
+  });
+});
+
+describe('UNSAFE_TO_RETRY', () => {
+  it('when the commit click fails after landing: dispatched, never observed, and every later run refuses to press', async () => {
+    const file = path.join(tmp, 'journal.jsonl');
+    const app = bank();
+    el(app, 'review', 'F10=Post Hold').fault = { code: 'BROWSER_CRASHED', landed: true };
+    const s = new MemorySurface(app);
+    const card = cardFor(s);
+    const { result } = await replay(s, card, { journal: file });
+    expect(result).toMatchObject({ word: 'UNSAFE_TO_RETRY', code: 'COMMIT_IN_DOUBT', at_step: 'post', retryable: false });
+    expect(await phases(file)).toEqual(['enter_password dispatched', 'enter_password observed', 'post dispatched']);
+    for (let i = 0; i < 2; i++) {
+      const later = new MemorySurface(bank());
+      const again = await replay(later, card, { journal: file });
+      expect(again.result).toMatchObject({ word: 'UNSAFE_TO_RETRY', code: 'COMMIT_IN_DOUBT', retryable: false });
+      expect(later.presses('F10=Post Hold')).toBe(0);
+    }
+    expect((await phases(file)).filter((p) => p.startsWith('post'))).toEqual(['post dispatched']);
+  });
+
+  // The in-doubt refusal of a later run does not say which commit is in doubt: the InDoubt thrown at the journal
+  // checkpoint reaches crashEnding with no commit in flight, so at_step is missing and the message reads
+  // "commit step  was dispatched". It should name the step, as the run that left it in doubt does.
+  it.fails('names the commit in doubt when a later run refuses to press it', async () => {
+    const file = path.join(tmp, 'journal.jsonl');
+    const j = await Journal.open(file);
+    await j.dispatched('run-0', 'place_hold', 'post', 'commit');
+    await j.close();
+    const s = new MemorySurface(bank());
+    const { result } = await replay(s, cardFor(s), { journal: file });
+    expect(result).toMatchObject({ word: 'UNSAFE_TO_RETRY', at_step: 'post' });
+  });
+
+  it('when the screen never settles after a commit', async () => {
+    const app = bank();
+    el(app, 'review', 'F10=Post Hold').on = { invoke: { to: 'posted', after: Infinity } };
+    const s = new MemorySurface(app);
+    const { result } = await replay(s, cardFor(s));
+    expect(result).toMatchObject({ word: 'UNSAFE_TO_RETRY', code: 'COMMIT_IN_DOUBT', at_step: 'post' });
+  });
+
+  it('when an undeclared screen follows a commit', async () => {
+    const app = bank();
+    el(app, 'review', 'F10=Post Hold').on = { invoke: 'maintenance' };
+    const s = new MemorySurface(app);
+    const card = cardFor(s, (c) => {
+      c.steps[2]!.settle = { kind: 'none' };
+    });
+    const { result } = await replay(s, card);
+    expect(result).toMatchObject({ word: 'UNSAFE_TO_RETRY', code: 'COMMIT_IN_DOUBT', at_step: 'post' });
+  });
+});
+
+describe('checkpoint 4: act', () => {
+  it('FAILED with the surface code when a click that commits nothing throws (nothing pressed twice)', async () => {
+    const app = bank();
+    el(app, 'signon', 'Sign On').fault = { code: 'ACTION_FAILED' };
+    const s = new MemorySurface(app);
+    const { result } = await replay(s, cardFor(s));
+    expect(result).toMatchObject({ word: 'FAILED', code: 'ACTION_FAILED', retryable: false, steps_done: 1 });
+    expect(s.presses('Sign On')).toBe(1);
+  });
+
+  it('RECOVERABLE when the surface is unreachable before any step ran', async () => {
+    const s = new MemorySurface(bank());
+    s.openFault = 'SURFACE_UNREACHABLE';
+    const { result } = await replay(s, cardFor(s));
+    expect(result).toMatchObject({ word: 'RECOVERABLE', code: 'SURFACE_UNREACHABLE', retryable: true, steps_done: 0 });
+    expect(s.acts).toEqual([]);
+  });
+});
+
+describe('checkpoint 5: settle', () => {
+  it('FAILED TIMEOUT when a step that commits nothing never reaches its screen', async () => {
+    const app = bank();
+    el(app, 'signon', 'Sign On').on = { invoke: { to: 'review', after: Infinity } };
+    const s = new MemorySurface(app);
+    const started = Date.now();
+    const { result } = await replay(s, cardFor(s));
+    expect(result).toMatchObject({ word: 'FAILED', code: 'TIMEOUT', at_step: 'sign_on', retryable: false, screen: 'signon' });
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+});
+
+describe('checkpoint 6: expected screen?', () => {
+  it('BUSINESS_OUTCOME when the commit lands on a declared outcome: an answer, not a failure', async () => {
+    const app = bank();
+    el(app, 'review', 'F10=Post Hold').on = { invoke: 'already' };
+    const s = new MemorySurface(app);
+    const { result } = await replay(s, cardFor(s));
+    expect(result).toMatchObject({
+      word: 'BUSINESS_OUTCOME',
+      code: 'ALREADY_PROCESSED',
+      outcome: 'already_held',
+      retryable: false,
+      at_step: 'post',
+      screen: 'already',
+      steps_done: 3,
+    });
+  });
+
+  it('FAILED with the card\'s code for a declared failure outcome', async () => {
+    const app = bank();
+    el(app, 'signon', 'Sign On').on = { invoke: 'denied' };
+    const s = new MemorySurface(app);
+    const { result } = await replay(s, cardFor(s));
+    expect(result).toMatchObject({ word: 'FAILED', code: 'BAD_CREDENTIALS', outcome: 'bad_password', at_step: 'sign_on' });
+  });
+
+  it('FAILED, not RECOVERABLE, for a recovery outcome once a commit was pressed', async () => {
+    const app = bank();
+    el(app, 'review', 'F10=Post Hold').on = { invoke: 'expired' };
+    const s = new MemorySurface(app);
+    const { result } = await replay(s, cardFor(s));
+    expect(result).toMatchObject({ word: 'FAILED', code: 'SESSION_EXPIRED', retryable: false });
+  });
+
+  it('FAILED SCREEN_MISMATCH when a step lands on a declared screen it did not expect', async () => {
+    const app = bank();
+    el(app, 'signon', 'Sign On').on = { invoke: 'posted' };
+    const s = new MemorySurface(app);
+    const card = cardFor(s, (c) => {
+      c.steps[1]!.settle = { kind: 'none' };
+      c.steps[1]!.expect = { screen_in: ['review'] };
+    });
+    const { result } = await replay(s, card);
+    expect(result).toMatchObject({ word: 'FAILED', code: 'SCREEN_MISMATCH', at_step: 'sign_on', screen: 'posted' });
+  });
+
+  it('FAILED UNDECLARED_OUTCOME when every step ran but the run ended on no declared outcome', async () => {
+    const s = new MemorySurface(bank());
+    const card = cardFor(s, (c) => {
+      c.steps = c.steps.slice(0, 2);
+      c.outputs = {};
+    });
+    const { result } = await replay(s, card);
+    expect(result).toMatchObject({ word: 'FAILED', code: 'UNDECLARED_OUTCOME', screen: 'review', steps_done: 2 });
+  });
+});
+
+describe('REFUSED, before any surface opens (runner/run.ts preflight)', () => {
+  const run = async (card: Capability, inputs: Record<string, string>, extra: { requireApproved?: boolean } = {}) => {
+    let opened = 0;
+    const result = await runCapability({
+      card,
+      inputs,
+      env: {},
+      surface: () => {
+        opened++;
+        return Promise.resolve(new MemorySurface(bank()));
+      },
+      evidenceDir: path.join(tmp, `refused-${++runs}`),
+      ...extra,
+    });
+    return { result, opened };
+  };
+
+  it('refuses bad input without echoing a secret, and opens nothing', async () => {
+    const s = new MemorySurface(bank());
+    const { result, opened } = await run(cardFor(s), { member: '12', password: PASSWORD });
+    expect(result).toMatchObject({ word: 'REFUSED', code: 'INVALID_INPUT', retryable: false, steps_done: 0 });
+    expect(JSON.stringify(result)).not.toContain(PASSWORD);
+    expect(opened).toBe(0);
+  });
+
+  it('refuses a card that is not approved when serving requires it', async () => {
+    const s = new MemorySurface(bank());
+    const { result, opened } = await run(cardFor(s), INPUTS, { requireApproved: true });
+    expect(result).toMatchObject({ word: 'REFUSED', code: 'NOT_APPROVED' });
+    expect(opened).toBe(0);
+  });
+
+  it('runs the same card through the same path when nothing is wrong', async () => {
+    const s = new MemorySurface(bank());
+    const { result, opened } = await run(cardFor(s), INPUTS);
+    expect(result).toMatchObject({ word: 'SUCCESS', outputs: { confirmation: '123456' } });
+    expect(opened).toBe(1);
+  });
+});
