@@ -490,7 +490,7 @@ export class Replay {
     });
     if (!settled.settled) {
       const showing = settled.named.label ?? 'an unrecognised screen';
-      if (settled.why === 'stable') await this.unknownScreen(step, settled.named);
+      await this.unknownScreen(step, settled.named);
       if (step.effect.kind === 'commit') {
         throw new InDoubt(
           settled.why === 'stable'
@@ -544,7 +544,7 @@ export class Replay {
       quiet: this.ctx.quietMs ?? DEFAULT_QUIET_MS,
       leaving: null,
     });
-    if (!waited.settled && waited.why === 'stable') await this.unknownScreen(step, waited.named);
+    if (!waited.settled) await this.unknownScreen(step, waited.named);
     return waited;
   }
 

@@ -10,6 +10,7 @@ import { runCapability } from '../../runner/run.ts';
 import { Capability, type CapabilityInput } from '../../shared/schema/capability.ts';
 import { RunResult } from '../../shared/schema/result.ts';
 import { Masker } from '../../shared/secrets.ts';
+import { proposeMarks } from '../../shared/marks.ts';
 import { MemorySurface, type MemoryApp, type MemoryElement } from '../fixtures/memory-surface.ts';
 
 const PASSWORD = 'correct-horse-9';
@@ -322,7 +323,7 @@ describe('checkpoint 1: right screen?', () => {
 
   // The first screen is looked at once, with no settle: a start page that is slow to draw is a mismatch today.
   // The lead is making the first screen wait under settle rules; flip this to `it` when that lands.
-  it.fails('waits for the first screen to settle before calling it a mismatch', async () => {
+  it('waits for the first screen to settle before calling it a mismatch', async () => {
     const app = bank();
     app.screens['signon'] = { ...app.screens['signon']!, stale: 1 };
     const s = new MemorySurface(app);
@@ -544,7 +545,7 @@ describe('checkpoint 6: expected screen?', () => {
 });
 
 describe('REFUSED, before any surface opens (runner/run.ts preflight)', () => {
-  const run = async (card: Capability, inputs: Record<string, string>, extra: { requireApproved?: boolean } = {}) => {
+  const run = async (card: Capability, inputs: Record<string, string>, extra: { requireApproved?: boolean; allowUnapproved?: boolean } = {}) => {
     let opened = 0;
     const result = await runCapability({
       card,
@@ -555,6 +556,8 @@ describe('REFUSED, before any surface opens (runner/run.ts preflight)', () => {
         return Promise.resolve(new MemorySurface(bank()));
       },
       evidenceDir: path.join(tmp, `refused-${++runs}`),
+      // These cards are drafts that commit: run them as verify would, unless a test says otherwise.
+      allowUnapproved: true,
       ...extra,
     });
     return { result, opened };
@@ -575,10 +578,105 @@ describe('REFUSED, before any surface opens (runner/run.ts preflight)', () => {
     expect(opened).toBe(0);
   });
 
+  it('refuses a draft that commits unless told to run it anyway, and opens nothing', async () => {
+    const s = new MemorySurface(bank());
+    const { result, opened } = await run(cardFor(s), INPUTS, { allowUnapproved: false });
+    expect(result).toMatchObject({ word: 'REFUSED', code: 'NOT_APPROVED' });
+    expect(result.message).toContain('commits');
+    expect(opened).toBe(0);
+  });
+
   it('runs the same card through the same path when nothing is wrong', async () => {
     const s = new MemorySurface(bank());
     const { result, opened } = await run(cardFor(s), INPUTS);
     expect(result).toMatchObject({ word: 'SUCCESS', outputs: { confirmation: '123456' } });
     expect(opened).toBe(1);
+  });
+});
+
+describe('the truth of the word (docs/ARCHITECTURE.md, "The truth of the word")', () => {
+  /** The bank with a refusal page that has the result page's furniture and other words. */
+  function refusingBank(): MemoryApp {
+    const app = bank();
+    const posted = app.screens['posted'];
+    if (!posted) throw new Error('no posted screen');
+    posted.furniture = [...layout('result'), "heading 'Hold Posted'"];
+    app.screens['refused'] = {
+      title: 'Hold Result',
+      text: 'HOLD NOT POSTED: ALREADY HELD (FRAUD_REVIEW)',
+      furniture: [...layout('result'), "heading 'Hold Not Posted'"],
+      elements: [{ role: 'link', name: 'Sign Off', on: { invoke: 'signon' } }],
+    };
+    return app;
+  }
+
+  const withMarks = (c: CapabilityInput): void => {
+    for (const [label, marks] of Object.entries(proposeMarks(Capability.parse(c)))) {
+      const screen = c.screens[label];
+      if (screen) screen.marks = marks;
+    }
+  };
+
+  it('a refusal with the success screen\'s furniture ends in doubt with the page\'s words, not SUCCESS', async () => {
+    const app = refusingBank();
+    el(app, 'review', 'F10=Post Hold').on = { invoke: 'refused' };
+    const s = new MemorySurface(app);
+    const card = cardFor(s, withMarks);
+    expect(card.screens['posted']?.marks?.paths).toContain("heading 'Hold Posted'");
+    const { result, evidence } = await replay(s, card);
+    expect(result).toMatchObject({ word: 'UNSAFE_TO_RETRY', code: 'COMMIT_IN_DOUBT', at_step: 'post' });
+    expect(result.page_text).toContain('HOLD NOT POSTED: ALREADY HELD (FRAUD_REVIEW)');
+    const log = await fs.readFile(path.join(evidence, LOG_FILE), 'utf8');
+    expect(log).toContain('screen_unrecognised');
+  });
+
+  it('the same card names the real result screen when a banner was added (all marks present)', async () => {
+    const app = refusingBank();
+    const s = new MemorySurface(app);
+    const card = cardFor(s, withMarks);
+    app.screens['posted']?.furniture?.push("strong 'SYSTEM NOTICE'");
+    const { result } = await replay(s, card);
+    expect(result).toMatchObject({ word: 'SUCCESS', outputs: { confirmation: '123456' } });
+  });
+
+  it('without marks a screen after a commit is named only exactly: a drifted result is in doubt, not guessed', async () => {
+    const app = refusingBank();
+    const s = new MemorySurface(app);
+    const card = cardFor(s);
+    app.screens['posted']?.furniture?.push("strong 'SYSTEM NOTICE'");
+    const { result } = await replay(s, card);
+    expect(result).toMatchObject({ word: 'UNSAFE_TO_RETRY', code: 'COMMIT_IN_DOUBT' });
+  });
+
+  it('a commit whose postcondition holds succeeds; one whose postcondition never shows is in doubt', async () => {
+    const post = (contains: string) => (c: CapabilityInput): void => {
+      const step = c.steps.find((x) => x.id === 'post');
+      if (step) step.post = [{ kind: 'text', contains }];
+    };
+    const ok = new MemorySurface(bank());
+    expect((await replay(ok, cardFor(ok, post('HX-')))).result.word).toBe('SUCCESS');
+    const missing = new MemorySurface(bank());
+    const { result } = await replay(missing, cardFor(missing, post('{{input.member}} HELD')));
+    expect(result).toMatchObject({ word: 'UNSAFE_TO_RETRY', code: 'COMMIT_IN_DOUBT', at_step: 'post' });
+    expect(result.message).toContain(`"{{input.member}} HELD"`);
+  });
+
+  it('counts model and classifier calls from the ports it is given', async () => {
+    const s = new MemorySurface(bank());
+    const card = cardFor(s);
+    const masker = new Masker([{ name: 'password', value: PASSWORD }]);
+    const evidence = await Evidence.create(path.join(tmp, 'counted'), masker, 'run-counted');
+    const model = { calls: 0 };
+    const classifier = { calls: 0 };
+    const replayer = new Replay({ card, inputs: INPUTS, env: {}, runId: 'run-counted', masker, evidence, journal: null, model, classifier }, s);
+    // A port that was consulted three times and once during the run: the receipt reads the ports, not constants.
+    s.onAct = () => {
+      model.calls = 3;
+      classifier.calls = 1;
+      return Promise.resolve();
+    };
+    const result = await replayer.run();
+    await evidence.close();
+    expect(result).toMatchObject({ word: 'SUCCESS', llm_calls: 3, classifier_calls: 1 });
   });
 });
