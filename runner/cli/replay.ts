@@ -4,6 +4,7 @@ import { formatIssues, loadCapability, type Capability } from '../../shared/sche
 import { EXIT_CODE, RunResult } from '../../shared/schema/result.ts';
 import { BrowserSurface } from '../browser/surface.ts';
 import { loadFailpoint } from '../engine/failpoint.ts';
+import { stateHome, storeIn } from '../intent.ts';
 import { resultBeforeRun, runCapability } from '../run.ts';
 import { UsageError } from './errors.ts';
 
@@ -14,6 +15,7 @@ export interface ReplayFlags {
   evidence?: string;
   headed?: boolean;
   settleTimeout?: string;
+  wait?: string;
 }
 
 export function parseInputs(pairs: readonly string[] = []): Record<string, string> {
@@ -52,6 +54,8 @@ export async function replayCommand(cardPath: string, flags: ReplayFlags): Promi
   if (settle !== undefined && !(Number.isInteger(settle) && settle > 0)) {
     throw new UsageError(`--settle-timeout expects milliseconds, got "${flags.settleTimeout}"`);
   }
+  const wait = flags.wait === undefined ? 0 : Number(flags.wait);
+  if (!(Number.isInteger(wait) && wait >= 0)) throw new UsageError(`--wait expects milliseconds, got "${flags.wait}"`);
   const loaded = await readCard(cardPath);
   if (!loaded.ok) {
     process.stderr.write(`${loaded.message}\n`);
@@ -64,10 +68,14 @@ export async function replayCommand(cardPath: string, flags: ReplayFlags): Promi
     env,
     surface: () => BrowserSurface.launch({ headed: Boolean(flags.headed) }),
     progress: (line) => process.stderr.write(`${line}\n`),
+    // Every replay is journalled: under $HANDRAIL_HOME by key, or in the file --journal names.
+    store: storeIn(stateHome(process.env)),
+    lockWaitMs: wait,
     ...(flags.journal ? { journalPath: flags.journal } : {}),
     ...(flags.evidence ? { evidenceDir: flags.evidence } : {}),
     ...(settle ? { settleTimeoutMs: settle } : {}),
   });
-  process.stderr.write(`${result.word} ${result.code}${result.evidence ? ` · evidence ${result.evidence}` : ''}\n`);
+  const fromJournal = result.from_journal ? ' · answered from the journal' : '';
+  process.stderr.write(`${result.word} ${result.code}${fromJournal}${result.evidence ? ` · evidence ${result.evidence}` : ''}\n`);
   return printResult(result);
 }

@@ -118,7 +118,7 @@ const sealOf = (r: Record<string, unknown>): string => {
 };
 
 const damaged = (file: string, line: number, why: string): JournalError =>
-  new JournalError('JOURNAL_DAMAGED', `journal ${file} is damaged at line ${line}: ${why}; nothing was pressed. Restore it, or settle the key by hand`, line);
+  new JournalError('JOURNAL_DAMAGED', `journal ${file} is damaged at line ${line}: ${why}; nothing was pressed. A person checks the application, then restores the journal or moves it aside (see handrail journal show)`, line);
 
 /**
  * Reads a whole journal text and its head witness and proves the chain, or throws JOURNAL_DAMAGED naming the
@@ -179,7 +179,7 @@ export function verifyJournal(text: string, headText: string | null, file = 'jou
     } else if (!tail && prior && head.n === prior.n && head.hash === prior.hash) {
       headLags = true;
     } else if (head.n > last.n) {
-      throw damaged(file, tail?.line ?? raw.length, `the head witness says ${head.n} records but only ${last.n} are whole (the end was cut or deleted)`);
+      throw damaged(file, tail?.line ?? raw.length + 1, `the head witness says ${head.n} records but only ${last.n} are whole: record ${last.n + 1} is missing (the end was cut or deleted)`);
     } else {
       throw damaged(file, raw.length, `the head witness (record ${head.n}) does not match the last record (${last.n})`);
     }

@@ -128,7 +128,7 @@ describe('damage: every way a journal can be hurt is JOURNAL_DAMAGED with the li
     ['filled with NUL bytes', async (t) => fs.writeFile(file, Buffer.alloc(t.join('\n').length)), 1],
     ['a block of NULs in the middle', async (t) => fs.writeFile(file, [t[0], '\u0000'.repeat(40), ...t.slice(2)].join('\n')), 2],
     ['cut mid-line (the dispatched line)', async (t) => fs.writeFile(file, t.slice(0, 3).join('\n') + '\n' + (t[3] ?? '').slice(0, 30)), 4],
-    ['the dispatched line deleted (the last record)', async (t) => fs.writeFile(file, [...t.slice(0, 3), ''].join('\n')), 3],
+    ['the dispatched line deleted (the last record)', async (t) => fs.writeFile(file, [...t.slice(0, 3), ''].join('\n')), 4],
     ['a line deleted in the middle', async (t) => fs.writeFile(file, [t[0], t[2], t[3], ''].join('\n')), 2],
     ['a line edited', async (t) => fs.writeFile(file, [t[0], t[1]?.replace('"stage"', '"commit"'), t[2], t[3], ''].join('\n')), 2],
     ['two lines swapped', async (t) => fs.writeFile(file, [t[0], t[2], t[1], t[3], ''].join('\n')), 2],
@@ -136,6 +136,10 @@ describe('damage: every way a journal can be hurt is JOURNAL_DAMAGED with the li
     ['a v1 journal of an older handrail', async () => fs.writeFile(file, '{"v":1,"at":"2026-01-01T00:00:00.000Z","run":"r","card":"hold","step":"post","effect":"commit","phase":"dispatched"}\n'), 1],
     ['the journal deleted but its head left', async () => fs.rm(file), 1],
     ['the head witness deleted', async () => fs.rm(`${file}.head`), 4],
+    ['the head witness reset to an earlier record', async (t) => {
+      const first = JSON.parse(t[0] ?? '') as { n: number; hash: string };
+      await fs.writeFile(`${file}.head`, JSON.stringify({ n: first.n, hash: first.hash }));
+    }, 4],
   ];
   for (const [name, hurt, line] of cases) {
     it(name, async () => {
