@@ -13,8 +13,8 @@ import { approvalStatus } from './approval.ts';
 import { Replay } from './engine/engine.ts';
 import { Evidence } from './evidence.ts';
 import { Journal, JournalError } from './engine/journal.ts';
-import { intentOf, journalFile, leaseFile, storeIn, type Intent, type Store } from './intent.ts';
-import { Lease } from './lease.ts';
+import { intentOf, journalFile, leaseFile, type Intent, type Store } from './intent.ts';
+import { Lease, LeaseError } from './lease.ts';
 
 export interface RunRequest {
   card: Capability;
@@ -25,8 +25,8 @@ export interface RunRequest {
   surface: () => Promise<Surface>;
   /** One journal file for this run's key (overrides the state dir's journal; the lease still lives in the state dir). */
   journalPath?: string;
-  /** The state directory (`$HANDRAIL_HOME`): journals/<key>.jsonl and locks/<key>.lock. Neither this nor journalPath: no journal. */
-  stateDir?: string;
+  /** Where journals/<key>.jsonl and locks/<key>.lock live (`storeIn($HANDRAIL_HOME)`). Neither this nor journalPath: no journal. */
+  store?: Store;
   /** How long to wait for another process holding the same key before answering BUSY (default 0). */
   lockWaitMs?: number;
   /** Default: runs/<run id> under the working directory. */
@@ -109,8 +109,8 @@ export async function preflight(req: RunRequest, runId: string): Promise<RunResu
 
 /** Where a run keeps its journal and lease; undefined when the request asked for neither (no journal). */
 function journalPlace(req: RunRequest, key: string): { file: string; lease: string } | undefined {
-  if (!req.journalPath && !req.stateDir) return undefined;
-  const store = req.stateDir ? storeIn(req.stateDir) : undefined;
+  const { store } = req;
+  if (!req.journalPath && !store) return undefined;
   const file = resolve(req.journalPath ?? journalFile(store as Store, key));
   return { file, lease: store ? leaseFile(store, key) : `${file}.${key}.lock` };
 }
@@ -124,7 +124,14 @@ type Opened = { journal: Journal; lease: Lease } | { answer: RunResult };
 async function openJournal(req: RunRequest, runId: string, intent: Intent, place: { file: string; lease: string }, masker: Masker): Promise<Opened> {
   const card = req.card.id;
   const decorate = (r: RunResult): RunResult => RunResult.parse({ ...r, key: intent.key, journal: place.file });
-  const got = await Lease.acquire(place.lease, { waitMs: req.lockWaitMs ?? 0, what: runId, ...(req.progress ? { log: req.progress } : {}) });
+  let got: Awaited<ReturnType<typeof Lease.acquire>>;
+  try {
+    got = await Lease.acquire(place.lease, { waitMs: req.lockWaitMs ?? 0, what: runId, ...(req.progress ? { log: req.progress } : {}) });
+  } catch (e) {
+    // The state directory cannot be written: nothing was read or pressed, and retrying will not help until someone looks.
+    if (!(e instanceof LeaseError)) throw e;
+    return { answer: decorate(resultBeforeRun(card, runId, 'FAILED', 'INTERNAL', masker.mask(e.message))) };
+  }
   if (!got.ok) {
     const who = got.holder ? `pid ${got.holder.pid} on ${got.holder.host} (${got.holder.what}, since ${got.holder.started})` : 'a process that has not written its lease yet';
     return {

@@ -108,6 +108,15 @@ describe('the journal answers first', () => {
     expect(surfaces).toBe(0);
   });
 
+  it('a state dir that cannot be written is a typed FAILED receipt, not an exception', async () => {
+    const blocker = path.join(tmp, 'not-a-dir');
+    await fs.writeFile(blocker, 'x');
+    const r = await run({ store: { journals: path.join(blocker, 'journals'), locks: path.join(blocker, 'locks') } });
+    expect(r).toMatchObject({ word: 'FAILED', code: 'INTERNAL', retryable: false });
+    expect(r.message).toContain('ENOTDIR');
+    expect(surfaces).toBe(0);
+  });
+
   it('a key that never started goes on to the reachability check: RECOVERABLE with the bank down, and the lease is let go', async () => {
     const r = await run();
     expect(r).toMatchObject({ word: 'RECOVERABLE', code: 'SURFACE_UNREACHABLE', key: intentOf(card, values).key });
