@@ -284,6 +284,7 @@ test('over HTTP, a request without the bearer token is refused, and one with it 
     env: {
       PATH: process.env['PATH'] ?? '',
       HOME: process.env['HOME'] ?? scratch,
+      HANDRAIL_HOME: join(scratch, 'http-home'),
       BASE_URL: bank.url,
       HANDRAIL_MCP_TOKEN: TOKEN,
       HANDRAIL_SECRET_PASSWORD: PASSWORD,
