@@ -1,6 +1,12 @@
 // Playwright Test runs the end-to-end suites in real headless Chromium against PLUMBLINE on 127.0.0.1.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
 import { findChromium } from './runner/browser/chromium.ts';
+
+// No test writes journals or leases into the real state directory: a fresh HANDRAIL_HOME unless one is given.
+process.env['HANDRAIL_HOME'] ??= mkdtempSync(join(tmpdir(), 'handrail-home-e2e-'));
 
 export default defineConfig({
   testDir: 'tests/e2e',

@@ -10,7 +10,7 @@ import { constants as fsc, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import type { Masker } from '../shared/secrets.ts';
-import { parseJournal } from './engine/journal.ts';
+import { readJournal } from './engine/journal.ts';
 
 export const LOG_FILE = 'evidence.jsonl';
 export const GENESIS = '0'.repeat(64);
@@ -384,11 +384,14 @@ export async function verifyEvidence(dir: string, anchor: Anchor = {}): Promise<
  * The evidence head a journal recorded for a run: the `evidence_head` of the last receipt line of
  * `runId` that carries one. Reading the journal's format lives here and only here.
  */
-export function headFromJournal(text: string, runId: string, file = 'journal'): string | undefined {
+export async function headFromJournal(file: string, runId: string): Promise<string | undefined> {
+  // The journal proves its own chain first: a damaged journal is no anchor (JOURNAL_DAMAGED is thrown).
+  const read = await readJournal(file);
+  if (!read) return undefined;
   let head: string | undefined;
-  for (const l of parseJournal(text, file).lines) {
-    if (l.phase !== 'receipt' || l.run !== runId) continue;
-    const h = (l.receipt as { evidence_head?: unknown } | null)?.evidence_head;
+  for (const r of read.records) {
+    if (r.phase !== 'receipt' || r.run !== runId) continue;
+    const h = (r.receipt as { evidence_head?: unknown } | null)?.evidence_head;
     if (typeof h === 'string') head = h;
   }
   return head;

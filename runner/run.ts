@@ -1,5 +1,6 @@
-// One run of a capability, wired: preflight (before any browser), then the engine over a surface,
-// with journal, evidence and masking. The CLI, `verify`, the MCP server and the demo all come through here.
+// One run of a capability, wired: preflight of the request, then the key's lease and journal (which may answer
+// at once), then reachability, then the engine over a surface, with journal, evidence and masking.
+// The CLI, `verify`, the MCP server and the demo all come through here.
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { validateInputs } from '../shared/inputs.ts';
@@ -11,7 +12,9 @@ import type { Surface } from '../shared/surface.ts';
 import { approvalStatus } from './approval.ts';
 import { Replay, type CallCounter } from './engine/engine.ts';
 import { Evidence, EVIDENCE_KEY_ENV } from './evidence.ts';
-import { Journal, preflightJournal } from './engine/journal.ts';
+import { Journal, JournalError } from './engine/journal.ts';
+import { intentOf, journalFile, leaseFile, type Intent, type Store } from './intent.ts';
+import { Lease, LeaseError } from './lease.ts';
 
 export interface RunRequest {
   card: Capability;
@@ -20,7 +23,12 @@ export interface RunRequest {
   env: Readonly<Record<string, string | undefined>>;
   /** Opens the surface; called only after preflight passes. */
   surface: () => Promise<Surface>;
+  /** One journal file for this run's key (overrides the state dir's journal; the lease still lives in the state dir). */
   journalPath?: string;
+  /** Where journals/<key>.jsonl and locks/<key>.lock live (`storeIn($HANDRAIL_HOME)`). Neither this nor journalPath: no journal. */
+  store?: Store;
+  /** How long to wait for another process holding the same key before answering BUSY (default 0). */
+  lockWaitMs?: number;
   /** Default: runs/<run id> under the working directory. */
   evidenceDir?: string;
   /** Serve only cards approved for exactly this content, whether or not they commit (serve, demo). */
@@ -77,7 +85,7 @@ async function reachable(url: string): Promise<string | null> {
   }
 }
 
-/** Everything that can be known to doom the run, checked before a browser starts. */
+/** Everything about the request itself that dooms a run: no file, no network, no browser touched. */
 export async function preflight(req: RunRequest, runId: string): Promise<RunResult | { masker: Masker; values: Record<string, string>; entry: string }> {
   const { card } = req;
   const commits = card.steps.some((s) => s.effect.kind === 'commit');
@@ -109,22 +117,91 @@ export async function preflight(req: RunRequest, runId: string): Promise<RunResu
     const envs = blanksIn(card.entry).filter((b) => b.source === 'env').map((b) => b.name);
     return resultBeforeRun(card.id, runId, 'REFUSED', 'MISSING_INPUT', `the entry needs ${envs.join(', ')}: pass --base-url or set it in the environment`);
   }
-  if (req.journalPath) {
-    const j = await preflightJournal(req.journalPath, card.id);
-    if (!j.ok && j.code === 'JOURNAL_IN_DOUBT') {
-      return resultBeforeRun(
-        card.id,
-        runId,
-        'UNSAFE_TO_RETRY',
-        'JOURNAL_IN_DOUBT',
-        `the journal ${req.journalPath} shows commit ${j.steps.join(', ')} dispatched and never observed: it will not be pressed again until a person or a read-only probe settles it`,
-      );
-    }
-    if (!j.ok) return resultBeforeRun(card.id, runId, 'REFUSED', 'JOURNAL_CORRUPT', masker.mask(j.message));
-  }
-  const down = await reachable(entry);
-  if (down) return resultBeforeRun(card.id, runId, 'RECOVERABLE', 'SURFACE_UNREACHABLE', `${entry}: ${down}`);
   return { masker, values: inputs.values, entry };
+}
+
+/** Where a run keeps its journal and lease; undefined when the request asked for neither (no journal). */
+function journalPlace(req: RunRequest, key: string): { file: string; lease: string } | undefined {
+  const { store } = req;
+  if (!req.journalPath && !store) return undefined;
+  const file = resolve(req.journalPath ?? journalFile(store as Store, key));
+  return { file, lease: store ? leaseFile(store, key) : `${file}.${key}.lock` };
+}
+
+type Opened = { journal: Journal; lease: Lease } | { answer: RunResult };
+
+/**
+ * The journal answers first: take the key's lease, open (or create) its journal, and answer at once when the key
+ * is committed (the recorded receipt), in doubt, damaged or busy — before any network or browser is touched.
+ */
+async function openJournal(req: RunRequest, runId: string, intent: Intent, place: { file: string; lease: string }, masker: Masker): Promise<Opened> {
+  const card = req.card.id;
+  const decorate = (r: RunResult): RunResult => RunResult.parse({ ...r, key: intent.key, journal: place.file });
+  let got: Awaited<ReturnType<typeof Lease.acquire>>;
+  try {
+    got = await Lease.acquire(place.lease, { waitMs: req.lockWaitMs ?? 0, what: runId, ...(req.progress ? { log: req.progress } : {}) });
+  } catch (e) {
+    // The state directory cannot be written: nothing was read or pressed, and retrying will not help until someone looks.
+    if (!(e instanceof LeaseError)) throw e;
+    return { answer: decorate(resultBeforeRun(card, runId, 'FAILED', 'INTERNAL', masker.mask(e.message))) };
+  }
+  if (!got.ok) {
+    const who = got.holder ? `pid ${got.holder.pid} on ${got.holder.host} (${got.holder.what}, since ${got.holder.started})` : 'a process that has not written its lease yet';
+    return {
+      answer: decorate(resultBeforeRun(card, runId, 'BUSY', 'BUSY', `key ${intent.key} is being run by ${who}; try again later (or pass --wait <ms>)`)),
+    };
+  }
+  const lease = got.lease;
+  let journal: Journal;
+  try {
+    journal = await Journal.open(place.file, intent);
+  } catch (e) {
+    await lease.release();
+    if (!(e instanceof JournalError)) throw e;
+    if (e.code === 'JOURNAL_DAMAGED') return { answer: decorate(resultBeforeRun(card, runId, 'UNSAFE_TO_RETRY', 'JOURNAL_DAMAGED', masker.mask(e.message))) };
+    if (e.code === 'JOURNAL_KEY_MISMATCH') return { answer: decorate(resultBeforeRun(card, runId, 'REFUSED', 'JOURNAL_KEY_MISMATCH', masker.mask(e.message))) };
+    return { answer: decorate(resultBeforeRun(card, runId, 'FAILED', 'INTERNAL', masker.mask(e.message))) };
+  }
+  const answer = journalAnswer(journal, runId, card);
+  if (answer) {
+    await journal.close();
+    await lease.release();
+    return { answer: decorate(answer) };
+  }
+  return { journal, lease };
+}
+
+/** What the journal alone says, or null when the run must go and drive the app. */
+export function journalAnswer(journal: Journal, runId: string, card: string): RunResult | null {
+  const status = journal.status();
+  if (status === 'in_doubt') {
+    const steps = journal.inDoubt();
+    return resultBeforeRun(
+      card,
+      runId,
+      'UNSAFE_TO_RETRY',
+      'JOURNAL_IN_DOUBT',
+      `the journal ${journal.path} shows commit ${steps.join(', ')} dispatched and never observed: it will not be pressed again until a person (handrail journal settle ${journal.key}) or a read-only probe settles it`,
+    );
+  }
+  if (status !== 'committed') return null;
+  const settled = journal.view.committedBySettlement();
+  if (settled) {
+    const r = settled.record;
+    return RunResult.parse({
+      ...resultBeforeRun(card, settled.run, 'SUCCESS', 'OK', `settled as committed by ${r.by} (${r.via}) at ${r.at}: ${r.note}`),
+      from_journal: true,
+    });
+  }
+  const recorded = RunResult.safeParse(journal.lastReceipt());
+  if (recorded.success) return { ...recorded.data, from_journal: true };
+  return resultBeforeRun(
+    card,
+    runId,
+    'UNSAFE_TO_RETRY',
+    'JOURNAL_IN_DOUBT',
+    `the journal ${journal.path} shows the commit observed, but the run ended before its receipt was written; a person checks the outcome and settles it (handrail journal settle ${journal.key} --as committed)`,
+  );
 }
 
 /** Run a capability once. Never throws for anything a run can meet: the answer is a typed result. */
@@ -133,10 +210,35 @@ export async function runCapability(req: RunRequest): Promise<RunResult> {
   const ready = await preflight(req, runId);
   if ('word' in ready) return ready;
   const { masker } = ready;
-  // Ran although nothing binds an approval to this content: said in the receipt (and at the head of the evidence).
+  const intent = intentOf(req.card, ready.values);
+  const place = journalPlace(req, intent.key);
+  let journal: Journal | null = null;
+  let lease: Lease | null = null;
+  if (place) {
+    req.progress?.(`journal ${place.file} · key ${intent.key}`);
+    const opened = await openJournal(req, runId, intent, place, masker);
+    if ('answer' in opened) return opened.answer;
+    ({ journal, lease } = opened);
+  }
+  const keyed = (r: RunResult): RunResult => (place ? RunResult.parse({ ...r, key: intent.key, journal: place.file }) : r);
+  try {
+    const down = await reachable(ready.entry);
+    if (down) return keyed(resultBeforeRun(req.card.id, runId, 'RECOVERABLE', 'SURFACE_UNREACHABLE', `${ready.entry}: ${down}`));
+    const result = keyed(await drive(req, runId, ready, journal));
+    // Kept after the evidence is sealed, so a later "already done" answer carries this run's evidence head.
+    if (journal && journal.view.committedBy(runId)) await journal.receipt(runId, masker.maskDeep(result));
+    return result;
+  } finally {
+    await journal?.close();
+    await lease?.release();
+  }
+}
+
+async function drive(req: RunRequest, runId: string, ready: { masker: Masker; values: Record<string, string> }, journal: Journal | null): Promise<RunResult> {
+  const { masker } = ready;
+  // Ran although nothing binds an approval to this content: said in the receipt and on every evidence line.
   const unapproved = !approvalStatus(req.card).servable;
   const evidence = await Evidence.create(resolve(req.evidenceDir ?? `runs/${runId}`), masker, runId, unapproved ? { stamp: { unapproved: true } } : {});
-  const journal = req.journalPath ? await Journal.open(req.journalPath) : null;
   let surface: Surface | null = null;
   try {
     try {
@@ -148,7 +250,7 @@ export async function runCapability(req: RunRequest): Promise<RunResult> {
         evidence: evidence.dir,
       });
       await evidence.append('run_end', result);
-      return await sealRun(result, evidence, journal, masker, req);
+      return await sealRun(result, evidence, masker, req);
     }
     const replay = new Replay(
       {
@@ -168,20 +270,19 @@ export async function runCapability(req: RunRequest): Promise<RunResult> {
       surface,
     );
     const result = await replay.run();
-    return await sealRun(unapproved ? { ...result, unapproved: true } : result, evidence, journal, masker, req);
+    return await sealRun(unapproved ? { ...result, unapproved: true } : result, evidence, masker, req);
   } finally {
     await surface?.close();
-    await journal?.close();
     await evidence.close();
   }
 }
 
 /**
- * Ends the evidence log with its sealed closing line (the run's word; an HMAC when HANDRAIL_EVIDENCE_KEY
- * is set) and puts the head in the receipt. When the engine journalled a receipt for this run, the
- * anchored receipt is journalled after it, so the journal records the head too.
+ * Ends the evidence log with its sealed closing line (the run's word; an HMAC when HANDRAIL_EVIDENCE_KEY is set) and
+ * puts the head in the receipt. The receipt is journalled after this (in `runCapability`), so the journal records
+ * the head too, and a later answer from the journal carries it.
  */
-async function sealRun(result: RunResult, evidence: Evidence, journal: Journal | null, masker: Masker, req: RunRequest): Promise<RunResult> {
+async function sealRun(result: RunResult, evidence: Evidence, masker: Masker, req: RunRequest): Promise<RunResult> {
   let head: string;
   try {
     head = await evidence.seal(result.word, req.env[EVIDENCE_KEY_ENV] || undefined);
@@ -190,8 +291,5 @@ async function sealRun(result: RunResult, evidence: Evidence, journal: Journal |
     req.progress?.(`evidence not sealed: ${masker.mask((e as Error).message)}`);
     return result;
   }
-  const anchored = RunResult.parse({ ...result, evidence_head: head });
-  const journalled = journal?.lastReceipt(req.card.id) as { run_id?: unknown } | undefined;
-  if (journal && journalled?.run_id === result.run_id) await journal.receipt(result.run_id, req.card.id, masker.maskDeep(anchored));
-  return anchored;
+  return RunResult.parse({ ...result, evidence_head: head });
 }

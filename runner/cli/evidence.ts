@@ -2,7 +2,6 @@
 // chain and check its end against an anchor — the head its receipt carried, the head its journal recorded, or the
 // HMAC key in HANDRAIL_EVIDENCE_KEY. A chain with no anchor is intact but "unanchored": a whole-log rewrite,
 // a clean truncation or a re-sealed appended line would not be seen.
-import { readFile } from 'node:fs/promises';
 import { EVIDENCE_KEY_ENV, headFromJournal, verifyEvidence, type Anchor } from '../evidence.ts';
 import { UsageError } from './errors.ts';
 
@@ -29,15 +28,9 @@ export async function evidenceVerifyCommand(
   if (key) anchor.key = key;
   let verdict = await verifyEvidence(dir, anchor);
   if (verdict.ok && flags.journal !== undefined) {
-    let text: string;
-    try {
-      text = await readFile(flags.journal, 'utf8');
-    } catch (e) {
-      throw new UsageError(`cannot read ${flags.journal}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-    }
     let head: string | undefined;
     try {
-      head = headFromJournal(text, verdict.run, flags.journal);
+      head = await headFromJournal(flags.journal, verdict.run);
     } catch (e) {
       throw new UsageError((e as Error).message, 'JOURNAL_CORRUPT');
     }

@@ -37,7 +37,8 @@ function program(setExit: (code: number) => void): Command {
     .argument('<card>', 'the capability JSON file')
     .option('-i, --input <name=value...>', 'an input value (secrets: prefer HANDRAIL_SECRET_<NAME> in the environment)')
     .option('--base-url <url>', 'fills {{env.BASE_URL}} in the entry')
-    .option('--journal <file>', 'write-ahead journal, reusable across runs: a commit in doubt is never pressed again')
+    .option('--journal <file>', 'this intent\'s journal file (default $HANDRAIL_HOME/journals/<key>.jsonl): a commit in doubt is never pressed again')
+    .option('--wait <ms>', 'wait this long for another process running the same key, then answer BUSY (default 0)')
     .option('--evidence <dir>', 'evidence directory (default runs/<run id>)')
     .option('--settle-timeout <ms>', 'how long a step may take to settle (default 10000)')
     .option('--allow-unapproved', 'run a card that commits although no approval is bound to its content (the receipt and evidence say so)')
@@ -116,6 +117,35 @@ function program(setExit: (code: number) => void): Command {
     .action(async (dir: string, flags: import('./serve.ts').ServeFlags) => {
       const { serveCommand } = await import('./serve.ts');
       setExit(await serveCommand(dir, flags));
+    });
+
+  const journal = cli.command('journal').description('read and settle the journals under $HANDRAIL_HOME (one per idempotency key)');
+  journal
+    .command('list')
+    .description('every key with its status: open, committed, in_doubt or damaged')
+    .action(async () => {
+      const { journalList } = await import('./journal.ts');
+      setExit(await journalList());
+    });
+  journal
+    .command('show')
+    .description('the records of one key\'s journal, verified')
+    .argument('<key>', 'the idempotency key (or a journal file)')
+    .action(async (key: string) => {
+      const { journalShow } = await import('./journal.ts');
+      setExit(await journalShow(key));
+    });
+  journal
+    .command('settle')
+    .description('record a person\'s decision about a commit in doubt (a chained, signed-by-name record)')
+    .argument('<key>', 'the idempotency key (or a journal file)')
+    .requiredOption('--as <committed|not-committed>', 'what the person found: the effect exists, or it does not')
+    .requiredOption('--by <name>', 'who decided')
+    .requiredOption('--note <text>', 'why: what was checked, where')
+    .option('--wait <ms>', 'wait this long for a run holding the key (default 0)')
+    .action(async (key: string, flags: import('./journal.ts').SettleFlags) => {
+      const { journalSettle } = await import('./journal.ts');
+      setExit(await journalSettle(key, flags));
     });
 
   const evidence = cli.command('evidence').description('work with evidence directories');

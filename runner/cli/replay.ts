@@ -4,6 +4,7 @@ import { formatIssues, loadCapability, type Capability } from '../../shared/sche
 import { EXIT_CODE, RunResult } from '../../shared/schema/result.ts';
 import { BrowserSurface } from '../browser/surface.ts';
 import { loadFailpoint } from '../engine/failpoint.ts';
+import { stateHome, storeIn } from '../intent.ts';
 import { resultBeforeRun, runCapability } from '../run.ts';
 import { UsageError } from './errors.ts';
 
@@ -15,6 +16,7 @@ export interface ReplayFlags {
   headed?: boolean;
   settleTimeout?: string;
   allowUnapproved?: boolean;
+  wait?: string;
 }
 
 export function parseInputs(pairs: readonly string[] = []): Record<string, string> {
@@ -53,6 +55,8 @@ export async function replayCommand(cardPath: string, flags: ReplayFlags): Promi
   if (settle !== undefined && !(Number.isInteger(settle) && settle > 0)) {
     throw new UsageError(`--settle-timeout expects milliseconds, got "${flags.settleTimeout}"`);
   }
+  const wait = flags.wait === undefined ? 0 : Number(flags.wait);
+  if (!(Number.isInteger(wait) && wait >= 0)) throw new UsageError(`--wait expects milliseconds, got "${flags.wait}"`);
   const loaded = await readCard(cardPath);
   if (!loaded.ok) {
     process.stderr.write(`${loaded.message}\n`);
@@ -65,12 +69,16 @@ export async function replayCommand(cardPath: string, flags: ReplayFlags): Promi
     env,
     surface: () => BrowserSurface.launch({ headed: Boolean(flags.headed) }),
     progress: (line) => process.stderr.write(`${line}\n`),
+    // Every replay is journalled: under $HANDRAIL_HOME by key, or in the file --journal names.
+    store: storeIn(stateHome(process.env)),
+    lockWaitMs: wait,
     ...(flags.journal ? { journalPath: flags.journal } : {}),
     ...(flags.evidence ? { evidenceDir: flags.evidence } : {}),
     ...(settle ? { settleTimeoutMs: settle } : {}),
     ...(flags.allowUnapproved ? { allowUnapproved: true } : {}),
   });
   if (result.unapproved) process.stderr.write('warning: this card ran without an approval bound to its content (--allow-unapproved)\n');
-  process.stderr.write(`${result.word} ${result.code}${result.evidence ? ` · evidence ${result.evidence}` : ''}\n`);
+  const fromJournal = result.from_journal ? ' · answered from the journal' : '';
+  process.stderr.write(`${result.word} ${result.code}${fromJournal}${result.evidence ? ` · evidence ${result.evidence}` : ''}\n`);
   return printResult(result);
 }

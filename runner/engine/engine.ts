@@ -359,9 +359,7 @@ export class Replay {
     if (end.word !== 'SUCCESS' && end.word !== 'BUSINESS_OUTCOME') await this.failureEvidence(end);
     const result = this.result(end);
     await this.ctx.evidence.append('run_end', result);
-    if (this.pressedCommit && this.ctx.journal && result.word !== 'UNSAFE_TO_RETRY') {
-      await this.ctx.journal.receipt(this.ctx.runId, this.card.id, this.ctx.masker.maskDeep(result));
-    }
+    // The receipt is journalled by the caller (runner/run.ts) once the evidence is sealed, with its head.
     return result;
   }
 
@@ -370,7 +368,7 @@ export class Replay {
    * receipt recorded then is the answer (the journal works like an idempotency key).
    */
   private async replayedReceipt(step: string): Promise<RunResult> {
-    const recorded = RunResult.safeParse(this.ctx.journal?.lastReceipt(this.card.id));
+    const recorded = RunResult.safeParse(this.ctx.journal?.lastReceipt());
     const result = recorded.success
       ? { ...recorded.data, from_journal: true }
       : this.result({
@@ -458,10 +456,10 @@ export class Replay {
     const journalled = JOURNALLED.has(step.effect.kind) && this.ctx.journal;
     const effect = step.effect.kind as 'stage' | 'commit';
     if (journalled && this.ctx.journal) {
-      const state = this.ctx.journal.state(this.card.id, step.id);
+      const state = this.ctx.journal.state(step.id);
       if (effect === 'commit' && state === 'dispatched') throw new InDoubt(`commit ${step.id} is in doubt in the journal`);
       if (effect === 'commit' && state === 'observed') throw new JournalReceipt(step.id);
-      await this.ctx.journal.dispatched(this.ctx.runId, this.card.id, step.id, effect);
+      await this.ctx.journal.dispatched(this.ctx.runId, step.id, effect);
     }
     if (step.effect.kind === 'commit') {
       markCommit(step.id);
@@ -512,10 +510,17 @@ export class Replay {
             atStep: step.id,
           };
     }
-    if (journalled && this.ctx.journal) await this.ctx.journal.observed(this.ctx.runId, this.card.id, step.id, effect);
+    // A stage is observed once the page settled. A commit is observed only once its outcome is proven — a
+    // declared outcome, or the expected screen with every postcondition holding — so a commit whose effect
+    // cannot be shown stays in doubt in the journal, and no later run presses it again.
+    const observed = async (): Promise<void> => {
+      if (journalled && this.ctx.journal) await this.ctx.journal.observed(this.ctx.runId, step.id, effect);
+    };
+    if (effect !== 'commit') await observed();
     // 6. Expected screen? A declared outcome (already held, bad password) ends the run here.
     const outcome = this.outcomeOf(settled.named);
     if (outcome) {
+      if (effect === 'commit') await observed();
       this.stepsDone++;
       return this.endingFor(outcome, step);
     }
@@ -534,6 +539,7 @@ export class Replay {
       await this.ctx.evidence.append('postcondition_failed', { step: step.id, postcondition: unmet, screen: this.current?.label ?? null });
       throw new InDoubt(`after ${step.id} the screen shows no sign of its effect: ${describePost(unmet)} does not hold`);
     }
+    if (effect === 'commit') await observed();
     return null;
   }
 

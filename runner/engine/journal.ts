@@ -1,265 +1,462 @@
-// The write-ahead journal: `dispatched` is on disk (fsync) before a stage or commit acts, `observed`
-// after. A commit dispatched and never observed is in doubt and is never pressed again (DESIGN.md,
-// "Replay"). One JSON line per event, parsed with zod on the way in; lines are never rewritten or erased.
+// The write-ahead journal of one intent (one idempotency key): `dispatched` is on disk (fsync) before a stage
+// or commit acts, `observed` after. A commit dispatched and never observed is in doubt and is never pressed
+// again until a person (or a read-only probe) settles it (DESIGN.md, "Replay"; README "Never twice").
+//
+// Format v2, one JSON line per record, never rewritten or erased:
+//   line 1     {"v":2,"n":1,"phase":"header","key":…,"card":…,"content_hash":…,"prev":null,"hash":…}
+//   line k     {"v":2,"n":k,"phase":"dispatched|observed|receipt|settled|torn",…,"prev":<hash of record k-1>,"hash":…}
+// `hash` is the sha-256 of the record's canonical JSON without `hash`, so an edited line no longer matches its
+// hash, a deleted or reordered line breaks the `n`/`prev` chain, and `<file>.head` (the count and hash of the
+// last record, rewritten in place after each append) catches a deleted tail, which the chain alone cannot see.
+// This detects damage (truncation, NUL blocks, stray edits, a file restored from the wrong backup); it is not a
+// signature: someone who recomputes every hash can forge a journal.
+import { createHash, randomBytes } from 'node:crypto';
 import { constants as fsc, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { canonicalJson } from '../../shared/schema/canonical.ts';
+
+export const JOURNAL_VERSION = 2;
 
 export const JournalEffect = z.enum(['stage', 'commit']);
 export type JournalEffect = z.infer<typeof JournalEffect>;
 
 const Id = z.string().min(1);
+const Hash = z.string().regex(/^[0-9a-f]{64}$/);
+const Base = { v: z.literal(JOURNAL_VERSION), n: z.number().int().positive(), at: z.iso.datetime(), hash: Hash };
+const Chained = { ...Base, prev: Hash };
 
-export const StepLine = z.strictObject({
-  v: z.literal(1),
-  at: z.iso.datetime(),
-  run: Id,
+export const HeaderRecord = z.strictObject({
+  ...Base,
+  phase: z.literal('header'),
+  key: Id,
   card: Id,
+  content_hash: Id,
+  prev: z.null(),
+});
+export const StepRecord = z.strictObject({
+  ...Chained,
+  phase: z.enum(['dispatched', 'observed']),
+  run: Id,
   step: Id,
   effect: JournalEffect,
-  phase: z.enum(['dispatched', 'observed']),
 });
-export type StepLine = z.infer<typeof StepLine>;
-
-export const ReceiptLine = z.strictObject({
-  v: z.literal(1),
-  at: z.iso.datetime(),
-  run: Id,
-  card: Id,
-  phase: z.literal('receipt'),
-  receipt: z.unknown(),
+export const ReceiptRecord = z.strictObject({ ...Chained, phase: z.literal('receipt'), run: Id, receipt: z.unknown() });
+export const Settlement = z.enum(['committed', 'not_committed']);
+export type Settlement = z.infer<typeof Settlement>;
+export const SettledRecord = z.strictObject({
+  ...Chained,
+  phase: z.literal('settled'),
+  as: Settlement,
+  /** The commit steps that were in doubt and are settled by this record. */
+  steps: z.array(Id).min(1),
+  by: Id,
+  note: z.string(),
+  /** A person at the console, or a read-only probe card run (then `by` names the probe run). */
+  via: z.enum(['person', 'probe']),
 });
-export type ReceiptLine = z.infer<typeof ReceiptLine>;
-
 /**
- * Written (in the same write as the line that follows it) when a journal is appended to after a
- * crash left a torn last line: it excuses exactly that line number, so the fragment stays on disk
- * as a record and the next open does not mistake it for corruption.
+ * Written in the same write as the record after it when a crash left a torn last line: it excuses exactly
+ * that line number, so the fragment stays on disk as a record and the next open does not call it damage.
  */
-export const TornLine = z.strictObject({
-  v: z.literal(1),
-  at: z.iso.datetime(),
-  phase: z.literal('torn'),
-  line: z.number().int().positive(),
-});
-export type TornLine = z.infer<typeof TornLine>;
+export const TornRecord = z.strictObject({ ...Chained, phase: z.literal('torn'), line: z.number().int().positive() });
 
-export const JournalLine = z.union([StepLine, ReceiptLine, TornLine]);
-export type JournalLine = z.infer<typeof JournalLine>;
+export const JournalRecord = z.discriminatedUnion('phase', [HeaderRecord, StepRecord, ReceiptRecord, SettledRecord, TornRecord]);
+export type JournalRecord = z.infer<typeof JournalRecord>;
+export type HeaderRecord = z.infer<typeof HeaderRecord>;
+export type StepRecord = z.infer<typeof StepRecord>;
+export type SettledRecord = z.infer<typeof SettledRecord>;
 
-export type JournalErrorCode = 'JOURNAL_CORRUPT' | 'JOURNAL_IO' | 'JOURNAL_CLOSED' | 'JOURNAL_RECEIPT_NOT_JSON';
+type Unsealed<T> = T extends unknown ? Omit<T, 'v' | 'n' | 'at' | 'prev' | 'hash'> : never;
+type Body = Unsealed<Exclude<JournalRecord, HeaderRecord>>;
+
+const Head = z.strictObject({ n: z.number().int().positive(), hash: Hash });
+const HEAD_WIDTH = 96;
+
+export type JournalErrorCode = 'JOURNAL_DAMAGED' | 'JOURNAL_KEY_MISMATCH' | 'JOURNAL_IO' | 'JOURNAL_CLOSED' | 'JOURNAL_RECEIPT_NOT_JSON' | 'JOURNAL_NOT_IN_DOUBT';
 
 export class JournalError extends Error {
   override readonly name = 'JournalError';
   constructor(
     readonly code: JournalErrorCode,
     message: string,
+    /** The 1-based line of the journal file the problem is on, when there is one. */
     readonly line?: number,
   ) {
     super(message);
   }
 }
 
-export type StepState = 'none' | 'dispatched' | 'observed';
+/** Who the journal belongs to. A journal answers only for the intent in its header. */
+export interface JournalIntent {
+  key: string;
+  card: string;
+  content_hash: string;
+}
 
-/** A torn tail: the last line of the file, not newline-terminated and not parseable (a crash mid-write). */
+export type StepState = 'none' | 'dispatched' | 'observed';
+/** `open`: nothing in doubt, no commit seen (a run may press). `committed`: the commit landed. `in_doubt`: never press. */
+export type KeyStatus = 'open' | 'committed' | 'in_doubt';
+
 export interface TornTail {
   line: number;
   bytes: number;
 }
 
-interface Parsed {
-  lines: JournalLine[];
+export interface Verified {
+  header: HeaderRecord;
+  records: JournalRecord[];
   tornTail: TornTail | undefined;
+  /** The head witness is one record behind (a crash between the append and the head update); repaired on open. */
+  headLags: boolean;
 }
 
-/** Parses a whole journal text. Blank lines are skipped (they are what an excused torn line leaves). */
-export function parseJournal(text: string, file = 'journal'): Parsed {
+const sha = (s: string): string => createHash('sha256').update(s).digest('hex');
+const sealOf = (r: Record<string, unknown>): string => {
+  const { hash: _h, ...rest } = r;
+  return sha(canonicalJson(rest));
+};
+
+const damaged = (file: string, line: number, why: string): JournalError =>
+  new JournalError('JOURNAL_DAMAGED', `journal ${file} is damaged at line ${line}: ${why}; nothing was pressed. A person checks the application, then restores the journal or moves it aside (see handrail journal show)`, line);
+
+/**
+ * Reads a whole journal text and its head witness and proves the chain, or throws JOURNAL_DAMAGED naming the
+ * first bad line. The one thing tolerated is a torn tail (a last line without its newline) when the head names
+ * the complete record before it: that write never finished its fsync, so the step it would have protected was
+ * never acted on (the engine acts only after the append resolves).
+ */
+export function verifyJournal(text: string, headText: string | null, file = 'journal'): Verified {
+  if (text.length === 0) throw damaged(file, 1, 'the file is empty (an absent journal means "never started"; an empty one means it was cut)');
   const raw = text.split('\n');
-  const endsClean = text.endsWith('\n') || text.length === 0;
-  if (endsClean) raw.pop();
-  const lines: JournalLine[] = [];
-  const bad = new Map<number, string>();
-  const excused = new Set<number>();
-  let tornTail: TornTail | undefined;
-  raw.forEach((s, i) => {
-    const n = i + 1;
-    if (s.trim() === '') return;
-    let json: unknown;
-    try {
-      json = JSON.parse(s);
-    } catch {
-      bad.set(n, 'not JSON');
-      return;
-    }
-    const r = JournalLine.safeParse(json);
-    if (!r.success) {
-      bad.set(n, r.error.issues.map((x) => `${x.path.join('.') || '(line)'}: ${x.message}`).join('; '));
-      return;
-    }
-    if (r.data.phase === 'torn') excused.add(r.data.line);
-    lines.push(r.data);
-  });
-  for (const [n, why] of bad) {
-    if (excused.has(n)) continue;
-    const isLast = n === raw.length && !endsClean;
-    if (isLast) {
-      tornTail = { line: n, bytes: Buffer.byteLength(raw[n - 1] ?? '') };
+  const fragment = raw.pop() ?? '';
+  const records: JournalRecord[] = [];
+  let pendingBad: { line: number; why: string } | undefined;
+  let header: HeaderRecord | undefined;
+  for (const [i, s] of raw.entries()) {
+    const line = i + 1;
+    const rec = parseRecord(s);
+    if (!rec.ok) {
+      if (line === 1) throw damaged(file, 1, rec.why);
+      if (pendingBad) throw damaged(file, pendingBad.line, pendingBad.why);
+      pendingBad = { line, why: rec.why };
       continue;
     }
-    throw new JournalError('JOURNAL_CORRUPT', `${file}: line ${n} is not a journal line (${why}); refusing to guess what it said`, n);
+    const r = rec.record;
+    if (line === 1) {
+      if (r.phase !== 'header') throw damaged(file, 1, 'the first line is not a journal header');
+      header = r;
+    } else if (r.phase === 'header') {
+      throw damaged(file, line, 'a second header');
+    }
+    if (pendingBad) {
+      // A bad line is forgiven only when the very next record excuses it by number (see TornRecord).
+      if (!(r.phase === 'torn' && r.line === pendingBad.line)) throw damaged(file, pendingBad.line, pendingBad.why);
+      pendingBad = undefined;
+    }
+    if (sealOf(r as unknown as Record<string, unknown>) !== r.hash) throw damaged(file, line, 'the record does not match its own hash (edited)');
+    const before = records[records.length - 1];
+    const wantN = (before?.n ?? 0) + 1;
+    if (r.n !== wantN) throw damaged(file, line, `record ${r.n} where record ${wantN} belongs (a record is missing or out of order)`);
+    if (before && r.prev !== before.hash) throw damaged(file, line, 'the chain to the previous record is broken (a record is missing, edited or out of order)');
+    records.push(r);
   }
-  return { lines, tornTail };
+  if (pendingBad) throw damaged(file, pendingBad.line, pendingBad.why);
+  if (!header) throw damaged(file, 1, 'no complete header line');
+  const last = records[records.length - 1] as JournalRecord;
+  const tail = fragment === '' ? undefined : { line: raw.length + 1, bytes: Buffer.byteLength(fragment) };
+  let headLags = false;
+  if (headText === null) {
+    // Created, crash before the head was first written: only possible while the header is all there is.
+    if (records.length !== 1 || tail) throw damaged(file, records.length, `the head witness ${file}.head is missing`);
+    headLags = true;
+  } else {
+    const head = parseHead(headText);
+    if (!head) throw damaged(file, records.length, `the head witness ${file}.head is unreadable`);
+    const prior = records[records.length - 2];
+    if (head.n === last.n && head.hash === last.hash) {
+      // in step
+    } else if (!tail && prior && head.n === prior.n && head.hash === prior.hash) {
+      headLags = true;
+    } else if (head.n > last.n) {
+      throw damaged(file, tail?.line ?? raw.length + 1, `the head witness says ${head.n} records but only ${last.n} are whole: record ${last.n + 1} is missing (the end was cut or deleted)`);
+    } else {
+      throw damaged(file, raw.length, `the head witness (record ${head.n}) does not match the last record (${last.n})`);
+    }
+  }
+  return { header, records, tornTail: tail, headLags };
 }
 
-type Key = `${string}\u0000${string}`;
-const key = (card: string, step: string): Key => `${card}\u0000${step}`;
+function parseRecord(s: string): { ok: true; record: JournalRecord } | { ok: false; why: string } {
+  if (s.includes('\u0000')) return { ok: false, why: 'NUL bytes (a block of the file was zeroed)' };
+  let json: unknown;
+  try {
+    json = JSON.parse(s);
+  } catch {
+    return { ok: false, why: 'not a JSON line' };
+  }
+  const v = (json as { v?: unknown } | null)?.v;
+  if (v !== JOURNAL_VERSION) return { ok: false, why: `unknown journal format version ${JSON.stringify(v ?? null)} (this handrail reads version ${JOURNAL_VERSION})` };
+  const r = JournalRecord.safeParse(json);
+  if (!r.success) return { ok: false, why: r.error.issues.map((x) => `${x.path.join('.') || '(line)'}: ${x.message}`).join('; ') };
+  return { ok: true, record: r.data };
+}
+
+function parseHead(text: string): z.infer<typeof Head> | null {
+  try {
+    const r = Head.safeParse(JSON.parse(text.trim()));
+    return r.success ? r.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What a journal says about its key, computed from verified records only. */
+export class JournalState {
+  readonly #latest = new Map<string, StepRecord>();
+  readonly #commitOrder: string[] = [];
+  readonly #receipts: z.infer<typeof ReceiptRecord>[] = [];
+  readonly #settled: SettledRecord[] = [];
+  /** Commit steps a person or probe settled since they were last dispatched, and how. */
+  readonly #settledAs = new Map<string, SettledRecord>();
+  #last: JournalRecord;
+
+  constructor(readonly header: HeaderRecord, records: readonly JournalRecord[]) {
+    this.#last = header;
+    for (const r of records) this.apply(r);
+  }
+
+  apply(r: JournalRecord): void {
+    this.#last = r;
+    if (r.phase === 'dispatched' || r.phase === 'observed') {
+      this.#latest.set(r.step, r);
+      this.#settledAs.delete(r.step);
+      if (r.effect === 'commit' && !this.#commitOrder.includes(r.step)) this.#commitOrder.push(r.step);
+    } else if (r.phase === 'receipt') {
+      this.#receipts.push(r);
+    } else if (r.phase === 'settled') {
+      this.#settled.push(r);
+      for (const s of r.steps) this.#settledAs.set(s, r);
+    }
+  }
+
+  get last(): JournalRecord {
+    return this.#last;
+  }
+
+  /** A commit settled as not committed reads as never pressed; one settled as committed reads as observed. */
+  state(step: string): StepState {
+    const l = this.#latest.get(step);
+    if (!l) return 'none';
+    const settled = this.#settledAs.get(step);
+    if (l.phase === 'dispatched' && settled) return settled.as === 'committed' ? 'observed' : 'none';
+    return l.phase;
+  }
+
+  inDoubt(): string[] {
+    return this.#commitOrder.filter((s) => this.#latest.get(s)?.effect === 'commit' && this.state(s) === 'dispatched');
+  }
+
+  status(): KeyStatus {
+    if (this.inDoubt().length > 0) return 'in_doubt';
+    return this.#commitOrder.some((s) => this.state(s) === 'observed') ? 'committed' : 'open';
+  }
+
+  /** The latest receipt of a run that observed a commit here: what an "already done" run hands back. */
+  lastReceipt(): unknown {
+    const committers = new Set<string>();
+    for (const l of this.#latest.values()) if (l.effect === 'commit' && l.phase === 'observed') committers.add(l.run);
+    for (let i = this.#receipts.length - 1; i >= 0; i--) {
+      const r = this.#receipts[i];
+      if (r && committers.has(r.run)) return r.receipt;
+    }
+    return undefined;
+  }
+
+  /** The settlement that made the latest commit count as committed, if a person or probe decided it. */
+  committedBySettlement(): { record: SettledRecord; run: string } | undefined {
+    for (const step of [...this.#commitOrder].reverse()) {
+      const s = this.#settledAs.get(step);
+      const l = this.#latest.get(step);
+      if (s && l && s.as === 'committed') return { record: s, run: l.run };
+    }
+    return undefined;
+  }
+
+  settlements(): readonly SettledRecord[] {
+    return this.#settled;
+  }
+
+  /** Did this run see one of the key's commits land (so its result is the key's receipt)? */
+  committedBy(run: string): boolean {
+    return [...this.#latest.values()].some((l) => l.run === run && l.effect === 'commit' && l.phase === 'observed');
+  }
+
+  /** The run that dispatched a step (for messages). */
+  dispatcherOf(step: string): string | undefined {
+    return this.#latest.get(step)?.run;
+  }
+}
+
+/** Reads and verifies a journal without opening it for writing. `null` when there is no journal (never started). */
+export async function readJournal(file: string): Promise<(Verified & { state: JournalState }) | null> {
+  const abs = path.resolve(file);
+  const text = await readOrNull(abs);
+  const headText = await readOrNull(`${abs}.head`);
+  if (text === null) {
+    if (headText !== null) throw damaged(abs, 1, 'the journal file is gone but its head witness is still there (the journal was deleted)');
+    return null;
+  }
+  const v = verifyJournal(text, headText, abs);
+  return { ...v, state: new JournalState(v.header, v.records) };
+}
 
 export class Journal {
-  /** Latest step line per (card, step): a stage step is redone every run, so the latest phase is the state. */
-  readonly #latest = new Map<Key, StepLine>();
-  /** Commit steps per card in first-dispatch order, for a stable inDoubt() order. */
-  readonly #order = new Map<string, string[]>();
-  readonly #receipts: ReceiptLine[] = [];
   #queue: Promise<void> = Promise.resolve();
   #closed = false;
 
   private constructor(
     readonly path: string,
     private readonly handle: fs.FileHandle,
-    parsed: Parsed,
+    private readonly head: fs.FileHandle,
+    readonly view: JournalState,
     /** Set when the file ended in a torn line at open time (a crash mid-write). Reported, tolerated. */
     readonly tornTail: TornTail | undefined,
-  ) {
-    for (const l of parsed.lines) this.#apply(l);
+    /** Whether this open created the journal (the key had never started). */
+    readonly created: boolean,
+  ) {}
+
+  get key(): string {
+    return this.view.header.key;
   }
 
-  /** Opens (creating parent dirs and the file if absent) and parses every line. */
-  static async open(file: string): Promise<Journal> {
+  /**
+   * Opens the journal of `intent` at `file`, creating it (header and head, atomically) when absent. Throws
+   * JOURNAL_DAMAGED when the file fails verification and JOURNAL_KEY_MISMATCH when it belongs to another intent.
+   * Call it only while holding the key's lease: a journal is written by one process at a time.
+   */
+  static async open(file: string, intent: JournalIntent): Promise<Journal> {
     const abs = path.resolve(file);
     const dir = path.dirname(abs);
     await io(`create ${dir}`, () => fs.mkdir(dir, { recursive: true }));
-    let created = false;
-    let handle: fs.FileHandle;
-    try {
-      handle = await fs.open(abs, fsc.O_RDWR | fsc.O_APPEND | fsc.O_CREAT | fsc.O_EXCL, 0o600);
-      created = true;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw ioError(`create ${abs}`, e);
-      handle = await io(`open ${abs}`, () => fs.open(abs, fsc.O_RDWR | fsc.O_APPEND));
+    const created = await createIfAbsent(abs, intent);
+    const found = await readJournal(abs);
+    if (!found) throw damaged(abs, 1, 'the journal vanished while it was being opened');
+    if (found.header.key !== intent.key) {
+      throw new JournalError(
+        'JOURNAL_KEY_MISMATCH',
+        `journal ${abs} belongs to key ${found.header.key}, not ${intent.key}: one journal answers for one intent (another share, reason or card version); use another file or none`,
+        1,
+      );
     }
+    const handle = await io(`open ${abs}`, () => fs.open(abs, fsc.O_RDWR | fsc.O_APPEND));
+    let head: fs.FileHandle;
     try {
-      if (created) {
-        // A new file's directory entry is only durable once the directory itself is fsynced.
-        await handle.sync();
-        await syncDir(dir);
-      }
-      const text = await handle.readFile({ encoding: 'utf8' });
-      const parsed = parseJournal(text, abs);
-      return new Journal(abs, handle, parsed, parsed.tornTail);
+      head = await io(`open ${abs}.head`, () => fs.open(`${abs}.head`, fsc.O_RDWR | fsc.O_CREAT, 0o600));
     } catch (e) {
       await handle.close();
       throw e;
     }
+    const j = new Journal(abs, handle, head, found.state, found.tornTail, created);
+    if (found.headLags) await j.#writeHead(found.state.last);
+    return j;
   }
 
-  #apply(l: JournalLine): void {
-    if (l.phase === 'receipt') {
-      this.#receipts.push(l);
-      return;
-    }
-    if (l.phase === 'torn') return;
-    const k = key(l.card, l.step);
-    this.#latest.set(k, l);
-    if (l.effect === 'commit') {
-      const steps = this.#order.get(l.card) ?? [];
-      if (!steps.includes(l.step)) steps.push(l.step);
-      this.#order.set(l.card, steps);
-    }
+  state(step: string): StepState {
+    return this.view.state(step);
   }
 
-  state(card: string, step: string): StepState {
-    return this.#latest.get(key(card, step))?.phase ?? 'none';
+  inDoubt(): string[] {
+    return this.view.inDoubt();
   }
 
-  /** Commit steps of this card whose latest line is `dispatched`: pressed, maybe, and never seen to land. */
-  inDoubt(card: string): string[] {
-    return (this.#order.get(card) ?? []).filter((step) => {
-      const l = this.#latest.get(key(card, step));
-      return l?.effect === 'commit' && l.phase === 'dispatched';
-    });
+  status(): KeyStatus {
+    return this.view.status();
+  }
+
+  lastReceipt(): unknown {
+    return this.view.lastReceipt();
   }
 
   /** Append + fsync. Resolves only once the line is on disk: the caller acts after this, never before. */
-  async dispatched(run: string, card: string, step: string, effect: JournalEffect): Promise<void> {
-    await this.#append(StepLine.parse({ v: 1, at: now(), run, card, step, effect, phase: 'dispatched' }));
+  async dispatched(run: string, step: string, effect: JournalEffect): Promise<void> {
+    await this.#append({ phase: 'dispatched', run, step, effect });
   }
 
-  async observed(run: string, card: string, step: string, effect: JournalEffect): Promise<void> {
-    await this.#append(StepLine.parse({ v: 1, at: now(), run, card, step, effect, phase: 'observed' }));
+  async observed(run: string, step: string, effect: JournalEffect): Promise<void> {
+    await this.#append({ phase: 'observed', run, step, effect });
   }
 
-  /** Stores the run's final result as given: the caller passes it already masked (Masker.maskDeep). */
-  async receipt(run: string, card: string, receipt: unknown): Promise<void> {
+  /** Stores a run's final result as given: the caller passes it already masked (Masker.maskDeep). */
+  async receipt(run: string, receipt: unknown): Promise<void> {
     try {
       JSON.stringify(receipt);
     } catch (e) {
-      throw new JournalError('JOURNAL_RECEIPT_NOT_JSON', `receipt for card ${card} cannot be written as JSON: ${(e as Error).message}`);
+      throw new JournalError('JOURNAL_RECEIPT_NOT_JSON', `receipt for key ${this.key} cannot be written as JSON: ${(e as Error).message}`);
     }
-    await this.#append(ReceiptLine.parse({ v: 1, at: now(), run, card, phase: 'receipt', receipt }));
+    await this.#append({ phase: 'receipt', run, receipt });
   }
 
-  /** The latest receipt written by a run that observed one of this card's commits (what an "already done" run hands back). */
-  lastReceipt(card: string): unknown {
-    const committers = new Set<string>();
-    for (const l of this.#latest.values()) {
-      if (l.card === card && l.effect === 'commit' && l.phase === 'observed') committers.add(l.run);
+  /** Records a decision about the commits now in doubt. Refuses when nothing is in doubt. */
+  async settle(as: Settlement, by: string, note: string, via: 'person' | 'probe'): Promise<SettledRecord> {
+    const steps = this.view.inDoubt();
+    if (steps.length === 0) {
+      throw new JournalError('JOURNAL_NOT_IN_DOUBT', `key ${this.key} has nothing in doubt (it is ${this.view.status()}); there is nothing to settle`);
     }
-    for (let i = this.#receipts.length - 1; i >= 0; i--) {
-      const r = this.#receipts[i];
-      if (r && r.card === card && committers.has(r.run)) return r.receipt;
-    }
-    return undefined;
+    const rec = await this.#append({ phase: 'settled', as, steps, by, note, via });
+    return rec as SettledRecord;
   }
 
   /**
-   * One `write` per line on an O_APPEND descriptor, then fsync. On Linux a write to a regular file
-   * on a local filesystem holds the inode lock for the whole write, so two processes appending
-   * the same journal never interleave partial lines (not promised on NFS). Appends from this
-   * instance are also chained so their order on disk is their call order.
+   * One `write` per record on an O_APPEND descriptor, then fsync, then the head witness (pwrite in place +
+   * fsync). Appends from this instance are chained so their order on disk is their call order.
    */
-  #append(line: JournalLine): Promise<void> {
-    const run = async (): Promise<void> => {
+  #append(body: Body): Promise<JournalRecord> {
+    const run = async (): Promise<JournalRecord> => {
       if (this.#closed) throw new JournalError('JOURNAL_CLOSED', `journal ${this.path} is closed`);
-      let text = JSON.stringify(line) + '\n';
-      // Another writer (or a crash before this open) may have left a fragment without a newline:
-      // start a fresh line and excuse the fragment, so what we write is never glued to it.
-      const torn = await this.#tailIsTorn();
+      let text = '';
+      let prev = this.view.last;
+      const torn = await this.#tornLine();
       if (torn) {
-        const marker: TornLine = { v: 1, at: now(), phase: 'torn', line: torn };
-        text = '\n' + JSON.stringify(marker) + '\n' + text;
+        // Start a fresh line and excuse the fragment, so what we write is never glued to it.
+        const marker = seal({ phase: 'torn', line: torn }, prev);
+        text += '\n' + JSON.stringify(marker) + '\n';
+        prev = marker;
       }
+      const rec = seal(body, prev);
+      text += JSON.stringify(rec) + '\n';
       const buf = Buffer.from(text, 'utf8');
       const { bytesWritten } = await io(`write ${this.path}`, () => this.handle.write(buf, 0, buf.length, null));
       if (bytesWritten !== buf.length) {
         throw new JournalError('JOURNAL_IO', `short write to ${this.path} (${bytesWritten} of ${buf.length} bytes); the journal needs a look before the next run`);
       }
       await io(`fsync ${this.path}`, () => this.handle.sync());
-      this.#apply(line);
+      if (prev !== this.view.last) this.view.apply(prev);
+      this.view.apply(rec);
+      await this.#writeHead(rec);
+      return rec;
     };
     const p = this.#queue.then(run);
-    this.#queue = p.catch(() => undefined);
+    this.#queue = p.then(
+      () => undefined,
+      () => undefined,
+    );
     return p;
   }
 
+  async #writeHead(rec: JournalRecord): Promise<void> {
+    const buf = Buffer.from(headText(rec), 'utf8');
+    await io(`write ${this.path}.head`, () => this.head.write(buf, 0, buf.length, 0));
+    await io(`fsync ${this.path}.head`, () => this.head.sync());
+  }
+
   /** The 1-based number of a torn last line, or 0 when the file ends cleanly. */
-  async #tailIsTorn(): Promise<number> {
+  async #tornLine(): Promise<number> {
     const { size } = await io(`stat ${this.path}`, () => this.handle.stat());
     if (size === 0) return 0;
     const b = Buffer.alloc(1);
     await io(`read ${this.path}`, () => this.handle.read(b, 0, 1, size - 1));
     if (b[0] === 0x0a) return 0;
-    // Rare path: count lines to name the fragment exactly.
     const text = await io(`read ${this.path}`, () => fs.readFile(this.path, 'utf8'));
     return text.split('\n').length;
   }
@@ -270,40 +467,70 @@ export class Journal {
     await this.#queue;
     this.#closed = true;
     await this.handle.close();
+    await this.head.close();
   }
 }
 
-export type PreflightJournal =
-  | { ok: true }
-  | { ok: false; code: 'JOURNAL_IN_DOUBT'; steps: string[] }
-  | { ok: false; code: 'JOURNAL_CORRUPT'; line: number; message: string };
+function seal(body: Body | { phase: 'header'; key: string; card: string; content_hash: string }, prev: JournalRecord | null): JournalRecord {
+  const unsealed = { v: JOURNAL_VERSION, n: (prev?.n ?? 0) + 1, at: new Date().toISOString(), ...body, prev: prev?.hash ?? null };
+  return JournalRecord.parse({ ...unsealed, hash: sealOf(unsealed) });
+}
+
+function headText(rec: JournalRecord): string {
+  return JSON.stringify({ n: rec.n, hash: rec.hash }).padEnd(HEAD_WIDTH - 1, ' ') + '\n';
+}
 
 /**
- * Read-only check before a browser starts: refuses when a commit of this card is in doubt (or the
- * journal cannot be read as a journal). A journal that does not exist yet is fine and is not created.
+ * Creates the journal with its header in one step: the header is written to a private temp file, fsynced, and
+ * hard-linked to the final name (link fails if the name exists, so two creators cannot both win), then the head.
  */
-export async function preflightJournal(file: string, card: string): Promise<PreflightJournal> {
-  let text: string;
+async function createIfAbsent(abs: string, intent: JournalIntent): Promise<boolean> {
   try {
-    text = await fs.readFile(file, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { ok: true };
-    throw ioError(`read ${file}`, e);
+    await fs.access(abs);
+    return false;
+  } catch {
+    // absent: create below
   }
-  let parsed: Parsed;
+  if ((await readOrNull(`${abs}.head`)) !== null) return false; // a head without a journal: readJournal reports it
+  const header = seal({ phase: 'header', key: intent.key, card: intent.card, content_hash: intent.content_hash }, null);
+  const tmp = `${abs}.new-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const h = await io(`create ${tmp}`, () => fs.open(tmp, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL, 0o600));
   try {
-    parsed = parseJournal(text, file);
-  } catch (e) {
-    if (e instanceof JournalError && e.code === 'JOURNAL_CORRUPT') return { ok: false, code: 'JOURNAL_CORRUPT', line: e.line ?? 0, message: e.message };
-    throw e;
+    await h.writeFile(JSON.stringify(header) + '\n');
+    await h.sync();
+  } finally {
+    await h.close();
   }
-  const latest = new Map<string, StepLine>();
-  for (const l of parsed.lines) if (l.phase !== 'receipt' && l.phase !== 'torn' && l.card === card) latest.set(l.step, l);
-  const steps = [...latest.values()].filter((l) => l.effect === 'commit' && l.phase === 'dispatched').map((l) => l.step);
-  return steps.length > 0 ? { ok: false, code: 'JOURNAL_IN_DOUBT', steps } : { ok: true };
+  let won = true;
+  try {
+    await fs.link(tmp, abs);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw ioError(`create ${abs}`, e);
+    won = false;
+  } finally {
+    await fs.unlink(tmp).catch(() => undefined);
+  }
+  if (!won) return false;
+  await syncDir(path.dirname(abs));
+  const head = await io(`create ${abs}.head`, () => fs.open(`${abs}.head`, fsc.O_WRONLY | fsc.O_CREAT, 0o600));
+  try {
+    await head.writeFile(headText(header));
+    await head.sync();
+  } finally {
+    await head.close();
+  }
+  await syncDir(path.dirname(abs));
+  return true;
 }
 
-const now = (): string => new Date().toISOString();
+async function readOrNull(file: string): Promise<string | null> {
+  try {
+    return await fs.readFile(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw ioError(`read ${file}`, e);
+  }
+}
 
 function ioError(what: string, e: unknown): JournalError {
   const err = e as NodeJS.ErrnoException;
@@ -314,6 +541,7 @@ async function io<T>(what: string, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (e) {
+    if (e instanceof JournalError) throw e;
     throw ioError(what, e);
   }
 }

@@ -1,25 +1,26 @@
 // What a tool call does, shared by every MCP session of one server: a lazily started shared browser (one
-// context per call), a concurrency limit, and a per-(card, inputs) journal plus in-process lock, so two calls
-// for the same commit on the same record are serialised and the second is answered from the journal.
-import { createHash } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+// context per call), a concurrency limit, and a journal per idempotency key in the persistent state directory
+// (so a restarted server still knows what it pressed) plus an in-process queue per key, so two calls for the
+// same intent are serialised and the second is answered from the journal. Other processes on the same store
+// are kept out by the key's lease (runner/lease.ts).
 import { join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { chromium } from 'playwright-core';
-import { canonicalJson } from '../../shared/schema/canonical.ts';
 import type { Capability } from '../../shared/schema/capability.ts';
 import { RunResult } from '../../shared/schema/result.ts';
 import type { Surface } from '../../shared/surface.ts';
 import { findChromium } from '../browser/chromium.ts';
 import { BrowserSurface } from '../browser/surface.ts';
+import { intentOf, stateHome, storeIn, type Store } from '../intent.ts';
 import { newRunId, resultBeforeRun, runCapability } from '../run.ts';
 
 export interface ServiceOptions {
   /** Where {{env.BASE_URL}} and HANDRAIL_SECRET_* come from. */
   env: Readonly<Record<string, string | undefined>>;
-  /** Per-(card, inputs) journals. Default: a fresh temp dir for this server. */
+  /** Journals by key in this directory (leases in <dir>/locks). Default: $HANDRAIL_HOME (see runner/intent.ts). */
   journalDir?: string;
+  /** How long a call waits for another process holding the same key before answering BUSY (default 0). */
+  lockWaitMs?: number;
   /** Evidence goes to <evidenceDir>/<run id>. Default runs/. */
   evidenceDir?: string;
   /** How many calls may run at once (default 4). */
@@ -49,13 +50,13 @@ class Semaphore {
   }
 }
 
-/** The key two calls share when they would commit the same thing on the same record. */
-export function callKey(cardId: string, inputs: Readonly<Record<string, string>>): string {
-  return `${cardId}-${createHash('sha256').update(canonicalJson(inputs)).digest('hex').slice(0, 16)}`;
+/** The key two calls share when they are the same intent (card, content, identifying inputs). */
+export function callKey(card: Capability, inputs: Readonly<Record<string, string>>): string {
+  return intentOf(card, inputs).key;
 }
 
-export function journalFileFor(journalDir: string, cardId: string, inputs: Readonly<Record<string, string>>): string {
-  return join(journalDir, `${callKey(cardId, inputs)}.jsonl`);
+export function journalFileFor(journalDir: string, card: Capability, inputs: Readonly<Record<string, string>>): string {
+  return join(journalDir, `${callKey(card, inputs)}.jsonl`);
 }
 
 function escaped(card: Capability, runId: string, e: unknown): RunResult {
@@ -69,7 +70,7 @@ export class CallService {
   readonly #opts: ServiceOptions;
   readonly #slots: Semaphore;
   readonly #locks = new Map<string, Promise<unknown>>();
-  #journalDir: Promise<string> | null = null;
+  readonly #store: Store;
   #browser: Promise<Browser> | null = null;
   #closed = false;
   /** How many times a browser was started: a refused call must leave this at 0. */
@@ -80,17 +81,18 @@ export class CallService {
     const n = opts.concurrency ?? 4;
     if (!(Number.isInteger(n) && n >= 1)) throw new RangeError(`concurrency must be a whole number of at least 1, got ${n}`);
     this.#slots = new Semaphore(n);
+    this.#store = opts.journalDir
+      ? { journals: resolve(opts.journalDir), locks: join(resolve(opts.journalDir), 'locks') }
+      : storeIn(stateHome(opts.env));
   }
 
   #log(line: string): void {
     (this.#opts.log ?? ((l: string): boolean => process.stderr.write(`${l}\n`)))(line);
   }
 
+  /** Where the journals live: kept when the server stops, read again when it starts. */
   journalDir(): Promise<string> {
-    this.#journalDir ??= this.#opts.journalDir
-      ? Promise.resolve(resolve(this.#opts.journalDir))
-      : mkdtemp(join(tmpdir(), 'handrail-serve-journal-'));
-    return this.#journalDir;
+    return Promise.resolve(this.#store.journals);
   }
 
   #sharedBrowser(): Promise<Browser> {
@@ -136,8 +138,7 @@ export class CallService {
 
   /** One call: arguments already validated against the tool's schema; the engine re-checks them all. */
   async call(card: Capability, inputs: Readonly<Record<string, string>>): Promise<RunResult> {
-    const key = callKey(card.id, inputs);
-    const journalPath = join(await this.journalDir(), `${key}.jsonl`);
+    const key = callKey(card, inputs);
     return this.#locked(key, () =>
       this.#slots.run(async () => {
         const runId = newRunId();
@@ -149,7 +150,8 @@ export class CallService {
             inputs,
             env: this.#opts.env,
             surface: () => this.#surface(),
-            journalPath,
+            store: this.#store,
+            ...(this.#opts.lockWaitMs ? { lockWaitMs: this.#opts.lockWaitMs } : {}),
             evidenceDir: resolve(this.#opts.evidenceDir ?? 'runs', runId),
             requireApproved: true,
             runId,
@@ -168,11 +170,6 @@ export class CallService {
 
   async close(): Promise<void> {
     this.#closed = true;
-    // A journal dir this server made for itself dies with it; one the operator named is theirs to keep.
-    if (!this.#opts.journalDir && this.#journalDir) {
-      const dir = await this.#journalDir;
-      await rm(dir, { recursive: true, force: true });
-    }
     const b = this.#browser;
     this.#browser = null;
     if (b) await b.then((x) => x.close(), () => undefined);

@@ -300,6 +300,8 @@ const CapabilityShape = z.strictObject({
   surface: z.enum(['browser', 'terminal', 'mac']),
   entry: z.string().min(1),
   inputs: z.record(Id, Input).default({}),
+  /** Which inputs identify the effect, for the idempotency key (see `Identity`). */
+  identity: z.lazy(() => Identity).optional(),
   outputs: z.record(Id, Output).default({}),
   screens: z.record(Id, Screen),
   targets: z.record(Id, Target),
@@ -313,7 +315,31 @@ const CapabilityShape = z.strictObject({
 type Shape = z.infer<typeof CapabilityShape>;
 type Ctx = z.core.$RefinementCtx<Shape>;
 
+// ── Identity of the effect (issue 11, "Never twice") ─────────────────────────────────────────────
+/**
+ * The inputs whose values say which effect a run has (member + share + reason for a hold): with the card's id
+ * and content hash they make the idempotency key. Absent: every non-secret input. A secret never identifies.
+ */
+export const Identity = z.array(Id).min(1, 'expected at least one identifying input (omit the field for "every non-secret input")');
 
+/** The identifying input names of a card, in declaration order. */
+export function identityInputs(card: Pick<Shape, 'inputs' | 'identity'>): string[] {
+  const all = Object.keys(card.inputs).filter((n) => !card.inputs[n]?.secret);
+  return card.identity ? all.filter((n) => card.identity?.includes(n)) : all;
+}
+
+function checkIdentity(card: Shape, ctx: Ctx): void {
+  const seen = new Set<string>();
+  card.identity?.forEach((name, i) => {
+    const path = ['identity', i];
+    if (seen.has(name)) ctx.addIssue({ code: 'custom', path, message: `"${name}" is listed twice` });
+    seen.add(name);
+    const spec = card.inputs[name];
+    if (!spec) ctx.addIssue({ code: 'custom', path, message: `no input "${name}" is declared (declared: ${Object.keys(card.inputs).join(', ') || 'none'})` });
+    else if (spec.secret) ctx.addIssue({ code: 'custom', path, message: `"${name}" is a secret: a secret never identifies an effect (it would end up in the key's hash input)` });
+  });
+}
+// ── end identity ─────────────────────────────────────────────────────────────────────────────────
 
 function checkBlanks(card: Shape, ctx: Ctx): void {
   const check = (text: string | undefined, path: (string | number)[], allowEnv: boolean): void => {
@@ -470,6 +496,7 @@ export const Capability = CapabilityShape.superRefine(
     tolerant(() => checkReferences(card, ctx));
     tolerant(() => checkBlanks(card, ctx));
     tolerant(() => checkJudge(card, ctx));
+    tolerant(() => checkIdentity(card, ctx));
   },
   {
     when: (payload) => {

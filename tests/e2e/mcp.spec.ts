@@ -11,6 +11,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startBank, type Bank } from '../../demo/plumbline/server.ts';
 import { contentHash } from '../../runner/approval.ts';
+import { Journal } from '../../runner/engine/journal.ts';
+import { intentOf } from '../../runner/intent.ts';
 import { journalFileFor } from '../../runner/mcp/service.ts';
 import type { Receipt } from '../../runner/mcp/tools.ts';
 import { loadCapability, type Capability } from '../../shared/schema/index.ts';
@@ -67,10 +69,12 @@ interface Served {
   close: () => Promise<void>;
 }
 
-async function serve(opts: { secret?: boolean; journalDir?: string } = {}): Promise<Served> {
+async function serve(opts: { secret?: boolean; journalDir?: string; home?: string } = {}): Promise<Served> {
   const env: Record<string, string> = {
     PATH: process.env['PATH'] ?? '',
     HOME: process.env['HOME'] ?? scratch,
+    // Each server its own state dir unless a test shares one (a restart): plates repeat across tests.
+    HANDRAIL_HOME: opts.home ?? (await mkdtemp(join(scratch, 'home-'))),
     BASE_URL: bank.url,
   };
   if (opts.secret !== false) env['HANDRAIL_SECRET_PASSWORD'] = PASSWORD;
@@ -197,14 +201,42 @@ test('two identical calls at once press Post Hold once; the second is answered f
   }
 });
 
+test('a server stopped and started again between two identical calls presses once: the journal outlives the server', async () => {
+  const args = plate('400118', '400118-S0005', 'GARNISHMENT');
+  const home = join(scratch, 'restart-home');
+  const first = await serve({ home });
+  let receipt: Receipt | undefined;
+  try {
+    receipt = (await call(first, args)).receipt;
+    expect(receipt).toMatchObject({ word: 'SUCCESS', from_journal: false });
+    expect(first.stderr()).toContain(join(home, 'journals'));
+  } finally {
+    await first.close();
+  }
+  const second = await serve({ home });
+  try {
+    const again = (await call(second, args)).receipt;
+    expect(again).toMatchObject({ word: 'SUCCESS', from_journal: true, run_id: receipt?.run_id });
+    expect(again?.outputs).toEqual(receipt?.outputs);
+    expect(bank.store.holdFor('400118-S0005').postPresses).toBe(1);
+  } finally {
+    await second.close();
+  }
+});
+
 test('after a crash mid-commit, a retried call is answered UNSAFE_TO_RETRY and nothing is pressed', async () => {
   const journalDir = join(scratch, 'journals');
   const args = plate('400445', '400445-S0001');
   // What a server killed between "dispatched" and "observed" leaves in its journal.
-  const file = journalFileFor(journalDir, 'plumbline_place_hold', Object.fromEntries(Object.entries(args).map(([k, v]) => [k, String(v)])));
-  await mkdir(journalDir, { recursive: true });
-  const line = { v: 1, at: new Date().toISOString(), run: 'run-crashed', card: 'plumbline_place_hold', step: 'post_hold', effect: 'commit', phase: 'dispatched' };
-  await writeFile(file, `${JSON.stringify(line)}\n`);
+  const { card } = await cardFromRepo();
+  const served = loadCapability(await readFile(join(capsDir, 'place-hold.json'), 'utf8'));
+  if (!served.ok) throw new Error('the served card does not load');
+  const values = Object.fromEntries(Object.entries(args).map(([k, v]) => [k, String(v)]));
+  const file = journalFileFor(journalDir, served.value, values);
+  expect(card.id).toBe(served.value.id);
+  const j = await Journal.open(file, intentOf(served.value, values));
+  await j.dispatched('run-crashed', 'post_hold', 'commit');
+  await j.close();
   const s = await serve({ journalDir });
   try {
     const { result, receipt } = await call(s, args);
@@ -219,7 +251,7 @@ test('after a crash mid-commit, a retried call is answered UNSAFE_TO_RETRY and n
 test('nothing but JSON-RPC on stdout, even through a full call', async () => {
   const child = spawn(NODE, [ENTRY, 'serve', capsDir, '--evidence-dir', join(scratch, 'runs')], {
     cwd: ROOT,
-    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? scratch, BASE_URL: bank.url, HANDRAIL_SECRET_PASSWORD: PASSWORD },
+    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? scratch, HANDRAIL_HOME: join(scratch, 'home'), BASE_URL: bank.url, HANDRAIL_SECRET_PASSWORD: PASSWORD },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let out = '';
@@ -252,6 +284,7 @@ test('over HTTP, a request without the bearer token is refused, and one with it 
     env: {
       PATH: process.env['PATH'] ?? '',
       HOME: process.env['HOME'] ?? scratch,
+      HANDRAIL_HOME: join(scratch, 'http-home'),
       BASE_URL: bank.url,
       HANDRAIL_MCP_TOKEN: TOKEN,
       HANDRAIL_SECRET_PASSWORD: PASSWORD,

@@ -14,6 +14,8 @@ import { filesUnder } from './support/files.ts';
 const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
 let bank: Bank;
 let scratch: string;
+/** A fresh $HANDRAIL_HOME per test: never the real one, and no test answered from another's journal. */
+let home: string;
 
 interface Ran {
   code: number | null;
@@ -25,7 +27,7 @@ interface Ran {
 function cli(args: string[], env: Record<string, string> = {}): Promise<Ran> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'runner/cli/main.ts', ...args], {
-      env: { ...process.env, HANDRAIL_SECRET_PASSWORD: PASSWORD, ...env },
+      env: { ...process.env, HANDRAIL_HOME: home, HANDRAIL_SECRET_PASSWORD: PASSWORD, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -53,7 +55,10 @@ test.afterAll(async () => {
   await bank?.close();
   await rm(scratch, { recursive: true, force: true });
 });
-test.beforeEach(() => bank.store.reset());
+test.beforeEach(async () => {
+  bank.store.reset();
+  home = await mkdtemp(join(scratch, 'home-'));
+});
 
 async function assertNoSecret(ran: Ran, paths: string[]): Promise<void> {
   expect(ran.stdout.includes(PASSWORD)).toBe(false);

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Replay } from '../../runner/engine/engine.ts';
 import { Journal } from '../../runner/engine/journal.ts';
 import { Evidence, LOG_FILE, verifyEvidence } from '../../runner/evidence.ts';
+import { intentOf } from '../../runner/intent.ts';
 import { runCapability } from '../../runner/run.ts';
 import { Capability, type CapabilityInput } from '../../shared/schema/capability.ts';
 import { RunResult } from '../../shared/schema/result.ts';
@@ -178,13 +179,15 @@ async function replay(surface: MemorySurface, card: Capability, opts: { journal?
   const masker = new Masker([{ name: 'password', value: PASSWORD }]);
   const dir = path.join(tmp, runId);
   const evidence = await Evidence.create(dir, masker, runId);
-  const journal = opts.journal ? await Journal.open(opts.journal) : null;
+  const journal = opts.journal ? await Journal.open(opts.journal, intentOf(card, opts.inputs ?? INPUTS)) : null;
   const progress: string[] = [];
   try {
     const result = await new Replay(
       { card, inputs: opts.inputs ?? INPUTS, env: {}, runId, masker, evidence, journal, progress: (l) => progress.push(l) },
       surface,
     ).run();
+    // As runner/run.ts does: a run that pressed a commit leaves its receipt in the journal.
+    if (journal?.view.committedBy(runId)) await journal.receipt(runId, masker.maskDeep(result));
     return { result: RunResult.parse(result), evidence: dir, progress };
   } finally {
     await journal?.close();
@@ -429,11 +432,12 @@ describe('UNSAFE_TO_RETRY', () => {
   // "commit step  was dispatched". It should name the step, as the run that left it in doubt does.
   it.fails('names the commit in doubt when a later run refuses to press it', async () => {
     const file = path.join(tmp, 'journal.jsonl');
-    const j = await Journal.open(file);
-    await j.dispatched('run-0', 'place_hold', 'post', 'commit');
-    await j.close();
     const s = new MemorySurface(bank());
-    const { result } = await replay(s, cardFor(s), { journal: file });
+    const card = cardFor(s);
+    const j = await Journal.open(file, intentOf(card, INPUTS));
+    await j.dispatched('run-0', 'post', 'commit');
+    await j.close();
+    const { result } = await replay(s, card, { journal: file });
     expect(result).toMatchObject({ word: 'UNSAFE_TO_RETRY', at_step: 'post' });
   });
 
@@ -656,9 +660,12 @@ describe('the truth of the word (docs/ARCHITECTURE.md, "The truth of the word")'
     const ok = new MemorySurface(bank());
     expect((await replay(ok, cardFor(ok, post('HX-')))).result.word).toBe('SUCCESS');
     const missing = new MemorySurface(bank());
-    const { result } = await replay(missing, cardFor(missing, post('{{input.member}} HELD')));
+    const file = path.join(tmp, 'post-journal.jsonl');
+    const { result } = await replay(missing, cardFor(missing, post('{{input.member}} HELD')), { journal: file });
     expect(result).toMatchObject({ word: 'UNSAFE_TO_RETRY', code: 'COMMIT_IN_DOUBT', at_step: 'post' });
     expect(result.message).toContain(`"{{input.member}} HELD"`);
+    // Its effect was never shown, so the journal keeps the commit in doubt: dispatched, never observed.
+    expect((await phases(file)).filter((p) => p.startsWith('post '))).toEqual(['post dispatched']);
   });
 
   it('counts model and classifier calls from the ports it is given', async () => {

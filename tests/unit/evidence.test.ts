@@ -318,20 +318,24 @@ describe('handrail evidence verify', () => {
   it('--journal checks the log against the head the journal recorded for its run', async () => {
     const head = await sealedLog();
     const journalFile = path.join(tmp, 'journal.jsonl');
-    const j = await Journal.open(journalFile);
-    await j.receipt('r0', 'card', { run_id: 'r0', evidence_head: 'a'.repeat(64) });
-    await j.receipt('r1', 'card', { run_id: 'r1', word: 'SUCCESS' });
-    await j.receipt('r1', 'card', { run_id: 'r1', word: 'SUCCESS', evidence_head: head });
+    const j = await Journal.open(journalFile, { key: 'card.0123456789abcdef0123456789abcdef', card: 'card', content_hash: `sha256:${'0'.repeat(64)}` });
+    await j.receipt('r0', { run_id: 'r0', evidence_head: 'a'.repeat(64) });
+    await j.receipt('r1', { run_id: 'r1', word: 'SUCCESS' });
+    await j.receipt('r1', { run_id: 'r1', word: 'SUCCESS', evidence_head: head });
     await j.close();
-    expect(headFromJournal(await fs.readFile(journalFile, 'utf8'), 'r1')).toBe(head);
-    expect(headFromJournal(await fs.readFile(journalFile, 'utf8'), 'r9')).toBeUndefined();
+    expect(await headFromJournal(journalFile, 'r1')).toBe(head);
+    expect(await headFromJournal(journalFile, 'r9')).toBeUndefined();
     expect(await run({ journal: journalFile, requireAnchor: true })).toMatchObject({ code: 0, out: expect.stringContaining('anchored by journal head') as string });
     const lines = await readLines();
     await writeLines(lines.slice(0, 10));
     expect(await run({ journal: journalFile })).toMatchObject({ code: EXIT_TAMPERED, out: expect.stringContaining('tampered: line 10') as string });
     await writeLines(lines);
     const other = path.join(tmp, 'other.jsonl');
-    await fs.writeFile(other, '');
+    const o = await Journal.open(other, { key: 'card.fedcba9876543210fedcba9876543210', card: 'card', content_hash: `sha256:${'0'.repeat(64)}` });
+    await o.close();
     expect(await run({ journal: other })).toMatchObject({ code: EXIT_TAMPERED, out: expect.stringContaining('records no evidence head for run r1') as string });
+    // A damaged journal is no anchor at all: it is refused, naming the damage.
+    await fs.writeFile(other, '');
+    await expect(run({ journal: other })).rejects.toThrow(/damaged at line 1/);
   });
 });

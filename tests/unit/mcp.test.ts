@@ -26,8 +26,11 @@ async function connect(env: Record<string, string> = {}): Promise<{ client: Clie
   const place = Capability.parse(approvedCard());
   const lookup = Capability.parse(approvedCard(lookupCard()));
   let opened = 0;
+  // Journals go to a temp state dir, never the real ~/.local/state/handrail.
+  const home = await mkdtemp(join(tmpdir(), 'handrail-home-'));
+  cleanups.push(() => rm(home, { recursive: true, force: true }));
   const service = new CallService({
-    env,
+    env: { HANDRAIL_HOME: home, ...env },
     log: () => undefined,
     surfaceFactory: () => {
       opened++;
@@ -83,10 +86,12 @@ describe('the tool schema builder', () => {
     ]);
   });
 
-  it('keys the journal by card and inputs, not by argument order', () => {
-    expect(callKey('c', { a: '1', b: '2' })).toBe(callKey('c', { b: '2', a: '1' }));
-    expect(callKey('c', { a: '1' })).not.toBe(callKey('c', { a: '2' }));
-    expect(callKey('c', { a: '1' })).not.toBe(callKey('d', { a: '1' }));
+  it('keys the journal by the intent (card and identifying inputs), not by argument order', () => {
+    const c = Capability.parse(approvedCard());
+    const d = Capability.parse({ ...approvedCard(), id: 'other_card' });
+    expect(callKey(c, { member_number: '400001', count: '1' })).toBe(callKey(c, { count: '1', member_number: '400001' }));
+    expect(callKey(c, { member_number: '400001' })).not.toBe(callKey(c, { member_number: '400002' }));
+    expect(callKey(c, { member_number: '400001' })).not.toBe(callKey(d, { member_number: '400001' }));
   });
 });
 
