@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { validateInputs } from '../shared/inputs.ts';
 import { blanksIn, fillBlanks, UnboundBlankError } from '../shared/schema/blanks.ts';
-import type { Capability } from '../shared/schema/capability.ts';
+import type { Capability, Probe } from '../shared/schema/capability.ts';
 import { RETRYABLE, RunResult, type Word } from '../shared/schema/result.ts';
 import { Masker, SecretError } from '../shared/secrets.ts';
 import type { Surface } from '../shared/surface.ts';
@@ -42,6 +42,8 @@ export interface RunRequest {
   model?: CallCounter;
   classifier?: CallCounter;
   quietMs?: number;
+  /** With `--probe`: the read-only probe that may settle an in-doubt commit of this card by itself. */
+  probe?: ProbeRunner;
   progress?: (line: string) => void;
   settleTimeoutMs?: number;
   runId?: string;
@@ -120,6 +122,30 @@ export async function preflight(req: RunRequest, runId: string): Promise<RunResu
   return { masker, values: inputs.values, entry };
 }
 
+/**
+ * A card's read-only probe, ready to run: the caller (CLI, MCP) loads the probe card and wires its surface. Its
+ * answer settles an in-doubt commit only when conclusive: the probe ended on the outcome the card names for
+ * "committed" or for "not committed". Anything else leaves the commit in doubt.
+ */
+export interface ProbeRunner {
+  decl: Probe;
+  card: Capability;
+  run(): Promise<RunResult>;
+}
+
+/** Runs the probe under the key's lease and records its conclusion in the journal; returns why it settled nothing. */
+async function settleByProbe(journal: Journal, probe: ProbeRunner, progress?: (line: string) => void): Promise<string | null> {
+  progress?.(`commit in doubt: running the read-only probe ${probe.card.id}`);
+  const r = await probe.run();
+  const seen = `${r.word} ${r.code}${r.outcome ? ` (${r.outcome})` : ''}`;
+  const as = r.word === 'BUSINESS_OUTCOME' && r.outcome === probe.decl.committed ? 'committed'
+    : r.word === 'BUSINESS_OUTCOME' && r.outcome === probe.decl.not_committed ? 'not_committed' : null;
+  if (!as) return `the probe ${probe.card.id} was inconclusive: it ended ${seen} (run ${r.run_id}); the commit stays in doubt`;
+  await journal.settle(as, `probe ${probe.card.id}`, `probe run ${r.run_id} ended ${seen}`, 'probe');
+  progress?.(`the probe settled the commit as ${as.replace('_', ' ')}`);
+  return null;
+}
+
 /** Where a run keeps its journal and lease; undefined when the request asked for neither (no journal). */
 function journalPlace(req: RunRequest, key: string): { file: string; lease: string } | undefined {
   const { store } = req;
@@ -162,7 +188,11 @@ async function openJournal(req: RunRequest, runId: string, intent: Intent, place
     if (e.code === 'JOURNAL_KEY_MISMATCH') return { answer: decorate(resultBeforeRun(card, runId, 'REFUSED', 'JOURNAL_KEY_MISMATCH', masker.mask(e.message))) };
     return { answer: decorate(resultBeforeRun(card, runId, 'FAILED', 'INTERNAL', masker.mask(e.message))) };
   }
-  const answer = journalAnswer(journal, runId, card);
+  let answer = journalAnswer(journal, runId, card);
+  if (answer?.code === 'JOURNAL_IN_DOUBT' && journal.status() === 'in_doubt' && req.probe) {
+    const inconclusive = await settleByProbe(journal, req.probe, req.progress);
+    answer = inconclusive ? { ...answer, message: `${answer.message}. ${masker.mask(inconclusive)}` } : journalAnswer(journal, runId, card);
+  }
   if (answer) {
     await journal.close();
     await lease.release();

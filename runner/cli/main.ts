@@ -42,6 +42,7 @@ function program(setExit: (code: number) => void): Command {
     .option('--evidence <dir>', 'evidence directory (default runs/<run id>)')
     .option('--settle-timeout <ms>', 'how long a step may take to settle (default 10000)')
     .option('--allow-unapproved', 'run a card that commits although no approval is bound to its content (the receipt and evidence say so)')
+    .option('--probe', 'when the journal holds this intent\'s commit in doubt, run the card\'s read-only probe and let a conclusive answer settle it')
     .option('--headed', 'show the browser')
     .action(async (card: string, flags: import('./replay.ts').ReplayFlags) => {
       const { replayCommand } = await import('./replay.ts');

@@ -1,11 +1,13 @@
 // `handrail replay <card>`: one run, receipt as JSON on stdout, progress on stderr, exit code from the word.
 import { readFile } from 'node:fs/promises';
+import { dirname, resolve as resolvePath } from 'node:path';
 import { formatIssues, loadCapability, type Capability } from '../../shared/schema/index.ts';
 import { EXIT_CODE, RunResult } from '../../shared/schema/result.ts';
+import type { Surface } from '../../shared/surface.ts';
 import { BrowserSurface } from '../browser/surface.ts';
 import { loadFailpoint } from '../engine/failpoint.ts';
 import { stateHome, storeIn } from '../intent.ts';
-import { resultBeforeRun, runCapability } from '../run.ts';
+import { resultBeforeRun, runCapability, type ProbeRunner, type RunRequest } from '../run.ts';
 import { UsageError } from './errors.ts';
 
 export interface ReplayFlags {
@@ -17,6 +19,42 @@ export interface ReplayFlags {
   settleTimeout?: string;
   allowUnapproved?: boolean;
   wait?: string;
+  probe?: boolean;
+}
+
+/**
+ * Loads the probe a card declares (its path is relative to the card's file) and wires it to run with the same
+ * inputs (those it declares), environment and browser. A probe that commits is no probe: refused.
+ */
+export async function probeFor(
+  card: Capability,
+  cardPath: string,
+  inputs: Readonly<Record<string, string>>,
+  base: Pick<RunRequest, 'env' | 'surface' | 'progress' | 'settleTimeoutMs'>,
+): Promise<ProbeRunner> {
+  const decl = card.probe;
+  if (!decl) throw new UsageError(`--probe: ${cardPath} declares no probe (add "probe": {"card": …, "committed": …, "not_committed": …})`);
+  const file = resolvePath(dirname(cardPath), decl.card);
+  const loaded = await readCard(file);
+  if (!loaded.ok) throw new UsageError(`--probe: ${loaded.message.split('\n')[0] ?? ''}`);
+  const probe = loaded.card;
+  const commit = probe.steps.find((s) => s.effect.kind === 'commit');
+  if (commit) throw new UsageError(`--probe: ${file} has a commit step (${commit.id}); a probe must be read-only`);
+  for (const name of [decl.committed, decl.not_committed]) {
+    if (!(name in probe.outcomes.business)) throw new UsageError(`--probe: ${file} declares no business outcome "${name}"`);
+  }
+  const own = Object.fromEntries(Object.entries(inputs).filter(([k]) => k in probe.inputs));
+  return {
+    decl,
+    card: probe,
+    run: () =>
+      runCapability({
+        ...base,
+        card: probe,
+        inputs: own,
+        ...(base.progress ? { progress: (l: string) => base.progress?.(`probe: ${l}`) } : {}),
+      }),
+  };
 }
 
 export function parseInputs(pairs: readonly string[] = []): Record<string, string> {
@@ -63,6 +101,9 @@ export async function replayCommand(cardPath: string, flags: ReplayFlags): Promi
     return printResult(resultBeforeRun(cardPath, 'none', 'REFUSED', 'CARD_INVALID', loaded.message.split('\n')[0] ?? ''));
   }
   const env = { ...process.env, ...(flags.baseUrl ? { BASE_URL: flags.baseUrl.replace(/\/+$/, '') } : {}) };
+  const surface = (): Promise<Surface> => BrowserSurface.launch({ headed: Boolean(flags.headed) });
+  const progress = (line: string): void => void process.stderr.write(`${line}\n`);
+  const probe = flags.probe ? await probeFor(loaded.card, cardPath, inputs, { env, surface, progress, ...(settle ? { settleTimeoutMs: settle } : {}) }) : undefined;
   const result = await runCapability({
     card: loaded.card,
     inputs,
@@ -76,6 +117,7 @@ export async function replayCommand(cardPath: string, flags: ReplayFlags): Promi
     ...(flags.evidence ? { evidenceDir: flags.evidence } : {}),
     ...(settle ? { settleTimeoutMs: settle } : {}),
     ...(flags.allowUnapproved ? { allowUnapproved: true } : {}),
+    ...(probe ? { probe } : {}),
   });
   if (result.unapproved) process.stderr.write('warning: this card ran without an approval bound to its content (--allow-unapproved)\n');
   const fromJournal = result.from_journal ? ' · answered from the journal' : '';

@@ -170,11 +170,18 @@ export class Replay {
     for (const kind of ['business', 'failure', 'recovery'] as const) {
       for (const [name, rule] of Object.entries(this.card.outcomes[kind])) {
         if (rule.screen !== named.label) continue;
-        if (rule.text !== undefined && !new RegExp(rule.text).test(named.text)) continue;
+        if (rule.text !== undefined && !new RegExp(this.fillPattern(rule.text)).test(named.text)) continue;
         return { kind, name, rule };
       }
     }
     return null;
+  }
+
+  /** An outcome's text pattern with its input blanks filled by the values, escaped: a value is text, never a pattern. */
+  private fillPattern(pattern: string): string {
+    const escape = (v: string): string => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const input = Object.fromEntries(Object.entries(this.ctx.inputs).map(([k, v]) => [k, escape(v)]));
+    return fillBlanks(pattern, { input, env: {} });
   }
 
   private wanted(step: Step): string[] | null {

@@ -307,6 +307,8 @@ const CapabilityShape = z.strictObject({
   targets: z.record(Id, Target),
   steps: z.array(Step).min(1),
   outcomes: Outcomes,
+  /** A read-only capability that can settle an in-doubt commit of this one (`--probe`). */
+  probe: z.lazy(() => Probe).optional(),
   /** The expected change an independent judge checks in `handrail verify` (see the judge section below). */
   judge: JudgeDecl.optional(),
   lifecycle: Lifecycle,
@@ -365,6 +367,9 @@ function checkBlanks(card: Shape, ctx: Ctx): void {
     t.ladder.forEach((r, i) => check(r.value, ['targets', id, 'ladder', i, 'value'], false));
   }
   card.steps.forEach((s, i) => check(s.op.value, ['steps', i, 'op', 'value'], false));
+  for (const key of ['business', 'recovery', 'failure'] as const) {
+    for (const [name, rule] of Object.entries(card.outcomes[key])) check(rule.text, ['outcomes', key, name, 'text'], false);
+  }
   card.steps.forEach((s, i) =>
     s.post?.forEach((p, j) => {
       if (p.kind === 'text') check(p.contains, ['steps', i, 'post', j, 'contains'], false);
@@ -389,6 +394,20 @@ function landingOf(step: Pick<Step, 'settle' | 'expect' | 'screen'>): string[] {
   const declared = outcomeScreensOf(step);
   return declared.length ? declared : [step.screen];
 }
+
+// ── Probe (docs/ARCHITECTURE.md, "Never twice") ──────────────────────────────────────────────────
+/**
+ * A read-only capability that answers "did the effect happen?" for an in-doubt commit: `card` is its file, relative
+ * to this card's file; it must end on its business outcome `committed` (the effect exists) or `not_committed`
+ * (it does not). Any other ending is inconclusive and the commit stays in doubt.
+ */
+export const Probe = z.strictObject({
+  card: z.string().min(1),
+  committed: Id,
+  not_committed: Id,
+});
+export type Probe = z.infer<typeof Probe>;
+// ── end probe ────────────────────────────────────────────────────────────────────────────────────
 
 function checkReferences(card: Shape, ctx: Ctx): void {
   const screens = Object.keys(card.screens);

@@ -64,6 +64,8 @@ async function compileAndReplay(jsonl: string): Promise<void> {
     inputs: { operator_id: 'OP1001', password: PASSWORD, member_number: '400337', share_id: '400337-S0001', reason: 'LEGAL' },
     env: { BASE_URL: bank.url },
     surface: () => BrowserSurface.launch(),
+    // The compiled card is a draft that commits: it runs here as verify runs drafts, in the test's isolation.
+    allowUnapproved: true,
     evidenceDir: test.info().outputPath('evidence'),
   });
   expect(result).toMatchObject({ word: 'SUCCESS', llm_calls: 0 });

@@ -103,6 +103,8 @@ test('a step inside an unnamed iframe is authored, and the card compiled from it
     inputs: { reference: 'TRX-REPLAYED' },
     env: { BASE_URL: server.url },
     surface: async () => (replayed = await BrowserSurface.launch()),
+    // The compiled card is a draft that commits: it runs here as verify runs drafts, in the test's isolation.
+    allowUnapproved: true,
     evidenceDir: join(dir, 'replay'),
   });
   expect(result, result.message).toMatchObject({ word: 'SUCCESS', screen: 'transfer_sent' });
