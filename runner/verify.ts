@@ -70,6 +70,10 @@ export interface PlateReport {
   run_id: string | null;
   evidence: string | null;
   evidence_head: string | null;
+  /** How long the plate's run took (0 when it was refused unrun). */
+  duration_ms: number;
+  /** When the word is not SUCCESS: what the last screen said (masked), as in every receipt. */
+  page_text?: string;
 }
 
 export interface VerifyReport {
@@ -150,7 +154,7 @@ export async function verify(card: Capability, opts: VerifyOptions): Promise<Ver
       if (!(e instanceof JudgeSpecError)) throw e;
       throw new VerifyError('BAD_CHANGE', `plate ${i + 1}: the expected change ${e.message}`);
     }
-    const base = { n: i + 1, plate, llm_calls: 0, classifier_calls: 0, run_id: null, evidence: null, evidence_head: null, word: null, code: null };
+    const base = { n: i + 1, plate, llm_calls: 0, classifier_calls: 0, run_id: null, evidence: null, evidence_head: null, word: null, code: null, duration_ms: 0 };
     const refuse = (judge: JudgeReport, why: string): void => {
       say(`  refused: ${why}`);
       reports.push({ ...base, status: 'refused', judge, clean: false, why });
@@ -210,6 +214,8 @@ export async function verify(card: Capability, opts: VerifyOptions): Promise<Ver
       run_id: result.run_id,
       evidence: result.evidence,
       evidence_head: result.evidence_head ?? null,
+      duration_ms: result.duration_ms,
+      ...(result.page_text !== undefined ? { page_text: result.page_text } : {}),
     };
     const said = `${result.word} ${result.code}`;
     let judge: JudgeReport;

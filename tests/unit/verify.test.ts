@@ -164,7 +164,10 @@ describe('the verdict: the word and the judge must tell the same story', () => {
       if (plan.change) record.set(member, { held: true, member, note: `by ${SECRET}` });
       const word = plan.word;
       return Promise.resolve(
-        RunResult.parse({ ...receipt, word, code: word === 'SUCCESS' ? 'OK' : 'ALREADY_PROCESSED', retryable: false, message: `the page said ${SECRET}`, run_id: `run-${runs.length}` }),
+        RunResult.parse({
+          ...receipt, word, code: word === 'SUCCESS' ? 'OK' : 'ALREADY_PROCESSED', retryable: false, message: `the page said ${SECRET}`, run_id: `run-${runs.length}`,
+          duration_ms: 1234, ...(word === 'SUCCESS' ? {} : { page_text: 'HOLD NOT POSTED: SHARE ALREADY HELD (LEGAL)' }),
+        }),
       );
     };
     return { judge, run, requests, runs };
@@ -204,6 +207,8 @@ describe('the verdict: the word and the judge must tell the same story', () => {
     const h = harness(new Map(), [{ word: 'BUSINESS_OUTCOME', change: true }]);
     const report = await go(card(), h, [{ member_number: '400118' }]);
     expect(report.plates[0]).toMatchObject({ status: 'failed', word: 'BUSINESS_OUTCOME', judge: { changed: true, agrees: false } });
+    // The plate carries what every receipt carries: how long it took and what the page said.
+    expect(report.plates[0]).toMatchObject({ duration_ms: 1234, page_text: 'HOLD NOT POSTED: SHARE ALREADY HELD (LEGAL)' });
     expect(report.plates[0]?.why).toContain('the record shows the change happened, but the word says BUSINESS_OUTCOME');
   });
 
