@@ -117,6 +117,8 @@ test('a rerun with the journal of a finished run returns the recorded receipt wi
 });
 
 test('exit codes follow the word, progress goes to stderr, and the receipt alone to stdout', async () => {
+  // Six real CLI processes, two of them with a Chromium each: give a loaded machine room.
+  test.setTimeout(180_000);
   const ok = await cli(replayArgs('400118-S0001', '400118', ['--evidence', join(scratch, 'x-ev1')]));
   expect(ok.code).toBe(0);
   expect(JSON.parse(ok.stdout)).toMatchObject({ word: 'SUCCESS' });
