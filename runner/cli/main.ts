@@ -162,6 +162,16 @@ function program(setExit: (code: number) => void): Command {
     });
 
   cli
+    .command('doctor')
+    .description('is this machine ready? browser, state directory and journals, model key (present/absent), MCP config; exit 1 naming what is missing')
+    .option('--json', 'print the diagnosis as JSON')
+    .option('--capabilities <dir>', 'the cards `serve` would offer (default: the project\'s capabilities/)')
+    .action(async (flags: { json?: boolean; capabilities?: string }) => {
+      const { doctorCommand } = await import('./doctor.ts');
+      setExit(await doctorCommand(flags));
+    });
+
+  cli
     .command('demo')
     .description('start PLUMBLINE, the mock bank, and run the demo against it')
     .action(async () => {
