@@ -172,6 +172,17 @@ function program(setExit: (code: number) => void): Command {
     });
 
   cli
+    .command('report')
+    .description('one self-contained HTML page of a run from its evidence: steps, screens, rungs, screenshots, the word, the chain\'s verdict and seal')
+    .argument('<dir>', 'the evidence directory')
+    .option('-o, --out <file.html>', 'where to write it (default <dir>.html, beside the evidence)')
+    .option('--head <hash>', 'the evidence_head the run\'s receipt carried: the log must end there')
+    .action(async (dir: string, flags: import('./report.ts').ReportFlags) => {
+      const { reportCommand } = await import('./report.ts');
+      setExit(await reportCommand(dir, flags));
+    });
+
+  cli
     .command('demo')
     .description('start PLUMBLINE, the mock bank, and run the demo against it')
     .action(async () => {
