@@ -78,14 +78,18 @@ export function packagedPackage(): { entry: string; version: string } | undefine
   try {
     entry = createRequire(import.meta.url).resolve(PACKAGED_NAME);
   } catch {
-    return undefined; // optional dependency not installed
+    return undefined; // optional dependency not installed (npm skips it where its engines or platform do not fit)
   }
-  try {
-    const pkg = JSON.parse(readFileSync(join(dirname(entry), '..', 'package.json'), 'utf8')) as { version?: unknown };
-    return { entry, version: typeof pkg.version === 'string' ? pkg.version : 'unknown' };
-  } catch {
-    return { entry, version: 'unknown' };
+  // The entry sits in build/ or build/cjs/ depending on the version: walk up to the package's own package.json.
+  for (let dir = dirname(entry); dir !== dirname(dir); dir = dirname(dir)) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
+      if (pkg.name === PACKAGED_NAME) return { entry, version: typeof pkg.version === 'string' ? pkg.version : 'unknown' };
+    } catch {
+      // no package.json at this level
+    }
   }
+  return { entry, version: 'unknown' };
 }
 
 /** The directory one packaged version is unpacked into (complete whenever it exists: it is renamed into place). */
@@ -107,7 +111,13 @@ function packagedChromium(): string | undefined {
   const exe = join(dir, 'chromium');
   if (existsSync(exe)) return exe;
   const stage = mkdtempSync(`${dir}.unpacking-`);
-  const script = `const m = await import(${JSON.stringify(pathToFileURL(pkg.entry).href)}); process.stdout.write(await m.default.executablePath());`;
+  // The entry is ESM or CommonJS depending on the version: take whichever export has executablePath().
+  const script = [
+    `const m = await import(${JSON.stringify(pathToFileURL(pkg.entry).href)});`,
+    "const C = [m.default, m.default?.default, m].find((c) => c && typeof c.executablePath === 'function');",
+    "if (!C) throw new Error('no executablePath() in the package');",
+    'process.stdout.write(await C.executablePath());',
+  ].join('\n');
   try {
     execFileSync(process.execPath, ['--input-type=module', '-e', script], {
       env: { ...process.env, TMPDIR: stage, TMP: stage, TEMP: stage },
