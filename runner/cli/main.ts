@@ -163,6 +163,27 @@ function program(setExit: (code: number) => void): Command {
     });
 
   cli
+    .command('doctor')
+    .description('is this machine ready? browser, state directory and journals, model key (present/absent), MCP config; exit 1 naming what is missing')
+    .option('--json', 'print the diagnosis as JSON')
+    .option('--capabilities <dir>', 'the cards `serve` would offer (default: the project\'s capabilities/)')
+    .action(async (flags: { json?: boolean; capabilities?: string }) => {
+      const { doctorCommand } = await import('./doctor.ts');
+      setExit(await doctorCommand(flags));
+    });
+
+  cli
+    .command('report')
+    .description('one self-contained HTML page of a run from its evidence: steps, screens, rungs, screenshots, the word, the chain\'s verdict and seal')
+    .argument('<dir>', 'the evidence directory')
+    .option('-o, --out <file.html>', 'where to write it (default <dir>.html, beside the evidence)')
+    .option('--head <hash>', 'the evidence_head the run\'s receipt carried: the log must end there')
+    .action(async (dir: string, flags: import('./report.ts').ReportFlags) => {
+      const { reportCommand } = await import('./report.ts');
+      setExit(await reportCommand(dir, flags));
+    });
+
+  cli
     .command('demo')
     .description('start PLUMBLINE, the mock bank, and run the demo against it')
     .action(async () => {

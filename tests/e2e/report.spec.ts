@@ -1,0 +1,61 @@
+// What a reviewer sees when opening `handrail report` of a real PLUMBLINE run in Chromium: the word, every step with
+// its screen and rung, the commit marked, each screenshot rendered, the verdict — and the page fetches nothing.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { expect, test } from '@playwright/test';
+import { startBank, type Bank } from '../../demo/plumbline/server.ts';
+import { BrowserSurface } from '../../runner/browser/surface.ts';
+import { readCard } from '../../runner/cli/replay.ts';
+import { renderReport } from '../../runner/report.ts';
+import { runCapability } from '../../runner/run.ts';
+
+const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
+let bank: Bank;
+let scratch: string;
+
+test.beforeAll(async () => {
+  bank = await startBank({ port: 0, operatorPassword: PASSWORD });
+  scratch = await mkdtemp(join(tmpdir(), 'handrail-report-e2e-'));
+});
+test.afterAll(async () => {
+  await bank?.close();
+  await rm(scratch, { recursive: true, force: true });
+});
+
+test('the report of a real run shows the word, the steps, the screenshots and the verdict', async ({ browser }) => {
+  const loaded = await readCard('capabilities/plumbline-place-hold.json');
+  if (!loaded.ok) throw new Error(loaded.message);
+  const evidenceDir = join(scratch, 'ev');
+  const result = await runCapability({
+    card: loaded.card,
+    inputs: { operator_id: 'OP1001', password: PASSWORD, member_number: '400118', share_id: '400118-S0005', reason: 'LEGAL' },
+    env: { BASE_URL: bank.url },
+    surface: () => BrowserSurface.launch({ browser }),
+    evidenceDir,
+    settleTimeoutMs: 5_000,
+  });
+  expect(result.word).toBe('SUCCESS');
+  const report = await renderReport(evidenceDir, { head: result.evidence_head ?? '' });
+  expect(report.html).not.toContain(PASSWORD);
+  const file = join(scratch, 'report.html');
+  await writeFile(file, report.html);
+
+  const page = await browser.newPage();
+  const fetched: string[] = [];
+  page.on('request', (r) => void (r.url().startsWith('file:') || r.url().startsWith('data:') || fetched.push(r.url())));
+  await page.goto(pathToFileURL(file).href);
+  await expect(page.locator('.word')).toHaveText('SUCCESS');
+  await expect(page.locator('.verdict')).toContainText('Evidence chain intact');
+  await expect(page.locator('.verdict')).toContainText('anchored by head');
+  const steps = page.locator('h2:has-text("Steps") + table tbody tr');
+  await expect(steps).toHaveCount(loaded.card.steps.length);
+  await expect(page.locator('tr.commit')).toContainText("button 'F10=Post Hold'");
+  const images = page.locator('figure img');
+  expect(await images.count()).toBeGreaterThan(0);
+  for (const img of await images.all()) expect(await img.evaluate((i: HTMLImageElement) => i.complete && i.naturalWidth > 0)).toBe(true);
+  expect(fetched).toEqual([]);
+  await page.close();
+});
