@@ -1,4 +1,5 @@
 // Inputs are validated against the card before anything is touched; secrets are set aside for masking.
+import { compileSafe, PatternError, quotePattern } from './regex.ts';
 import type { Capability, Input } from './schema/index.ts';
 
 export interface InputProblem {
@@ -22,9 +23,17 @@ function checkOne(name: string, spec: Input, value: string): string | null {
   if (spec.type === 'enum' && spec.values && !spec.values.includes(value)) {
     return `expected one of ${spec.values.join(', ')}`;
   }
-  if (spec.pattern !== undefined && !new RegExp(`^(?:${spec.pattern})$`).test(value)) {
-    // A secret's value is never echoed; a public one is, so the caller sees what they sent.
-    return spec.secret ? `does not match the pattern ${spec.pattern}` : `"${value}" does not match the pattern ${spec.pattern}`;
+  if (spec.pattern !== undefined) {
+    // Linear time whatever the pattern (shared/regex.ts); a card that loaded has a pattern that compiles.
+    let matches: boolean;
+    try {
+      matches = compileSafe(spec.pattern, { full: true }).test(value);
+    } catch (e) {
+      if (!(e instanceof PatternError)) throw e;
+      return `cannot be checked: the card's pattern ${quotePattern(spec.pattern)} is invalid (${e.message})`;
+    }
+    // A secret's value is never echoed; a public one is (shortened), so the caller sees what they sent.
+    if (!matches) return spec.secret ? `does not match the pattern ${quotePattern(spec.pattern)}` : `${quotePattern(value, 40)} does not match the pattern ${quotePattern(spec.pattern)}`;
   }
   return null;
 }

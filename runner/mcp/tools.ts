@@ -3,6 +3,7 @@
 // turns them into JSON Schema for `tools/list` and validates every call against them before our handler runs.
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { compileSafe, quotePattern } from '../../shared/regex.ts';
 import type { Capability, Input } from '../../shared/schema/capability.ts';
 import { Word, type RunResult } from '../../shared/schema/result.ts';
 
@@ -64,10 +65,15 @@ function inputSchema(spec: Input): z.ZodType {
   } else if (spec.type === 'integer') {
     s = z.int();
   } else {
-    let str = z.string().max(spec.max_length);
-    // Card patterns are full-match (shared/inputs.ts); JSON Schema `pattern` is a search, so anchor it.
-    if (spec.pattern !== undefined) str = str.regex(new RegExp(`^(?:${spec.pattern})$`));
-    s = str;
+    const str = z.string().max(spec.max_length);
+    const pattern = spec.pattern;
+    // Card patterns are full-match and run in linear time (shared/regex.ts), never with a backtracking RegExp;
+    // JSON Schema `pattern` is a search, so the advertised one is anchored.
+    s = pattern === undefined
+      ? str
+      : str
+          .refine((v) => compileSafe(pattern, { full: true }).test(v), { message: `does not match the pattern ${quotePattern(pattern)}` })
+          .meta({ pattern: `^(?:${pattern})$` });
   }
   return about ? s.describe(about) : s;
 }

@@ -1,0 +1,73 @@
+// Card regular expressions (an input's `pattern`, an outcome's `text`, an output's `regex`) are written by
+// people and may be hostile: a backtracking engine takes exponential time on `(a+)+$`. They are compiled and
+// run with RE2's linear-time algorithm (re2js, a pure-JS port, so the same check runs in Node, the extension
+// worker and pages). RE2 has no backreferences or lookaround; a card that needs them is refused at load.
+import { RE2JS } from 're2js';
+
+/** A card pattern may be at most this long: RE2 programs grow with the pattern, and nobody reviews a longer one. */
+export const MAX_PATTERN_LENGTH = 1_000;
+
+/** The subset of RegExp the engine and the inputs use. `exec` returns the match and its groups, or null. */
+export interface SafeMatcher {
+  readonly source: string;
+  test(text: string): boolean;
+  exec(text: string): [string, ...(string | undefined)[]] | null;
+}
+
+export class PatternError extends Error {
+  override readonly name = 'PatternError';
+  readonly code = 'PATTERN_INVALID';
+}
+
+/** A short quote of a pattern for an error message: never the whole of a hostile string. */
+export function quotePattern(pattern: string, max = 60): string {
+  return JSON.stringify(pattern.length > max ? `${pattern.slice(0, max)}…` : pattern);
+}
+
+/**
+ * Compile `pattern` for linear-time matching (search semantics, like `RegExp#test`/`exec` without flags).
+ * `full` anchors it to the whole text (an input's pattern). Throws PatternError naming what is wrong.
+ */
+export function compileSafe(pattern: string, opts: { full?: boolean } = {}): SafeMatcher {
+  const key = `${opts.full ? 'F' : 'S'}${pattern}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const made = compile(pattern, Boolean(opts.full));
+  // The engine asks on every settle poll; a small cache keeps that to one compile per pattern.
+  if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value ?? '');
+  cache.set(key, made);
+  return made;
+}
+
+const CACHE_SIZE = 256;
+const cache = new Map<string, SafeMatcher>();
+
+function compile(pattern: string, full: boolean): SafeMatcher {
+  if (pattern.length > MAX_PATTERN_LENGTH) {
+    throw new PatternError(`the pattern is ${pattern.length} characters long; at most ${MAX_PATTERN_LENGTH} allowed`);
+  }
+  let re: RE2JS;
+  try {
+    re = RE2JS.compile(full ? `^(?:${pattern})$` : pattern);
+  } catch (e) {
+    // re2js says what it could not parse (`missing closing )`, `invalid escape sequence: \1`); keep it short.
+    const why = (e as Error).message.replace(/^error parsing regexp:\s*/, '').slice(0, 120);
+    throw new PatternError(`not a valid regular expression (linear-time RE2 syntax: no backreferences or lookaround): ${why}`);
+  }
+  return {
+    source: pattern,
+    test: (text) => re.test(text),
+    exec: (text) => re.exec(text) as [string, ...(string | undefined)[]] | null,
+  };
+}
+
+/** The problem with a pattern, or null when it compiles. */
+export function patternProblem(pattern: string): string | null {
+  try {
+    compileSafe(pattern);
+    return null;
+  } catch (e) {
+    if (e instanceof PatternError) return e.message;
+    throw e;
+  }
+}
