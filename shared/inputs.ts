@@ -51,11 +51,14 @@ export function validateInputs(
   const values: Record<string, string> = {};
   const secrets: { name: string; value: string }[] = [];
   for (const name of Object.keys(given)) {
-    if (!(name in card.inputs)) {
+    if (!Object.hasOwn(card.inputs, name)) {
+      // Named, never its value: a misspelt secret (`passwrd=…`) is not registered for masking.
+      const near = Object.keys(card.inputs).find((k) => editDistance(k, name) <= 2);
+      const shown = JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}…` : name);
       problems.push({
-        input: name,
+        input: name.slice(0, 64),
         code: 'UNKNOWN_INPUT',
-        message: `unknown input "${name}" (this card takes: ${Object.keys(card.inputs).join(', ') || 'nothing'})`,
+        message: `unknown input ${shown}${near ? ` (did you mean "${near}"?)` : ''} (this card takes: ${Object.keys(card.inputs).join(', ') || 'nothing'}); its value is not shown`,
       });
     }
   }
@@ -78,4 +81,18 @@ export function validateInputs(
     if (spec.secret) secrets.push({ name, value });
   }
   return problems.length ? { ok: false, problems } : { ok: true, values, secrets };
+}
+
+/** Levenshtein distance, for "did you mean" on a misspelt input name (short names only). */
+function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 2 || a.length > 64 || b.length > 64) return 99;
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row.push(Math.min((prev[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    }
+    prev = row;
+  }
+  return prev[b.length] ?? 99;
 }
