@@ -7,6 +7,20 @@ import { RE2JS } from 're2js';
 /** A card pattern may be at most this long: RE2 programs grow with the pattern, and nobody reviews a longer one. */
 export const MAX_PATTERN_LENGTH = 1_000;
 
+/**
+ * RE2 is linear in the text, with a constant that grows with the compiled program: a card pattern whose program is
+ * larger than this is refused (`HX-(\d{6})` is 13, `(.*a){20}` is 102, `.{0,1000}` is 2002).
+ */
+export const MAX_PROGRAM_SIZE = 300;
+
+/**
+ * Card regexes look at most this many characters of a screen's text (page text is the application's, and unbounded);
+ * `exec` (captures, for outputs) at most MATCH_BUDGET / program size, so one extraction costs about the same whatever
+ * the pattern (~0.3 s at worst on this machine; `HX-(\d{6})`, 13 instructions, sees the first 76,000 characters).
+ */
+export const MAX_MATCH_TEXT = 100_000;
+export const MATCH_BUDGET = 1_000_000;
+
 /** The subset of RegExp the engine and the inputs use. `exec` returns the match and its groups, or null. */
 export interface SafeMatcher {
   readonly source: string;
@@ -54,10 +68,19 @@ function compile(pattern: string, full: boolean): SafeMatcher {
     const why = (e as Error).message.replace(/^error parsing regexp:\s*/, '').slice(0, 120);
     throw new PatternError(`not a valid regular expression (linear-time RE2 syntax: no backreferences or lookaround): ${why}`);
   }
+  if (re.programSize() > MAX_PROGRAM_SIZE) {
+    throw new PatternError(`the pattern compiles to ${re.programSize()} instructions; at most ${MAX_PROGRAM_SIZE} allowed (simplify its repetitions)`);
+  }
+  // `test` runs RE2's DFA; `exec` needs captures, which RE2 computes with a slower NFA: it gets the smaller window.
+  const execLimit = Math.min(MAX_MATCH_TEXT, Math.floor(MATCH_BUDGET / Math.max(1, re.programSize())));
+  const upTo = (text: string, n: number): string => (text.length > n ? text.slice(0, n) : text);
   return {
     source: pattern,
-    test: (text) => re.test(text),
-    exec: (text) => re.exec(text) as [string, ...(string | undefined)[]] | null,
+    test: (text) => re.test(upTo(text, MAX_MATCH_TEXT)),
+    exec: (text) => {
+      const t = upTo(text, execLimit);
+      return re.test(t) ? (re.exec(t) as [string, ...(string | undefined)[]] | null) : null;
+    },
   };
 }
 
