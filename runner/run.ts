@@ -273,7 +273,7 @@ export async function runCapability(req: RunRequest): Promise<RunResult> {
   }
 }
 
-async function drive(req: RunRequest, runId: string, ready: { masker: Masker; values: Record<string, string> }, journal: Journal | null): Promise<RunResult> {
+async function drive(req: RunRequest, runId: string, ready: { masker: Masker; values: Record<string, string>; env: Record<string, string | undefined> }, journal: Journal | null): Promise<RunResult> {
   const { masker } = ready;
   // Ran although nothing binds an approval to this content: said in the receipt and on every evidence line.
   const unapproved = !approvalStatus(req.card).servable;
