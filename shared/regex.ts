@@ -24,6 +24,8 @@ export const MATCH_BUDGET = 1_000_000;
 /** The subset of RegExp the engine and the inputs use. `exec` returns the match and its groups, or null. */
 export interface SafeMatcher {
   readonly source: string;
+  /** RE2's measure of the compiled program: matching costs about this much per character. */
+  readonly programSize: number;
   test(text: string): boolean;
   exec(text: string): [string, ...(string | undefined)[]] | null;
 }
@@ -56,9 +58,15 @@ export function compileSafe(pattern: string, opts: { full?: boolean } = {}): Saf
 const CACHE_SIZE = 256;
 const cache = new Map<string, SafeMatcher>();
 
+/**
+ * A pattern at run time may be longer than a card's (outcome texts take input blanks, filled with escaped values),
+ * so only this hard cap applies there; the card's own pattern is held to MAX_PATTERN_LENGTH and MAX_PROGRAM_SIZE at load.
+ */
+const HARD_MAX_PATTERN = 20_000;
+
 function compile(pattern: string, full: boolean): SafeMatcher {
-  if (pattern.length > MAX_PATTERN_LENGTH) {
-    throw new PatternError(`the pattern is ${pattern.length} characters long; at most ${MAX_PATTERN_LENGTH} allowed`);
+  if (pattern.length > HARD_MAX_PATTERN) {
+    throw new PatternError(`the pattern is ${pattern.length} characters long; at most ${HARD_MAX_PATTERN} allowed`);
   }
   let re: RE2JS;
   try {
@@ -68,14 +76,12 @@ function compile(pattern: string, full: boolean): SafeMatcher {
     const why = (e as Error).message.replace(/^error parsing regexp:\s*/, '').slice(0, 120);
     throw new PatternError(`not a valid regular expression (linear-time RE2 syntax: no backreferences or lookaround): ${why}`);
   }
-  if (re.programSize() > MAX_PROGRAM_SIZE) {
-    throw new PatternError(`the pattern compiles to ${re.programSize()} instructions; at most ${MAX_PROGRAM_SIZE} allowed (simplify its repetitions)`);
-  }
   // `test` runs RE2's DFA; `exec` needs captures, which RE2 computes with a slower NFA: it gets the smaller window.
   const execLimit = Math.min(MAX_MATCH_TEXT, Math.floor(MATCH_BUDGET / Math.max(1, re.programSize())));
   const upTo = (text: string, n: number): string => (text.length > n ? text.slice(0, n) : text);
   return {
     source: pattern,
+    programSize: re.programSize(),
     test: (text) => re.test(upTo(text, MAX_MATCH_TEXT)),
     exec: (text) => {
       const t = upTo(text, execLimit);
@@ -84,13 +90,17 @@ function compile(pattern: string, full: boolean): SafeMatcher {
   };
 }
 
-/** The problem with a pattern, or null when it compiles. */
+/** The problem with a card's pattern (as written, blanks and all), or null: it compiles, and is small enough. */
 export function patternProblem(pattern: string): string | null {
+  if (pattern.length > MAX_PATTERN_LENGTH) return `the pattern is ${pattern.length} characters long; at most ${MAX_PATTERN_LENGTH} allowed`;
+  let m: SafeMatcher;
   try {
-    compileSafe(pattern);
-    return null;
+    m = compileSafe(pattern);
   } catch (e) {
     if (e instanceof PatternError) return e.message;
     throw e;
   }
+  return m.programSize > MAX_PROGRAM_SIZE
+    ? `the pattern compiles to ${m.programSize} instructions; at most ${MAX_PROGRAM_SIZE} allowed (simplify its repetitions)`
+    : null;
 }

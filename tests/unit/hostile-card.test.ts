@@ -2,7 +2,7 @@
 // prototype keys and references, oversized parts, and regular expressions that would hang or never compile.
 import { describe, expect, it } from 'vitest';
 import { validateInputs } from '../../shared/inputs.ts';
-import { compileSafe, PatternError } from '../../shared/regex.ts';
+import { compileSafe, PatternError, patternProblem } from '../../shared/regex.ts';
 import { formatIssues, loadCapability, MAX_ISSUES, type SchemaIssue } from '../../shared/schema/index.ts';
 import { LIMITS } from '../../shared/schema/json.ts';
 import { inputSchemaFor } from '../../runner/mcp/tools.ts';
@@ -153,6 +153,10 @@ describe('regular expressions', () => {
     expect(compileSafe('HX-(\\d{6})').exec('ok HX-123456.')?.[1]).toBe('123456');
     expect(compileSafe('SIGNED OFF|SESSION EXPIRED').test('YOUR SESSION EXPIRED')).toBe(true);
     expect(compileSafe('\\d{6}', { full: true }).test('1234567')).toBe(false);
-    expect(() => compileSafe('x'.repeat(2000))).toThrow(PatternError);
+    expect(() => compileSafe('(')).toThrow(PatternError);
+    expect(patternProblem('x'.repeat(2000))).toMatch(/at most 1000/);
+    expect(patternProblem('.{0,1000}')).toMatch(/instructions; at most 300/);
+    // At run time an outcome text may be longer: its input blanks are filled with escaped values.
+    expect(compileSafe(`HOLD ${'x'.repeat(2000)} POSTED`).test(`HOLD ${'x'.repeat(2000)} POSTED`)).toBe(true);
   });
 });
