@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { validateInputs } from '../shared/inputs.ts';
-import { blanksIn, fillBlanks, UnboundBlankError } from '../shared/schema/blanks.ts';
+import { ALLOW_ENV_VAR, blanksIn, envForCard, fillBlanks, UnboundBlankError } from '../shared/schema/blanks.ts';
 import type { Capability, Probe } from '../shared/schema/capability.ts';
 import { RETRYABLE, RunResult, type Word } from '../shared/schema/result.ts';
 import { Masker, SecretError } from '../shared/secrets.ts';
@@ -88,7 +88,10 @@ async function reachable(url: string): Promise<string | null> {
 }
 
 /** Everything about the request itself that dooms a run: no file, no network, no browser touched. */
-export async function preflight(req: RunRequest, runId: string): Promise<RunResult | { masker: Masker; values: Record<string, string>; entry: string }> {
+export async function preflight(
+  req: RunRequest,
+  runId: string,
+): Promise<RunResult | { masker: Masker; values: Record<string, string>; entry: string; env: Record<string, string | undefined> }> {
   const { card } = req;
   const commits = card.steps.some((s) => s.effect.kind === 'commit');
   if (req.requireApproved || (commits && !req.allowUnapproved)) {
@@ -111,15 +114,21 @@ export async function preflight(req: RunRequest, runId: string): Promise<RunResu
     if (!(e instanceof SecretError)) throw e;
     return resultBeforeRun(card.id, runId, 'REFUSED', 'INVALID_INPUT', e.message);
   }
+  // {{env.X}} reads only BASE_URL and names the operator allowed (shared/schema/blanks.ts); never a value in the message.
+  const cardEnv = envForCard(card.entry, req.env);
+  if (cardEnv.refused.length) {
+    const names = cardEnv.refused.map((n) => `{{env.${n}}}`).join(', ');
+    return resultBeforeRun(card.id, runId, 'REFUSED', 'ENV_NOT_ALLOWED', `the entry reads ${names}, which nobody allowed: a card reads the environment only through BASE_URL (--base-url), declared secret inputs (HANDRAIL_SECRET_<NAME>) and names allowed with --allow-env or ${ALLOW_ENV_VAR}`);
+  }
   let entry: string;
   try {
-    entry = fillBlanks(card.entry, { input: inputs.values, env: req.env });
+    entry = fillBlanks(card.entry, { input: inputs.values, env: cardEnv.env });
   } catch (e) {
     if (!(e instanceof UnboundBlankError)) throw e;
     const envs = blanksIn(card.entry).filter((b) => b.source === 'env').map((b) => b.name);
     return resultBeforeRun(card.id, runId, 'REFUSED', 'MISSING_INPUT', `the entry needs ${envs.join(', ')}: pass --base-url or set it in the environment`);
   }
-  return { masker, values: inputs.values, entry };
+  return { masker, values: inputs.values, entry, env: cardEnv.env };
 }
 
 /**
@@ -264,7 +273,7 @@ export async function runCapability(req: RunRequest): Promise<RunResult> {
   }
 }
 
-async function drive(req: RunRequest, runId: string, ready: { masker: Masker; values: Record<string, string> }, journal: Journal | null): Promise<RunResult> {
+async function drive(req: RunRequest, runId: string, ready: { masker: Masker; values: Record<string, string>; env: Record<string, string | undefined> }, journal: Journal | null): Promise<RunResult> {
   const { masker } = ready;
   // Ran although nothing binds an approval to this content: said in the receipt and on every evidence line.
   const unapproved = !approvalStatus(req.card).servable;
@@ -286,7 +295,7 @@ async function drive(req: RunRequest, runId: string, ready: { masker: Masker; va
       {
         card: req.card,
         inputs: ready.values,
-        env: req.env,
+        env: ready.env,
         runId,
         masker,
         evidence,

@@ -96,7 +96,8 @@ export function unconfirmedCommits(card: Capability): string[] {
 
 function publicPart(card: Capability, plate: Readonly<Record<string, string>>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(plate)) if (!card.inputs[k]?.secret) out[k] = v;
+  // Only declared public inputs are shown: a misspelt secret column (`passwrd`) is neither public nor masked.
+  for (const [k, v] of Object.entries(plate)) if (Object.hasOwn(card.inputs, k) && !card.inputs[k]?.secret) out[k] = v;
   return out;
 }
 

@@ -1,4 +1,5 @@
 // Inputs are validated against the card before anything is touched; secrets are set aside for masking.
+import { compileSafe, PatternError, quotePattern } from './regex.ts';
 import type { Capability, Input } from './schema/index.ts';
 
 export interface InputProblem {
@@ -22,9 +23,17 @@ function checkOne(name: string, spec: Input, value: string): string | null {
   if (spec.type === 'enum' && spec.values && !spec.values.includes(value)) {
     return `expected one of ${spec.values.join(', ')}`;
   }
-  if (spec.pattern !== undefined && !new RegExp(`^(?:${spec.pattern})$`).test(value)) {
-    // A secret's value is never echoed; a public one is, so the caller sees what they sent.
-    return spec.secret ? `does not match the pattern ${spec.pattern}` : `"${value}" does not match the pattern ${spec.pattern}`;
+  if (spec.pattern !== undefined) {
+    // Linear time whatever the pattern (shared/regex.ts); a card that loaded has a pattern that compiles.
+    let matches: boolean;
+    try {
+      matches = compileSafe(spec.pattern, { full: true }).test(value);
+    } catch (e) {
+      if (!(e instanceof PatternError)) throw e;
+      return `cannot be checked: the card's pattern ${quotePattern(spec.pattern)} is invalid (${e.message})`;
+    }
+    // A secret's value is never echoed; a public one is (shortened), so the caller sees what they sent.
+    if (!matches) return spec.secret ? `does not match the pattern ${quotePattern(spec.pattern)}` : `${quotePattern(value, 40)} does not match the pattern ${quotePattern(spec.pattern)}`;
   }
   return null;
 }
@@ -42,11 +51,14 @@ export function validateInputs(
   const values: Record<string, string> = {};
   const secrets: { name: string; value: string }[] = [];
   for (const name of Object.keys(given)) {
-    if (!(name in card.inputs)) {
+    if (!Object.hasOwn(card.inputs, name)) {
+      // Named, never its value: a misspelt secret (`passwrd=…`) is not registered for masking.
+      const near = Object.keys(card.inputs).find((k) => editDistance(k, name) <= 2);
+      const shown = JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}…` : name);
       problems.push({
-        input: name,
+        input: name.slice(0, 64),
         code: 'UNKNOWN_INPUT',
-        message: `unknown input "${name}" (this card takes: ${Object.keys(card.inputs).join(', ') || 'nothing'})`,
+        message: `unknown input ${shown}${near ? ` (did you mean "${near}"?)` : ''} (this card takes: ${Object.keys(card.inputs).join(', ') || 'nothing'}); its value is not shown`,
       });
     }
   }
@@ -69,4 +81,18 @@ export function validateInputs(
     if (spec.secret) secrets.push({ name, value });
   }
   return problems.length ? { ok: false, problems } : { ok: true, values, secrets };
+}
+
+/** Levenshtein distance, for "did you mean" on a misspelt input name (short names only). */
+function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 2 || a.length > 64 || b.length > 64) return 99;
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row.push(Math.min((prev[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    }
+    prev = row;
+  }
+  return prev[b.length] ?? 99;
 }

@@ -81,6 +81,77 @@ function secretPattern(value: string): string {
   return Array.from(value, codePointPattern).join('');
 }
 
+/**
+ * Zero-width and control characters (Unicode Cc and Cf: ZWSP, ZWJ, word joiner, BOM, soft hyphen, bidi marks)
+ * that someone may put inside a secret to slip it past a plain match; stripped before the second look.
+ */
+const INVISIBLE = /[\p{Cc}\p{Cf}]/gu;
+
+/** A base character and its combining marks: NFKC is applied per cluster so positions can be mapped back. */
+const CLUSTER = /\P{M}\p{M}*|\p{M}+/uy;
+
+/** What a secret or a text is compared as on the second look: NFKC (full-width, ligatures), invisibles removed. */
+export function normalizeForSecrets(text: string): string {
+  return text.normalize('NFKC').replace(INVISIBLE, '');
+}
+
+/** Encoded forms are matched only for secrets of at least this many UTF-8 bytes: shorter ones hit random hex and base64. */
+export const MIN_ENCODED_BYTES = 6;
+
+const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+function base64(bytes: Uint8Array): string {
+  let out = '';
+  for (let i = 0; i < bytes.length; i += 3) {
+    const n = ((bytes[i] ?? 0) << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0);
+    const chars = [18, 12, 6, 0].map((sh) => B64[(n >> sh) & 63] ?? '');
+    const keep = Math.min(4, Math.ceil(((bytes.length - i) * 8) / 6));
+    out += chars.slice(0, keep).join('') + '='.repeat(4 - keep);
+  }
+  return out;
+}
+
+/**
+ * Base64 spellings of a secret (RFC 4648 §4 standard and §5 URL-safe alphabets, with and without `=` padding),
+ * standing alone and inside a longer encoded value (`user:secret` in a Basic header): for each of the three
+ * byte alignments, the characters that depend on the secret's bytes only.
+ */
+function base64Forms(bytes: Uint8Array): string[] {
+  const forms = new Set<string>();
+  for (let k = 0; k < 3; k++) {
+    const shifted = new Uint8Array(k + bytes.length);
+    shifted.set(bytes, k);
+    const enc = base64(shifted);
+    if (k === 0) forms.add(enc);
+    // Character c covers bits [6c, 6c + 6): it depends on the secret alone when those bits lie inside it.
+    const core = enc.slice(Math.ceil((8 * k) / 6), Math.floor((8 * shifted.length) / 6));
+    if (core.length >= 6) forms.add(core);
+  }
+  for (const f of [...forms]) {
+    forms.add(f.replace(/=+$/, ''));
+    forms.add(f.replace(/\+/g, '-').replace(/\//g, '_'));
+    forms.add(f.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''));
+  }
+  return [...forms].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * Every spelling of one secret value as a regex alternation: the value and its reversal (each character in any
+ * URL/JSON/HTML escape), its UTF-8 bytes in hex (either case), and its base64 forms. Case-insensitive hex and
+ * the base64 forms are for values of MIN_ENCODED_BYTES or more.
+ */
+function formsPattern(value: string): string {
+  const alts = [secretPattern(value)];
+  const reversed = Array.from(value).reverse().join('');
+  if (reversed !== value) alts.push(secretPattern(reversed));
+  const bytes = new TextEncoder().encode(value);
+  if (bytes.length >= MIN_ENCODED_BYTES) {
+    alts.push(Array.from(bytes, (b) => hexRe(b, 2)).join(''));
+    for (const f of base64Forms(bytes)) alts.push(escapeRe(f));
+  }
+  return alts.map((a) => `(?:${a})`).join('|');
+}
+
 interface Entry {
   name: string;
   value: string;
@@ -118,34 +189,72 @@ export class Masker {
   #regex(): RegExp | undefined {
     if (this.#entries.length === 0) return undefined;
     if (!this.#re) {
+      // Each secret also under its normalised spelling (NFKC, invisibles removed), for the second look.
+      const all: Entry[] = [];
+      for (const e of this.#entries) {
+        all.push(e);
+        const n = normalizeForSecrets(e.value);
+        if (n !== e.value && n.length >= MIN_SECRET_LENGTH) all.push({ name: e.name, value: n });
+      }
       // Longest value first: a regex alternation takes the first branch that matches, so a secret
       // that contains another ("hunter22" vs "hunter2") is masked whole, under its own name.
-      const sorted = [...this.#entries].sort((a, b) => b.value.length - a.value.length);
+      const sorted = all.sort((a, b) => b.value.length - a.value.length);
       this.#names = sorted.map((e) => e.name);
-      this.#re = new RegExp(sorted.map((e) => `(${secretPattern(e.value)})`).join('|'), 'g');
+      this.#re = new RegExp(sorted.map((e) => `(${formsPattern(e.value)})`).join('|'), 'g');
     }
     return this.#re;
   }
 
-  /** Replaces every occurrence (in any supported encoding) in one left-to-right pass, so a placeholder is never re-masked. */
+  #placeholder(args: unknown[]): string {
+    const groups = args.slice(1, 1 + this.#names.length);
+    const i = groups.findIndex((g) => g !== undefined);
+    return `[secret:${this.#names[i] ?? 'unknown'}]`;
+  }
+
+  /**
+   * Replaces every occurrence (in any supported encoding) in one left-to-right pass, so a placeholder is never
+   * re-masked; then takes a second look at the text normalised (NFKC, zero-width and control characters removed),
+   * so `hun\u200bter2` or full-width `ｈｕｎｔｅｒ２` is masked too, the whole span from first to last character.
+   */
   mask(text: string): string {
     const re = this.#regex();
     if (!re) return text;
-    return text.replace(re, (...args: unknown[]) => {
-      const groups = args.slice(1, 1 + this.#names.length);
-      const i = groups.findIndex((g) => g !== undefined);
-      return `[secret:${this.#names[i] ?? 'unknown'}]`;
-    });
+    const once = text.replace(re, (...args: unknown[]) => this.#placeholder(args));
+    // The usual case, cheaply: nothing is left even after normalising the whole text.
+    re.lastIndex = 0;
+    const left = re.test(normalizeForSecrets(once));
+    re.lastIndex = 0;
+    if (!left) return once;
+    const { norm, start, end } = normalisedWithMap(once);
+    let out = '';
+    let at = 0;
+    re.lastIndex = 0;
+    for (const m of norm.matchAll(re)) {
+      const from = start[m.index] ?? 0;
+      const to = end[m.index + m[0].length - 1] ?? from;
+      if (from < at) continue;
+      out += once.slice(at, from) + this.#placeholder([m[0], ...m.slice(1)]);
+      at = to;
+    }
+    return out + once.slice(at);
   }
 
-  /** True when the text still holds a registered secret in any supported encoding. */
+  /** True when the text still holds a registered secret in any supported encoding, plain or normalised. */
   has(text: string): boolean {
+    return this.nameIn(text) !== null;
+  }
+
+  /** The name of the first registered secret the text holds (any encoding, plain or normalised), or null. */
+  nameIn(text: string): string | null {
     const re = this.#regex();
-    if (!re) return false;
-    re.lastIndex = 0;
-    const found = re.test(text);
-    re.lastIndex = 0;
-    return found;
+    if (!re) return null;
+    for (const t of [text, normalizeForSecrets(text)]) {
+      re.lastIndex = 0;
+      const m = re.exec(t);
+      re.lastIndex = 0;
+      if (m) return this.#placeholder([...m]).slice('[secret:'.length, -1);
+    }
+    return null;
   }
 
   /**
@@ -188,4 +297,37 @@ export class Masker {
     for (const [k, v] of Object.entries(value)) out[this.mask(k)] = this.#deep(v, seen);
     return out;
   }
+}
+
+/**
+ * The text normalised cluster by cluster, with, for each UTF-16 unit of the result, where its cluster starts and
+ * ends in the original: a match in the normalised text masks exactly the original characters it came from.
+ */
+function normalisedWithMap(text: string): { norm: string; start: number[]; end: number[] } {
+  const parts: string[] = [];
+  const start: number[] = [];
+  const end: number[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    const next = text.charCodeAt(i + 1);
+    // Printable ASCII not followed by a possible combining mark is its own NFKC form: the common case, kept fast.
+    if (c >= 0x20 && c < 0x7f && !(next >= 0x300)) {
+      parts.push(text[i] as string);
+      start.push(i);
+      end.push(i + 1);
+      i++;
+      continue;
+    }
+    CLUSTER.lastIndex = i;
+    const cluster = CLUSTER.exec(text)?.[0] ?? (text[i] as string);
+    const n = normalizeForSecrets(cluster);
+    for (let k = 0; k < n.length; k++) {
+      start.push(i);
+      end.push(i + cluster.length);
+    }
+    parts.push(n);
+    i += cluster.length;
+  }
+  return { norm: parts.join(''), start, end };
 }

@@ -43,6 +43,7 @@ function program(setExit: (code: number) => void): Command {
     .option('--settle-timeout <ms>', 'how long a step may take to settle (default 10000)')
     .option('--allow-unapproved', 'run a card that commits although no approval is bound to its content (the receipt and evidence say so)')
     .option('--probe', 'when the journal holds this intent\'s commit in doubt, run the card\'s read-only probe and let a conclusive answer settle it')
+    .option('--allow-env <name...>', 'an environment variable the card\'s entry may read as {{env.NAME}} besides BASE_URL (never HANDRAIL_*, ANTHROPIC_*)')
     .option('--headed', 'show the browser')
     .action(async (card: string, flags: import('./replay.ts').ReplayFlags) => {
       const { replayCommand } = await import('./replay.ts');
@@ -88,6 +89,7 @@ function program(setExit: (code: number) => void): Command {
     .option('--change <file.json>', 'the expected change {"before": {...}, "after": {...}} (default: the card\'s judge.change)')
     .option('--judge-env <name...>', 'environment variables a command judge may see besides PATH, HOME, LANG (never HANDRAIL_SECRET_*, ANTHROPIC_*)')
     .option('--base-url <url>', 'fills {{env.BASE_URL}} in the entry')
+    .option('--allow-env <name...>', 'an environment variable the card\'s entry may read as {{env.NAME}} besides BASE_URL (never HANDRAIL_*, ANTHROPIC_*)')
     .option('-i, --input <name=value...>', 'an input the same for every plate (secrets: HANDRAIL_SECRET_<NAME>)')
     .option('--evidence <dir>', 'where each plate keeps its evidence')
     .option('--settle-timeout <ms>', 'how long a step may take to settle')
@@ -115,6 +117,8 @@ function program(setExit: (code: number) => void): Command {
     .option('--journal-dir <dir>', 'journals per (card, inputs): a retried call after a crash is UNSAFE_TO_RETRY')
     .option('--concurrency <n>', 'calls run at once')
     .option('--evidence-dir <dir>', 'where runs keep their evidence')
+    .option('--allow-env <name...>', 'an environment variable a card\'s entry may read as {{env.NAME}} besides BASE_URL (never HANDRAIL_*, ANTHROPIC_*)')
+    .option('--allow-origin <origin...>', 'a browser origin (scheme://host[:port]) allowed to call --http besides 127.0.0.1/localhost')
     .action(async (dir: string, flags: import('./serve.ts').ServeFlags) => {
       const { serveCommand } = await import('./serve.ts');
       setExit(await serveCommand(dir, flags));

@@ -1,7 +1,7 @@
 // `handrail replay <card>`: one run, receipt as JSON on stdout, progress on stderr, exit code from the word.
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve as resolvePath } from 'node:path';
-import { formatIssues, loadCapability, type Capability } from '../../shared/schema/index.ts';
+import { ALLOW_ENV_VAR, envAllowProblem, formatIssues, INPUT_NAME_RE, loadCapability, type Capability } from '../../shared/schema/index.ts';
 import { EXIT_CODE, RunResult } from '../../shared/schema/result.ts';
 import type { Surface } from '../../shared/surface.ts';
 import { BrowserSurface } from '../browser/surface.ts';
@@ -20,6 +20,8 @@ export interface ReplayFlags {
   allowUnapproved?: boolean;
   wait?: string;
   probe?: boolean;
+  /** Environment variables the card's entry may read besides BASE_URL (`{{env.NAME}}`). */
+  allowEnv?: string[];
 }
 
 /**
@@ -57,16 +59,35 @@ export async function probeFor(
   };
 }
 
+/**
+ * `--input name=value` pairs. A value is never shown in an error (it may be a secret typed in the wrong place):
+ * a pair without `=` is described by its position, a bad name is quoted short. Unknown names are reported by
+ * the run's preflight, by name only.
+ */
 export function parseInputs(pairs: readonly string[] = []): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const pair of pairs) {
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
+  pairs.forEach((pair, i) => {
     const eq = pair.indexOf('=');
-    if (eq <= 0) throw new UsageError(`--input expects name=value, got "${pair.length > 40 ? `${pair.slice(0, 40)}…` : pair}"`);
+    if (eq < 0) throw new UsageError(`--input expects name=value; input ${i + 1} has no "=" (not shown: it may hold a secret)`);
     const name = pair.slice(0, eq);
-    if (name in out) throw new UsageError(`--input ${name} given twice`);
+    if (!INPUT_NAME_RE.test(name) || name.length > 64) {
+      throw new UsageError(`--input expects name=value with a lower_snake_case name; input ${i + 1} has ${name ? `the name ${JSON.stringify(name.slice(0, 40))}` : 'no name'}`);
+    }
+    if (Object.hasOwn(out, name)) throw new UsageError(`--input ${name} given twice`);
     out[name] = pair.slice(eq + 1);
+  });
+  return { ...out };
+}
+
+/** The environment a run sees, with the `--allow-env` names added to the allowlist (HANDRAIL_ALLOW_ENV). */
+export function withAllowedEnv(env: Readonly<Record<string, string | undefined>>, names: readonly string[] = []): Record<string, string | undefined> {
+  for (const n of names) {
+    const problem = envAllowProblem(n);
+    if (problem) throw new UsageError(`--allow-env: ${problem}`, 'ENV_NOT_ALLOWED');
   }
-  return out;
+  if (names.length === 0) return { ...env };
+  const listed = (env[ALLOW_ENV_VAR] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  return { ...env, [ALLOW_ENV_VAR]: [...listed, ...names].join(',') };
 }
 
 export async function readCard(path: string): Promise<{ ok: true; card: Capability } | { ok: false; message: string }> {
@@ -100,7 +121,7 @@ export async function replayCommand(cardPath: string, flags: ReplayFlags): Promi
     process.stderr.write(`${loaded.message}\n`);
     return printResult(resultBeforeRun(cardPath, 'none', 'REFUSED', 'CARD_INVALID', loaded.message.split('\n')[0] ?? ''));
   }
-  const env = { ...process.env, ...(flags.baseUrl ? { BASE_URL: flags.baseUrl.replace(/\/+$/, '') } : {}) };
+  const env = withAllowedEnv({ ...process.env, ...(flags.baseUrl ? { BASE_URL: flags.baseUrl.replace(/\/+$/, '') } : {}) }, flags.allowEnv);
   const surface = (): Promise<Surface> => BrowserSurface.launch({ headed: Boolean(flags.headed) });
   const progress = (line: string): void => void process.stderr.write(`${line}\n`);
   const probe = flags.probe ? await probeFor(loaded.card, cardPath, inputs, { env, surface, progress, ...(settle ? { settleTimeoutMs: settle } : {}) }) : undefined;

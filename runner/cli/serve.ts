@@ -8,6 +8,7 @@ import { startHttp } from '../mcp/http.ts';
 import { buildMcpServer } from '../mcp/server.ts';
 import { CallService } from '../mcp/service.ts';
 import { UsageError } from './errors.ts';
+import { withAllowedEnv } from './replay.ts';
 
 export interface ServeFlags {
   /** Serve Streamable HTTP on 127.0.0.1:PORT (0 = any free port) instead of stdio. */
@@ -15,6 +16,10 @@ export interface ServeFlags {
   journalDir?: string;
   concurrency?: string | number;
   evidenceDir?: string;
+  /** Environment variables a card's entry may read besides BASE_URL (`{{env.NAME}}`). */
+  allowEnv?: string[];
+  /** Browser origins allowed to call the HTTP transport besides this machine's. */
+  allowOrigin?: string[];
 }
 
 /** Anything that would print to stdout goes to stderr instead: over stdio a stray line corrupts the protocol. */
@@ -47,7 +52,7 @@ export async function serveCommand(dir = 'capabilities', flags: ServeFlags = {})
   err(describeCatalog(dir, catalog));
   if (catalog.served.length === 0) err('handrail serve: no approved card to serve; the tool list is empty');
   const service = new CallService({
-    env: process.env,
+    env: withAllowedEnv(process.env, flags.allowEnv),
     ...(flags.journalDir ? { journalDir: flags.journalDir } : {}),
     ...(flags.evidenceDir ? { evidenceDir: flags.evidenceDir } : {}),
     ...(concurrency ? { concurrency } : {}),
@@ -73,7 +78,9 @@ export async function serveCommand(dir = 'capabilities', flags: ServeFlags = {})
   if (port !== undefined) {
     const fromEnv = process.env['HANDRAIL_MCP_TOKEN'];
     const token = fromEnv && fromEnv.length > 0 ? fromEnv : randomBytes(24).toString('base64url');
-    const http = await startHttp({ port, token, makeServer: () => buildMcpServer(catalog.served, service), log: err });
+    const allowedOrigins = flags.allowOrigin ?? [];
+    for (const o of allowedOrigins) if (!/^https?:\/\/[^/\s]+$/i.test(o)) throw new UsageError(`--allow-origin expects scheme://host[:port], got ${JSON.stringify(o.slice(0, 80))}`);
+    const http = await startHttp({ port, token, makeServer: () => buildMcpServer(catalog.served, service), log: err, allowedOrigins });
     stops.push(() => http.close());
     err(`handrail serve: MCP over Streamable HTTP at ${http.url}`);
     // A generated token is printed once so the operator can hand it to the client; one from the environment is not echoed.

@@ -7,7 +7,7 @@ import { BrowserSurface } from '../browser/surface.ts';
 import { judgeFrom, JudgeSpecError } from '../judge.ts';
 import { parsePlatesCsv, verify, VerifyError, writeLifecycle, type PlateReport } from '../verify.ts';
 import { UsageError } from './errors.ts';
-import { parseInputs, readCard } from './replay.ts';
+import { parseInputs, readCard, withAllowedEnv } from './replay.ts';
 
 export interface VerifyFlags {
   /** CSV: a header of input names, one plate per row. */
@@ -18,6 +18,8 @@ export interface VerifyFlags {
   change?: string;
   /** Environment variables a command judge may see besides PATH, HOME and LANG (never secrets or keys). */
   judgeEnv?: string[];
+  /** Environment variables the card's entry may read besides BASE_URL (`{{env.NAME}}`). */
+  allowEnv?: string[];
   baseUrl?: string;
   /** name=value inputs shared by every plate (e.g. operator_id=OP1001). */
   input?: string[];
@@ -69,7 +71,7 @@ export async function verifyCommand(cardPath: string, flags: VerifyFlags): Promi
   }
   const loaded = await readCard(cardPath);
   if (!loaded.ok) throw new UsageError(loaded.message, 'CARD_INVALID');
-  const env = { ...process.env, ...(flags.baseUrl ? { BASE_URL: flags.baseUrl.replace(/\/+$/, '') } : {}) };
+  const env = withAllowedEnv({ ...process.env, ...(flags.baseUrl ? { BASE_URL: flags.baseUrl.replace(/\/+$/, '') } : {}) }, flags.allowEnv);
   const err = (line: string): boolean => process.stderr.write(`${line}\n`);
   try {
     const plates = parsePlatesCsv(csv, flags.inputs);

@@ -7,6 +7,7 @@ import type { Observation } from '../../shared/schema/observation.ts';
 import { RETRYABLE, RunResult, type Word } from '../../shared/schema/result.ts';
 import type { RungKind } from '../../shared/schema/capability.ts';
 import { afterCommitScreens } from '../../shared/marks.ts';
+import { compileSafe } from '../../shared/regex.ts';
 import { nameScreen, type KnownScreen } from '../../shared/screens.ts';
 import type { Masker } from '../../shared/secrets.ts';
 import { SurfaceError, type BoundTarget, type Surface } from '../../shared/surface.ts';
@@ -170,7 +171,7 @@ export class Replay {
     for (const kind of ['business', 'failure', 'recovery'] as const) {
       for (const [name, rule] of Object.entries(this.card.outcomes[kind])) {
         if (rule.screen !== named.label) continue;
-        if (rule.text !== undefined && !new RegExp(this.fillPattern(rule.text)).test(named.text)) continue;
+        if (rule.text !== undefined && !compileSafe(this.fillPattern(rule.text)).test(named.text)) continue;
         return { kind, name, rule };
       }
     }
@@ -575,7 +576,7 @@ export class Replay {
   private extract(step: Step, text: string): void {
     for (const [name, out] of Object.entries(this.card.outputs)) {
       if (out.from_step !== step.id) continue;
-      const m = new RegExp(out.regex).exec(text);
+      const m = compileSafe(out.regex).exec(text);
       if (m) this.outputs[name] = m[1] ?? m[0];
     }
   }

@@ -28,16 +28,36 @@ function jsonError(res: ServerResponse, status: number, message: string, headers
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
 
+/** Origins a browser page may call from by default: this machine only (any port), http or https. */
+const LOCAL_ORIGIN = /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d{1,5})?$/i;
+
+/**
+ * Is a request's `Origin` allowed? No Origin (a non-browser client: the SDK, curl) is allowed; the bearer token
+ * still applies. Otherwise it must be a local origin or one listed with `--allow-origin` (MCP 2025-06-18,
+ * "Security Warning": servers MUST validate the Origin header to prevent DNS rebinding attacks).
+ */
+export function originAllowed(origin: string | undefined, allowed: readonly string[] = []): boolean {
+  if (origin === undefined) return true;
+  return LOCAL_ORIGIN.test(origin) || allowed.some((a) => a.replace(/\/+$/, '').toLowerCase() === origin.toLowerCase());
+}
+
 export async function startHttp(opts: {
   port: number;
   token: string;
   makeServer: () => McpServer;
   log: (line: string) => void;
+  /** Extra browser origins allowed to call (exact `scheme://host[:port]`); local origins always are. */
+  allowedOrigins?: readonly string[];
 }): Promise<HttpHandle> {
   let port = opts.port;
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
-    if (path !== MCP_PATH) return jsonError(res, 404, `no such endpoint ${path}; MCP is served at ${MCP_PATH}`);
+    if (!originAllowed(req.headers.origin, opts.allowedOrigins)) {
+      const shown = (req.headers.origin ?? '').slice(0, 100);
+      opts.log(`http: refused a request from origin ${JSON.stringify(shown)} (403); allow it with --allow-origin`);
+      return jsonError(res, 403, `origin ${JSON.stringify(shown)} is not allowed to call this server (allow it with --allow-origin)`);
+    }
+    if (path !== MCP_PATH) return jsonError(res, 404, `no such endpoint ${JSON.stringify(path.slice(0, 100))}; MCP is served at ${MCP_PATH}`);
     if (!tokenMatches(req.headers.authorization, opts.token)) {
       return jsonError(res, 401, 'missing or wrong bearer token (Authorization: Bearer <token>)', { 'www-authenticate': 'Bearer' });
     }

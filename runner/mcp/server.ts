@@ -5,7 +5,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Served } from './catalog.ts';
 import type { CallService } from './service.ts';
-import { inputsFromArgs, isAnswer, receiptOf, toolSpecFor } from './tools.ts';
+import { guardToolCalls, inputsFromArgs, isAnswer, receiptOf, toolSpecFor } from './tools.ts';
 
 export const SERVER_NAME = 'handrail';
 export const SERVER_VERSION = '0.1.0';
@@ -43,5 +43,11 @@ export function buildMcpServer(served: readonly Served[], service: CallService):
       },
     );
   }
+  // Malformed calls (non-object arguments, __proto__ as a name) are answered as tool errors before the SDK parses them.
+  const connect = server.connect.bind(server);
+  server.connect = async (transport): Promise<void> => {
+    await connect(transport);
+    guardToolCalls(transport);
+  };
   return server;
 }

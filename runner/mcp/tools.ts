@@ -1,8 +1,10 @@
 // One MCP tool per approved card: its name, description, input schema (the card's public inputs — never a
 // secret), receipt schema and behaviour hints are all read off the card. Zod builds both schemas; the SDK
 // turns them into JSON Schema for `tools/list` and validates every call against them before our handler runs.
-import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { CallToolResult, JSONRPCMessage, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { compileSafe, quotePattern } from '../../shared/regex.ts';
 import type { Capability, Input } from '../../shared/schema/capability.ts';
 import { Word, type RunResult } from '../../shared/schema/result.ts';
 
@@ -64,10 +66,15 @@ function inputSchema(spec: Input): z.ZodType {
   } else if (spec.type === 'integer') {
     s = z.int();
   } else {
-    let str = z.string().max(spec.max_length);
-    // Card patterns are full-match (shared/inputs.ts); JSON Schema `pattern` is a search, so anchor it.
-    if (spec.pattern !== undefined) str = str.regex(new RegExp(`^(?:${spec.pattern})$`));
-    s = str;
+    const str = z.string().max(spec.max_length);
+    const pattern = spec.pattern;
+    // Card patterns are full-match and run in linear time (shared/regex.ts), never with a backtracking RegExp;
+    // JSON Schema `pattern` is a search, so the advertised one is anchored.
+    s = pattern === undefined
+      ? str
+      : str
+          .refine((v) => compileSafe(pattern, { full: true }).test(v), { message: `does not match the pattern ${quotePattern(pattern)}` })
+          .meta({ pattern: `^(?:${pattern})$` });
   }
   return about ? s.describe(about) : s;
 }
@@ -137,5 +144,45 @@ export function toolSpecFor(card: Capability): ToolSpec {
     inputSchema: inputSchemaFor(card),
     outputSchema: Receipt,
     annotations: annotationsFor(card),
+  };
+}
+
+/** Argument names that reach an object's prototype: refused by name, never dropped (JSON.parse keeps them as keys). */
+const DANGEROUS_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+const clipName = (k: string): string => JSON.stringify(k.length > 40 ? `${k.slice(0, 40)}…` : k);
+
+function toolError(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+/**
+ * What is wrong with a `tools/call` request's shape before the SDK sees it, or null. The SDK answers non-object
+ * arguments with JSON-RPC -32603 and turns an `__proto__` argument into the object's prototype (the call then runs
+ * without it); both are answered here as tool errors that name the field and never echo a value.
+ */
+export function callRefusal(params: unknown): CallToolResult | null {
+  if (params === null || typeof params !== 'object' || Array.isArray(params)) return toolError('Input validation error: the call\'s params must be an object with "name" and "arguments"');
+  const args = (params as Record<string, unknown>)['arguments'];
+  if (args === undefined) return null;
+  const kind = args === null ? 'null' : Array.isArray(args) ? 'an array' : typeof args;
+  if (kind !== 'object') return toolError(`Input validation error: "arguments" must be an object of named inputs, got ${kind}`);
+  const bad = Object.keys(args as object).filter((k) => DANGEROUS_NAMES.has(k));
+  if (bad.length) return toolError(`Input validation error: argument ${bad.map(clipName).join(', ')} is not allowed (it names an object prototype member); nothing was run`);
+  return null;
+}
+
+/**
+ * Answers malformed `tools/call` requests on `transport` itself, before the MCP server parses them (call after
+ * `server.connect(transport)`, which installs the handler this wraps). No browser can start for such a call.
+ */
+export function guardToolCalls(transport: Transport): void {
+  const inner = transport.onmessage;
+  if (!inner) return;
+  transport.onmessage = (message: JSONRPCMessage, extra): void => {
+    const m = message as { method?: unknown; id?: unknown; params?: unknown };
+    const refusal = m.method === 'tools/call' && (typeof m.id === 'string' || typeof m.id === 'number') ? callRefusal(m.params) : null;
+    if (!refusal) return inner.call(transport, message, extra);
+    transport.send({ jsonrpc: '2.0', id: m.id as string | number, result: refusal }).catch(() => undefined);
   };
 }

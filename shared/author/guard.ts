@@ -224,8 +224,10 @@ export class Guard {
         return refuse(id, 'UNKNOWN_BLANK', `{{${b.source}.${b.name}}} names no input of this task (inputs: ${[...names].join(', ') || 'none'})`);
       }
     }
-    if (this.#o.masker.has(value)) {
-      const secret = this.#o.inputs.find((s) => s.secret && value.includes(s.value));
+    // Any spelling of a secret (base64, hex, URL-encoded, reversed, split by zero-width characters): the masker's.
+    const held = this.#o.masker.nameIn(value);
+    if (held !== null) {
+      const secret = this.#o.inputs.find((s) => s.secret && s.name === held);
       const blank = secret ? blankFor(secret.name) : 'its blank';
       return refuse(id, 'SECRET_LITERAL', `that value holds a secret${secret ? ` (the input "${secret.name}")` : ''}; type it as ${blank}`);
     }

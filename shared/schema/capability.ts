@@ -1,6 +1,7 @@
 // The capability: a reviewed, typed card that plain code replays with no model in the loop.
 // Zod is the single source of its types and of the JSON Schema editors validate against.
 import { z } from 'zod';
+import { patternProblem, quotePattern } from '../regex.ts';
 import { blanksIn, INPUT_NAME_RE } from './blanks.ts';
 import { ScopeLink, Verb } from './observation.ts';
 
@@ -185,13 +186,8 @@ export const Input = z
     if (inp.type === 'enum' && !inp.values) {
       ctx.addIssue({ code: 'custom', path: ['values'], message: 'an enum input needs its values' });
     }
-    if (inp.pattern !== undefined) {
-      try {
-        new RegExp(inp.pattern);
-      } catch {
-        ctx.addIssue({ code: 'custom', path: ['pattern'], message: `not a valid regular expression: ${inp.pattern}` });
-      }
-    }
+    const bad = inp.pattern === undefined ? null : patternProblem(inp.pattern);
+    if (bad) ctx.addIssue({ code: 'custom', path: ['pattern'], message: `${quotePattern(inp.pattern ?? '')}: ${bad}` });
     if (inp.secret && inp.example !== undefined) {
       ctx.addIssue({ code: 'custom', path: ['example'], message: 'a secret input must not carry an example value' });
     }
@@ -208,12 +204,18 @@ export const Output = z.strictObject({
 export type Output = z.infer<typeof Output>;
 
 /** A detector for how a run ended: the screen it ended on and, optionally, text that must be there. */
-export const OutcomeRule = z.strictObject({
-  screen: Id,
-  text: z.string().optional(),
-  code: z.string().regex(/^[A-Z][A-Z0-9_]*$/, 'expected an UPPER_SNAKE code such as ALREADY_PROCESSED'),
-  description: z.string().optional(),
-});
+export const OutcomeRule = z
+  .strictObject({
+    screen: Id,
+    /** A regular expression searched in the screen text (linear-time RE2 syntax, shared/regex.ts). */
+    text: z.string().optional(),
+    code: z.string().regex(/^[A-Z][A-Z0-9_]*$/, 'expected an UPPER_SNAKE code such as ALREADY_PROCESSED'),
+    description: z.string().optional(),
+  })
+  .superRefine((rule, ctx) => {
+    const bad = rule.text === undefined ? null : patternProblem(rule.text);
+    if (bad) ctx.addIssue({ code: 'custom', path: ['text'], message: `${quotePattern(rule.text ?? '')}: ${bad}` });
+  });
 export type OutcomeRule = z.infer<typeof OutcomeRule>;
 
 /**
@@ -474,11 +476,8 @@ function checkReferences(card: Shape, ctx: Ctx): void {
     else if (from.op.verb !== 'read') {
       ctx.addIssue({ code: 'custom', path: ['outputs', name, 'from_step'], message: `step "${o.from_step}" is not a read step` });
     }
-    try {
-      new RegExp(o.regex);
-    } catch {
-      ctx.addIssue({ code: 'custom', path: ['outputs', name, 'regex'], message: `not a valid regular expression: ${o.regex}` });
-    }
+    const bad = patternProblem(o.regex);
+    if (bad) ctx.addIssue({ code: 'custom', path: ['outputs', name, 'regex'], message: `${quotePattern(o.regex)}: ${bad}` });
   }
   card.outcomes.success.screens.forEach((l, j) => screen(l, ['outcomes', 'success', 'screens', j]));
   for (const key of ['business', 'recovery', 'failure'] as const) {

@@ -305,6 +305,9 @@ test('over HTTP, a request without the bearer token is refused, and one with it 
     expect(none.status).toBe(401);
     const wrong = await fetch(url, { method: 'POST', headers: { ...headers, authorization: 'Bearer nope' }, body: JSON.stringify(init) });
     expect(wrong.status).toBe(401);
+    // A page on another origin is refused even with the token (DNS rebinding, a hostile tab): 403 before any MCP code.
+    const foreign = await fetch(url, { method: 'POST', headers: { ...headers, authorization: `Bearer ${TOKEN}`, origin: 'https://evil.example' }, body: JSON.stringify(init) });
+    expect(foreign.status).toBe(403);
 
     const client = new Client({ name: 'handrail-e2e-http', version: '0.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
