@@ -12,6 +12,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startBank, type Bank } from '../../demo/plumbline/server.ts';
 import type { RunResult } from '../../shared/schema/result.ts';
+import { main as fuzzMain } from './fuzz-cards.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CARD = join(ROOT, 'capabilities/plumbline-place-hold.json');
@@ -286,6 +287,9 @@ async function main(): Promise<number> {
     await rm(scratch, { recursive: true, force: true });
   }
   process.stdout.write(`${table()}\n`);
+  // Hostile cards (the security issue's proof): every mutation loads or is refused with a typed, path-naming error.
+  const fuzzed = fuzzMain([]);
+  if (fuzzed !== 0) rows.push({ section: 'fuzzed cards', trials: 1, outcome: 'failures above', maxPresses: 0, violations: ['a fuzzed card crashed, hung or was refused untyped'] });
   const bad = rows.flatMap((r) => r.violations.map((v) => `${r.section}: ${v}`));
   for (const v of bad) log(`VIOLATION ${v}`);
   log(`reliability: ${bad.length === 0 ? 'no violation' : `${bad.length} violations`} in ${Math.round((Date.now() - began) / 1000)}s`);
