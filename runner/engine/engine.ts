@@ -2,7 +2,11 @@
 // Each step passes six checkpoints: right screen? → resolve → journal → act → settle → expected screen?
 // It never imports a model SDK and never sees the application: only the Surface port.
 import { fillBlanks } from '../../shared/schema/blanks.ts';
-import { JOURNALLED, type Capability, type OutcomeRule, type Postcondition, type Step } from '../../shared/schema/capability.ts';
+import { JOURNALLED } from '../../shared/operations.ts';
+
+/** The stickers this engine journals: the operations table's, re-exported so a test can hold the engine to it. */
+export { JOURNALLED };
+import { type Capability, type OutcomeRule, type Postcondition, type Step } from '../../shared/schema/capability.ts';
 import type { Observation } from '../../shared/schema/observation.ts';
 import { RETRYABLE, RunResult, type Word } from '../../shared/schema/result.ts';
 import type { RungKind } from '../../shared/schema/capability.ts';

@@ -3,6 +3,7 @@
 // turns them into JSON Schema for `tools/list` and validates every call against them before our handler runs.
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { EFFECTS } from '../../shared/operations.ts';
 import type { Capability, Input } from '../../shared/schema/capability.ts';
 import { Word, type RunResult } from '../../shared/schema/result.ts';
 
@@ -86,15 +87,15 @@ export function inputsFromArgs(args: Readonly<Record<string, unknown>>): Record<
   return out;
 }
 
-/** Behaviour hints from the effect stickers (MCP ToolAnnotations). */
+/** Behaviour hints from the effect stickers, as the operations table describes them (MCP ToolAnnotations). */
 export function annotationsFor(card: Capability): ToolAnnotations {
-  const kinds = new Set(card.steps.map((s) => s.effect.kind));
-  const commits = kinds.has('commit');
+  const effects = card.steps.map((s) => EFFECTS[s.effect.kind]);
+  const destructive = effects.some((e) => e.destructive);
   return {
     title: titleOf(card.id),
-    readOnlyHint: !commits && !kinds.has('stage'),
-    destructiveHint: commits,
-    idempotentHint: !commits,
+    readOnlyHint: !effects.some((e) => e.changes),
+    destructiveHint: destructive,
+    idempotentHint: !destructive,
     // The card talks to an application outside this server.
     openWorldHint: true,
   };
