@@ -75,19 +75,6 @@ export const SURFACES: Readonly<Record<SurfaceName, SurfaceDeclaration>> = {
 /** Why a surface cannot be chosen: a name no surface has, or one declared but not built yet. */
 export type SurfaceRefusal = { code: 'UNKNOWN_SURFACE' | 'SURFACE_UNAVAILABLE'; surface: string; message: string };
 
-/** The declaration of a surface a run may use, or why it may not. */
-export function chooseDeclaration(name: string): { ok: true; declaration: SurfaceDeclaration } | ({ ok: false } & SurfaceRefusal) {
-  const parsed = SurfaceName.safeParse(name);
-  if (!parsed.success) {
-    return { ok: false, code: 'UNKNOWN_SURFACE', surface: name, message: `no surface is called "${name}" (surfaces: ${SurfaceName.options.join(', ')})` };
-  }
-  const declaration = SURFACES[parsed.data];
-  if (!declaration.available) {
-    return { ok: false, code: 'SURFACE_UNAVAILABLE', surface: name, message: `the ${name} surface is declared but not available yet` };
-  }
-  return { ok: true, declaration };
-}
-
 /** The sticker an `invoke` on a control of this role gets by the surface's rules, or null: ask the owner. */
 export function riskOf(surface: SurfaceName, role: string): EffectKind | null {
   return SURFACES[surface].risk[role] ?? null;

@@ -61,6 +61,7 @@ function program(setExit: (code: number) => void): Command {
     .requiredOption('-o, --out <trace.jsonl>', 'the book to write')
     .option('--max-turns <n>', 'turn budget')
     .option('--headed', 'show the browser')
+    .option('--surface <name>', 'the surface the task is worked out on (runner/surfaces.ts)', 'browser')
     .action(async (flags: import('./author.ts').AuthorFlags) => {
       const { authorCommand } = await import('./author.ts');
       setExit(await authorCommand(flags));

@@ -2,7 +2,6 @@
 import { readFile } from 'node:fs/promises';
 import { formatIssues, loadCapability, type Capability } from '../../shared/schema/index.ts';
 import { EXIT_CODE, RunResult } from '../../shared/schema/result.ts';
-import { BrowserSurface } from '../browser/surface.ts';
 import { loadFailpoint } from '../engine/failpoint.ts';
 import { stateHome, storeIn } from '../intent.ts';
 import { resultBeforeRun, runCapability } from '../run.ts';
@@ -67,7 +66,7 @@ export async function replayCommand(cardPath: string, flags: ReplayFlags): Promi
     card: loaded.card,
     inputs,
     env,
-    surface: () => BrowserSurface.launch({ headed: Boolean(flags.headed) }),
+    open: { headed: Boolean(flags.headed) },
     progress: (line) => process.stderr.write(`${line}\n`),
     // Every replay is journalled: under $HANDRAIL_HOME by key, or in the file --journal names.
     store: storeIn(stateHome(process.env)),

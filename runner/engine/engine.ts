@@ -22,7 +22,11 @@ export interface ReplayContext {
   card: Capability;
   /** Validated input values, secrets included (they are registered with the masker). */
   inputs: Readonly<Record<string, string>>;
-  env: Readonly<Record<string, string | undefined>>;
+  /**
+   * The entry, already filled by preflight ({{env.BASE_URL}} is the one environment blank a card may hold, and only
+   * there). The engine is given no environment at all: a card's other blanks can only name its bound inputs.
+   */
+  entry: string;
   runId: string;
   masker: Masker;
   evidence: Evidence;
@@ -112,7 +116,7 @@ export class Replay {
   }
 
   private fill(text: string): string {
-    return fillBlanks(text, { input: this.ctx.inputs, env: this.ctx.env });
+    return fillBlanks(text, { input: this.ctx.inputs, env: {} });
   }
 
   bind(targetId: string): BoundTarget {
@@ -340,7 +344,7 @@ export class Replay {
         version: this.card.version,
         inputs: Object.keys(this.ctx.inputs),
       });
-      const entry = this.fill(this.card.entry);
+      const { entry } = this.ctx;
       this.say(`open ${entry}`);
       await this.surface.open(entry);
       end = { word: 'SUCCESS', code: 'OK', message: 'all steps done' };
