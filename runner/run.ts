@@ -262,6 +262,7 @@ async function drive(
         inputs: ready.values,
         // Never the environment: only the bound inputs (secrets among them) and the entry preflight filled.
         entry: ready.entry,
+        attachments: driver.declaration.evidence,
         runId,
         masker,
         evidence,

@@ -13,7 +13,7 @@ import type { RungKind } from '../../shared/schema/capability.ts';
 import { afterCommitScreens } from '../../shared/marks.ts';
 import { nameScreen, type KnownScreen } from '../../shared/screens.ts';
 import type { Masker } from '../../shared/secrets.ts';
-import { SurfaceError, type BoundTarget, type Surface } from '../../shared/surface.ts';
+import { SurfaceError, type BoundTarget, type EvidenceKind, type Surface } from '../../shared/surface.ts';
 import type { Evidence } from '../evidence.ts';
 import { failpoint } from './failpoint.ts';
 import type { Journal } from './journal.ts';
@@ -28,6 +28,8 @@ export interface ReplayContext {
    */
   entry: string;
   runId: string;
+  /** The evidence the surface declares it can attach (shared/surfaces.ts); default a screenshot and the screen text. */
+  attachments?: readonly EvidenceKind[];
   masker: Masker;
   evidence: Evidence;
   journal: Journal | null;
@@ -159,12 +161,17 @@ export class Replay {
     return current;
   }
 
+  private attaches(kind: EvidenceKind): boolean {
+    return (this.ctx.attachments ?? ['screenshot', 'text']).includes(kind);
+  }
+
   private async shotsTaken(): Promise<void> {
     await this.pendingShot;
   }
 
   /** Never rejects: it runs detached from the step that asked for it, and a lost picture must not end a run. */
   private async shot(name: string): Promise<void> {
+    if (!this.attaches('screenshot')) return;
     try {
       await this.ctx.evidence.screenshot(name, await this.surface.evidence('screenshot'));
     } catch (e) {
@@ -407,6 +414,7 @@ export class Replay {
 
   private async failureEvidence(end: Ending): Promise<void> {
     await this.shot(`failure-${end.code.toLowerCase()}`);
+    if (!this.attaches('text')) return;
     try {
       await this.ctx.evidence.text('failure', await this.surface.evidence('text'));
     } catch (e) {

@@ -176,6 +176,10 @@ describe('adding a surface by the checklist (docs/ARCHITECTURE.md, "How to add a
     });
     expect(r, r.message).toMatchObject({ word: 'SUCCESS', outputs: { operator: 'OP1001' }, steps_done: 3 });
     expect(s.acts.map((a) => `${a.verb} ${a.element}`)).toEqual(['set_value Operator', 'invoke F5=Sign On', 'read SIGNED ON AS OP1001']);
+    // The terminal declares text evidence only: no screenshot is asked for or kept.
+    const kept = await fs.readdir(path.join(tmp, 'ev'), { recursive: true });
+    expect(kept.filter((f) => f.endsWith('.png'))).toEqual([]);
+    expect(await fs.readFile(path.join(tmp, 'ev', 'evidence.jsonl'), 'utf8')).not.toContain('screenshot');
   });
 });
 
