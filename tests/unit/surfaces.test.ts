@@ -3,6 +3,8 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { contentHash } from '../../runner/approval.ts';
+import { loadCatalog } from '../../runner/mcp/catalog.ts';
 import { runCapability } from '../../runner/run.ts';
 import { SurfaceChoiceError, SurfaceRegistry, surfaces } from '../../runner/surfaces.ts';
 import { Guard } from '../../shared/author/guard.ts';
@@ -107,6 +109,18 @@ describe('the surface registry', () => {
     expect(r).toMatchObject({ word: 'REFUSED', code: 'SURFACE_UNAVAILABLE', retryable: false, evidence: null });
     expect(r.message).toContain('tn3270');
     expect(opened).toBe(0);
+  });
+
+  it('serve keeps an approved card whose surface is not available off the menu, saying why', async () => {
+    const s = new MemorySurface(terminalApp());
+    const card = Capability.parse(terminalCard(s));
+    const approved = { ...card, lifecycle: { ...card.lifecycle, state: 'approved' as const, approval: { by: 'Dana', at: 'now', content_hash: contentHash(card) } } };
+    await fs.writeFile(path.join(tmp, 'sign_on.json'), JSON.stringify(approved));
+    const catalog = await loadCatalog(tmp);
+    expect(catalog.served).toEqual([]);
+    expect(catalog.off).toMatchObject([{ why: 'SURFACE_UNAVAILABLE', reason: expect.stringContaining('tn3270') as string }]);
+    const registry = new SurfaceRegistry({ tn3270: { declaration: { ...SURFACES.tn3270, available: true }, open: () => Promise.resolve(s) } });
+    expect((await loadCatalog(tmp, registry)).served.map((x) => x.card.id)).toEqual(['sign_on']);
   });
 
   it('a card naming an old or unknown surface does not load, and says which surfaces there are', () => {
