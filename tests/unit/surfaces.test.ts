@@ -7,7 +7,10 @@ import { contentHash } from '../../runner/approval.ts';
 import { loadCatalog } from '../../runner/mcp/catalog.ts';
 import { runCapability } from '../../runner/run.ts';
 import { SurfaceChoiceError, SurfaceRegistry, surfaces } from '../../runner/surfaces.ts';
+import { readFileSync } from 'node:fs';
 import { Guard } from '../../shared/author/guard.ts';
+import { compile } from '../../shared/compile/compile.ts';
+import { TraceLine } from '../../shared/schema/trace.ts';
 import { Capability, type CapabilityInput } from '../../shared/schema/capability.ts';
 import { Masker } from '../../shared/secrets.ts';
 import { SURFACES } from '../../shared/surfaces.ts';
@@ -152,6 +155,20 @@ describe('a card is checked against its surface\'s declaration', () => {
     expect(frame.error?.issues.map((i) => i.message).join('\n')).toContain('the tn3270 surface has no "frame" scope');
     // The same card on the browser, which declares both, loads.
     expect(Capability.safeParse(terminalCard(s, (c) => (c.surface = 'browser'))).success).toBe(true);
+  });
+
+  it('the compiler names the surface the book\'s start line names, and holds the card to that surface', () => {
+    const book = readFileSync(new URL('../fixtures/author/plumbline.trace.jsonl', import.meta.url), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => TraceLine.parse(JSON.parse(l)));
+    const on = (surface: 'browser' | 'macos') => book.map((l) => (l.kind === 'start' ? { ...l, surface } : l));
+    const browser = compile(on('browser'), { id: 'plumbline_place_hold' });
+    expect(browser.ok && browser.card.surface).toBe('browser');
+    // PLUMBLINE acts inside frames, which a macOS surface does not have: the card would not load there.
+    const mac = compile(on('macos'), { id: 'plumbline_place_hold' });
+    expect(mac.ok).toBe(false);
+    expect(mac.ok ? '' : mac.holes.map((h) => h.message).join('\n')).toContain('the macos surface has no "frame" scope');
   });
 
   it('risk rules are the surface\'s: a link navigates on the browser; on a surface without that rule the owner is asked', async () => {
