@@ -9,6 +9,7 @@ import type { Capability, Probe } from '../shared/schema/capability.ts';
 import { RETRYABLE, RunResult, type Word } from '../shared/schema/result.ts';
 import { Masker, SecretError } from '../shared/secrets.ts';
 import type { Surface } from '../shared/surface.ts';
+import { surfaces, unreachable, type OpenOptions, type SurfaceDriver, type SurfaceRegistry } from './surfaces.ts';
 import { approvalStatus } from './approval.ts';
 import { Replay, type CallCounter } from './engine/engine.ts';
 import { Evidence, EVIDENCE_KEY_ENV } from './evidence.ts';
@@ -21,8 +22,15 @@ export interface RunRequest {
   inputs: Readonly<Record<string, string>>;
   /** Where blanks like {{env.BASE_URL}} and HANDRAIL_SECRET_* come from. */
   env: Readonly<Record<string, string | undefined>>;
-  /** Opens the surface; called only after preflight passes. */
-  surface: () => Promise<Surface>;
+  /**
+   * Opens the surface instead of the registry's driver (a test's fake, a caller's own browser); called only after
+   * preflight passes. The registry still decides whether the card's surface may run and how it is checked reachable.
+   */
+  surface?: () => Promise<Surface>;
+  /** Where the card's surface is chosen (default: the product's, runner/surfaces.ts). */
+  registry?: SurfaceRegistry;
+  /** How the registry's driver opens the surface (headed, a shared browser). */
+  open?: OpenOptions;
   /** One journal file for this run's key (overrides the state dir's journal; the lease still lives in the state dir). */
   journalPath?: string;
   /** Where journals/<key>.jsonl and locks/<key>.lock live (`storeIn($HANDRAIL_HOME)`). Neither this nor journalPath: no journal. */
@@ -72,19 +80,6 @@ export function resultBeforeRun(cardId: string, runId: string, word: Word, code:
     evidence: null,
     duration_ms: 0,
   });
-}
-
-/** Is the entry's server there at all? A dead server is refused before a browser starts. */
-async function reachable(url: string): Promise<string | null> {
-  if (!/^https?:\/\//.test(url)) return null;
-  try {
-    const res = await fetch(url, { method: 'GET', redirect: 'manual', signal: AbortSignal.timeout(5_000) });
-    await res.body?.cancel();
-    return res.status >= 500 ? `the server answered ${res.status}` : null;
-  } catch (e) {
-    const cause = (e as { cause?: { code?: string } }).cause?.code;
-    return cause ? `cannot connect (${cause})` : `cannot connect (${(e as Error).message})`;
-  }
 }
 
 /** Everything about the request itself that dooms a run: no file, no network, no browser touched. */
@@ -246,6 +241,9 @@ export function journalAnswer(journal: Journal, runId: string, card: string): Ru
 /** Run a capability once. Never throws for anything a run can meet: the answer is a typed result. */
 export async function runCapability(req: RunRequest): Promise<RunResult> {
   const runId = req.runId ?? newRunId();
+  // The one place a run's surface is chosen: by the card's own `surface`, refused by name when it cannot run.
+  const chosen = (req.registry ?? surfaces).choose(req.card.surface);
+  if (!chosen.ok) return resultBeforeRun(req.card.id, runId, 'REFUSED', chosen.code, chosen.message);
   const ready = await preflight(req, runId);
   if ('word' in ready) return ready;
   const { masker } = ready;
@@ -261,9 +259,9 @@ export async function runCapability(req: RunRequest): Promise<RunResult> {
   }
   const keyed = (r: RunResult): RunResult => (place ? RunResult.parse({ ...r, key: intent.key, journal: place.file }) : r);
   try {
-    const down = await reachable(ready.entry);
+    const down = await unreachable(chosen.driver.declaration, ready.entry);
     if (down) return keyed(resultBeforeRun(req.card.id, runId, 'RECOVERABLE', 'SURFACE_UNREACHABLE', `${ready.entry}: ${down}`));
-    const result = keyed(await drive(req, runId, ready, journal));
+    const result = keyed(await drive(req, runId, ready, journal, chosen.driver));
     // Kept after the evidence is sealed, so a later "already done" answer carries this run's evidence head.
     if (journal && journal.view.committedBy(runId)) await journal.receipt(runId, masker.maskDeep(result));
     return result;
@@ -273,7 +271,13 @@ export async function runCapability(req: RunRequest): Promise<RunResult> {
   }
 }
 
-async function drive(req: RunRequest, runId: string, ready: { masker: Masker; values: Record<string, string>; env: Record<string, string | undefined> }, journal: Journal | null): Promise<RunResult> {
+async function drive(
+  req: RunRequest,
+  runId: string,
+  ready: { masker: Masker; values: Record<string, string>; entry: string },
+  journal: Journal | null,
+  driver: SurfaceDriver,
+): Promise<RunResult> {
   const { masker } = ready;
   // Ran although nothing binds an approval to this content: said in the receipt and on every evidence line.
   const unapproved = !approvalStatus(req.card).servable;
@@ -281,7 +285,7 @@ async function drive(req: RunRequest, runId: string, ready: { masker: Masker; va
   let surface: Surface | null = null;
   try {
     try {
-      surface = await req.surface();
+      surface = req.surface ? await req.surface() : await driver.open(req.open ?? {});
     } catch (e) {
       const code = (e as { code?: string }).code === 'NO_BROWSER' ? 'NO_BROWSER' : 'BROWSER_CRASHED';
       const result = RunResult.parse({
@@ -295,7 +299,9 @@ async function drive(req: RunRequest, runId: string, ready: { masker: Masker; va
       {
         card: req.card,
         inputs: ready.values,
-        env: ready.env,
+        // Never the environment: only the bound inputs (secrets among them) and the entry preflight filled.
+        entry: ready.entry,
+        attachments: driver.declaration.evidence,
         runId,
         masker,
         evidence,

@@ -14,6 +14,7 @@ import type { Surface } from '../shared/surface.ts';
 import { approvalStatus } from './approval.ts';
 import { filledChange, JudgeSpecError, unmet, type Judge } from './judge.ts';
 import { newRunId, runCapability, type RunRequest } from './run.ts';
+import type { OpenOptions } from './surfaces.ts';
 
 export interface VerifyOptions {
   /** One row per run: input name → value. Secret inputs come from `env` (HANDRAIL_SECRET_<NAME>). */
@@ -22,8 +23,10 @@ export interface VerifyOptions {
   /** The expected change; default the card's own `judge.change`. One of the two is required. */
   change?: ExpectedChange;
   env: Readonly<Record<string, string | undefined>>;
-  /** Opens a fresh surface for each plate (a fresh browser: each plate runs from cold). */
-  surfaceFactory: () => Promise<Surface>;
+  /** How the card's surface (chosen by the registry) opens for each plate: a fresh one, so each plate runs from cold. */
+  open?: OpenOptions;
+  /** Opens each plate's surface instead of the registry's driver (tests). */
+  surfaceFactory?: () => Promise<Surface>;
   /** Inputs the same for every plate (e.g. the operator); a plate's own column wins. */
   fixedInputs?: Readonly<Record<string, string>>;
   /** Each plate's evidence goes to <evidenceRoot>/plate-<n>. Default runs/verify-<run id>. */
@@ -193,7 +196,8 @@ export async function verify(card: Capability, opts: VerifyOptions): Promise<Ver
         card,
         inputs,
         env: opts.env,
-        surface: opts.surfaceFactory,
+        ...(opts.surfaceFactory ? { surface: opts.surfaceFactory } : {}),
+        ...(opts.open ? { open: opts.open } : {}),
         journalPath: join(journalDir, 'journal.jsonl'),
         // Verify exists to run cards that are not approved yet, inside its own isolation (fresh journal per plate).
         allowUnapproved: true,

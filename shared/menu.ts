@@ -1,7 +1,8 @@
 // The numbered menu a model chooses from: one row per legal action on the current screen (DESIGN.md "The menu").
-// `read` rows are left off: the prompt already carries the screen text, and a menu twice as long costs attention
-// for nothing. Disabled controls are left off: they are not legal actions.
+// Verbs the operations table keeps off the menu (`read`: the prompt already carries the screen text, and a menu
+// twice as long costs attention for nothing) are left off. Disabled controls are left off: they are not legal actions.
 import { z } from 'zod';
+import { VERBS } from './operations.ts';
 import { Control, Verb, type Observation, type ScopeLink } from './schema/observation.ts';
 
 export const MenuRow = z.strictObject({
@@ -65,7 +66,7 @@ export function buildMenu(obs: Pick<Observation, 'frames'>): MenuRow[] {
     const namesakes = byKey.get(`${c.role}\u0000${labelOf(c)}`) ?? [c];
     const where = namesakes.length > 1 ? disambiguate(c, namesakes) : '';
     for (const verb of c.verbs) {
-      if (verb === 'read') continue;
+      if (!VERBS[verb].menu) continue;
       rows.push({ n: rows.length + 1, verb, control: c, where });
     }
   }

@@ -1,6 +1,9 @@
 // The Surface port: the six verbs through which the engine and the authoring loop reach any application.
 // A browser, a 3270 terminal and a macOS app each implement it; the engine never sees the app itself.
 import type { Rung, RungKind, ScopeLink, Verb, Observation, Control, FingerprintField } from './schema/index.ts';
+import type { SurfaceErrorCode, SurfaceName } from './surfaces.ts';
+
+export type { EvidenceKind, SurfaceErrorCode } from './surfaces.ts';
 
 /** A target with every blank filled: what a surface can look for. */
 export interface BoundTarget {
@@ -44,13 +47,13 @@ export type Query = { kind: 'observe' } | { kind: 'text_present'; text: string }
 
 export type Answer = { kind: 'observe'; observation: Observation } | { kind: 'text_present'; present: boolean };
 
-export type EvidenceKind = 'screenshot' | 'text';
 
 /** A typed failure from a surface: the engine turns its code into a run result word. */
 export class SurfaceError extends Error {
   override readonly name = 'SurfaceError';
   constructor(
-    readonly code: 'SURFACE_UNREACHABLE' | 'NAVIGATION_FAILED' | 'BROWSER_CRASHED' | 'ACTION_FAILED' | 'TIMEOUT' | 'STALE',
+    /** One of the words the surface declares (shared/surfaces.ts, `errors`). */
+    readonly code: SurfaceErrorCode,
     message: string,
   ) {
     super(message);
@@ -58,6 +61,8 @@ export class SurfaceError extends Error {
 }
 
 export interface Surface {
+  /** Which declared surface this is (shared/surfaces.ts): the guard reads its risk rules. Absent: the browser. */
+  readonly kind?: SurfaceName;
   open(entry: string): Promise<void>;
   observe(): Promise<Observation>;
   resolve(target: BoundTarget): Promise<Resolution>;

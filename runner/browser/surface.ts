@@ -44,6 +44,7 @@ export interface BrowserSurfaceOptions {
 }
 
 export class BrowserSurface implements Surface {
+  readonly kind = 'browser' as const;
   private crashed: string | null = null;
   private last: Observation | null = null;
   private cdp: CDPSession | null = null;

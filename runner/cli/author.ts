@@ -12,6 +12,8 @@ import { JsonlBook } from '../author/book.ts';
 import { CommitPolicyOwner, TerminalOwner } from '../author/owner.ts';
 import { selectorsFor } from '../author/selectors.ts';
 import { BrowserSurface } from '../browser/surface.ts';
+import { surfaces } from '../surfaces.ts';
+import type { Surface } from '../../shared/surface.ts';
 import { UsageError } from './errors.ts';
 import { parseInputs } from './replay.ts';
 
@@ -27,6 +29,8 @@ export interface AuthorFlags {
   out: string;
   headed?: boolean;
   maxTurns?: string;
+  /** The surface to work on, chosen by the registry (default browser). */
+  surface?: string;
 }
 
 export interface AuthorDeps {
@@ -104,13 +108,15 @@ export async function authorCommand(flags: AuthorFlags, deps: AuthorDeps = {}): 
   if (maxTurns !== undefined && !(Number.isInteger(maxTurns) && maxTurns > 0)) {
     throw new UsageError(`--max-turns expects a positive integer, got "${flags.maxTurns}"`);
   }
+  const chosen = surfaces.choose(flags.surface ?? 'browser');
+  if (!chosen.ok) throw new UsageError(chosen.message, chosen.code);
   const inputs = inputsOf(flags, env);
   const model = await modelOf(flags.model ?? 'anthropic', env);
   const owner = ownerOf(flags, env);
   const book = await JsonlBook.create(flags.out);
-  let surface: BrowserSurface | null = null;
+  let surface: Surface | null = null;
   try {
-    surface = await BrowserSurface.launch({ headed: flags.headed ?? false });
+    surface = await chosen.driver.open({ headed: flags.headed ?? false });
     const result = await runEvening({
       surface,
       model,
@@ -120,7 +126,8 @@ export async function authorCommand(flags: AuthorFlags, deps: AuthorDeps = {}): 
       entry: flags.url,
       inputs,
       ...(maxTurns !== undefined ? { maxTurns } : {}),
-      selectorsFor: selectorsFor(surface.page),
+      // A browser host may also offer CSS selectors as the last rung.
+      ...(surface instanceof BrowserSurface ? { selectorsFor: selectorsFor(surface.page) } : {}),
       progress: say,
     });
     process.stdout.write(`${JSON.stringify(summary(result, flags.out), null, 2)}\n`);

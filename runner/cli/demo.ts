@@ -4,7 +4,6 @@
 import { fileURLToPath } from 'node:url';
 import { startBank } from '../../demo/plumbline/server.ts';
 import { approvalStatus } from '../approval.ts';
-import { BrowserSurface } from '../browser/surface.ts';
 import { runCapability } from '../run.ts';
 import { printResult, readCard } from './replay.ts';
 
@@ -34,7 +33,7 @@ export async function demoCommand(): Promise<number> {
       requireApproved: true,
       inputs: { ...inputs, password },
       env: { ...process.env, BASE_URL: bank.url },
-      surface: () => BrowserSurface.launch({ headed: process.env['HANDRAIL_HEADED'] === '1' }),
+      open: { headed: process.env['HANDRAIL_HEADED'] === '1' },
       progress: (line) => err(`  ${line}`),
     });
     const judge = bank.store.holdFor(inputs.share_id);

@@ -26,9 +26,10 @@ function program(setExit: (code: number) => void): Command {
     .option('--json', 'print the observation as JSON')
     .option('--menu', 'print the numbered menu a model would read (default)')
     .option('--text', 'print the screen text')
-    .action(async (url: string, opts: { json?: boolean; menu?: boolean; text?: boolean }) => {
+    .option('--surface <name>', 'the surface to observe on (runner/surfaces.ts)', 'browser')
+    .action(async (url: string, opts: { json?: boolean; menu?: boolean; text?: boolean; surface: string }) => {
       const { observeCommand } = await import('./observe.ts');
-      setExit(await observeCommand(url, { format: opts.json ? 'json' : opts.text ? 'text' : 'menu' }));
+      setExit(await observeCommand(url, { format: opts.json ? 'json' : opts.text ? 'text' : 'menu', surface: opts.surface }));
     });
 
   cli
@@ -63,6 +64,7 @@ function program(setExit: (code: number) => void): Command {
     .requiredOption('-o, --out <trace.jsonl>', 'the book to write')
     .option('--max-turns <n>', 'turn budget')
     .option('--headed', 'show the browser')
+    .option('--surface <name>', 'the surface the task is worked out on (runner/surfaces.ts)', 'browser')
     .action(async (flags: import('./author.ts').AuthorFlags) => {
       const { authorCommand } = await import('./author.ts');
       setExit(await authorCommand(flags));

@@ -1,8 +1,7 @@
 // `handrail observe <url>`: open a page headlessly and print what the walker sees — the observation JSON, the
 // numbered menu (grouped by frame), or the screen text. Output on stdout; one clear line on stderr on failure.
-import { chromium, type Browser } from 'playwright-core';
-import { findChromium } from '../browser/chromium.ts';
-import { observePage } from '../browser/observe.ts';
+import { SurfaceError, type Surface } from '../../shared/surface.ts';
+import { surfaces } from '../surfaces.ts';
 import { buildMenu, renderRow } from '../../shared/menu.ts';
 import type { Observation } from '../../shared/schema/observation.ts';
 
@@ -11,7 +10,7 @@ export type ObserveFormat = 'json' | 'menu' | 'text';
 class ObserveError extends Error {
   override readonly name = 'ObserveError';
   constructor(
-    readonly code: 'BAD_URL' | 'UNREACHABLE' | 'NO_BROWSER',
+    readonly code: 'BAD_URL' | 'UNREACHABLE' | 'NO_BROWSER' | 'UNKNOWN_SURFACE' | 'SURFACE_UNAVAILABLE',
     message: string,
   ) {
     super(message);
@@ -46,25 +45,25 @@ export function formatObservation(obs: Observation, format: ObserveFormat): stri
   return `${out.join('\n')}\n`;
 }
 
-export async function observeCommand(url: string, opts: { format: ObserveFormat }): Promise<number> {
-  let browser: Browser | undefined;
+export async function observeCommand(url: string, opts: { format: ObserveFormat; surface?: string }): Promise<number> {
+  let surface: Surface | undefined;
   try {
     const target = parseUrl(url);
-    let launch;
+    // Chosen by the registry, as every other command chooses its surface.
+    const chosen = surfaces.choose(opts.surface ?? 'browser');
+    if (!chosen.ok) throw new ObserveError(chosen.code, chosen.message);
     try {
-      launch = findChromium().launchOptions;
+      surface = await chosen.driver.open({});
     } catch (e) {
       throw new ObserveError('NO_BROWSER', e instanceof Error ? e.message : String(e));
     }
-    browser = await chromium.launch(launch);
-    const page = await browser.newPage();
     try {
-      await page.goto(target.href, { waitUntil: 'load', timeout: 30_000 });
+      await surface.open(target.href);
     } catch (e) {
-      const why = e instanceof Error ? (e.message.split('\n')[0] ?? e.message) : String(e);
-      throw new ObserveError('UNREACHABLE', `cannot open ${target.href}: ${why.replace(/^page\.goto: /, '')}`);
+      if (!(e instanceof SurfaceError)) throw e;
+      throw new ObserveError('UNREACHABLE', `cannot open ${target.href}: ${e.message}`);
     }
-    const obs = await observePage(page);
+    const obs = await surface.observe();
     process.stdout.write(formatObservation(obs, opts.format));
     return 0;
   } catch (e) {
@@ -74,6 +73,6 @@ export async function observeCommand(url: string, opts: { format: ObserveFormat 
     }
     throw e;
   } finally {
-    await browser?.close();
+    await surface?.close();
   }
 }

@@ -3,8 +3,6 @@ import { readFile } from 'node:fs/promises';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { ALLOW_ENV_VAR, envAllowProblem, formatIssues, INPUT_NAME_RE, loadCapability, type Capability } from '../../shared/schema/index.ts';
 import { EXIT_CODE, RunResult } from '../../shared/schema/result.ts';
-import type { Surface } from '../../shared/surface.ts';
-import { BrowserSurface } from '../browser/surface.ts';
 import { loadFailpoint } from '../engine/failpoint.ts';
 import { stateHome, storeIn } from '../intent.ts';
 import { resultBeforeRun, runCapability, type ProbeRunner, type RunRequest } from '../run.ts';
@@ -32,7 +30,7 @@ export async function probeFor(
   card: Capability,
   cardPath: string,
   inputs: Readonly<Record<string, string>>,
-  base: Pick<RunRequest, 'env' | 'surface' | 'progress' | 'settleTimeoutMs'>,
+  base: Pick<RunRequest, 'env' | 'surface' | 'open' | 'progress' | 'settleTimeoutMs'>,
 ): Promise<ProbeRunner> {
   const decl = card.probe;
   if (!decl) throw new UsageError(`--probe: ${cardPath} declares no probe (add "probe": {"card": …, "committed": …, "not_committed": …})`);
@@ -122,14 +120,13 @@ export async function replayCommand(cardPath: string, flags: ReplayFlags): Promi
     return printResult(resultBeforeRun(cardPath, 'none', 'REFUSED', 'CARD_INVALID', loaded.message.split('\n')[0] ?? ''));
   }
   const env = withAllowedEnv({ ...process.env, ...(flags.baseUrl ? { BASE_URL: flags.baseUrl.replace(/\/+$/, '') } : {}) }, flags.allowEnv);
-  const surface = (): Promise<Surface> => BrowserSurface.launch({ headed: Boolean(flags.headed) });
   const progress = (line: string): void => void process.stderr.write(`${line}\n`);
-  const probe = flags.probe ? await probeFor(loaded.card, cardPath, inputs, { env, surface, progress, ...(settle ? { settleTimeoutMs: settle } : {}) }) : undefined;
+  const probe = flags.probe ? await probeFor(loaded.card, cardPath, inputs, { env, open: { headed: Boolean(flags.headed) }, progress, ...(settle ? { settleTimeoutMs: settle } : {}) }) : undefined;
   const result = await runCapability({
     card: loaded.card,
     inputs,
     env,
-    surface: () => BrowserSurface.launch({ headed: Boolean(flags.headed) }),
+    open: { headed: Boolean(flags.headed) },
     progress: (line) => process.stderr.write(`${line}\n`),
     // Every replay is journalled: under $HANDRAIL_HOME by key, or in the file --journal names.
     store: storeIn(stateHome(process.env)),

@@ -3,7 +3,6 @@
 // summary on stdout; exit 0 only when the card is verified.
 import { readFile } from 'node:fs/promises';
 import { ExpectedChange } from '../../shared/schema/capability.ts';
-import { BrowserSurface } from '../browser/surface.ts';
 import { judgeFrom, JudgeSpecError } from '../judge.ts';
 import { parsePlatesCsv, verify, VerifyError, writeLifecycle, type PlateReport } from '../verify.ts';
 import { UsageError } from './errors.ts';
@@ -81,7 +80,7 @@ export async function verifyCommand(cardPath: string, flags: VerifyFlags): Promi
       ...(change ? { change } : {}),
       env,
       fixedInputs: fixed,
-      surfaceFactory: () => BrowserSurface.launch({ headed: Boolean(flags.headed) }),
+      open: { headed: Boolean(flags.headed) },
       progress: err,
       ...(flags.evidence ? { evidenceRoot: flags.evidence } : {}),
       ...(settle ? { settleTimeoutMs: settle } : {}),

@@ -2,7 +2,11 @@
 // Each step passes six checkpoints: right screen? → resolve → journal → act → settle → expected screen?
 // It never imports a model SDK and never sees the application: only the Surface port.
 import { fillBlanks } from '../../shared/schema/blanks.ts';
-import { JOURNALLED, type Capability, type OutcomeRule, type Postcondition, type Step } from '../../shared/schema/capability.ts';
+import { JOURNALLED } from '../../shared/operations.ts';
+
+/** The stickers this engine journals: the operations table's, re-exported so a test can hold the engine to it. */
+export { JOURNALLED };
+import { type Capability, type OutcomeRule, type Postcondition, type Step } from '../../shared/schema/capability.ts';
 import type { Observation } from '../../shared/schema/observation.ts';
 import { RETRYABLE, RunResult, type Word } from '../../shared/schema/result.ts';
 import type { RungKind } from '../../shared/schema/capability.ts';
@@ -10,7 +14,7 @@ import { afterCommitScreens } from '../../shared/marks.ts';
 import { compileSafe } from '../../shared/regex.ts';
 import { nameScreen, type KnownScreen } from '../../shared/screens.ts';
 import type { Masker } from '../../shared/secrets.ts';
-import { SurfaceError, type BoundTarget, type Surface } from '../../shared/surface.ts';
+import { SurfaceError, type BoundTarget, type EvidenceKind, type Surface } from '../../shared/surface.ts';
 import type { Evidence } from '../evidence.ts';
 import { failpoint } from './failpoint.ts';
 import type { Journal } from './journal.ts';
@@ -19,8 +23,14 @@ export interface ReplayContext {
   card: Capability;
   /** Validated input values, secrets included (they are registered with the masker). */
   inputs: Readonly<Record<string, string>>;
-  env: Readonly<Record<string, string | undefined>>;
+  /**
+   * The entry, already filled by preflight ({{env.BASE_URL}} is the one environment blank a card may hold, and only
+   * there). The engine is given no environment at all: a card's other blanks can only name its bound inputs.
+   */
+  entry: string;
   runId: string;
+  /** The evidence the surface declares it can attach (shared/surfaces.ts); default a screenshot and the screen text. */
+  attachments?: readonly EvidenceKind[];
   masker: Masker;
   evidence: Evidence;
   journal: Journal | null;
@@ -109,7 +119,7 @@ export class Replay {
   }
 
   private fill(text: string): string {
-    return fillBlanks(text, { input: this.ctx.inputs, env: this.ctx.env });
+    return fillBlanks(text, { input: this.ctx.inputs, env: {} });
   }
 
   bind(targetId: string): BoundTarget {
@@ -152,12 +162,17 @@ export class Replay {
     return current;
   }
 
+  private attaches(kind: EvidenceKind): boolean {
+    return (this.ctx.attachments ?? ['screenshot', 'text']).includes(kind);
+  }
+
   private async shotsTaken(): Promise<void> {
     await this.pendingShot;
   }
 
   /** Never rejects: it runs detached from the step that asked for it, and a lost picture must not end a run. */
   private async shot(name: string): Promise<void> {
+    if (!this.attaches('screenshot')) return;
     try {
       await this.ctx.evidence.screenshot(name, await this.surface.evidence('screenshot'));
     } catch (e) {
@@ -344,7 +359,7 @@ export class Replay {
         version: this.card.version,
         inputs: Object.keys(this.ctx.inputs),
       });
-      const entry = this.fill(this.card.entry);
+      const { entry } = this.ctx;
       this.say(`open ${entry}`);
       await this.surface.open(entry);
       end = { word: 'SUCCESS', code: 'OK', message: 'all steps done' };
@@ -407,6 +422,7 @@ export class Replay {
 
   private async failureEvidence(end: Ending): Promise<void> {
     await this.shot(`failure-${end.code.toLowerCase()}`);
+    if (!this.attaches('text')) return;
     try {
       await this.ctx.evidence.text('failure', await this.surface.evidence('text'));
     } catch (e) {

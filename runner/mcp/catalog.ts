@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { formatIssues, loadCapability } from '../../shared/schema/load.ts';
 import type { Capability } from '../../shared/schema/capability.ts';
 import { approvalStatus } from '../approval.ts';
+import { surfaces, type SurfaceRegistry } from '../surfaces.ts';
 
 export interface Served {
   file: string;
@@ -14,7 +15,7 @@ export interface Served {
 
 export interface OffMenu {
   file: string;
-  /** draft | verified | edited_after_approval | schema_error | duplicate_id | unreadable */
+  /** draft | verified | edited_after_approval | schema_error | duplicate_id | unreadable | SURFACE_UNAVAILABLE */
   why: string;
   reason: string;
 }
@@ -29,7 +30,7 @@ export class CatalogError extends Error {
   readonly code = 'CAPABILITIES_DIR';
 }
 
-export async function loadCatalog(dir: string): Promise<Catalog> {
+export async function loadCatalog(dir: string, registry: SurfaceRegistry = surfaces): Promise<Catalog> {
   let names: string[];
   try {
     names = (await readdir(dir)).filter((n) => n.endsWith('.json') && !n.endsWith('.schema.json')).sort();
@@ -56,6 +57,12 @@ export async function loadCatalog(dir: string): Promise<Catalog> {
     const status = approvalStatus(card);
     if (!status.servable) {
       off.push({ file, why: status.state, reason: status.reason });
+      continue;
+    }
+    // A tool whose every call would be refused is not offered: the registry says which surfaces can run.
+    const chosen = registry.choose(card.surface);
+    if (!chosen.ok) {
+      off.push({ file, why: chosen.code, reason: chosen.message });
       continue;
     }
     const twin = served.find((s) => s.card.id === card.id);

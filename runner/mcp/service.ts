@@ -10,8 +10,8 @@ import type { Capability } from '../../shared/schema/capability.ts';
 import { RunResult } from '../../shared/schema/result.ts';
 import type { Surface } from '../../shared/surface.ts';
 import { findChromium } from '../browser/chromium.ts';
-import { BrowserSurface } from '../browser/surface.ts';
 import { intentOf, stateHome, storeIn, type Store } from '../intent.ts';
+import { surfaces } from '../surfaces.ts';
 import { newRunId, resultBeforeRun, runCapability } from '../run.ts';
 
 export interface ServiceOptions {
@@ -115,12 +115,13 @@ export class CallService {
     return p;
   }
 
-  #surface(): Promise<Surface> {
+  /** The card's surface, chosen by the registry; a browser surface opens a context in the shared browser. */
+  #surface(card: Capability): Promise<Surface> {
     if (this.#opts.surfaceFactory) {
       this.browserLaunches++;
       return this.#opts.surfaceFactory();
     }
-    return this.#sharedBrowser().then((browser) => BrowserSurface.launch({ browser }));
+    return surfaces.open(card.surface, { browser: () => this.#sharedBrowser() });
   }
 
   /** Serialise on `key`: the returned promise runs `fn` after every earlier holder of the key has finished. */
@@ -149,7 +150,7 @@ export class CallService {
             card,
             inputs,
             env: this.#opts.env,
-            surface: () => this.#surface(),
+            surface: () => this.#surface(card),
             store: this.#store,
             ...(this.#opts.lockWaitMs ? { lockWaitMs: this.#opts.lockWaitMs } : {}),
             evidenceDir: resolve(this.#opts.evidenceDir ?? 'runs', runId),

@@ -5,6 +5,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, JSONRPCMessage, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { compileSafe, quotePattern } from '../../shared/regex.ts';
+import { EFFECTS } from '../../shared/operations.ts';
 import type { Capability, Input } from '../../shared/schema/capability.ts';
 import { Word, type RunResult } from '../../shared/schema/result.ts';
 
@@ -93,15 +94,15 @@ export function inputsFromArgs(args: Readonly<Record<string, unknown>>): Record<
   return out;
 }
 
-/** Behaviour hints from the effect stickers (MCP ToolAnnotations). */
+/** Behaviour hints from the effect stickers, as the operations table describes them (MCP ToolAnnotations). */
 export function annotationsFor(card: Capability): ToolAnnotations {
-  const kinds = new Set(card.steps.map((s) => s.effect.kind));
-  const commits = kinds.has('commit');
+  const effects = card.steps.map((s) => EFFECTS[s.effect.kind]);
+  const destructive = effects.some((e) => e.destructive);
   return {
     title: titleOf(card.id),
-    readOnlyHint: !commits && !kinds.has('stage'),
-    destructiveHint: commits,
-    idempotentHint: !commits,
+    readOnlyHint: !effects.some((e) => e.changes),
+    destructiveHint: destructive,
+    idempotentHint: !destructive,
     // The card talks to an application outside this server.
     openWorldHint: true,
   };

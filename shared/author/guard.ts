@@ -4,6 +4,7 @@
 // A refusal goes back to the model as a tool error that names what was wrong and never echoes a secret.
 import { fingerprint } from '../fingerprint.ts';
 import { buildMenu, labelOf, renderRow, type MenuRow } from '../menu.ts';
+import { takesValue, VERBS } from '../operations.ts';
 import { blankFor, blanksIn, fillBlanks } from '../schema/blanks.ts';
 import type { EffectKind, FingerprintField } from '../schema/capability.ts';
 import type { Observation } from '../schema/observation.ts';
@@ -12,6 +13,7 @@ import { TraceAct, TraceLine, type ScreenSeen } from '../schema/trace.ts';
 import { nameScreen, type KnownScreen } from '../screens.ts';
 import type { Masker } from '../secrets.ts';
 import { SurfaceError, type Surface } from '../surface.ts';
+import { riskOf } from '../surfaces.ts';
 import { Lock } from './lock.ts';
 import { ActInput, AssertScreenInput, FinishInput, type Book, type EveningInput, type Owner, type OwnerAnswer, type ToolCall, type ToolOutcome } from './ports.ts';
 import { probeRungs } from './probe.ts';
@@ -178,10 +180,10 @@ export class Guard {
    */
   recover(d: Dispatch): Promise<Recovery> {
     return this.#lock.run(async () => {
-      const verb = d.line.verb;
-      if (verb === 'set_value' || verb === 'select') return 'redo';
+      const redo = VERBS[d.line.verb].redo;
+      if (redo === 'always') return 'redo';
       const now = await look(this.#o.surface);
-      if (now.signature === d.line.before.signature) return verb === 'invoke' && d.line.effect.kind === 'navigate' ? 'redo' : 'uncertain';
+      if (now.signature === d.line.before.signature) return redo === 'if_navigate' && d.line.effect.kind === 'navigate' ? 'redo' : 'uncertain';
       await this.write({ ...d.line, after: this.#seen(now) });
       this.#current = { obs: now, menu: buildMenu(now) };
       this.#changed = true;
@@ -241,9 +243,12 @@ export class Guard {
   }
 
   async #classify(row: MenuRow, screen: string | null): Promise<{ kind: EffectKind; by: 'rule' | 'owner'; owner?: string }> {
-    if (row.verb !== 'invoke') return { kind: 'stage', by: 'rule' };
-    if (row.control.role === 'link') return { kind: 'navigate', by: 'rule' };
-    // A button (or anything else pressed) is a commit until the owner says otherwise.
+    const sticker = VERBS[row.verb].sticker;
+    if (sticker !== 'by_risk') return { kind: sticker, by: 'rule' };
+    // The surface's risk rules by role (a browser link navigates); anything else pressed is a commit until the
+    // owner says otherwise.
+    const ruled = riskOf(this.#o.surface.kind ?? 'browser', row.control.role);
+    if (ruled) return { kind: ruled, by: 'rule' };
     const a: OwnerAnswer = await this.#o.owner.ask({
       control: `${row.control.role} '${labelOf(row.control)}'${row.where ? ` in ${row.where}` : ''}`,
       screen,
@@ -260,7 +265,7 @@ export class Guard {
     const row = shown.menu.find((r) => r.n === n);
     if (!row) return refuse(call.id, 'NO_SUCH_ROW', `there is no row ${n}; the menu has rows 1 to ${shown.menu.length}`);
     if (verb !== row.verb) return refuse(call.id, 'WRONG_VERB', `row ${n} takes "${row.verb}", not "${verb.slice(0, 20)}"`);
-    const needsValue = verb === 'set_value' || verb === 'select';
+    const needsValue = takesValue(row.verb);
     if (needsValue && value === undefined) return refuse(call.id, 'VALUE_REQUIRED', `${verb} needs a value (a blank such as {{input.name}} or a literal)`);
     if (!needsValue && value !== undefined) return refuse(call.id, 'VALUE_NOT_ALLOWED', `${verb} takes no value`);
     if (value !== undefined) {

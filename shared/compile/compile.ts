@@ -3,6 +3,8 @@
 // reviewer must add. Pure and deterministic: the same book always compiles to the same bytes.
 import { fingerprint } from '../fingerprint.ts';
 import { proposeMarks } from '../marks.ts';
+import { intentText, VERBS } from '../operations.ts';
+import type { SurfaceName } from '../surfaces.ts';
 import { labelOf } from '../menu.ts';
 import { blankFor, blanksIn } from '../schema/blanks.ts';
 import { canonicalJson } from '../schema/canonical.ts';
@@ -43,7 +45,8 @@ export interface Hole {
 export interface CompileOptions {
   /** The card id; default: from the goal's first words. */
   id?: string;
-  surface?: 'browser' | 'terminal' | 'mac';
+  /** Overrides the book's start line; a book that names none was written in the browser, the only surface then. */
+  surface?: SurfaceName;
   /** Replace the entry URL's origin by {{env.BASE_URL}} so the card runs against any deployment (default true). */
   baseUrlBlank?: boolean;
   /**
@@ -161,36 +164,14 @@ function buildTarget(act: TraceAct, b: Blanker, walker: string): Omit<Built, 'id
 function stepBase(act: TraceAct, targetBase: string): string {
   const word = ROLE_WORD[act.control.role] ?? '';
   const stem = word && targetBase.endsWith(`_${word}`) ? targetBase.slice(0, -word.length - 1) : targetBase;
-  switch (act.verb) {
-    case 'set_value':
-      return `enter_${stem}`;
-    case 'select':
-      return `choose_${stem}`;
-    case 'toggle':
-      return `toggle_${stem}`;
-    case 'read':
-      return `read_${stem}`;
-    case 'invoke':
-      if (act.control.role === 'button') return stem;
-      if (act.control.role === 'link') return `open_${stem}`;
-      return `press_${stem}`;
-  }
+  // A pressed button is named for what it says, a link for what it opens; the rest by the operations table.
+  if (act.verb === 'invoke' && act.control.role === 'button') return stem;
+  if (act.verb === 'invoke' && act.control.role === 'link') return `open_${stem}`;
+  return `${VERBS[act.verb].compile.prefix}_${stem}`;
 }
 
 function intentOf(act: TraceAct, t: Target): string {
-  const what = `${t.role} '${t.name?.eq ?? t.hint ?? ''}'`;
-  switch (act.verb) {
-    case 'set_value':
-      return `Type ${act.value ?? ''} into ${what}`;
-    case 'select':
-      return `Choose ${act.value ?? ''} in ${what}`;
-    case 'toggle':
-      return `Toggle ${what}`;
-    case 'read':
-      return `Read ${what}`;
-    case 'invoke':
-      return `Press ${what}`;
-  }
+  return intentText(act.verb, `${t.role} '${t.name?.eq ?? t.hint ?? ''}'`, act.value);
 }
 
 function defaultId(goal: string): string {
@@ -347,7 +328,7 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
     id: opts.id ?? defaultId(start.goal),
     version: 1,
     intent: start.goal.trim() || 'Authored capability (no goal was given)',
-    surface: opts.surface ?? 'browser',
+    surface: opts.surface ?? start.surface ?? 'browser',
     entry: entryOf(start.entry, opts.baseUrlBlank ?? true),
     inputs: Object.fromEntries(
       inputs.map((i) => [

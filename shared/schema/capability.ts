@@ -3,6 +3,8 @@
 import { z } from 'zod';
 import { patternProblem, quotePattern } from '../regex.ts';
 import { blanksIn, INPUT_NAME_RE } from './blanks.ts';
+import { takesValue, VERBS } from '../operations.ts';
+import { SURFACES, SurfaceName } from '../surfaces.ts';
 import { ScopeLink, Verb } from './observation.ts';
 
 export const CAPABILITY_SCHEMA_ID = 'handrail.capability/v1';
@@ -11,12 +13,9 @@ const Id = z
   .string()
   .regex(/^[a-z][a-z0-9_]*$/, 'expected a lower_snake_case identifier such as "post_hold"');
 
-/** Effect stickers: how serious a step is. The journal, the guard and the menu all read these. */
+/** Effect stickers: how serious a step is. What each one means is a row of the operations table (shared/operations.ts). */
 export const EffectKind = z.enum(['read', 'navigate', 'stage', 'commit']);
 export type EffectKind = z.infer<typeof EffectKind>;
-
-/** Steps whose effect changes something are journalled; redoing the others is harmless. */
-export const JOURNALLED: ReadonlySet<EffectKind> = new Set(['stage', 'commit']);
 
 export const OwnerConfirmation = z.strictObject({
   owner: z.string().min(1, 'expected the name of the person who confirmed this commit'),
@@ -299,7 +298,8 @@ const CapabilityShape = z.strictObject({
   id: Id,
   version: z.number().int().positive().default(1),
   intent: z.string().min(1, 'expected one sentence saying what the capability does'),
-  surface: z.enum(['browser', 'terminal', 'mac']),
+  /** Which surface replays it (shared/surfaces.ts); its declaration says which rungs and scopes the card may use. */
+  surface: SurfaceName,
   entry: z.string().min(1),
   inputs: z.record(Id, Input).default({}),
   /** Which inputs identify the effect, for the idempotency key (see `Identity`). */
@@ -344,6 +344,26 @@ function checkIdentity(card: Shape, ctx: Ctx): void {
   });
 }
 // ── end identity ─────────────────────────────────────────────────────────────────────────────────
+
+/** Rungs and scopes are the surface's own: a card may use only those its surface declares (shared/surfaces.ts). */
+function checkSurface(card: Shape, ctx: Ctx): void {
+  const decl = SURFACES[card.surface];
+  const scopes = (links: readonly { role: string }[] | undefined, path: (string | number)[]): void =>
+    links?.forEach((l, i) => {
+      if (!decl.scopes.includes(l.role as never)) {
+        ctx.addIssue({ code: 'custom', path: [...path, i, 'role'], message: `the ${decl.name} surface has no "${l.role}" scope (it has ${decl.scopes.join(', ')})` });
+      }
+    });
+  for (const [id, t] of Object.entries(card.targets)) {
+    t.ladder.forEach((r, i) => {
+      if (!decl.rungs.includes(r.rung)) {
+        ctx.addIssue({ code: 'custom', path: ['targets', id, 'ladder', i, 'rung'], message: `the ${decl.name} surface cannot resolve a "${r.rung}" rung (it can: ${decl.rungs.join(', ')})` });
+      }
+    });
+    scopes(t.scope, ['targets', id, 'scope']);
+  }
+  card.steps.forEach((s, i) => s.post?.forEach((p, j) => p.kind === 'control' && scopes(p.scope, ['steps', i, 'post', j, 'scope'])));
+}
 
 function checkBlanks(card: Shape, ctx: Ctx): void {
   const check = (text: string | undefined, path: (string | number)[], allowEnv: boolean): void => {
@@ -436,14 +456,14 @@ function checkReferences(card: Shape, ctx: Ctx): void {
         message: `target "${s.target}" does not take "${s.op.verb}" (it supports ${target.supports.join(', ')})`,
       });
     }
-    const needsValue = s.op.verb === 'set_value' || s.op.verb === 'select';
+    const needsValue = takesValue(s.op.verb);
     if (needsValue && s.op.value === undefined) {
       ctx.addIssue({ code: 'custom', path: ['steps', i, 'op', 'value'], message: `${s.op.verb} needs a value (a literal or a blank)` });
     }
     if (!needsValue && s.op.value !== undefined) {
       ctx.addIssue({ code: 'custom', path: ['steps', i, 'op', 'value'], message: `${s.op.verb} takes no value` });
     }
-    if ((s.op.verb === 'read') !== (s.effect.kind === 'read')) {
+    if ((VERBS[s.op.verb].sticker === 'read') !== (s.effect.kind === 'read')) {
       ctx.addIssue({
         code: 'custom',
         path: ['steps', i, 'effect', 'kind'],
@@ -513,6 +533,7 @@ export const Capability = CapabilityShape.superRefine(
   (card, ctx) => {
     tolerant(() => checkReferences(card, ctx));
     tolerant(() => checkBlanks(card, ctx));
+    tolerant(() => checkSurface(card, ctx));
     tolerant(() => checkJudge(card, ctx));
     tolerant(() => checkIdentity(card, ctx));
   },

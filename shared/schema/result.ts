@@ -22,6 +22,9 @@ export const Code = z.enum([
   'BUSY',
   'NO_BROWSER',
   'SURFACE_UNREACHABLE',
+  /** The card names a surface that is declared but not built yet, or no surface at all (runner/surfaces.ts). */
+  'SURFACE_UNAVAILABLE',
+  'UNKNOWN_SURFACE',
   'SCREEN_MISMATCH',
   'TARGET_NOT_FOUND',
   'AMBIGUOUS',

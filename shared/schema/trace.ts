@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { EffectKind, FingerprintField, Rung } from './capability.ts';
 import { Control, ScopeLink, Verb } from './observation.ts';
+import { SurfaceName } from '../surfaces.ts';
 
 export const TRACE_SCHEMA_ID = 'handrail.trace/v1';
 
@@ -23,6 +24,8 @@ export const TraceStart = z.strictObject({
   schema: z.literal(TRACE_SCHEMA_ID),
   goal: z.string(),
   entry: z.string(),
+  /** The surface the task was worked out on; the compiled card names it. Absent in books written before surfaces were declared: the browser. */
+  surface: SurfaceName.optional(),
   inputs: z.array(
     z.strictObject({
       name: z.string(),

@@ -58,7 +58,7 @@ async function replay(inputs: Record<string, string>, extra: Partial<RunRequest>
 }
 
 /** A surface whose pages matching `glob` arrive rewritten: the application drifted under the card. */
-function rewriting(glob: string, rewrite: (html: string) => string): RunRequest['surface'] {
+function rewriting(glob: string, rewrite: (html: string) => string): NonNullable<RunRequest['surface']> {
   return async () => {
     const s = await BrowserSurface.launch({ browser });
     await s.page.route(glob, async (route) => {

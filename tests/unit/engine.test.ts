@@ -183,7 +183,7 @@ async function replay(surface: MemorySurface, card: Capability, opts: { journal?
   const progress: string[] = [];
   try {
     const result = await new Replay(
-      { card, inputs: opts.inputs ?? INPUTS, env: {}, runId, masker, evidence, journal, progress: (l) => progress.push(l) },
+      { card, inputs: opts.inputs ?? INPUTS, entry: card.entry, runId, masker, evidence, journal, progress: (l) => progress.push(l) },
       surface,
     ).run();
     // As runner/run.ts does: a run that pressed a commit leaves its receipt in the journal.
@@ -675,7 +675,7 @@ describe('the truth of the word (docs/ARCHITECTURE.md, "The truth of the word")'
     const evidence = await Evidence.create(path.join(tmp, 'counted'), masker, 'run-counted');
     const model = { calls: 0 };
     const classifier = { calls: 0 };
-    const replayer = new Replay({ card, inputs: INPUTS, env: {}, runId: 'run-counted', masker, evidence, journal: null, model, classifier }, s);
+    const replayer = new Replay({ card, inputs: INPUTS, entry: card.entry, runId: 'run-counted', masker, evidence, journal: null, model, classifier }, s);
     // A port that was consulted three times and once during the run: the receipt reads the ports, not constants.
     s.onAct = () => {
       model.calls = 3;

@@ -1,0 +1,68 @@
+// The operations table (docs/ARCHITECTURE.md, "The operations table"): what each verb takes, which effect
+// sticker it gets by default, how the book, the compiler and a resumed authoring session treat it; and for each
+// effect sticker, whether replay journals it, how it is undone, and what it tells an MCP client. One table, data:
+// the menu, the guard, the card schema, the compiler, the engine and the MCP annotations all read it, so adding a
+// verb or a sticker is one row here (tests/unit/operations.test.ts proves every reader agrees with it).
+import type { EffectKind } from './schema/capability.ts';
+import type { Verb } from './schema/observation.ts';
+
+export interface VerbRow {
+  /** `required`: a literal or a blank (set_value, select); `none`: the verb takes no value. */
+  value: 'required' | 'none';
+  /** Offered as a menu row. `read` is not: the prompt already carries the screen text. */
+  menu: boolean;
+  /**
+   * The effect sticker the guard gives it: a fixed sticker, or `by_risk` — the surface's risk rules by role
+   * (a browser link navigates), and otherwise a commit until the owner says otherwise.
+   */
+  sticker: EffectKind | 'by_risk';
+  /**
+   * After an authoring host was stopped between doing the action and writing its book line: `always` (doing it
+   * again is harmless: typing the same value), `if_navigate` (again only when it was a navigation and the screen
+   * visibly did not move), `never` (a press that must not happen twice without someone looking).
+   */
+  redo: 'always' | 'if_navigate' | 'never';
+  /** How the compiler names a step (`enter_member_number`) and says what it does (`Type {value} into {what}`). */
+  compile: { prefix: string; intent: string };
+}
+
+export const VERBS: Readonly<Record<Verb, VerbRow>> = {
+  invoke: { value: 'none', menu: true, sticker: 'by_risk', redo: 'if_navigate', compile: { prefix: 'press', intent: 'Press {what}' } },
+  set_value: { value: 'required', menu: true, sticker: 'stage', redo: 'always', compile: { prefix: 'enter', intent: 'Type {value} into {what}' } },
+  select: { value: 'required', menu: true, sticker: 'stage', redo: 'always', compile: { prefix: 'choose', intent: 'Choose {value} in {what}' } },
+  toggle: { value: 'none', menu: true, sticker: 'stage', redo: 'never', compile: { prefix: 'toggle', intent: 'Toggle {what}' } },
+  read: { value: 'none', menu: false, sticker: 'read', redo: 'always', compile: { prefix: 'read', intent: 'Read {what}' } },
+};
+
+export interface EffectRow {
+  /** Replay writes `dispatched` (fsync) before acting and `observed` after (the journal rule). */
+  journalled: boolean;
+  /** Changes something in the application (an MCP tool whose card has one is not `readOnlyHint`). */
+  changes: boolean;
+  /** Cannot be taken back by the run itself (MCP `destructiveHint`; not `idempotentHint`). */
+  destructive: boolean;
+  /** How it is undone, for the people who review a card. */
+  undo: string;
+}
+
+export const EFFECTS: Readonly<Record<EffectKind, EffectRow>> = {
+  read: { journalled: false, changes: false, destructive: false, undo: 'nothing to undo' },
+  navigate: { journalled: false, changes: false, destructive: false, undo: 'nothing changed: go back' },
+  stage: { journalled: true, changes: true, destructive: false, undo: 'overwritten by the next run, or left unposted' },
+  commit: { journalled: true, changes: true, destructive: true, undo: 'not by replay: a compensating capability or a person' },
+};
+
+/** Steps whose effect changes something are journalled; redoing the others is harmless. */
+export const JOURNALLED: ReadonlySet<EffectKind> = new Set(
+  (Object.keys(EFFECTS) as EffectKind[]).filter((k) => EFFECTS[k].journalled),
+);
+
+export function takesValue(verb: Verb): boolean {
+  return VERBS[verb].value === 'required';
+}
+
+/** The compiler's one-line description of a step: the verb's intent with its blanks filled. */
+export function intentText(verb: Verb, what: string, value: string | undefined): string {
+  // A function replacer: a value such as `$&` is typed text, not a replacement pattern.
+  return VERBS[verb].compile.intent.replace('{what}', () => what).replace('{value}', () => value ?? '');
+}

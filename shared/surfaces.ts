@@ -1,0 +1,81 @@
+// What each surface declares (docs/ARCHITECTURE.md, "The surface registry"): the rung kinds it can resolve, the
+// scope kinds it produces, its risk rules, how it is checked reachable, the evidence it attaches and the error
+// words it may raise. The core validates a card against its surface's declaration and reads risk from it; it never
+// assumes a browser. Runnable anywhere (shared/): the Node drivers that open a surface live in runner/surfaces.ts.
+import { z } from 'zod';
+import type { EffectKind, RungKind } from './schema/capability.ts';
+import type { ScopeLink } from './schema/observation.ts';
+
+/** The surfaces a card may name. A card's surface is always explicit. */
+export const SurfaceName = z.enum(['browser', 'tn3270', 'macos']);
+export type SurfaceName = z.infer<typeof SurfaceName>;
+
+export type SurfaceErrorCode = 'SURFACE_UNREACHABLE' | 'NAVIGATION_FAILED' | 'BROWSER_CRASHED' | 'ACTION_FAILED' | 'TIMEOUT' | 'STALE';
+export type EvidenceKind = 'screenshot' | 'text';
+
+export interface SurfaceDeclaration {
+  name: SurfaceName;
+  /** False until the surface is built: a card naming it loads, and every run of it is refused SURFACE_UNAVAILABLE. */
+  available: boolean;
+  /** What an entry is for this surface, for people ("a URL", "host:port"). */
+  entry: string;
+  /** The rung kinds `resolve` can walk; a card using another does not load. */
+  rungs: readonly RungKind[];
+  /** The scope kinds its observations produce; a card using another does not load. */
+  scopes: readonly ScopeLink['role'][];
+  /** By role, the sticker an `invoke` gets before an owner is asked (a browser link navigates). */
+  risk: Readonly<Record<string, EffectKind>>;
+  /** How a run checks the surface is there before opening it: `http` (a GET of the entry), or not at all. */
+  reachability: 'http' | 'none';
+  /** What `evidence(kind)` can attach. */
+  evidence: readonly EvidenceKind[];
+  /** The error words `SurfaceError` may carry from this surface. */
+  errors: readonly SurfaceErrorCode[];
+}
+
+const COMMON_ERRORS: readonly SurfaceErrorCode[] = ['SURFACE_UNREACHABLE', 'ACTION_FAILED', 'TIMEOUT', 'STALE'];
+
+export const SURFACES: Readonly<Record<SurfaceName, SurfaceDeclaration>> = {
+  browser: {
+    name: 'browser',
+    available: true,
+    entry: 'a URL (http, https, file)',
+    rungs: ['role_name', 'label', 'text', 'css'],
+    scopes: ['frame', 'row', 'group', 'dialog', 'table', 'form', 'region'],
+    risk: { link: 'navigate' },
+    reachability: 'http',
+    evidence: ['screenshot', 'text'],
+    errors: [...COMMON_ERRORS, 'NAVIGATION_FAILED', 'BROWSER_CRASHED'],
+  },
+  // Declared so cards and tools can name them; not built yet (terminal-agent/, mac-agent/).
+  tn3270: {
+    name: 'tn3270',
+    available: false,
+    entry: 'host:port',
+    rungs: ['role_name', 'label', 'text'],
+    scopes: ['region'],
+    risk: {},
+    reachability: 'none',
+    evidence: ['text'],
+    errors: COMMON_ERRORS,
+  },
+  macos: {
+    name: 'macos',
+    available: false,
+    entry: 'an app bundle id',
+    rungs: ['role_name', 'label', 'text'],
+    scopes: ['group', 'dialog', 'table', 'row', 'region'],
+    risk: {},
+    reachability: 'none',
+    evidence: ['screenshot', 'text'],
+    errors: COMMON_ERRORS,
+  },
+};
+
+/** Why a surface cannot be chosen: a name no surface has, or one declared but not built yet. */
+export type SurfaceRefusal = { code: 'UNKNOWN_SURFACE' | 'SURFACE_UNAVAILABLE'; surface: string; message: string };
+
+/** The sticker an `invoke` on a control of this role gets by the surface's rules, or null: ask the owner. */
+export function riskOf(surface: SurfaceName, role: string): EffectKind | null {
+  return SURFACES[surface].risk[role] ?? null;
+}

@@ -1,0 +1,105 @@
+// Every reader of the operations table agrees with it: the menu, the guard, the card schema, the compiler's wording, the engine's journal rule and the MCP hints all say what shared/operations.ts says, and nothing else.
+import { describe, expect, it } from 'vitest';
+import { JOURNALLED as ENGINE_JOURNALLED } from '../../runner/engine/engine.ts';
+import { annotationsFor } from '../../runner/mcp/tools.ts';
+import { Guard } from '../../shared/author/guard.ts';
+import { buildMenu } from '../../shared/menu.ts';
+import { EFFECTS, intentText, JOURNALLED, takesValue, VERBS } from '../../shared/operations.ts';
+import { Capability, EffectKind, type CapabilityInput } from '../../shared/schema/capability.ts';
+import { Verb, type Control } from '../../shared/schema/observation.ts';
+import { Masker } from '../../shared/secrets.ts';
+import { minimalCard } from '../fixtures/cards/minimal.ts';
+import { FakeSurface, MemoryBook } from '../fixtures/author/fake-surface.ts';
+
+const ALL_VERBS = Verb.options;
+
+describe('the operations table', () => {
+  it('has one row per verb and per effect sticker, no more', () => {
+    expect(Object.keys(VERBS).sort()).toEqual([...ALL_VERBS].sort());
+    expect(Object.keys(EFFECTS).sort()).toEqual([...EffectKind.options].sort());
+  });
+
+  it('the engine journals exactly the stickers the table marks journalled', () => {
+    expect(ENGINE_JOURNALLED).toBe(JOURNALLED);
+    expect([...JOURNALLED].sort()).toEqual(EffectKind.options.filter((k) => EFFECTS[k].journalled).sort());
+  });
+
+  it('the menu offers exactly the verbs the table puts on it', () => {
+    const c: Control = { ref: 'r1', role: 'textbox', name: 'Everything', verbs: [...ALL_VERBS], scope: [], ancestors: [] };
+    const rows = buildMenu({ frames: [{ frame: [], url: 'x', title: 'x', controls: [c], paths: [], text: '' }] });
+    expect(rows.map((r) => r.verb)).toEqual(ALL_VERBS.filter((v) => VERBS[v].menu));
+  });
+
+  it('the card schema wants a value exactly for the verbs that take one, and the read sticker exactly for read', () => {
+    for (const verb of ALL_VERBS) {
+      for (const withValue of [true, false]) {
+        const card = minimalCard() as CapabilityInput & { targets: Record<string, { supports: string[] }> };
+        const t = card.targets['password_field'];
+        if (t) t.supports = [...ALL_VERBS];
+        const sticker = VERBS[verb].sticker === 'read' ? 'read' : 'stage';
+        card.steps = [{ id: 'only', screen: 'signon', op: { verb, ...(withValue ? { value: 'x' } : {}) }, target: 'password_field', effect: { kind: sticker } }];
+        card.outputs = {};
+        card.outcomes = { success: { screens: ['signon'] } };
+        const loaded = Capability.safeParse(card);
+        expect(loaded.success, `${verb} ${withValue ? 'with' : 'without'} a value`).toBe(withValue === takesValue(verb));
+      }
+      const card = minimalCard();
+      card.steps = [{ id: 'only', screen: 'signon', op: { verb: 'read' }, target: 'password_field', effect: { kind: 'stage' } }];
+      expect(Capability.safeParse(card).success).toBe(false);
+    }
+  });
+
+  it('the guard stickers each verb as the table says, and asks the owner only where the table says risk decides', async () => {
+    for (const verb of ALL_VERBS.filter((v) => VERBS[v].menu)) {
+      const control: Control = { ref: 'r1', role: 'button', name: 'Do It', verbs: [verb], scope: [], ancestors: [] };
+      const surface = new FakeSurface({ s: { controls: [control], text: '' } }, 's');
+      const book = new MemoryBook();
+      let asked = 0;
+      const guard = new Guard({
+        surface,
+        book,
+        masker: new Masker([]),
+        goal: 'g',
+        inputs: [],
+        owner: { ask: () => (asked++, Promise.resolve({ answer: 'commit', name: 'Olive' })) },
+        settle: { quietMs: 0, pollMs: 1 },
+      });
+      await guard.show();
+      const out = await guard.handle({ id: 'a', name: 'act', input: { row: 1, verb, ...(takesValue(verb) ? { value: 'x' } : {}) } });
+      expect(out.ok, out.text).toBe(true);
+      const line = book.lines[0] as { effect: { kind: string; by: string } };
+      const rule = VERBS[verb].sticker;
+      expect(line.effect).toMatchObject(rule === 'by_risk' ? { kind: 'commit', by: 'owner' } : { kind: rule, by: 'rule' });
+      expect(asked).toBe(rule === 'by_risk' ? 1 : 0);
+    }
+  });
+
+  it('the MCP hints are the table\'s, for a card of each sticker', () => {
+    for (const kind of EffectKind.options) {
+      const card = minimalCard();
+      card.steps = [
+        {
+          id: 'only',
+          screen: 'signon',
+          op: kind === 'read' ? { verb: 'read' } : { verb: 'set_value', value: 'x' },
+          target: 'password_field',
+          effect: { kind, ...(kind === 'commit' ? { confirmed_by: { owner: 'dana' } } : {}) },
+          ...(kind === 'commit' ? { settle: { kind: 'screen_is' as const, screen: 'posted' } } : {}),
+        },
+      ];
+      card.outputs = {};
+      const hints = annotationsFor(Capability.parse(card));
+      expect(hints, kind).toMatchObject({
+        readOnlyHint: !EFFECTS[kind].changes,
+        destructiveHint: EFFECTS[kind].destructive,
+        idempotentHint: !EFFECTS[kind].destructive,
+      });
+    }
+  });
+
+  it('the compiler\'s step wording is the table\'s, a typed `$&` staying typed', () => {
+    expect(intentText('set_value', "textbox 'Member'", '{{input.member}}')).toBe("Type {{input.member}} into textbox 'Member'");
+    expect(intentText('select', "combobox 'Reason'", '$&')).toBe("Choose $& in combobox 'Reason'");
+    for (const v of ALL_VERBS) expect(intentText(v, 'W', 'V')).toContain('W');
+  });
+});
