@@ -14,6 +14,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { constants as fsc, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { Lock } from '../../shared/lock.ts';
 import { canonicalJson } from '../../shared/schema/canonical.ts';
 
 export const JOURNAL_VERSION = 2;
@@ -312,7 +313,8 @@ export async function readJournal(file: string): Promise<(Verified & { state: Jo
 }
 
 export class Journal {
-  #queue: Promise<void> = Promise.resolve();
+  /** Appends one at a time, in call order. */
+  readonly #appends = new Lock();
   #closed = false;
 
   private constructor(
@@ -436,12 +438,7 @@ export class Journal {
       await this.#writeHead(rec);
       return rec;
     };
-    const p = this.#queue.then(run);
-    this.#queue = p.then(
-      () => undefined,
-      () => undefined,
-    );
-    return p;
+    return this.#appends.run(run);
   }
 
   async #writeHead(rec: JournalRecord): Promise<void> {
@@ -464,7 +461,7 @@ export class Journal {
   /** Waits for pending appends, then closes. Idempotent. */
   async close(): Promise<void> {
     if (this.#closed) return;
-    await this.#queue;
+    await this.#appends.idle();
     this.#closed = true;
     await this.handle.close();
     await this.head.close();

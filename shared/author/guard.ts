@@ -12,7 +12,7 @@ import { TraceAct, TraceLine, type ScreenSeen } from '../schema/trace.ts';
 import { nameScreen, type KnownScreen } from '../screens.ts';
 import type { Masker } from '../secrets.ts';
 import { SurfaceError, type Surface } from '../surface.ts';
-import { Lock } from './lock.ts';
+import { Lock } from '../lock.ts';
 import { ActInput, AssertScreenInput, FinishInput, type Book, type EveningInput, type Owner, type OwnerAnswer, type ToolCall, type ToolOutcome } from './ports.ts';
 import { probeRungs } from './probe.ts';
 import { look, settleAfter, type SettleOptions } from './settle.ts';
