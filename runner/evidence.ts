@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { Lock } from '../shared/lock.ts';
 import type { Masker } from '../shared/secrets.ts';
 import { readJournal } from './engine/journal.ts';
+import { HandrailError } from '../shared/errors.ts';
 
 export const LOG_FILE = 'evidence.jsonl';
 export const GENESIS = '0'.repeat(64);
@@ -67,13 +68,10 @@ function sealMessage(run: string, d: Pick<SealData, 'lines' | 'head' | 'word'>):
 const hmacOf = (key: string, run: string, d: Pick<SealData, 'lines' | 'head' | 'word'>): string =>
   createHmac('sha256', key).update(sealMessage(run, d)).digest('hex');
 
-export class EvidenceError extends Error {
+export class EvidenceError extends HandrailError<EvidenceErrorCode> {
   override readonly name = 'EvidenceError';
-  constructor(
-    readonly code: EvidenceErrorCode,
-    message: string,
-  ) {
-    super(message);
+  constructor(code: EvidenceErrorCode, message: string) {
+    super(code, message);
   }
 }
 

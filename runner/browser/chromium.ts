@@ -2,6 +2,7 @@
 // distro builds), so the order is: HANDRAIL_CHROMIUM, Playwright's own download, then system Chromium/Chrome.
 import { existsSync } from 'node:fs';
 import { chromium, type LaunchOptions } from 'playwright-core';
+import { HandrailError } from '../../shared/errors.ts';
 
 /** Flags that keep a headless Chromium quiet on a closed network and runnable as root. */
 export const QUIET_FLAGS = [
@@ -30,9 +31,11 @@ export interface ChromiumChoice {
   launchOptions: LaunchOptions;
 }
 
-export class NoBrowserError extends Error {
+export class NoBrowserError extends HandrailError<'NO_BROWSER'> {
   override readonly name = 'NoBrowserError';
-  readonly code = 'NO_BROWSER';
+  constructor(message: string) {
+    super('NO_BROWSER', message);
+  }
 }
 
 export const NO_BROWSER_HELP = [

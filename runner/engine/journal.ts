@@ -16,6 +16,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { Lock } from '../../shared/lock.ts';
 import { canonicalJson } from '../../shared/schema/canonical.ts';
+import { HandrailError } from '../../shared/errors.ts';
 
 export const JOURNAL_VERSION = 2;
 
@@ -76,15 +77,15 @@ const HEAD_WIDTH = 96;
 
 export type JournalErrorCode = 'JOURNAL_DAMAGED' | 'JOURNAL_KEY_MISMATCH' | 'JOURNAL_IO' | 'JOURNAL_CLOSED' | 'JOURNAL_RECEIPT_NOT_JSON' | 'JOURNAL_NOT_IN_DOUBT';
 
-export class JournalError extends Error {
+export class JournalError extends HandrailError<JournalErrorCode> {
   override readonly name = 'JournalError';
   constructor(
-    readonly code: JournalErrorCode,
+    code: JournalErrorCode,
     message: string,
     /** The 1-based line of the journal file the problem is on, when there is one. */
     readonly line?: number,
   ) {
-    super(message);
+    super(code, message);
   }
 }
 

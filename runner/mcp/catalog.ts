@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { formatIssues, loadCapability } from '../../shared/schema/load.ts';
 import type { Capability } from '../../shared/schema/capability.ts';
 import { approvalStatus } from '../approval.ts';
+import { HandrailError } from '../../shared/errors.ts';
 
 export interface Served {
   file: string;
@@ -24,9 +25,11 @@ export interface Catalog {
   off: OffMenu[];
 }
 
-export class CatalogError extends Error {
+export class CatalogError extends HandrailError<'CAPABILITIES_DIR'> {
   override readonly name = 'CatalogError';
-  readonly code = 'CAPABILITIES_DIR';
+  constructor(message: string) {
+    super('CAPABILITIES_DIR', message);
+  }
 }
 
 export async function loadCatalog(dir: string): Promise<Catalog> {
