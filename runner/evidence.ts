@@ -9,8 +9,10 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { constants as fsc, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { Lock } from '../shared/lock.ts';
 import type { Masker } from '../shared/secrets.ts';
 import { readJournal } from './engine/journal.ts';
+import { HandrailError } from '../shared/errors.ts';
 
 export const LOG_FILE = 'evidence.jsonl';
 export const GENESIS = '0'.repeat(64);
@@ -66,13 +68,10 @@ function sealMessage(run: string, d: Pick<SealData, 'lines' | 'head' | 'word'>):
 const hmacOf = (key: string, run: string, d: Pick<SealData, 'lines' | 'head' | 'word'>): string =>
   createHmac('sha256', key).update(sealMessage(run, d)).digest('hex');
 
-export class EvidenceError extends Error {
+export class EvidenceError extends HandrailError<EvidenceErrorCode> {
   override readonly name = 'EvidenceError';
-  constructor(
-    readonly code: EvidenceErrorCode,
-    message: string,
-  ) {
-    super(message);
+  constructor(code: EvidenceErrorCode, message: string) {
+    super(code, message);
   }
 }
 
@@ -104,7 +103,7 @@ function safeName(masker: Masker, name: string): string {
 export class Evidence {
   #seq: number;
   #prev: string;
-  #queue: Promise<void> = Promise.resolve();
+  readonly #appends = new Lock();
   #closed = false;
   /** Facts every line of this run carries (e.g. `unapproved: true`), so no line can be read without them. */
   #stamp: Readonly<Record<string, unknown>> = {};
@@ -212,15 +211,10 @@ export class Evidence {
    * only when its turn comes, so concurrent callers never fork or break the chain.
    */
   #enqueue<T>(fn: (seq: number) => Promise<T>): Promise<T> {
-    const p = this.#queue.then(async () => {
+    return this.#appends.run(async () => {
       if (this.#closed) throw new EvidenceError('EVIDENCE_CLOSED', `evidence log in ${this.dir} is closed`);
       return fn(this.#seq + 1);
     });
-    this.#queue = p.then(
-      () => undefined,
-      () => undefined,
-    );
-    return p;
   }
 
   async #write(seq: number, kind: string, data: Record<string, unknown>): Promise<void> {
@@ -253,7 +247,7 @@ export class Evidence {
   /** Waits for pending appends, fsyncs and closes. Idempotent. */
   async close(): Promise<void> {
     if (this.#closed) return;
-    await this.#queue;
+    await this.#appends.idle();
     this.#closed = true;
     await this.handle.sync();
     await this.handle.close();

@@ -4,6 +4,7 @@
 // field names are baked into the runner. Two implementations behind one port: a URL and a command.
 import { spawn } from 'node:child_process';
 import { JUDGE_BLANK_RE, type ExpectedChange, type JudgeState } from '../shared/schema/capability.ts';
+import { HandrailError } from '../shared/errors.ts';
 
 /** What a judge is asked. `inputs` are the plate's public inputs only: a secret value is never handed to a judge. */
 export interface JudgeRequest {
@@ -17,9 +18,11 @@ export type JudgeAnswer = { ok: true; state: Record<string, unknown> } | { ok: f
 
 export type Judge = (req: JudgeRequest) => Promise<JudgeAnswer>;
 
-export class JudgeSpecError extends Error {
+export class JudgeSpecError extends HandrailError<'BAD_JUDGE'> {
   override readonly name = 'JudgeSpecError';
-  readonly code = 'BAD_JUDGE';
+  constructor(message: string) {
+    super('BAD_JUDGE', message);
+  }
 }
 
 const JUDGE_TIMEOUT_MS = 30_000;

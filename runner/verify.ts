@@ -15,6 +15,7 @@ import { approvalStatus } from './approval.ts';
 import { filledChange, JudgeSpecError, unmet, type Judge } from './judge.ts';
 import { newRunId, runCapability, type RunRequest } from './run.ts';
 import type { OpenOptions } from './surfaces.ts';
+import { HandrailError } from '../shared/errors.ts';
 
 export interface VerifyOptions {
   /** One row per run: input name → value. Secret inputs come from `env` (HANDRAIL_SECRET_<NAME>). */
@@ -272,13 +273,12 @@ export async function verify(card: Capability, opts: VerifyOptions): Promise<Ver
   return { card: card.id, verified, k, n, unconfirmed_commits: unconfirmed, plates: reports, lifecycle, summary };
 }
 
-export class VerifyError extends Error {
+export type VerifyErrorCode = 'NO_PLATES' | 'BAD_PLATES' | 'CARD_UNREADABLE' | 'NO_EXPECTED_CHANGE' | 'BAD_CHANGE';
+
+export class VerifyError extends HandrailError<VerifyErrorCode> {
   override readonly name = 'VerifyError';
-  constructor(
-    readonly code: 'NO_PLATES' | 'BAD_PLATES' | 'CARD_UNREADABLE' | 'NO_EXPECTED_CHANGE' | 'BAD_CHANGE',
-    message: string,
-  ) {
-    super(message);
+  constructor(code: VerifyErrorCode, message: string) {
+    super(code, message);
   }
 }
 

@@ -3,6 +3,7 @@
 // reloaded or updated) stops catching and reporting at once. Nothing here is reachable from the page.
 import { browser } from 'wxt/browser';
 import type { ContentScriptContext } from 'wxt/utils/content-script-context';
+import { Lock } from '../../shared/lock.ts';
 import { AGENT_GLOBAL, createFrameAgent, type FrameAgent } from './frame.ts';
 import { FrameCall, HelloReply, type ClerkAct } from './messages.ts';
 
@@ -15,7 +16,7 @@ export function startAgent(ctx: ContentScriptContext): void {
   if (ctx.isInvalid) return;
   // Reports go one at a time, in order (a typed value before the click that submits it). A worker that is being
   // restarted may miss one message: it is sent again with the same event id, which the worker writes once.
-  let chain: Promise<void> = Promise.resolve();
+  const reports = new Lock();
   const deliver = async (a: ClerkAct): Promise<void> => {
     for (let attempt = 0; attempt < 3 && ctx.isValid; attempt++) {
       try {
@@ -29,7 +30,7 @@ export function startAgent(ctx: ContentScriptContext): void {
   const agent = createFrameAgent(window, {
     report: (a) => {
       if (ctx.isInvalid) return;
-      chain = chain.then(() => deliver(a));
+      void reports.run(() => deliver(a));
     },
     listen: (target, type, fn) => ctx.addEventListener(target, type, fn, { capture: true }),
     newId: () => crypto.randomUUID(),

@@ -7,6 +7,7 @@ import { EveningState } from '../../shared/author/evening.ts';
 import { Dispatch } from '../../shared/author/guard.ts';
 import { TraceLine } from '../../shared/schema/trace.ts';
 import { Mode } from './messages.ts';
+import { HandrailError } from '../../shared/errors.ts';
 
 export const DB_NAME = 'handrail';
 const DB_VERSION = 1;
@@ -65,13 +66,10 @@ interface HandrailDB extends DBSchema {
 }
 
 /** A typed failure of the store: a caller decides from `code`. */
-export class StoreError extends Error {
+export class StoreError extends HandrailError<'NO_SESSION' | 'BOOK_CONFLICT' | 'BAD_RECORD'> {
   override readonly name = 'StoreError';
-  constructor(
-    readonly code: 'NO_SESSION' | 'BOOK_CONFLICT' | 'BAD_RECORD',
-    message: string,
-  ) {
-    super(message);
+  constructor(code: 'NO_SESSION' | 'BOOK_CONFLICT' | 'BAD_RECORD', message: string) {
+    super(code, message);
   }
 }
 

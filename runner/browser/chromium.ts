@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type LaunchOptions } from 'playwright-core';
+import { HandrailError } from '../../shared/errors.ts';
 
 /** Flags that keep a headless Chromium quiet on a closed network and runnable as root. */
 export const QUIET_FLAGS = [
@@ -44,9 +45,11 @@ export interface ChromiumChoice {
   launchOptions: LaunchOptions;
 }
 
-export class NoBrowserError extends Error {
+export class NoBrowserError extends HandrailError<'NO_BROWSER'> {
   override readonly name = 'NoBrowserError';
-  readonly code = 'NO_BROWSER';
+  constructor(message: string) {
+    super('NO_BROWSER', message);
+  }
 }
 
 /** The one command that gives a machine a browser when none was found. */

@@ -1,13 +1,11 @@
 // How the CLI talks about failure: one clear line for the user, the stack only when HANDRAIL_DEBUG is set.
+import { HandrailError, type ErrorCode } from '../../shared/errors.ts';
 
 /** A problem the user can fix from the message alone (bad flag, unreadable file, bad card). */
-export class UsageError extends Error {
+export class UsageError extends HandrailError {
   override readonly name = 'UsageError';
-  constructor(
-    message: string,
-    readonly code = 'USAGE',
-  ) {
-    super(message);
+  constructor(message: string, code: ErrorCode = 'USAGE') {
+    super(code, message);
   }
 }
 

@@ -2,6 +2,7 @@
 // that step with SIGKILL — no finally blocks, no flushes, no exit handlers — which is how a real crash
 // (power cut, OOM kill) meets the journal. Inert unless the variable is set.
 import { z } from 'zod';
+import { HandrailError } from '../../shared/errors.ts';
 
 export const FailpointWhere = z.enum(['before_act', 'after_act']);
 export type FailpointWhere = z.infer<typeof FailpointWhere>;
@@ -11,9 +12,11 @@ export type Failpoint = z.infer<typeof Failpoint>;
 
 export const FAILPOINT_ENV = 'HANDRAIL_FAILPOINT';
 
-export class FailpointError extends Error {
+export class FailpointError extends HandrailError<'FAILPOINT_MALFORMED'> {
   override readonly name = 'FailpointError';
-  readonly code = 'FAILPOINT_MALFORMED';
+  constructor(message: string) {
+    super('FAILPOINT_MALFORMED', message);
+  }
 }
 
 /** Parses the variable's value; undefined or empty means no failpoint. A malformed value throws. */

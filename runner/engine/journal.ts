@@ -14,7 +14,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { constants as fsc, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { Lock } from '../../shared/lock.ts';
 import { canonicalJson } from '../../shared/schema/canonical.ts';
+import { HandrailError } from '../../shared/errors.ts';
 
 export const JOURNAL_VERSION = 2;
 
@@ -75,15 +77,15 @@ const HEAD_WIDTH = 96;
 
 export type JournalErrorCode = 'JOURNAL_DAMAGED' | 'JOURNAL_KEY_MISMATCH' | 'JOURNAL_IO' | 'JOURNAL_CLOSED' | 'JOURNAL_RECEIPT_NOT_JSON' | 'JOURNAL_NOT_IN_DOUBT';
 
-export class JournalError extends Error {
+export class JournalError extends HandrailError<JournalErrorCode> {
   override readonly name = 'JournalError';
   constructor(
-    readonly code: JournalErrorCode,
+    code: JournalErrorCode,
     message: string,
     /** The 1-based line of the journal file the problem is on, when there is one. */
     readonly line?: number,
   ) {
-    super(message);
+    super(code, message);
   }
 }
 
@@ -312,7 +314,8 @@ export async function readJournal(file: string): Promise<(Verified & { state: Jo
 }
 
 export class Journal {
-  #queue: Promise<void> = Promise.resolve();
+  /** Appends one at a time, in call order. */
+  readonly #appends = new Lock();
   #closed = false;
 
   private constructor(
@@ -436,12 +439,7 @@ export class Journal {
       await this.#writeHead(rec);
       return rec;
     };
-    const p = this.#queue.then(run);
-    this.#queue = p.then(
-      () => undefined,
-      () => undefined,
-    );
-    return p;
+    return this.#appends.run(run);
   }
 
   async #writeHead(rec: JournalRecord): Promise<void> {
@@ -464,7 +462,7 @@ export class Journal {
   /** Waits for pending appends, then closes. Idempotent. */
   async close(): Promise<void> {
     if (this.#closed) return;
-    await this.#queue;
+    await this.#appends.idle();
     this.#closed = true;
     await this.handle.close();
     await this.head.close();

@@ -6,6 +6,7 @@ import { formatIssues, loadCapability } from '../../shared/schema/load.ts';
 import type { Capability } from '../../shared/schema/capability.ts';
 import { approvalStatus } from '../approval.ts';
 import { surfaces, type SurfaceRegistry } from '../surfaces.ts';
+import { HandrailError } from '../../shared/errors.ts';
 
 export interface Served {
   file: string;
@@ -25,9 +26,11 @@ export interface Catalog {
   off: OffMenu[];
 }
 
-export class CatalogError extends Error {
+export class CatalogError extends HandrailError<'CAPABILITIES_DIR'> {
   override readonly name = 'CatalogError';
-  readonly code = 'CAPABILITIES_DIR';
+  constructor(message: string) {
+    super('CAPABILITIES_DIR', message);
+  }
 }
 
 export async function loadCatalog(dir: string, registry: SurfaceRegistry = surfaces): Promise<Catalog> {

@@ -6,6 +6,7 @@
 import { join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { chromium } from 'playwright-core';
+import { KeyedLock, Semaphore } from '../../shared/lock.ts';
 import type { Capability } from '../../shared/schema/capability.ts';
 import { RunResult } from '../../shared/schema/result.ts';
 import type { Surface } from '../../shared/surface.ts';
@@ -30,26 +31,6 @@ export interface ServiceOptions {
   log?: (line: string) => void;
 }
 
-/** A counting semaphore: at most `limit` holders, the rest wait in arrival order. */
-class Semaphore {
-  #free: number;
-  readonly #waiting: (() => void)[] = [];
-  constructor(limit: number) {
-    this.#free = limit;
-  }
-  async run<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.#free > 0) this.#free--;
-    else await new Promise<void>((r) => this.#waiting.push(r));
-    try {
-      return await fn();
-    } finally {
-      const next = this.#waiting.shift();
-      if (next) next();
-      else this.#free++;
-    }
-  }
-}
-
 /** The key two calls share when they are the same intent (card, content, identifying inputs). */
 export function callKey(card: Capability, inputs: Readonly<Record<string, string>>): string {
   return intentOf(card, inputs).key;
@@ -69,7 +50,8 @@ function escaped(card: Capability, runId: string, e: unknown): RunResult {
 export class CallService {
   readonly #opts: ServiceOptions;
   readonly #slots: Semaphore;
-  readonly #locks = new Map<string, Promise<unknown>>();
+  /** Calls for one key, one at a time in this process: the second is answered from the journal, not BUSY. */
+  readonly #perKey = new KeyedLock();
   readonly #store: Store;
   #browser: Promise<Browser> | null = null;
   #closed = false;
@@ -124,23 +106,10 @@ export class CallService {
     return surfaces.open(card.surface, { browser: () => this.#sharedBrowser() });
   }
 
-  /** Serialise on `key`: the returned promise runs `fn` after every earlier holder of the key has finished. */
-  async #locked<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    const before = this.#locks.get(key) ?? Promise.resolve();
-    const mine = before.then(fn, fn);
-    const tail = mine.catch(() => undefined);
-    this.#locks.set(key, tail);
-    try {
-      return await mine;
-    } finally {
-      if (this.#locks.get(key) === tail) this.#locks.delete(key);
-    }
-  }
-
   /** One call: arguments already validated against the tool's schema; the engine re-checks them all. */
   async call(card: Capability, inputs: Readonly<Record<string, string>>): Promise<RunResult> {
     const key = callKey(card, inputs);
-    return this.#locked(key, () =>
+    return this.#perKey.run(key, () =>
       this.#slots.run(async () => {
         const runId = newRunId();
         this.#log(`${runId}: ${card.id} (${key})`);

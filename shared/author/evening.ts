@@ -103,84 +103,101 @@ export function resumeEvening(o: EveningOptions, from: EveningResume): Promise<E
 const RESUMED_CHANGED =
   'refused (SCREEN_CHANGED): the evening was interrupted and the screen is no longer the one you were shown; you will be shown it again';
 
-async function evening(o: EveningOptions, from: EveningResume | null): Promise<EveningResult> {
+function evening(o: EveningOptions, from: EveningResume | null): Promise<EveningResult> {
+  return new Evening(o, from).run();
+}
+
+/** This turn as last kept: the screen the model was shown, its calls, and the answers to those already run. */
+interface Turn {
+  shown: EveningState['shown'];
+  calls: readonly ToolCall[];
+  results: readonly ToolOutcome[];
+}
+
+/** One evening, in named parts: start the book, close a book already closed, resume a turn, then model turns. */
+class Evening {
+  readonly #masker: Masker;
+  readonly #guard: Guard;
+  readonly #maxTurns: number;
+  readonly #costs: TurnCost[] = [];
   /** This turn as last kept: the guard's dispatch hook keeps it again with the action about to be done. */
-  let cur: { shown: EveningState['shown']; calls: readonly ToolCall[]; results: readonly ToolOutcome[] } | null = null;
-  const masker = new Masker(o.inputs.filter((i) => i.secret).map((i) => ({ name: i.name, value: i.value })));
-  const guard = new Guard({
-    surface: o.surface,
-    owner: o.owner,
-    book: o.book,
-    masker,
-    goal: o.goal,
-    inputs: o.inputs,
-    ...(o.settle ? { settle: o.settle } : {}),
-    ...(o.selectorsFor ? { selectorsFor: o.selectorsFor } : {}),
-    ...(o.now ? { now: o.now } : {}),
-    ...(from ? { resume: from.lines } : {}),
-    ...(o.checkpoint ? { dispatching: (d: Dispatch) => (cur ? keep(cur.shown, cur.calls, cur.results, d) : Promise.resolve()) } : {}),
-  });
-  const say = (line: string): void => o.progress?.(masker.mask(line));
-  const maxTurns = o.maxTurns ?? DEFAULT_MAX_TURNS;
-  const costs: TurnCost[] = [];
-  let turns = from?.state?.turns ?? 0;
-  const end = async (code: EveningCode, message: string): Promise<EveningResult> => {
-    const masked = masker.mask(message);
-    await guard.write({ kind: 'end', outcome: 'failed', code, message: masked });
-    say(`evening failed: ${code}: ${masked}`);
-    return { ok: false, code, message: masked, turns, lines: guard.lines, costs };
-  };
-  const finished = async (): Promise<EveningResult> => {
-    await guard.write({ kind: 'end', outcome: 'finished' });
-    return { ok: true, finished: guard.finished as string, turns, lines: guard.lines, costs };
-  };
-  const rendered = (menu: readonly MenuRow[]): string[] => menu.map((r) => masker.mask(renderRow(r)));
+  #cur: Turn | null = null;
+  #turns: number;
+  /** The answers the model is shown at its next turn. */
+  #results: ToolOutcome[] = [];
+
+  constructor(
+    private readonly o: EveningOptions,
+    private readonly from: EveningResume | null,
+  ) {
+    this.#masker = new Masker(o.inputs.filter((i) => i.secret).map((i) => ({ name: i.name, value: i.value })));
+    this.#guard = new Guard({
+      surface: o.surface,
+      owner: o.owner,
+      book: o.book,
+      masker: this.#masker,
+      goal: o.goal,
+      inputs: o.inputs,
+      ...(o.settle ? { settle: o.settle } : {}),
+      ...(o.selectorsFor ? { selectorsFor: o.selectorsFor } : {}),
+      ...(o.now ? { now: o.now } : {}),
+      ...(from ? { resume: from.lines } : {}),
+      ...(o.checkpoint ? { dispatching: (d: Dispatch) => (this.#cur ? this.#keep(this.#cur, d) : Promise.resolve()) } : {}),
+    });
+    this.#maxTurns = o.maxTurns ?? DEFAULT_MAX_TURNS;
+    this.#turns = from?.state?.turns ?? 0;
+  }
+
+  async run(): Promise<EveningResult> {
+    if (this.from === null) await this.#writeStart();
+    const closed = this.#alreadyClosed();
+    if (closed) return closed;
+    if (this.#guard.finished) return this.#finished();
+    const state = this.from?.state ?? null;
+    const ending = state === null || this.from === null ? await this.#openEntry() : await this.#resume(this.from, state);
+    return ending ?? this.#modelTurns();
+  }
+
+  #say(line: string): void {
+    this.o.progress?.(this.#masker.mask(line));
+  }
+
+  #rendered(menu: readonly MenuRow[]): string[] {
+    return menu.map((r) => this.#masker.mask(renderRow(r)));
+  }
+
+  /** Closes the book with a failed `end` line: the evening's typed failure. */
+  async #end(code: EveningCode, message: string): Promise<EveningResult> {
+    const masked = this.#masker.mask(message);
+    await this.#guard.write({ kind: 'end', outcome: 'failed', code, message: masked });
+    this.#say(`evening failed: ${code}: ${masked}`);
+    return { ok: false, code, message: masked, turns: this.#turns, lines: this.#guard.lines, costs: this.#costs };
+  }
+
+  async #finished(): Promise<EveningResult> {
+    await this.#guard.write({ kind: 'end', outcome: 'finished' });
+    return { ok: true, finished: this.#guard.finished as string, turns: this.#turns, lines: this.#guard.lines, costs: this.#costs };
+  }
 
   /** Keeps the evening's place for a host that may be stopped. */
-  const keep = async (
-    shown: EveningState['shown'],
-    calls: readonly ToolCall[],
-    results: readonly ToolOutcome[],
-    dispatched: Dispatch | null = null,
-  ): Promise<void> => {
-    cur = { shown, calls, results };
-    await o.checkpoint?.({
-      turns,
-      lines: guard.lines,
-      model: o.model.save?.() ?? null,
-      shown,
-      calls: calls.map((c) => ({ id: c.id, name: c.name, input: c.input })),
-      results: [...results],
-      changed: guard.screenChanged,
+  async #keep(turn: Turn, dispatched: Dispatch | null = null): Promise<void> {
+    this.#cur = turn;
+    await this.o.checkpoint?.({
+      turns: this.#turns,
+      lines: this.#guard.lines,
+      model: this.o.model.save?.() ?? null,
+      shown: turn.shown,
+      calls: turn.calls.map((c) => ({ id: c.id, name: c.name, input: c.input })),
+      results: [...turn.results],
+      changed: this.#guard.screenChanged,
       dispatched,
     });
-  };
+  }
 
-  /** Runs calls[from…] of this turn through the guard, one at a time; an ending, or null to go on. */
-  const run = async (shown: EveningState['shown'], calls: readonly ToolCall[], results: ToolOutcome[]): Promise<EveningResult | null> => {
-    for (const call of calls.slice(results.length)) {
-      let outcome: ToolOutcome;
-      try {
-        outcome = await guard.handle(call);
-      } catch (e) {
-        const code: EveningCode = e instanceof Error && e.name === 'OwnerError' ? 'OWNER_FAILED' : 'SURFACE_FAILED';
-        return end(code, firstLine(e));
-      }
-      say(`turn ${turns}: ${call.name} → ${outcome.text}`);
-      results.push(outcome);
-      if (guard.finished) return finished();
-      try {
-        await keep(shown, calls, results);
-      } catch (e) {
-        return end('HOST_FAILED', `keeping the evening's place: ${firstLine(e)}`);
-      }
-    }
-    return null;
-  };
-
-  let results: ToolOutcome[] = [];
-  if (from === null) {
-    await guard.write({
+  /** A new evening's first book line: the goal, the entry, the inputs (no secret value), the author. */
+  async #writeStart(): Promise<void> {
+    const o = this.o;
+    await this.#guard.write({
       kind: 'start',
       schema: TRACE_SCHEMA_ID,
       goal: o.goal,
@@ -190,35 +207,43 @@ async function evening(o: EveningOptions, from: EveningResume | null): Promise<E
       author: { kind: 'model', model: o.model.name },
     });
   }
-  const last = from?.lines.at(-1);
-  if (last?.kind === 'end') {
-    // The book was closed before the stop; only the host's record of it was not.
-    const finishedOn = last.outcome === 'finished' ? guard.finished : null;
-    if (finishedOn) return { ok: true, finished: finishedOn, turns, lines: guard.lines, costs };
-    return { ok: false, code: (last.code as EveningCode | undefined) ?? 'NO_FINISH', message: last.message ?? '', turns, lines: guard.lines, costs };
+
+  /** The book was closed before the stop; only the host's record of it was not: its ending, as written. */
+  #alreadyClosed(): EveningResult | null {
+    const last = this.from?.lines.at(-1);
+    if (last?.kind !== 'end') return null;
+    const base = { turns: this.#turns, lines: this.#guard.lines, costs: this.#costs };
+    const finishedOn = last.outcome === 'finished' ? this.#guard.finished : null;
+    if (finishedOn) return { ok: true, finished: finishedOn, ...base };
+    return { ok: false, code: (last.code as EveningCode | undefined) ?? 'NO_FINISH', message: last.message ?? '', ...base };
   }
-  if (guard.finished) return finished();
-  const state = from?.state ?? null;
-  if (state === null) {
-    // Nothing has been done on the screen yet (no model answer was kept): opening the entry (again) is safe.
+
+  /** Nothing has been done on the screen yet (no model answer was kept): opening the entry (again) is safe. */
+  async #openEntry(): Promise<EveningResult | null> {
     try {
-      await o.surface.open(o.entry);
+      await this.o.surface.open(this.o.entry);
     } catch (e) {
-      return end('SURFACE_FAILED', `opening ${o.entry}: ${firstLine(e)}`);
+      return this.#end('SURFACE_FAILED', `opening ${this.o.entry}: ${firstLine(e)}`);
     }
-  } else {
-    const written = from?.lines.length ?? 0;
+    return null;
+  }
+
+  /** Goes on with the interrupted turn from the book and the kept state; an ending, or null to go on with model turns. */
+  async #resume(from: EveningResume, state: EveningState): Promise<EveningResult | null> {
+    const guard = this.#guard;
+    const written = from.lines.length;
     if (written < state.lines) throw new BookResumeError(`the book has ${written} lines but ${state.lines} were written before the stop`);
-    results = [...state.results];
+    const results = [...state.results];
+    this.#results = results;
     let changed = state.changed;
     // A line written after the state was kept answers the next call: it ran, and must not run again.
-    for (const line of from?.lines.slice(state.lines) ?? []) {
+    for (const line of from.lines.slice(state.lines)) {
       const call = state.calls[results.length];
       if (!call) throw new BookResumeError(`book line ${line.seq} answers no call of the interrupted turn`);
       results.push({ id: call.id, ok: true, text: `done (book line ${line.seq}, written before the evening was interrupted)` });
       if (line.kind === 'act' && line.after.signature !== line.before.signature) changed = true;
     }
-    if (guard.finished) return finished();
+    if (guard.finished) return this.#finished();
     // The next call's action was being done when the process stopped, and left no line: what became of it?
     const d = state.dispatched;
     if (d && written === state.lines && state.calls[results.length]?.id === d.call) {
@@ -226,12 +251,12 @@ async function evening(o: EveningOptions, from: EveningResume | null): Promise<E
       try {
         recovery = await guard.recover(d);
       } catch (e) {
-        return end('SURFACE_FAILED', `observing the screen: ${firstLine(e)}`);
+        return this.#end('SURFACE_FAILED', `observing the screen: ${firstLine(e)}`);
       }
       const what = `${d.line.verb} on ${d.line.control.role} '${labelOf(d.line.control)}'`;
       if (recovery === 'uncertain') {
         // Never made twice: a commit pressed again could post twice. The person checks the application.
-        return end('PRESS_UNCERTAIN', `the evening was interrupted during ${what}, and the screen does not show whether it happened; check the application before starting again`);
+        return this.#end('PRESS_UNCERTAIN', `the evening was interrupted during ${what}, and the screen does not show whether it happened; check the application before starting again`);
       }
       if (recovery === 'written') {
         results.push({ id: d.call, ok: true, text: `done: ${what} (the evening was interrupted; the screen had moved on)` });
@@ -239,61 +264,88 @@ async function evening(o: EveningOptions, from: EveningResume | null): Promise<E
       }
     }
     const rest = state.calls.slice(results.length);
-    if (rest.length) {
-      let shown;
-      try {
-        shown = await guard.show();
-      } catch (e) {
-        return end('SURFACE_FAILED', `observing the screen: ${firstLine(e)}`);
-      }
-      const same = !changed && shown.obs.signature === state.shown.signature && rendered(shown.menu).join('\n') === state.shown.menu.join('\n');
-      if (same) {
-        say(`turn ${turns}: resumed; ${rest.length} call(s) of this turn still to run on the same screen`);
-        const ending = await run(state.shown, state.calls, results);
-        if (ending) return ending;
-      } else {
-        for (const call of rest) results.push({ id: call.id, ok: false, text: RESUMED_CHANGED });
-      }
+    if (rest.length === 0) return null;
+    let shown;
+    try {
+      shown = await guard.show();
+    } catch (e) {
+      return this.#end('SURFACE_FAILED', `observing the screen: ${firstLine(e)}`);
     }
+    const same = !changed && shown.obs.signature === state.shown.signature && this.#rendered(shown.menu).join('\n') === state.shown.menu.join('\n');
+    if (same) {
+      this.#say(`turn ${this.#turns}: resumed; ${rest.length} call(s) of this turn still to run on the same screen`);
+      return this.#runCalls(state.shown, state.calls, results);
+    }
+    for (const call of rest) results.push({ id: call.id, ok: false, text: RESUMED_CHANGED });
+    return null;
   }
 
-  const system = systemText(o.goal, o.inputs);
-  for (;;) {
-    if (turns >= maxTurns) return end('OVER_BUDGET', `no finish within ${maxTurns} turns`);
-    turns++;
-    let screen: string;
-    let shown: EveningState['shown'];
-    try {
-      const look = await guard.show();
-      screen = screenText(look.obs, look.menu, look.label, (s) => masker.mask(s));
-      shown = { signature: look.obs.signature, menu: rendered(look.menu) };
-    } catch (e) {
-      return end('SURFACE_FAILED', `observing the screen: ${firstLine(e)}`);
+  /** Runs calls[results.length…] of this turn through the guard, one at a time; an ending, or null to go on. */
+  async #runCalls(shown: EveningState['shown'], calls: readonly ToolCall[], results: ToolOutcome[]): Promise<EveningResult | null> {
+    for (const call of calls.slice(results.length)) {
+      let outcome: ToolOutcome;
+      try {
+        outcome = await this.#guard.handle(call);
+      } catch (e) {
+        const code: EveningCode = e instanceof Error && e.name === 'OwnerError' ? 'OWNER_FAILED' : 'SURFACE_FAILED';
+        return this.#end(code, firstLine(e));
+      }
+      this.#say(`turn ${this.#turns}: ${call.name} → ${outcome.text}`);
+      results.push(outcome);
+      if (this.#guard.finished) return this.#finished();
+      try {
+        await this.#keep({ shown, calls, results });
+      } catch (e) {
+        return this.#end('HOST_FAILED', `keeping the evening's place: ${firstLine(e)}`);
+      }
     }
-    const resultChars = results.reduce((n, r) => n + r.text.length, 0);
-    const cost = {
-      turn: turns,
-      system_chars: system.length,
-      screen_chars: screen.length,
-      result_chars: resultChars,
-      approx_tokens: 0,
-    };
-    cost.approx_tokens = approxTokens(cost.system_chars + cost.screen_chars + cost.result_chars);
-    costs.push(cost);
-    let calls;
-    try {
-      calls = await o.model.next({ turn: turns, system, screen, results });
-    } catch (e) {
-      return end('MODEL_FAILED', `the model did not answer: ${firstLine(e)}`);
-    }
-    if (calls.length === 0) return end('NO_FINISH', 'the model stopped without finishing on a labelled screen');
-    results = [];
-    try {
-      await keep(shown, calls, results);
-    } catch (e) {
-      return end('HOST_FAILED', `keeping the evening's place: ${firstLine(e)}`);
-    }
-    const ending = await run(shown, calls, results);
-    if (ending) return ending;
+    return null;
   }
+
+  /** Turn after turn: show the screen, ask the model, run its calls; until an ending or the budget runs out. */
+  async #modelTurns(): Promise<EveningResult> {
+    const system = systemText(this.o.goal, this.o.inputs);
+    for (;;) {
+      if (this.#turns >= this.#maxTurns) return this.#end('OVER_BUDGET', `no finish within ${this.#maxTurns} turns`);
+      this.#turns++;
+      let screen: string;
+      let shown: EveningState['shown'];
+      try {
+        const look = await this.#guard.show();
+        screen = screenText(look.obs, look.menu, look.label, (s) => this.#masker.mask(s));
+        shown = { signature: look.obs.signature, menu: this.#rendered(look.menu) };
+      } catch (e) {
+        return this.#end('SURFACE_FAILED', `observing the screen: ${firstLine(e)}`);
+      }
+      this.#costs.push(turnCost(this.#turns, system, screen, this.#results));
+      let calls;
+      try {
+        calls = await this.o.model.next({ turn: this.#turns, system, screen, results: this.#results });
+      } catch (e) {
+        return this.#end('MODEL_FAILED', `the model did not answer: ${firstLine(e)}`);
+      }
+      if (calls.length === 0) return this.#end('NO_FINISH', 'the model stopped without finishing on a labelled screen');
+      const results: ToolOutcome[] = [];
+      this.#results = results;
+      try {
+        await this.#keep({ shown, calls, results });
+      } catch (e) {
+        return this.#end('HOST_FAILED', `keeping the evening's place: ${firstLine(e)}`);
+      }
+      const ending = await this.#runCalls(shown, calls, results);
+      if (ending) return ending;
+    }
+  }
+}
+
+/** What one turn's prompt cost, in characters and approximate tokens. */
+function turnCost(turn: number, system: string, screen: string, results: readonly ToolOutcome[]): TurnCost {
+  const resultChars = results.reduce((n, r) => n + r.text.length, 0);
+  return {
+    turn,
+    system_chars: system.length,
+    screen_chars: screen.length,
+    result_chars: resultChars,
+    approx_tokens: approxTokens(system.length + screen.length + resultChars),
+  };
 }

@@ -14,10 +14,11 @@ import { nameScreen, type KnownScreen } from '../screens.ts';
 import type { Masker } from '../secrets.ts';
 import { SurfaceError, type Surface } from '../surface.ts';
 import { riskOf } from '../surfaces.ts';
-import { Lock } from './lock.ts';
+import { Lock } from '../lock.ts';
 import { ActInput, AssertScreenInput, FinishInput, type Book, type EveningInput, type Owner, type OwnerAnswer, type ToolCall, type ToolOutcome } from './ports.ts';
 import { probeRungs } from './probe.ts';
 import { look, settleAfter, type SettleOptions } from './settle.ts';
+import { HandrailError } from '../errors.ts';
 
 export type RefusalCode =
   | 'BAD_CALL'
@@ -84,9 +85,11 @@ export type Dispatch = z.infer<typeof Dispatch>;
 export type Recovery = 'written' | 'redo' | 'uncertain';
 
 /** The book handed to `resume` is not one this guard can carry on (lines missing or out of order). */
-export class BookResumeError extends Error {
+export class BookResumeError extends HandrailError<'BOOK_BROKEN'> {
   override readonly name = 'BookResumeError';
-  readonly code = 'BOOK_BROKEN';
+  constructor(message: string) {
+    super('BOOK_BROKEN', message);
+  }
 }
 
 interface Shown {

@@ -1,6 +1,5 @@
 export * from './evening.ts';
 export * from './guard.ts';
-export * from './lock.ts';
 export * from './ports.ts';
 export * from './probe.ts';
 export * from './prompt.ts';

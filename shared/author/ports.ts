@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { EffectKind } from '../schema/capability.ts';
 import type { TraceLine } from '../schema/trace.ts';
+import { HandrailError } from '../errors.ts';
 
 /** The three tools on the card the model holds. Nothing a model says becomes a selector, a coordinate or code. */
 export const ActInput = z.strictObject({
@@ -86,7 +87,9 @@ export interface EveningInput {
 }
 
 /** The owner could not answer (the terminal closed, the side panel went away): the evening ends, book kept. */
-export class OwnerError extends Error {
+export class OwnerError extends HandrailError<'OWNER_FAILED'> {
   override readonly name = 'OwnerError';
-  readonly code = 'OWNER_FAILED';
+  constructor(message: string) {
+    super('OWNER_FAILED', message);
+  }
 }

@@ -1,6 +1,5 @@
 // A clerk records a PLUMBLINE hold in their own browser with the Handrail extension (by hand, or letting a model drive while they answer), exports the trace, and the compiled card replays the hold for another member; a stopped worker loses no line in either mode, and the password is nowhere.
-import { copyFile, mkdir, readFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { test, expect, type Page } from '@playwright/test';
 import { startBank, type Bank } from '../../demo/plumbline/server.ts';
@@ -11,9 +10,9 @@ import { compile } from '../../shared/compile/compile.ts';
 import { TraceLine } from '../../shared/schema/trace.ts';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
 import { answer, book, dumpIndexedDb, exportBook, labelScreen, launchWithExtension, openPanel, saveModelSettings, startSession, type Loaded } from '../fixtures/extension/harness.ts';
+import { DOC_SHOT_NAME } from '../tools/golden.ts';
 
 const PASSWORD = `pw-${Math.random().toString(36).slice(2, 10)}`;
-const DOC_SHOT = fileURLToPath(new URL('../../docs/extension-sidepanel.png', import.meta.url));
 const SCRIPT = fileURLToPath(new URL('../fixtures/author/plumbline-evening.json', import.meta.url));
 const API_KEY = `sk-fake-${Math.random().toString(36).slice(2, 10)}`;
 const GOAL = 'Place a LEGAL hold on one share of a PLUMBLINE member';
@@ -105,12 +104,8 @@ test('record mode: the clerk does the hold by hand, labels screens in the panel,
   await labelScreen(panel, 'hold_review', 'Hold Review');
   await work().getByRole('button', { name: 'F10=Post Hold' }).click();
   await expect(panel.getByTestId('question-control')).toHaveText("button 'F10=Post Hold'", { timeout: 20_000 });
-  const asking = await shot(panel, '3-owner-question');
-  // The README's picture is refreshed on request only, so a test run never dirties the working tree.
-  if (process.env['HANDRAIL_UPDATE_DOCS']) {
-    await mkdir(dirname(DOC_SHOT), { recursive: true });
-    await copyFile(asking, DOC_SHOT);
-  }
+  // The README's picture (docs/extension-sidepanel.png) is this shot: `npm run golden:update -- --docs` copies it.
+  await shot(panel, DOC_SHOT_NAME);
   await answer(panel, "button 'F10=Post Hold'", 'commit');
   await labelScreen(panel, 'hold_result', 'Hold Result');
   await panel.getByTestId('finish').click();

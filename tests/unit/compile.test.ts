@@ -26,7 +26,7 @@ describe('compiling the PLUMBLINE book', () => {
   it('gives the golden card, byte for byte, every time and whatever the key order of the lines', () => {
     const first = compile(book(), { id: 'plumbline_place_hold' });
     if (!first.ok) throw new Error(JSON.stringify(first.holes));
-    expect(cardBytes(first.card)).toBe(readFileSync(GOLDEN, 'utf8'));
+    expect(cardBytes(first.card), 'the golden card (regenerate: npm run golden:update)').toBe(readFileSync(GOLDEN, 'utf8'));
     const shuffled = compile(book().map((l) => TraceLine.parse(reversedKeys(l))), { id: 'plumbline_place_hold' });
     expect(shuffled.ok && cardBytes(shuffled.card)).toBe(cardBytes(first.card));
   });

@@ -6,7 +6,7 @@ import { schemaText } from '../../runner/cli/schema.ts';
 import { loadCapability } from '../../shared/schema/index.ts';
 
 describe('capability JSON Schema', () => {
-  it('capabilities/capability.schema.json is current (regenerate: npx handrail schema > capabilities/capability.schema.json)', async () => {
+  it('capabilities/capability.schema.json is current (regenerate: npm run golden:update)', async () => {
     expect(await readFile('capabilities/capability.schema.json', 'utf8')).toBe(schemaText());
   });
 

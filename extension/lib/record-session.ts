@@ -1,0 +1,115 @@
+// A record-mode session: the clerk does the task by hand; each click and keystroke the content script reports is
+// mapped to the same menu row and goes through the same Guard (resumed from the book), which writes the same book
+// line a model's call would. The panel's label and finish go through it too. The host runs all of one session's
+// calls one at a time (a typed value before the click that submits it).
+import { Guard } from '../../shared/author/guard.ts';
+import { formatRef } from '../../shared/ref.ts';
+import type { ClerkAct, CommandReply, PanelCommand } from './messages.ts';
+import { valueForGuard } from './record.ts';
+import { fail, type Live, type SessionContext } from './session-context.ts';
+import type { SessionRecord } from './store.ts';
+
+/** The record without a dispatched action: that action's line is written, or it was settled another way. */
+function settled(r: SessionRecord): SessionRecord {
+  const { dispatched: _done, ...rest } = r;
+  return rest;
+}
+
+/** A record-mode guard; after a restart it goes on from the book (numbering, labels, finished). */
+export async function recordGuard(ctx: SessionContext, live: Live, s: SessionRecord): Promise<Guard> {
+  if (live.guard) return live.guard;
+  const { d } = ctx;
+  live.guard = new Guard({
+    surface: live.surface,
+    owner: ctx.owner(s.id),
+    book: live.book,
+    masker: live.masker,
+    goal: s.goal,
+    inputs: live.inputs,
+    actor: 'human',
+    resume: await d.store.lines(s.id),
+    dispatching: async (x) => {
+      const lines = await d.store.countLines(s.id);
+      await d.store.updateSession(s.id, (r) => ({ ...r, dispatched: { ...x, lines } }));
+    },
+    selectorsFor: (ref) => live.surface.inner.selectorsFor(ref),
+    ...(d.now ? { now: d.now } : {}),
+  });
+  return live.guard;
+}
+
+/** A running record session with its live state and guard, or the reply that says why there is none. */
+async function recording(ctx: SessionContext, id: string): Promise<{ s: SessionRecord; live: Live; guard: Guard } | CommandReply> {
+  const s = await ctx.d.store.getSession(id);
+  if (!s) return fail('NO_SESSION', 'no such session');
+  if (s.state !== 'running') return fail('NOT_RUNNING', `the session is ${s.state}`);
+  if (s.mode !== 'record') return fail('NOT_RECORDING', 'in model mode the model labels screens and finishes');
+  try {
+    const live = await ctx.open(s);
+    return { s, live, guard: await recordGuard(ctx, live, s) };
+  } catch (e) {
+    const code = (e as { code?: string }).code ?? 'SURFACE_FAILED';
+    return fail(code, (e as Error).message);
+  }
+}
+
+/** The panel's `label` or `finish` in a record session: the guard's assert_screen or finish. */
+export async function recordTool(ctx: SessionContext, cmd: Extract<PanelCommand, { type: 'label' | 'finish' }>): Promise<CommandReply> {
+  const got = await recording(ctx, cmd.session);
+  if ('ok' in got) return got;
+  const { live, guard } = got;
+  await guard.show();
+  const input = cmd.type === 'label' ? { label: cmd.label, ...(cmd.title ? { title: cmd.title } : {}) } : { label: cmd.label };
+  const out = await guard.handle({ id: ctx.d.newId(), name: cmd.type === 'label' ? 'assert_screen' : 'finish', input });
+  const note = live.masker.mask(out.text);
+  if (guard.finished) {
+    await ctx.end(cmd.session, 'finished', null, `finished on ${guard.finished}`);
+    return { ok: true, text: note };
+  }
+  live.lastSignature = null;
+  await guard.show();
+  await ctx.update(cmd.session, (r) => ({ ...r, note }));
+  return out.ok ? { ok: true, text: note } : fail('REFUSED', note);
+}
+
+/**
+ * One clerk action in session `id` (already queued behind the session's earlier calls): written once, even when a
+ * restarted content script sends it again, and never pressed twice when the last worker stopped during it.
+ */
+export async function recordClerkAct(ctx: SessionContext, id: string, msg: ClerkAct): Promise<void> {
+  const fresh = await ctx.d.store.getSession(id);
+  if (!fresh || fresh.state !== 'running' || fresh.events.includes(msg.event)) return;
+  const got = await recording(ctx, id);
+  if ('ok' in got) {
+    await ctx.update(id, (r) => ({ ...r, note: got.ok ? null : got.message }));
+    return;
+  }
+  const { live, guard } = got;
+  const shown = await guard.show();
+  const was = fresh.dispatched;
+  if (was?.call === msg.event) {
+    // The last worker was doing this very action when it stopped, and the content script sent it again.
+    const recovery = (await ctx.d.store.countLines(id)) > was.lines ? 'written' : await guard.recover(was);
+    if (recovery !== 'redo') {
+      const note =
+        recovery === 'written'
+          ? 'the extension restarted during that action; it had happened and is in the book'
+          : 'the extension restarted during that press and cannot tell whether it happened: check the application, and press again only if it did not';
+      live.lastSignature = null;
+      await guard.show();
+      await ctx.update(id, (r) => ({ ...settled(r), note, events: [...r.events, msg.event].slice(-200) }));
+      return;
+    }
+  }
+  const ref = formatRef(msg.frame, msg.ref);
+  const row = shown.menu.find((r) => r.control.ref === ref && r.verb === msg.verb);
+  if (!row) {
+    await ctx.update(id, (r) => ({ ...r, note: 'that control is not on the menu (disabled, or not a control); nothing recorded' }));
+    return;
+  }
+  const value = valueForGuard(msg, live.inputs);
+  const out = await guard.handle({ id: msg.event, name: 'act', input: { row: row.n, verb: msg.verb, ...(value !== undefined ? { value } : {}) } });
+  live.lastSignature = null;
+  await guard.show();
+  await ctx.update(id, (r) => ({ ...settled(r), note: live.masker.mask(out.text), events: [...r.events, msg.event].slice(-200) }));
+}

@@ -1,0 +1,131 @@
+// One base error and one closed set of codes (STYLE.md 4: results across boundaries, exceptions for bugs). Every
+// code the product raises or answers with is listed once below with the typed word it means when it ends a run or
+// a command on its own; the exit code follows from the word (EXIT_CODE). A caller decides from `code`, never from
+// message text, and compares `code`/`name` rather than `instanceof` (extension, page and Node are different realms).
+// A refusal travels as data, `{code, path, message}`, which the CLI, the MCP server and the side panel all render.
+//
+// The engine may give a code a stronger word from what it knows at the time: any failure while a commit is in
+// flight is UNSAFE_TO_RETRY / COMMIT_IN_DOUBT, and SURFACE_UNREACHABLE after a step has acted is FAILED
+// (docs/ARCHITECTURE.md, "The truth of the word"). The table is what the code means when nothing more is known.
+// This module imports shared/schema/result.ts (and through it capability.ts): an error class in a module those
+// import (shared/schema/blanks.ts) cannot extend HandrailError without an import cycle; it keeps its code duck-typed.
+import { z } from 'zod';
+import { Code, EXIT_CODE, type Word } from './schema/result.ts';
+
+const CODES = {
+  // The receipt's own codes (shared/schema/result.ts `Code`): the table must cover every one of them.
+  OK: 'SUCCESS',
+  INVALID_INPUT: 'REFUSED',
+  UNKNOWN_INPUT: 'REFUSED',
+  MISSING_INPUT: 'REFUSED',
+  MISSING_SECRET: 'REFUSED',
+  CARD_INVALID: 'REFUSED',
+  NOT_APPROVED: 'REFUSED',
+  JOURNAL_IN_DOUBT: 'UNSAFE_TO_RETRY',
+  JOURNAL_CORRUPT: 'UNSAFE_TO_RETRY',
+  JOURNAL_DAMAGED: 'UNSAFE_TO_RETRY',
+  JOURNAL_KEY_MISMATCH: 'REFUSED',
+  BUSY: 'BUSY',
+  NO_BROWSER: 'REFUSED',
+  SURFACE_UNREACHABLE: 'RECOVERABLE',
+  SCREEN_MISMATCH: 'FAILED',
+  TARGET_NOT_FOUND: 'FAILED',
+  AMBIGUOUS: 'FAILED',
+  FINGERPRINT_MISMATCH: 'FAILED',
+  TIMEOUT: 'FAILED',
+  NAVIGATION_FAILED: 'FAILED',
+  BROWSER_CRASHED: 'FAILED',
+  ACTION_FAILED: 'FAILED',
+  OUTPUT_NOT_FOUND: 'FAILED',
+  UNDECLARED_OUTCOME: 'FAILED',
+  COMMIT_IN_DOUBT: 'UNSAFE_TO_RETRY',
+  INTERNAL: 'FAILED',
+  // A surface's "the page moved under the question": the engine reads it as still settling.
+  STALE: 'FAILED',
+  // The journal (runner/engine/journal.ts).
+  JOURNAL_IO: 'FAILED',
+  JOURNAL_CLOSED: 'FAILED',
+  JOURNAL_RECEIPT_NOT_JSON: 'UNSAFE_TO_RETRY',
+  JOURNAL_NOT_IN_DOUBT: 'REFUSED',
+  // The evidence log (runner/evidence.ts).
+  EVIDENCE_OTHER_RUN: 'REFUSED',
+  EVIDENCE_CORRUPT: 'FAILED',
+  EVIDENCE_CLOSED: 'FAILED',
+  EVIDENCE_SEALED: 'FAILED',
+  EVIDENCE_IO: 'FAILED',
+  // Authoring (shared/author) and the extension's store.
+  OWNER_FAILED: 'FAILED',
+  BOOK_BROKEN: 'FAILED',
+  NO_SESSION: 'REFUSED',
+  BOOK_CONFLICT: 'FAILED',
+  BAD_RECORD: 'FAILED',
+  // Commands and their inputs.
+  USAGE: 'REFUSED',
+  UNBOUND_BLANK: 'REFUSED',
+  CAPABILITIES_DIR: 'REFUSED',
+  BAD_JUDGE: 'REFUSED',
+  FAILPOINT_MALFORMED: 'REFUSED',
+  NO_PLATES: 'REFUSED',
+  BAD_PLATES: 'REFUSED',
+  CARD_UNREADABLE: 'REFUSED',
+  NO_EXPECTED_CHANGE: 'REFUSED',
+  BAD_CHANGE: 'REFUSED',
+  // The masker (shared/secrets.ts): a secret that cannot be masked safely is refused.
+  SECRET_TOO_SHORT: 'REFUSED',
+  SECRET_NAME_INVALID: 'REFUSED',
+  UNKNOWN_SURFACE: 'REFUSED',
+  SURFACE_UNAVAILABLE: 'REFUSED',
+  ENV_NOT_ALLOWED: 'REFUSED',
+  NOT_EVIDENCE: 'REFUSED',
+} as const satisfies Record<Code, Word> & Record<string, Word>;
+
+export type ErrorCode = keyof typeof CODES;
+export const ErrorCode = z.enum(Object.keys(CODES) as [ErrorCode, ...ErrorCode[]]);
+
+/** The typed word a code means on its own. */
+export function wordOf(code: ErrorCode): Word {
+  return CODES[code];
+}
+
+/** The exit code a command ends with for this code: the word's (EXIT_CODE), so one code always exits one way. */
+export function exitCodeOf(code: ErrorCode): number {
+  return EXIT_CODE[CODES[code]];
+}
+
+/** A refusal as data: which code, where (a dotted path into what was refused: `inputs.member_number`, a file, or ''), why. */
+export const Refusal = z.strictObject({ code: ErrorCode, path: z.string(), message: z.string() });
+export type Refusal = z.infer<typeof Refusal>;
+
+/** The base of every error the product raises on purpose. Subclasses narrow `C` to their own codes and set `name`. */
+export class HandrailError<C extends ErrorCode = ErrorCode> extends Error {
+  override readonly name: string = 'HandrailError';
+  constructor(
+    readonly code: C,
+    message: string,
+    /** Where the problem is, for a refusal (see Refusal). */
+    readonly path = '',
+  ) {
+    super(message);
+  }
+
+  get word(): Word {
+    return wordOf(this.code);
+  }
+
+  refusal(): Refusal {
+    return { code: this.code, path: this.path, message: this.message };
+  }
+}
+
+/** The code of any thrown value that carries one of the closed codes, from any realm (no `instanceof`). */
+export function errorCodeOf(e: unknown): ErrorCode | undefined {
+  const code = typeof e === 'object' && e !== null ? (e as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && Object.hasOwn(CODES, code) ? (code as ErrorCode) : undefined;
+}
+
+/** Any thrown value as a refusal: its own code and path when it has them, INTERNAL otherwise (a bug). */
+export function refusalOf(e: unknown): Refusal {
+  const message = e instanceof Error ? e.message : String(e);
+  const path = typeof e === 'object' && e !== null && typeof (e as { path?: unknown }).path === 'string' ? (e as { path: string }).path : '';
+  return { code: errorCodeOf(e) ?? 'INTERNAL', path, message };
+}

@@ -1,0 +1,60 @@
+// One base error: every code the product raises maps once to a typed word and an exit code, a refusal is data ({code, path, message}), and codes are read across realms without instanceof.
+import { describe, expect, it } from 'vitest';
+import { JournalError } from '../../runner/engine/journal.ts';
+import { EvidenceError } from '../../runner/evidence.ts';
+import { UsageError } from '../../runner/cli/errors.ts';
+import { OwnerError } from '../../shared/author/ports.ts';
+import { ErrorCode, errorCodeOf, exitCodeOf, HandrailError, Refusal, refusalOf, wordOf } from '../../shared/errors.ts';
+import { Code, EXIT_CODE, Word } from '../../shared/schema/result.ts';
+
+describe('the closed set of codes', () => {
+  it('covers every receipt code, each with one word and the exit code of that word', () => {
+    for (const code of Code.options) {
+      expect(ErrorCode.options).toContain(code);
+    }
+    for (const code of ErrorCode.options) {
+      expect(Word.options).toContain(wordOf(code));
+      expect(exitCodeOf(code)).toBe(EXIT_CODE[wordOf(code)]);
+    }
+  });
+
+  it('gives the words a caller decides from: bad input is REFUSED, a commit in doubt UNSAFE_TO_RETRY, another holder BUSY', () => {
+    expect(wordOf('INVALID_INPUT')).toBe('REFUSED');
+    expect(wordOf('COMMIT_IN_DOUBT')).toBe('UNSAFE_TO_RETRY');
+    expect(wordOf('JOURNAL_DAMAGED')).toBe('UNSAFE_TO_RETRY');
+    expect(wordOf('BUSY')).toBe('BUSY');
+    expect(wordOf('TARGET_NOT_FOUND')).toBe('FAILED');
+  });
+});
+
+describe('HandrailError', () => {
+  it('is the base of the product errors, each keeping its own name and code', () => {
+    const errors = [
+      new JournalError('JOURNAL_DAMAGED', 'line 3 is edited', 3),
+      new EvidenceError('EVIDENCE_SEALED', 'sealed'),
+      new UsageError('bad flag'),
+      new OwnerError('no answer'),
+    ];
+    expect(errors.map((e) => e instanceof HandrailError)).toEqual([true, true, true, true]);
+    expect(errors.map((e) => [e.name, e.code, e.word])).toEqual([
+      ['JournalError', 'JOURNAL_DAMAGED', 'UNSAFE_TO_RETRY'],
+      ['EvidenceError', 'EVIDENCE_SEALED', 'FAILED'],
+      ['UsageError', 'USAGE', 'REFUSED'],
+      ['OwnerError', 'OWNER_FAILED', 'FAILED'],
+    ]);
+  });
+
+  it('renders a refusal as data with the path of what was refused', () => {
+    const r = new HandrailError('MISSING_INPUT', 'member_number is required', 'inputs.member_number').refusal();
+    expect(Refusal.parse(r)).toEqual({ code: 'MISSING_INPUT', path: 'inputs.member_number', message: 'member_number is required' });
+  });
+});
+
+describe('reading a code from any realm', () => {
+  it('reads the code of a plain object that crossed a realm, and calls anything else INTERNAL', () => {
+    const crossed = JSON.parse(JSON.stringify({ name: 'StoreError', code: 'NO_SESSION', message: 'no such session' })) as unknown;
+    expect(errorCodeOf(crossed)).toBe('NO_SESSION');
+    expect(errorCodeOf(Object.assign(new Error('x'), { code: 'ENOENT' }))).toBeUndefined();
+    expect(refusalOf(new TypeError('undefined is not a function'))).toEqual({ code: 'INTERNAL', path: '', message: 'undefined is not a function' });
+  });
+});
