@@ -1,4 +1,4 @@
-// The numbered menu a model chooses from: one row per legal action on the current screen (DESIGN.md "The menu").
+// The numbered menu a model chooses from: one row per legal action on the current screen (docs/ARCHITECTURE.md "The menu").
 // Verbs the operations table keeps off the menu (`read`: the prompt already carries the screen text, and a menu
 // twice as long costs attention for nothing) are left off. Disabled controls are left off: they are not legal actions.
 import { z } from 'zod';

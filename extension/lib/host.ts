@@ -1,4 +1,4 @@
-// The session machine the worker runs (DESIGN.md "Authoring", hosted in the extension). A session is a record
+// The session machine the worker runs (docs/ARCHITECTURE.md "Authoring", hosted in the extension). A session is a record
 // in IndexedDB plus, while the worker is alive, a live guard over the clerk's tab. Model mode hands the tab to
 // shared/author's runEvening (model-session.ts); record mode sends each of the clerk's own actions through the
 // same Guard, resumed from the book (record-session.ts). Any state worth keeping is written before it is acted

@@ -1,6 +1,6 @@
 // `handrail demo` (npm run demo): start PLUMBLINE on a free port, replay the hand-written place-hold card for a
 // demo member, print the receipt, ask the bank's judge whether the hold is really there, and stop the bank.
-// This file is the one place the product may import demo/ (DESIGN.md, import rules).
+// This file is the one place the product may import demo/ (docs/ARCHITECTURE.md, "Layers and import rules").
 import { fileURLToPath } from 'node:url';
 import { startBank } from '../../demo/plumbline/server.ts';
 import { approvalStatus } from '../approval.ts';

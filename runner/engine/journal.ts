@@ -1,6 +1,6 @@
 // The write-ahead journal of one intent (one idempotency key): `dispatched` is on disk (fsync) before a stage
 // or commit acts, `observed` after. A commit dispatched and never observed is in doubt and is never pressed
-// again until a person (or a read-only probe) settles it (DESIGN.md, "Replay"; README "Never twice").
+// again until a person (or a read-only probe) settles it (docs/ARCHITECTURE.md, "Replay"; README "Never twice").
 //
 // Format v2, one JSON line per record, never rewritten or erased:
 //   line 1     {"v":2,"n":1,"phase":"header","key":…,"card":…,"content_hash":…,"prev":null,"hash":…}

@@ -1,4 +1,4 @@
-// The guard between the model and the surface (DESIGN.md "Authoring"). For each call it checks what the model
+// The guard between the model and the surface (docs/ARCHITECTURE.md "Authoring"). For each call it checks what the model
 // asked against the menu it was shown, probes the rungs, fingerprints the control, classifies the risk (asking
 // the owner about buttons), acts, observes, and writes the book line — secrets masked — before it answers.
 // A refusal goes back to the model as a tool error that names what was wrong and never echoes a secret.

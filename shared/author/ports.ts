@@ -1,4 +1,4 @@
-// The authoring loop's ports (DESIGN.md "Authoring"): the same loop runs in Node and in the extension, so
+// The authoring loop's ports (docs/ARCHITECTURE.md "Authoring"): the same loop runs in Node and in the extension, so
 // everything it touches arrives through these — a Surface, a Model, an Owner and a Book.
 import { z } from 'zod';
 import { EffectKind } from '../schema/capability.ts';

@@ -1,4 +1,4 @@
-// The guard's first duty (DESIGN.md "Authoring" 1): probe every rung on the live screen and keep those that find
+// The guard's first duty (docs/ARCHITECTURE.md "Authoring" 1): probe every rung on the live screen and keep those that find
 // exactly this element. The scope is kept as small as it can be — the frame alone, then the innermost in-frame
 // links one by one — so a card does not depend on containers that never told anything apart.
 import type { Rung, RungKind, ScopeLink } from '../schema/index.ts';

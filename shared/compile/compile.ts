@@ -1,4 +1,4 @@
-// The compiler (DESIGN.md "Compile"): a book of trace lines → a capability draft a reviewer reads. Every hole is
+// The compiler (docs/ARCHITECTURE.md "Compile"): a book of trace lines → a capability draft a reviewer reads. Every hole is
 // reported at once, each naming its book line; a draft declares nothing the book never saw and says what a
 // reviewer must add. Pure and deterministic: the same book always compiles to the same bytes.
 import { fingerprint } from '../fingerprint.ts';

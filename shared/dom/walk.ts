@@ -6,7 +6,7 @@ import { roleOf } from './role.ts';
 import { isDisabled } from './state.ts';
 import { isHiddenForAria, isIgnoredTag, type DomCache } from './style.ts';
 
-/** The closed vocabulary per role (DESIGN.md "The six verbs"); a role missing here is not a control. */
+/** The closed vocabulary per role (docs/ARCHITECTURE.md "The six verbs"); a role missing here is not a control. */
 export const VERBS_BY_ROLE: Readonly<Record<string, readonly Verb[]>> = {
   link: ['invoke'],
   button: ['invoke'],
@@ -196,7 +196,7 @@ function controlValue(el: Element, role: string): { value?: string; options?: st
     if (input.type === 'checkbox' || input.type === 'radio') {
       return { value: input.indeterminate ? 'mixed' : input.checked ? 'checked' : 'unchecked' };
     }
-    // A password's value is a secret: it never leaves the page (DESIGN.md, secrets never appear in output).
+    // A password's value is a secret: it never leaves the page (docs/ARCHITECTURE.md, "Evidence": secrets never written).
     if (input.type === 'password') return {};
     if (role === 'button') return {};
     return { value: input.value };
