@@ -1,6 +1,5 @@
 // The `handrail replay` command as CI and operators use it: a commit is never pressed twice across crashes
 // and reruns, the exit code follows the word, the secret appears nowhere, and tampered evidence is caught.
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -9,6 +8,7 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { startBank, type Bank } from '../../demo/plumbline/server.ts';
 import { EXIT_CODE } from '../../shared/schema/result.ts';
+import { handrail, type Ran } from './support/cli.ts';
 import { filesUnder } from './support/files.ts';
 
 const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
@@ -17,26 +17,8 @@ let scratch: string;
 /** A fresh $HANDRAIL_HOME per test: never the real one, and no test answered from another's journal. */
 let home: string;
 
-interface Ran {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
 function cli(args: string[], env: Record<string, string> = {}): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'runner/cli/main.ts', ...args], {
-      env: { ...process.env, HANDRAIL_HOME: home, HANDRAIL_SECRET_PASSWORD: PASSWORD, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
+  return handrail(args, { ...process.env, HANDRAIL_HOME: home, HANDRAIL_SECRET_PASSWORD: PASSWORD, ...env });
 }
 
 function replayArgs(share: string, member: string, extra: string[] = []): string[] {

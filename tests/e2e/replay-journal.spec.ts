@@ -1,7 +1,6 @@
 // Never twice, as an operator meets it with real `handrail replay` processes against PLUMBLINE: one press per
 // intent when processes race, per share and per the card's identity declaration, a damaged journal presses
 // nothing, a committed key answers from the journal with the bank down, and a person settles what is in doubt.
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,6 +8,7 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { startBank, type Bank } from '../../demo/plumbline/server.ts';
 import { EXIT_CODE, type RunResult } from '../../shared/schema/result.ts';
+import { handrail, type Ran as CliRan } from './support/cli.ts';
 
 const CARD = 'capabilities/plumbline-place-hold.json';
 const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
@@ -16,27 +16,12 @@ let bank: Bank;
 let scratch: string;
 let home: string;
 
-interface Ran {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
+interface Ran extends CliRan {
   receipt: RunResult;
 }
 
 function cli(args: string[], env: Record<string, string> = {}): Promise<Omit<Ran, 'receipt'>> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'runner/cli/main.ts', ...args], {
-      env: { ...process.env, HANDRAIL_HOME: home, HANDRAIL_SECRET_PASSWORD: PASSWORD, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
+  return handrail(args, { ...process.env, HANDRAIL_HOME: home, HANDRAIL_SECRET_PASSWORD: PASSWORD, ...env });
 }
 
 async function replay(share: string, opts: { reason?: string; card?: string; url?: string; extra?: string[]; env?: Record<string, string> } = {}): Promise<Ran> {

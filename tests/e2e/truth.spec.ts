@@ -1,7 +1,6 @@
 // The typed word tells the truth: no SUCCESS the page does not show. A refusal with the success screen's furniture,
 // a refusal the card does not know, a commit that changed nothing, a draft, and a page that renders late each end
 // in the word that is provably true, with what the page said in the receipt.
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
@@ -17,6 +16,7 @@ import { readCard } from '../../runner/cli/replay.ts';
 import { runCapability, type RunRequest } from '../../runner/run.ts';
 import { loadCapability, type Capability, type CapabilityInput } from '../../shared/schema/index.ts';
 import { EXIT_CODE } from '../../shared/schema/result.ts';
+import { handrail, type Ran } from './support/cli.ts';
 
 const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
 
@@ -239,19 +239,8 @@ test.describe('only approved cards commit', () => {
   });
 });
 
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'runner/cli/main.ts', ...args], {
-      env: { ...process.env, HANDRAIL_SECRET_PASSWORD: PASSWORD },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function cli(args: string[]): Promise<Ran> {
+  return handrail(args, { ...process.env, HANDRAIL_SECRET_PASSWORD: PASSWORD });
 }
 
 test.describe('the first screen waits like every other', () => {
