@@ -55,6 +55,8 @@ function replayArgs(share: string, opts: { reason?: string; card?: string; url?:
     '--evidence', join(scratch, 'runs', `ev-${randomBytes(4).toString('hex')}`),
     '--input', 'operator_id=OP1001', '--input', `member_number=${share.slice(0, 6)}`, '--input', `share_id=${share}`,
     '--input', `reason=${opts.reason ?? 'LEGAL'}`, '--settle-timeout', '8000', '--wait', String(opts.wait ?? 0),
+    // Another card file is an edit of the approved one (a narrowed identity): unsigned, so it runs as a draft would.
+    ...(opts.card ? ['--allow-unapproved'] : []),
   ];
 }
 
