@@ -95,6 +95,8 @@ function replay(home: string, share: string, opts: { reason?: string; card?: str
 
 const presses = (share: string): number => bank.store.holdFor(share).postPresses;
 const word = (r: Ran): string => (r.receipt ? `${r.receipt.word}${r.receipt.from_journal ? '(journal)' : ''}` : r.signal ? `killed` : `exit ${r.code}`);
+/** The word with the receipt's reason and detail, for a violation line that says what went wrong. */
+const why = (r: Ran): string => (r.receipt ? `${word(r)} ${r.receipt.code} at ${r.receipt.at_step ?? '-'}: ${r.receipt.message.slice(0, 300)}` : word(r));
 const home = (): Promise<string> => mkdtemp(join(scratch, 'home-'));
 const tally = (words: string[]): string => {
   const m = new Map<string, number>();
@@ -153,7 +155,7 @@ async function races(): Promise<void> {
         if (p !== 1) violations.push(`round ${round}${mixed ? ' mixed' : ''}: ${share} pressed ${p} times`);
       }
       for (const r of all) {
-        if (!r.receipt || !(r.receipt.word === 'BUSY' || r.receipt.word === 'SUCCESS')) violations.push(`round ${round}: a process ended ${word(r)}`);
+        if (!r.receipt || !(r.receipt.word === 'BUSY' || r.receipt.word === 'SUCCESS')) violations.push(`round ${round}: a process ended ${why(r)}`);
       }
       log(`  race ${round + 1}/${RACE_ROUNDS}${mixed ? ' (2 keys)' : ' (1 key)'}: ${tally(all.map(word))}`);
     }
