@@ -29,6 +29,12 @@ export interface RunReport {
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v));
+/** Where a screen was, as its surface put it: the locus's values (logs written before loci carry a browser `url`). */
+const where = (d: Record<string, unknown>): string => {
+  const locus = d['locus'];
+  if (locus && typeof locus === 'object') return Object.values(locus).map(str).filter(Boolean).join(' · ');
+  return str(d['url']);
+};
 
 /** The log's lines that parse; a line that does not is shown raw in the log table (the verdict names it). */
 async function readLines(dir: string): Promise<{ lines: Line[]; raw: { n: number; text: string }[] }> {
@@ -138,7 +144,7 @@ export async function renderReport(dir: string, anchor: Anchor = {}): Promise<Ru
   // Screens as named, in order.
   const screens = lines
     .filter((l) => l.kind === 'screen')
-    .map((l) => `<tr><td class="num">${esc(String(l.seq))}</td><td>${esc(str(l.data['label']) || '(unnamed)')}</td><td>${esc(str(l.data['how']))}</td><td><code>${esc(str(l.data['signature']))}</code></td><td>${esc(str(l.data['url']))}</td></tr>`);
+    .map((l) => `<tr><td class="num">${esc(String(l.seq))}</td><td>${esc(str(l.data['label']) || '(unnamed)')}</td><td>${esc(str(l.data['how']))}</td><td><code>${esc(str(l.data['signature']))}</code></td><td>${esc(where(l.data))}</td></tr>`);
 
   // Screenshots and screen texts, embedded only when their bytes match the log.
   const figures: string[] = [];
@@ -170,7 +176,7 @@ ${verdictHtml}
 <h2>Steps</h2>
 ${rows.length ? `<table><thead><tr><th>line</th><th>step</th><th>on screen</th><th>verb</th><th>effect</th><th>target → control</th><th>rung</th><th>screen after</th><th>settle ms</th></tr></thead><tbody>${rows.join('')}</tbody></table>` : '<p>No step was acted on.</p>'}
 <h2>Screens named</h2>
-${screens.length ? `<table><thead><tr><th>line</th><th>screen</th><th>how</th><th>signature</th><th>url</th></tr></thead><tbody>${screens.join('')}</tbody></table>` : '<p>None.</p>'}
+${screens.length ? `<table><thead><tr><th>line</th><th>screen</th><th>how</th><th>signature</th><th>where</th></tr></thead><tbody>${screens.join('')}</tbody></table>` : '<p>None.</p>'}
 <h2>Screenshots</h2>
 ${figures.length ? `<div class="shots">${figures.join('')}</div>` : '<p>None.</p>'}
 <h2>Receipt</h2>

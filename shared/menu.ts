@@ -52,8 +52,8 @@ function disambiguate(c: Control, namesakes: readonly Control[]): string {
   return `${base}(${at} of ${twins.length})`.trim();
 }
 
-export function buildMenu(obs: Pick<Observation, 'frames'>): MenuRow[] {
-  const controls = obs.frames.flatMap((f) => f.controls).filter((c) => !c.disabled);
+export function buildMenu(obs: Pick<Observation, 'parts'>): MenuRow[] {
+  const controls = obs.parts.flatMap((f) => f.controls).filter((c) => !c.disabled);
   const byKey = new Map<string, Control[]>();
   for (const c of controls) {
     const key = `${c.role}\u0000${labelOf(c)}`;

@@ -9,7 +9,7 @@
 // An element ref is `<frame key>|<local ref>`, the local ref being the walker's (shared/dom) inside that frame:
 //   '|c3' (top document)   'work|c3'   'outer>inner|f2'   '#0|c1' (the first child frame, unnamed)
 import type { DocumentObservation } from './dom/api.ts';
-import type { FrameObservation, ScopeLink } from './schema/observation.ts';
+import type { Part, ScopeLink } from './schema/observation.ts';
 
 export const FRAME_SEPARATOR = '>';
 export const REF_SEPARATOR = '|';
@@ -59,12 +59,12 @@ export function framePathOfScope(scope: readonly ScopeLink[]): string[] {
 }
 
 /** One frame's document as the page-wide observation holds it: refs made page-wide, the frame link prepended. */
-export function frameObservation(path: FramePath, doc: DocumentObservation): FrameObservation {
+/** One frame's document as a screen part: the frame path is the part path; URL and title are the part's locus. */
+export function frameObservation(path: FramePath, doc: DocumentObservation): Part {
   const link = frameLink(path);
   return {
-    frame: [...path],
-    url: doc.url,
-    title: doc.title,
+    part: [...path],
+    locus: { url: doc.url, title: doc.title },
     controls: doc.controls.map((c) => ({ ...c, ref: formatRef(path, c.ref), scope: [...link, ...c.scope] })),
     paths: doc.paths,
     text: doc.text,

@@ -1,34 +1,45 @@
 // Naming a screen from its furniture: exact by signature (hash of the path set), else similar by Jaccard of the
 // path sets at or above 0.85 (a banner added to a seven-path screen still scores 6/7). Ties are never guessed.
-import type { FrameObservation, Observation } from './schema/observation.ts';
+import type { Observation, Part } from './schema/observation.ts';
 import { hashStrings } from './hash.ts';
 
 export const SIMILAR_THRESHOLD = 0.85;
 
-/** Prefix for a frame's paths: '' for the top document, 'work>' for the frame named work, 'a>b>' nested. */
-export function framePrefix(frame: readonly string[]): string {
-  return frame.length ? `${frame.join('>')}>` : '';
+/** Prefix for a part's paths: '' for the top part, 'work>' for the browser frame named work, 'a>b>' nested. */
+export function partPrefix(part: readonly string[]): string {
+  return part.length ? `${part.join('>')}>` : '';
 }
 
 export function signatureOf(paths: readonly string[]): string {
   return hashStrings([...new Set(paths)].sort());
 }
 
-export function combineFrames(frames: readonly FrameObservation[], walkerVersion: string): Observation {
+/** One screen from its parts; the top part's locus stands for the whole (docs/ARCHITECTURE.md, "A neutral observation"). */
+export function combineParts(parts: readonly Part[], observerVersion: string): Observation {
   const all = new Set<string>();
-  for (const f of frames) {
-    const prefix = framePrefix(f.frame);
-    for (const p of f.paths) all.add(prefix + p);
+  for (const p of parts) {
+    const prefix = partPrefix(p.part);
+    for (const path of p.paths) all.add(prefix + path);
   }
   const paths = [...all].sort();
-  const top = frames.find((f) => f.frame.length === 0) ?? frames[0];
+  const top = parts.find((p) => p.part.length === 0) ?? parts[0];
   return {
-    url: top?.url ?? '',
-    frames: [...frames],
+    locus: { ...(top?.locus ?? {}) },
+    parts: [...parts],
     paths,
     signature: hashStrings(paths),
-    walker: walkerVersion,
+    observer: observerVersion,
   };
+}
+
+/** The screen's text part by part, each under a line naming the part and its locus: for evidence and `observe`. */
+export function screenDump(obs: Pick<Observation, 'parts'>): string {
+  return obs.parts.map((p) => `--- ${p.part.join(' > ') || '(top)'} ${Object.values(p.locus).filter(Boolean).join(' · ')}\n${p.text}`).join('\n');
+}
+
+/** All the screen's visible text, part after part. */
+export function screenWords(obs: Pick<Observation, 'parts'>): string {
+  return obs.parts.map((p) => p.text).join('\n');
 }
 
 /** |A ∩ B| / |A ∪ B| over sets of paths; two empty sets are identical (1). */

@@ -45,5 +45,5 @@ async function showLive(ctx: Pick<SessionContext, 'update'>, live: Live, obs: Ob
   const key = `${obs.signature}|${label ?? ''}|${menu.join('\n')}`;
   if (key === live.lastSignature) return;
   live.lastSignature = key;
-  await ctx.update(live.session, (r) => ({ ...r, view: { url: live.masker.mask(obs.url), signature: obs.signature, label, menu } }));
+  await ctx.update(live.session, (r) => ({ ...r, view: { url: live.masker.mask(obs.locus.url ?? ''), signature: obs.signature, label, menu } }));
 }

@@ -2,7 +2,7 @@
 // parsed on the way in (STYLE.md 3), and anything that does not parse is dropped. Page scripts cannot reach
 // these channels at all (runtime messaging is extension-only); the sender is still checked by the receiver.
 import { z } from 'zod';
-import { FrameObservation, Verb } from '../../shared/schema/observation.ts';
+import { Control, Verb } from '../../shared/schema/observation.ts';
 
 export const Mode = z.enum(['record', 'model']);
 export type Mode = z.infer<typeof Mode>;
@@ -69,8 +69,15 @@ export type HelloReply = z.infer<typeof HelloReply>;
 /** Worker → side panel: something in the store changed; re-read it. */
 export const Changed = z.strictObject({ type: z.literal('changed'), session: z.string() });
 
-/** One document as the walker in a frame sees it, with its frame path: the shared FrameObservation, parsed on the way in. */
-export const FrameReport = FrameObservation;
+/** One document as the walker in a frame sees it (shared/dom/api.ts DocumentObservation) with its frame path, parsed on the way in. */
+export const FrameReport = z.strictObject({
+  frame: z.array(z.string()),
+  url: z.string(),
+  title: z.string(),
+  controls: z.array(Control),
+  paths: z.array(z.string()),
+  text: z.string(),
+});
 export type FrameReport = z.infer<typeof FrameReport>;
 
 /** Worker → one frame's content script (through scripting.executeScript in the isolated world). */

@@ -4,8 +4,8 @@
 // the same as one written by `handrail author`.
 import { frameScope, walkLadder } from '../../shared/ladder.ts';
 import { formatRef, frameKey, frameObservation, parseRef } from '../../shared/ref.ts';
-import type { Control, FrameObservation, Observation } from '../../shared/schema/observation.ts';
-import { combineFrames } from '../../shared/screens.ts';
+import type { Control, Observation, Part } from '../../shared/schema/observation.ts';
+import { combineParts, screenDump } from '../../shared/screens.ts';
 import { WALKER_VERSION } from '../../shared/dom/version.ts';
 import {
   SurfaceError,
@@ -75,16 +75,16 @@ export class ExtensionSurface implements Surface {
       throw new SurfaceError('STALE', `observing the tab: ${(e as Error).message}`);
     }
     if (got.length === 0 || got.some((g) => g.report === null)) throw new SurfaceError('STALE', 'a frame is still loading');
-    const frames: FrameObservation[] = [];
+    const frames: Part[] = [];
     const ids = new Map<string, number>();
     for (const { frameId, report } of got) {
       const r = report as FrameReport;
       ids.set(frameKey(r.frame), frameId);
       frames.push(frameObservation(r.frame, r));
     }
-    frames.sort((a, b) => frameKey(a.frame).localeCompare(frameKey(b.frame)));
+    frames.sort((a, b) => frameKey(a.part).localeCompare(frameKey(b.part)));
     this.#frames = ids;
-    this.#last = combineFrames(frames, WALKER_VERSION);
+    this.#last = combineParts(frames, WALKER_VERSION);
     return this.#last;
   }
 
@@ -104,7 +104,7 @@ export class ExtensionSurface implements Surface {
   }
 
   #control(ref: string): Control | null {
-    return this.#last?.frames.flatMap((f) => f.controls).find((c) => c.ref === ref) ?? null;
+    return this.#last?.parts.flatMap((f) => f.controls).find((c) => c.ref === ref) ?? null;
   }
 
   async resolve(target: BoundTarget): Promise<Resolution> {
@@ -142,7 +142,7 @@ export class ExtensionSurface implements Surface {
   async evaluate(query: Query): Promise<Answer> {
     const observation = await this.observe();
     if (query.kind === 'observe') return { kind: 'observe', observation };
-    return { kind: 'text_present', present: observation.frames.some((f) => f.text.includes(query.text)) };
+    return { kind: 'text_present', present: observation.parts.some((f) => f.text.includes(query.text)) };
   }
 
   evidence(kind: 'screenshot'): Promise<Uint8Array>;
@@ -151,7 +151,7 @@ export class ExtensionSurface implements Surface {
     // Authoring keeps no screenshots: the book is the record, and a picture of the clerk's screen could hold a secret.
     if (kind === 'screenshot') return new Uint8Array();
     const obs = this.#last ?? (await this.observe());
-    return obs.frames.map((f) => `--- frame ${f.frame.join(' > ') || '(top)'} ${f.url}\n${f.text}`).join('\n');
+    return screenDump(obs);
   }
 
   close(): Promise<void> {

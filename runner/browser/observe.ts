@@ -5,8 +5,8 @@
 import type { ElementHandle, Frame, Page } from 'playwright-core';
 import type { DocumentObservation, FindQuery, InPage } from '../../shared/dom/api.ts';
 import { formatRef, frameKey, frameObservation, parseRef, type FramePath } from '../../shared/ref.ts';
-import type { FrameObservation, Observation } from '../../shared/schema/observation.ts';
-import { combineFrames } from '../../shared/screens.ts';
+import type { Part, Observation } from '../../shared/schema/observation.ts';
+import { combineParts } from '../../shared/screens.ts';
 import { frameAt, framePath } from './frames.ts';
 import { WALKER_VERSION, walkerSource } from './walker-bundle.ts';
 
@@ -36,7 +36,7 @@ async function observeDocument(frame: Frame): Promise<DocumentObservation> {
   return JSON.parse(json) as DocumentObservation;
 }
 
-async function observeFrame(frame: Frame): Promise<FrameObservation> {
+async function observeFrame(frame: Frame): Promise<Part> {
   const [doc, path] = await Promise.all([observeDocument(frame), framePath(frame)]);
   return frameObservation(path, doc);
 }
@@ -48,8 +48,8 @@ function liveFrames(page: Page): Frame[] {
 
 export async function observePage(page: Page): Promise<Observation> {
   const frames = await Promise.all(liveFrames(page).map((f) => observeFrame(f)));
-  frames.sort((a, b) => frameKey(a.frame).localeCompare(frameKey(b.frame)));
-  return combineFrames(frames, WALKER_VERSION);
+  frames.sort((a, b) => frameKey(a.part).localeCompare(frameKey(b.part)));
+  return combineParts(frames, WALKER_VERSION);
 }
 
 /** The walker's per-ref questions, by method name: each takes one argument and answers plain JSON. */

@@ -5,6 +5,7 @@ import { chromium } from 'playwright-core';
 import { frameScope, walkLadder } from '../../shared/ladder.ts';
 import { frameKey } from '../../shared/ref.ts';
 import type { Control, Observation } from '../../shared/schema/observation.ts';
+import { screenDump, screenWords } from '../../shared/screens.ts';
 import {
   SurfaceError,
   type ActResult,
@@ -114,7 +115,7 @@ export class BrowserSurface implements Surface {
   }
 
   private controlOf(ref: string): Control | null {
-    return this.last?.frames.flatMap((f) => f.controls).find((c) => c.ref === ref) ?? null;
+    return this.last?.parts.flatMap((f) => f.controls).find((c) => c.ref === ref) ?? null;
   }
 
   async resolve(target: BoundTarget): Promise<Resolution> {
@@ -166,7 +167,7 @@ export class BrowserSurface implements Surface {
   async evaluate(query: Query): Promise<Answer> {
     const observation = await this.observe();
     if (query.kind === 'observe') return { kind: 'observe', observation };
-    const text = observation.frames.map((f) => f.text).join('\n');
+    const text = screenWords(observation);
     return { kind: 'text_present', present: text.includes(query.text) };
   }
 
@@ -176,7 +177,7 @@ export class BrowserSurface implements Surface {
     this.alive();
     if (kind === 'screenshot') return await this.screenshot();
     const obs = this.last ?? (await this.observe());
-    return obs.frames.map((f) => `--- frame ${f.frame.join(' > ') || '(top)'} ${f.url}\n${f.text}`).join('\n');
+    return screenDump(obs);
   }
 
   /**

@@ -2,6 +2,7 @@
 // numbered menu (grouped by frame), or the screen text. Output on stdout; one clear line on stderr on failure.
 import { SurfaceError, type Surface } from '../../shared/surface.ts';
 import { surfaces } from '../surfaces.ts';
+import { screenDump } from '../../shared/screens.ts';
 import { buildMenu, renderRow } from '../../shared/menu.ts';
 import type { Observation } from '../../shared/schema/observation.ts';
 
@@ -33,13 +34,13 @@ function parseUrl(raw: string): URL {
 export function formatObservation(obs: Observation, format: ObserveFormat): string {
   if (format === 'json') return `${JSON.stringify(obs, null, 2)}\n`;
   if (format === 'text') {
-    return obs.frames.map((f) => `== frame '${f.frame.join('>')}' ${f.url}\n${f.text}\n`).join('\n');
+    return `${screenDump(obs)}\n`;
   }
   const rows = buildMenu(obs);
-  const out: string[] = [`screen ${obs.signature} (${obs.paths.length} paths, ${obs.walker})`];
-  for (const f of obs.frames) {
+  const out: string[] = [`screen ${obs.signature} (${obs.paths.length} paths, ${obs.observer})`];
+  for (const f of obs.parts) {
     const mine = rows.filter((r) => f.controls.includes(r.control));
-    out.push(`== frame '${f.frame.join('>')}' ${f.title ? `"${f.title}" ` : ''}${f.url}`);
+    out.push(`== frame '${f.part.join('>')}' ${f.locus.title ? `"${f.locus.title}" ` : ''}${f.locus.url ?? ''}`);
     out.push(...(mine.length ? mine.map(renderRow) : ['(no actions)']));
   }
   return `${out.join('\n')}\n`;

@@ -12,7 +12,7 @@ import { RETRYABLE, RunResult, type Word } from '../../shared/schema/result.ts';
 import type { RungKind } from '../../shared/schema/capability.ts';
 import { afterCommitScreens } from '../../shared/marks.ts';
 import { compileSafe } from '../../shared/regex.ts';
-import { nameScreen, type KnownScreen } from '../../shared/screens.ts';
+import { nameScreen, screenWords, type KnownScreen } from '../../shared/screens.ts';
 import type { Masker } from '../../shared/secrets.ts';
 import { SurfaceError, type BoundTarget, type EvidenceKind, type Surface } from '../../shared/surface.ts';
 import type { Evidence } from '../evidence.ts';
@@ -75,9 +75,6 @@ class InDoubt extends Error {
   override readonly name = 'InDoubt';
 }
 
-function screenText(obs: Observation): string {
-  return obs.frames.map((f) => f.text).join('\n');
-}
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
@@ -143,13 +140,13 @@ export class Replay {
     const answer = await this.surface.evaluate({ kind: 'observe' });
     if (answer.kind !== 'observe') throw new Error('surface answered an observe query with something else');
     const obs = answer.observation;
-    const text = screenText(obs);
+    const text = screenWords(obs);
     const named = nameScreen({ signature: obs.signature, paths: obs.paths, text }, this.screens);
     const current = { obs, label: named?.label ?? null, text };
     this.current = current;
     if (obs.signature !== this.lastSignature) {
       this.lastSignature = obs.signature;
-      await this.ctx.evidence.append('screen', { label: current.label, how: named?.how ?? null, signature: obs.signature, url: obs.url });
+      await this.ctx.evidence.append('screen', { label: current.label, how: named?.how ?? null, signature: obs.signature, locus: obs.locus });
       // A screenshot per declared screen reached. Transient unnamed states (a frameset still loading) get a
       // line but no picture; a failure takes its own. The capture overlaps the next resolve and journal write,
       // and is awaited before anything acts on the page, so it always shows the screen the step acted on.
@@ -262,7 +259,7 @@ export class Replay {
       }
       const name = this.fill(p.name);
       const scope = p.scope?.map((l) => ({ role: l.role, name: this.fill(l.name) }));
-      const found = named.obs.frames.some((f) =>
+      const found = named.obs.parts.some((f) =>
         f.controls.some(
           (c) =>
             c.role === p.role &&

@@ -162,7 +162,7 @@ export class Guard {
   }
 
   #seen(obs: Observation): ScreenSeen {
-    return { url: obs.url, signature: obs.signature, paths: obs.paths, label: this.#labelOf(obs) };
+    return { locus: obs.locus, signature: obs.signature, paths: obs.paths, label: this.#labelOf(obs) };
   }
 
   /** Look at the screen and fix the menu the model's next message refers to. Returns the label, if any. */
@@ -286,7 +286,7 @@ export class Guard {
     const css = (await this.#o.selectorsFor?.(control.ref).catch(() => [])) ?? [];
     const probed = await probeRungs(this.#o.surface, control, css);
     const over: FingerprintField[] = control.name ? ['role', 'name', 'supports', 'ancestor_roles'] : ['role', 'supports', 'ancestor_roles'];
-    const fp = { over, value: fingerprint(control, over, before.walker) };
+    const fp = { over, value: fingerprint(control, over, before.observer) };
     const effect = await this.#classify(live, this.#labelOf(before));
     const values = Object.fromEntries(this.#o.inputs.map((i) => [i.name, i.value]));
     const line: DispatchedLine = {

@@ -72,12 +72,12 @@ export function systemText(goal: string, inputs: readonly EveningInput[]): strin
 }
 
 export function screenText(
-  obs: Pick<Observation, 'frames'>,
+  obs: Pick<Observation, 'parts'>,
   menu: readonly MenuRow[],
   label: string | null,
   mask: (s: string) => string,
 ): string {
-  let text = obs.frames
+  let text = obs.parts
     .map((f) => f.text)
     .filter(Boolean)
     .join(' | ');

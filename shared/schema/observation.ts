@@ -1,5 +1,6 @@
 // What a surface sees: one screen as controls, structural paths and a signature.
-// The walker (shared/dom) produces FrameObservations inside each frame; shared/screens.ts joins them.
+// A surface observes each part of its screen (the browser: each frame, with shared/dom's walker); shared/screens.ts
+// joins the parts into one Observation.
 import { z } from 'zod';
 
 /** The closed vocabulary of operations a surface performs on a control. */
@@ -31,27 +32,36 @@ export const Control = z.strictObject({
 });
 export type Control = z.infer<typeof Control>;
 
-export const FrameObservation = z.strictObject({
-  /** Frame path from the top document, e.g. [] for top, ['work'] for the frame named work. */
-  frame: z.array(z.string()),
-  url: z.string(),
-  title: z.string(),
+/**
+ * Where a part of a screen, or the screen as a whole, sits on its surface: the browser's frame URL and title, a
+ * terminal's host and screen, a macOS app, window and sheet. The core carries it into evidence and books and never
+ * reads inside it (docs/ARCHITECTURE.md, "A neutral observation"); only the surface that wrote it interprets it.
+ */
+export const Locus = z.record(z.string().regex(/^[a-z][a-z0-9_]*$/), z.string());
+export type Locus = z.infer<typeof Locus>;
+
+/** One part of a screen as its surface sees it: a browser frame, a terminal's one screen, a macOS window or sheet. */
+export const Part = z.strictObject({
+  /** The part's path from the whole screen: [] for the top part; the browser's frame path, e.g. ['work']. */
+  part: z.array(z.string()),
+  locus: Locus,
   controls: z.array(Control),
-  /** Structural paths of this frame (furniture only, data masked). */
+  /** Structural paths of this part (furniture only, data masked). */
   paths: z.array(z.string()),
-  /** Visible text of the frame, whitespace-normalised. */
+  /** Visible text of the part, whitespace-normalised. */
   text: z.string(),
 });
-export type FrameObservation = z.infer<typeof FrameObservation>;
+export type Part = z.infer<typeof Part>;
 
 export const Observation = z.strictObject({
-  url: z.string(),
-  frames: z.array(FrameObservation),
-  /** Union of every frame's paths, each prefixed by its frame path; sorted, unique. */
+  /** The top part's locus. */
+  locus: Locus,
+  parts: z.array(Part),
+  /** Union of every part's paths, each prefixed by its part path; sorted, unique. */
   paths: z.array(z.string()),
   /** Hash of `paths`: two screens with the same furniture share a signature. */
   signature: z.string(),
-  /** Walker version that produced this: it goes into fingerprints. */
-  walker: z.string(),
+  /** Version of the surface's observer (the browser's DOM walker) that produced this: it goes into fingerprints. */
+  observer: z.string(),
 });
 export type Observation = z.infer<typeof Observation>;

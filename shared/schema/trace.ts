@@ -2,20 +2,28 @@
 // The compiler reads only this. Secret values never appear in it: a secret is always its blank.
 import { z } from 'zod';
 import { EffectKind, FingerprintField, Rung } from './capability.ts';
-import { Control, ScopeLink, Verb } from './observation.ts';
+import { Control, Locus, ScopeLink, Verb } from './observation.ts';
 import { SurfaceName } from '../surfaces.ts';
 
 export const TRACE_SCHEMA_ID = 'handrail.trace/v1';
 
 const Base = { seq: z.number().int().nonnegative(), at: z.string() };
 
-export const ScreenSeen = z.strictObject({
-  url: z.string(),
+/** Books written before observations were surface-neutral carry the browser's `url` where `locus` now stands. */
+const locusFromUrl = (v: unknown): unknown => {
+  if (v === null || typeof v !== 'object' || Array.isArray(v) || 'locus' in v || !('url' in v)) return v;
+  const { url, ...rest } = v as { url: unknown };
+  return { ...rest, locus: typeof url === 'string' ? { url } : url };
+};
+
+export const ScreenSeen = z.preprocess(locusFromUrl, z.strictObject({
+  /** Where on its surface the screen was (the browser: url and title); carried, never interpreted by the core. */
+  locus: Locus,
   signature: z.string(),
   paths: z.array(z.string()),
   /** The label pinned to this signature earlier in the book, if any. */
   label: z.string().nullable(),
-});
+}));
 export type ScreenSeen = z.infer<typeof ScreenSeen>;
 
 export const TraceStart = z.strictObject({

@@ -74,7 +74,7 @@ export async function benchWalker(runs = 15): Promise<WalkerBench> {
       walkerMedianMs,
       cdpMedianMs,
       elements,
-      controls: first.frames.reduce((k, f) => k + f.controls.length, 0),
+      controls: first.parts.reduce((k, f) => k + f.controls.length, 0),
       runs,
     };
   } finally {

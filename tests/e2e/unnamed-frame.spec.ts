@@ -33,18 +33,18 @@ test('observing names the unnamed frames #0 and #1', async () => {
     await surface.open(`${server.url}/unnamed-frame.html`);
     await surface.page.frameLocator('iframe >> nth=1').getByRole('button', { name: 'Send' }).waitFor();
     const obs = await surface.observe();
-    expect(obs.frames.map((f) => f.frame)).toEqual([[], ['#0'], ['#1']]);
-    const field = obs.frames[2]?.controls.find((c) => c.hint === 'Reference');
+    expect(obs.parts.map((f) => f.part)).toEqual([[], ['#0'], ['#1']]);
+    const field = obs.parts[2]?.controls.find((c) => c.hint === 'Reference');
     expect(field?.ref).toMatch(/^#1\|/);
     expect(field?.scope[0]).toEqual({ role: 'frame', name: '#1' });
     expect(await elementOf(surface.page, field!.ref)).not.toBeNull();
 
-    // A frame inserted before them in the document is counted as window.frames counts it (Chromium: in the
+    // A frame inserted before them in the document is counted as window.parts counts it (Chromium: in the
     // order frames were created), so the form keeps its path and its refs stay good.
     await surface.page.evaluate(() => document.body.insertBefore(document.createElement('iframe'), document.querySelector('iframe')));
     const after = await surface.observe();
-    expect(after.frames.map((f) => f.frame)).toEqual([[], ['#0'], ['#1'], ['#2']]);
-    expect(after.frames.find((f) => f.controls.some((c) => c.hint === 'Reference'))?.frame).toEqual(['#1']);
+    expect(after.parts.map((f) => f.part)).toEqual([[], ['#0'], ['#1'], ['#2']]);
+    expect(after.parts.find((f) => f.controls.some((c) => c.hint === 'Reference'))?.part).toEqual(['#1']);
     expect(await (await elementOf(surface.page, field!.ref))?.el.getAttribute('name')).toBe('reference');
   } finally {
     await surface.close();

@@ -20,7 +20,7 @@ test('rungs find exactly the recorded control, or say how many match', async ({ 
   const find = (q: Omit<FindQuery, 'scope'> & { scope?: FindQuery['scope'] }) => findInFrame(page, [], { scope: [], ...q });
 
   // role + name inside a row: one of three same-named links.
-  const cancel = obs.frames[0]!.controls.find((c) => c.name === 'Cancel' && c.scope.at(-1)?.name === 'ORD-1002')!;
+  const cancel = obs.parts[0]!.controls.find((c) => c.name === 'Cancel' && c.scope.at(-1)?.name === 'ORD-1002')!;
   expect(await find({ rung: 'role_name', role: 'link', name: 'Cancel', scope: cancel.scope })).toEqual([cancel.ref]);
   expect(await find({ rung: 'role_name', role: 'link', name: 'Cancel' })).toHaveLength(3);
   expect(await find({ rung: 'role_name', role: 'link', name: 'Cancel', scope: [{ role: 'row', name: 'ORD-9999' }] })).toEqual([]);
@@ -33,7 +33,7 @@ test('rungs find exactly the recorded control, or say how many match', async ({ 
   expect(await find({ rung: 'role_name', role: 'textbox', name: 'Street', scope: [{ role: 'group', name: 'Billing address' }] })).toHaveLength(1);
 
   // The visual-label rung: a cell to the left, a header cell above.
-  const opid = obs.frames[0]!.controls.find((c) => c.hint === 'Operator ID')!;
+  const opid = obs.parts[0]!.controls.find((c) => c.hint === 'Operator ID')!;
   expect(await find({ rung: 'label', role: 'textbox', value: 'Operator ID' })).toEqual([opid.ref]);
   expect(await find({ rung: 'label', role: 'textbox', value: 'Amount' })).toHaveLength(1);
   expect(await find({ rung: 'label', role: 'combobox', value: 'Operator ID' })).toEqual([]);
@@ -65,10 +65,10 @@ test('rungs find exactly the recorded control, or say how many match', async ({ 
 test('evaluating the walker twice keeps refs valid, and a field reads its value', async ({ page }) => {
   await page.goto(`${server.url}/tricky.html`);
   const obs = await observePage(page);
-  const qty = obs.frames[0]!.controls.find((c) => c.role === 'spinbutton')!;
+  const qty = obs.parts[0]!.controls.find((c) => c.role === 'spinbutton')!;
   await page.evaluate(await walkerSource());
   expect(await textOfRef(page, qty.ref)).toBe('3');
-  const pin = obs.frames[0]!.controls.find((c) => c.name === 'PIN')!;
+  const pin = obs.parts[0]!.controls.find((c) => c.name === 'PIN')!;
   await (await elementOf(page, pin.ref))!.el.fill('1234');
   expect(await textOfRef(page, pin.ref)).toBe('');
   expect(JSON.stringify(await observePage(page))).not.toContain('1234');

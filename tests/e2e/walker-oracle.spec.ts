@@ -52,9 +52,9 @@ interface Checked {
 async function checkAgainstOracle(page: Page, obs: Observation): Promise<Checked> {
   const mismatches: string[] = [];
   let controls = 0;
-  for (const f of obs.frames) {
-    const key = frameKey(f.frame);
-    const frame = await frameAt(page, f.frame);
+  for (const f of obs.parts) {
+    const key = frameKey(f.part);
+    const frame = await frameAt(page, f.part);
     if (!frame) throw new Error(`frame ${key} not found`);
     for (const c of f.controls) {
       controls++;
@@ -96,7 +96,7 @@ test('tricky naming cases: every control is found by getByRole in its frame and 
     const { controls, mismatches } = await checkAgainstOracle(page, obs);
     expect(mismatches).toEqual([]);
     expect(controls).toBeGreaterThan(50);
-    const names = obs.frames.flatMap((f) => f.controls.map((c) => `${c.role}:${c.name}`));
+    const names = obs.parts.flatMap((f) => f.controls.map((c) => `${c.role}:${c.name}`));
     // Spot checks of rules the oracle alone would not show were exercised.
     expect(names).toEqual(expect.arrayContaining([
       'textbox:Billing Address', 'button:Resubmit', 'button:★ Favourite', 'link:Next page →', 'button:Submit',
@@ -104,14 +104,14 @@ test('tricky naming cases: every control is found by getByRole in its frame and 
     ]));
     expect(names).not.toContain('button:Display none');
     expect(names).not.toContain('link:Inside aria-hidden');
-    const inner = obs.frames.find((f) => f.frame.join('>') === 'inner');
+    const inner = obs.parts.find((f) => f.part.join('>') === 'inner');
     expect(inner?.controls.map((c) => c.ref)).toEqual(['inner|c0', 'inner|c1', 'inner|c2']);
     expect(inner?.controls[0]?.scope).toEqual([{ role: 'frame', name: 'inner' }]);
-    const cancels = obs.frames[0]?.controls.filter((c) => c.role === 'link' && c.name === 'Cancel') ?? [];
+    const cancels = obs.parts[0]?.controls.filter((c) => c.role === 'link' && c.name === 'Cancel') ?? [];
     expect(cancels.map((c) => c.scope.at(-1))).toEqual([
       { role: 'row', name: 'ORD-1001' }, { role: 'row', name: 'ORD-1002' }, { role: 'row', name: 'ORD-1003' },
     ]);
-    const opid = obs.frames[0]?.controls.find((c) => c.hint === 'Operator ID');
+    const opid = obs.parts[0]?.controls.find((c) => c.hint === 'Operator ID');
     expect(opid?.name).toBe('');
   } finally {
     await server.close();
@@ -132,7 +132,7 @@ test('PLUMBLINE screens from sign-on to the hold form agree with getByRole', asy
   try {
     await page.goto(`${bank.url}/signon`);
     const signon = await checkScreen(4);
-    const hinted = signon.frames[0]!.controls.filter((c) => c.name === '').map((c) => c.hint);
+    const hinted = signon.parts[0]!.controls.filter((c) => c.name === '').map((c) => c.hint);
     expect(hinted).toEqual(['Operator ID', 'Password', 'Branch']);
 
     await page.locator('input[name=opid]').fill('OP1001');
@@ -143,8 +143,8 @@ test('PLUMBLINE screens from sign-on to the hold form agree with getByRole', asy
     await expect.poll(() => page.frame({ name: 'work' })?.url() ?? '').toMatch(/\/inquiry/);
     await page.frame({ name: 'nav' })!.waitForLoadState();
     const desk = await checkScreen(5);
-    expect(desk.frames.map((f) => f.frame.join('>'))).toEqual(['', 'nav', 'work']);
-    expect(desk.frames.find((f) => f.frame[0] === 'nav')?.controls[0]?.scope[0]).toEqual({ role: 'frame', name: 'nav' });
+    expect(desk.parts.map((f) => f.part.join('>'))).toEqual(['', 'nav', 'work']);
+    expect(desk.parts.find((f) => f.part[0] === 'nav')?.controls[0]?.scope[0]).toEqual({ role: 'frame', name: 'nav' });
 
     await work().locator('input[name=value]').fill('400118');
     await work().getByRole('button', { name: 'F5=Search' }).click();
@@ -154,7 +154,7 @@ test('PLUMBLINE screens from sign-on to the hold form agree with getByRole', asy
     await work().getByRole('link', { name: '400118', exact: true }).click();
     await work().waitForURL(/\/member/);
     const member = await checkScreen(4);
-    const holds = member.frames.find((f) => f.frame[0] === 'work')!.controls.filter((c) => c.name === 'Hold');
+    const holds = member.parts.find((f) => f.part[0] === 'work')!.controls.filter((c) => c.name === 'Hold');
     expect(holds.map((c) => c.scope.at(-1))).toEqual([
       { role: 'row', name: '400118-S0001' },
       { role: 'row', name: '400118-S0005' },

@@ -211,7 +211,7 @@ describe('the memory surface is a surface the engine cannot tell from a browser'
     const obs = await s.observe();
     expect(obs.signature).toBe(s.screenRecord('signon').signature);
     expect(obs.paths).toContain("form>textbox 'Password'");
-    expect(obs.frames[0]?.controls.map((c) => c.ref)).toEqual(['|e0', '|e1']);
+    expect(obs.parts[0]?.controls.map((c) => c.ref)).toEqual(['|e0', '|e1']);
     // Two screens that share a title are still told apart by their furniture.
     expect(s.screenRecord('posted').signature).not.toBe(s.screenRecord('already').signature);
   });
@@ -222,9 +222,9 @@ describe('the memory surface is a surface the engine cannot tell from a browser'
     });
     await s.open('memory://desk');
     const obs = await s.observe();
-    expect(obs.frames.map((f) => f.frame)).toEqual([[], ['work']]);
+    expect(obs.parts.map((f) => f.part)).toEqual([[], ['work']]);
     expect(obs.paths).toContain("frame 'work'");
-    expect(obs.frames[1]?.controls[0]).toMatchObject({ ref: 'work|e1', scope: [{ role: 'frame', name: 'work' }] });
+    expect(obs.parts[1]?.controls[0]).toMatchObject({ ref: 'work|e1', scope: [{ role: 'frame', name: 'work' }] });
     const target = { id: 'hold', role: 'link', name: 'Hold', supports: ['invoke' as const], ladder: [{ rung: 'role_name' as const, cost: 1 }], fingerprint: { over: ['role' as const] } };
     expect(await s.resolve({ ...target, scope: [{ role: 'frame', name: 'work' }] })).toMatchObject({ ok: true, ref: 'work|e1' });
     expect(await s.resolve({ ...target, scope: [] })).toMatchObject({ ok: true, ref: '|e0' });
@@ -235,10 +235,10 @@ describe('the memory surface is a surface the engine cannot tell from a browser'
     el(app, 'signon', 'Sign On').on = { invoke: { to: 'review', after: 2 } };
     const s = new MemorySurface(app);
     await s.open('memory://signon');
-    const [, button] = (await s.observe()).frames[0]?.controls ?? [];
+    const [, button] = (await s.observe()).parts[0]?.controls ?? [];
     await s.act(button?.ref ?? '', { verb: 'invoke' });
     const seen = [];
-    for (let i = 0; i < 3; i++) seen.push((await s.observe()).frames[0]?.title);
+    for (let i = 0; i < 3; i++) seen.push((await s.observe()).parts[0]?.locus.title);
     expect(seen).toEqual(['Sign On', 'Sign On', 'Review Hold']);
   });
 });

@@ -331,7 +331,7 @@ describe("the extension's surface", () => {
     expect(tab.bare.size).toBe(0);
     // The same screen, signature and refs as the runner's observation of it.
     expect(obs.signature).toBe(SCREENS.member.signature);
-    expect(obs.frames.flatMap((f) => f.controls.map((c) => c.ref))).toEqual(SCREENS.member.frames.flatMap((f) => f.controls.map((c) => c.ref)));
+    expect(obs.parts.flatMap((f) => f.controls.map((c) => c.ref))).toEqual(SCREENS.member.parts.flatMap((f) => f.controls.map((c) => c.ref)));
   });
 
   it('finds a control through the frame it is in, and says how many a rung matched', async () => {

@@ -87,7 +87,7 @@ describe("a clerk's typed value", () => {
 describe('a session as the panel shows it', () => {
   const lines: TraceLine[] = [
     { seq: 1, at: 't', kind: 'start', schema: TRACE_SCHEMA_ID, goal: 'g', entry: 'e', inputs: [], walker: 'w', author: { kind: 'human' } },
-    { seq: 2, at: 't', kind: 'label', label: 'signon', title: 'Sign On', screen: { url: 'u', signature: 's', paths: [], label: 'signon' } },
+    { seq: 2, at: 't', kind: 'label', label: 'signon', title: 'Sign On', screen: { locus: { url: 'u' }, signature: 's', paths: [], label: 'signon' } },
   ];
   it('has a phase from its state and question', () => {
     expect(phaseOf(null)).toBe('none');

@@ -17,7 +17,7 @@ function control(over: Partial<Control>): Control {
 }
 
 function menuOf(controls: Control[]): string {
-  return renderMenu(buildMenu({ frames: [{ frame: [], url: 'u', title: 't', controls, paths: [], text: '' }] }));
+  return renderMenu(buildMenu({ parts: [{ part: [], locus: { url: 'u', title: 't' }, controls, paths: [], text: '' }] }));
 }
 
 describe('menu', () => {

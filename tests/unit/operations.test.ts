@@ -26,7 +26,7 @@ describe('the operations table', () => {
 
   it('the menu offers exactly the verbs the table puts on it', () => {
     const c: Control = { ref: 'r1', role: 'textbox', name: 'Everything', verbs: [...ALL_VERBS], scope: [], ancestors: [] };
-    const rows = buildMenu({ frames: [{ frame: [], url: 'x', title: 'x', controls: [c], paths: [], text: '' }] });
+    const rows = buildMenu({ parts: [{ part: [], locus: { url: 'x', title: 'x' }, controls: [c], paths: [], text: '' }] });
     expect(rows.map((r) => r.verb)).toEqual(ALL_VERBS.filter((v) => VERBS[v].menu));
   });
 

@@ -172,3 +172,12 @@ describe('run result', () => {
     expect(RunResult.safeParse({ ...base, word: 'NOT_A_WORD' }).success).toBe(false);
   });
 });
+
+describe('books written before observations were surface-neutral', () => {
+  it("read a screen's browser url as its locus, and keep a locus as it is", async () => {
+    const { ScreenSeen } = await import('../../shared/schema/trace.ts');
+    expect(ScreenSeen.parse({ url: 'http://x/desk', signature: 's', paths: [], label: null }).locus).toEqual({ url: 'http://x/desk' });
+    expect(ScreenSeen.parse({ locus: { host: 'h', screen: 'HOLD01' }, signature: 's', paths: [], label: 'hold' }).locus).toEqual({ host: 'h', screen: 'HOLD01' });
+    expect(() => ScreenSeen.parse({ signature: 's', paths: [], label: null })).toThrow(/locus/);
+  });
+});

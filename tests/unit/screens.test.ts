@@ -1,14 +1,14 @@
 // Screens are named by their furniture: exact by signature, similar at Jaccard >= 0.85, and never by a guess between ties.
 import { describe, expect, it } from 'vitest';
 import { structuralMarks } from '../../shared/marks.ts';
-import { combineFrames, jaccard, nameScreen, signatureOf, SIMILAR_THRESHOLD, type KnownScreen } from '../../shared/screens.ts';
+import { combineParts, jaccard, nameScreen, signatureOf, SIMILAR_THRESHOLD, type KnownScreen } from '../../shared/screens.ts';
 import { hashStrings } from '../../shared/hash.ts';
-import type { FrameObservation } from '../../shared/schema/observation.ts';
+import type { Part } from '../../shared/schema/observation.ts';
 
 const seven = ['a', 'b', 'c', 'd', 'e', 'f', 'g'];
 
-function frame(path: string[], paths: string[]): FrameObservation {
-  return { frame: path, url: `http://x/${path.join('/')}`, title: '', controls: [], paths, text: '' };
+function frame(path: string[], paths: string[]): Part {
+  return { part: path, locus: { url: `http://x/${path.join('/')}`, title: '' }, controls: [], paths, text: '' };
 }
 
 function screen(label: string, paths: string[]) {
@@ -24,13 +24,19 @@ describe('hash', () => {
   });
 });
 
-describe('combineFrames', () => {
-  it('prefixes each frame path, sorts, dedupes, and signs the set', () => {
-    const obs = combineFrames([frame(['work'], ["button 'OK'", 'title']), frame([], ["frame 'work'"]), frame(['nav'], ['title'])], 'w/1');
+describe('combineParts', () => {
+  it('prefixes each part path, sorts, dedupes, signs the set, and carries the top part locus untouched', () => {
+    const obs = combineParts([frame(['work'], ["button 'OK'", 'title']), frame([], ["frame 'work'"]), frame(['nav'], ['title'])], 'w/1');
     expect(obs.paths).toEqual(["frame 'work'", 'nav>title', "work>button 'OK'", 'work>title']);
     expect(obs.signature).toBe(hashStrings(obs.paths));
-    expect(obs.walker).toBe('w/1');
-    expect(obs.url).toBe('http://x/');
+    expect(obs.observer).toBe('w/1');
+    expect(obs.locus).toEqual({ url: 'http://x/', title: '' });
+  });
+  it('joins parts of any surface: a terminal screen with a host and screen locus', () => {
+    const green: Part = { part: [], locus: { host: '127.0.0.1:3270', screen: 'HOLD01' }, controls: [], paths: ["field 'SHARE'"], text: 'HOLD' };
+    const obs = combineParts([green], 'tn3270/1');
+    expect(obs.locus).toEqual({ host: '127.0.0.1:3270', screen: 'HOLD01' });
+    expect(obs.paths).toEqual(["field 'SHARE'"]);
   });
 });
 
