@@ -61,8 +61,13 @@ export class SurfaceError extends Error {
 }
 
 export interface Surface {
-  /** Which declared surface this is (shared/surfaces.ts): the guard reads its risk rules. Absent: the browser. */
-  readonly kind?: SurfaceName;
+  /** Which declared surface this is (shared/surfaces.ts): the guard reads its risk rules, the book's start line names it. */
+  readonly kind: SurfaceName;
+  /**
+   * The version of this surface's observer (the browser's DOM walker): observations carry it and fingerprints hash
+   * it, so an observer whose rules changed fails a fingerprint loudly instead of matching by accident.
+   */
+  readonly observer: string;
   open(entry: string): Promise<void>;
   observe(): Promise<Observation>;
   resolve(target: BoundTarget): Promise<Resolution>;

@@ -4,7 +4,6 @@
 // A host whose process may die mid-evening (an MV3 worker) keeps the EveningState it is handed after each model
 // answer and each call, and calls resumeEvening with it and the book: the evening goes on from there.
 import { z } from 'zod';
-import { WALKER_VERSION } from '../dom/version.ts';
 import { labelOf, renderRow, type MenuRow } from '../menu.ts';
 import { TRACE_SCHEMA_ID, type TraceLine } from '../schema/trace.ts';
 import { Masker } from '../secrets.ts';
@@ -203,7 +202,8 @@ class Evening {
       goal: o.goal,
       entry: o.entry,
       inputs: o.inputs.map((i) => (i.secret ? { name: i.name, secret: true } : { name: i.name, secret: false, value: i.value })),
-      walker: WALKER_VERSION,
+      surface: this.o.surface.kind,
+      walker: this.o.surface.observer,
       author: { kind: 'model', model: o.model.name },
     });
   }
