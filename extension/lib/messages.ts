@@ -3,6 +3,7 @@
 // these channels at all (runtime messaging is extension-only); the sender is still checked by the receiver.
 import { z } from 'zod';
 import { Control, Verb } from '../../shared/schema/observation.ts';
+import { RungKind } from '../../shared/schema/capability.ts';
 
 export const Mode = z.enum(['record', 'model']);
 export type Mode = z.infer<typeof Mode>;
@@ -85,7 +86,7 @@ export const FrameCall = z.discriminatedUnion('op', [
   z.strictObject({
     op: z.literal('find'),
     query: z.strictObject({
-      rung: z.enum(['role_name', 'label', 'text', 'css']),
+      rung: RungKind,
       role: z.string().optional(),
       name: z.string().optional(),
       value: z.string().optional(),
