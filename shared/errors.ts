@@ -77,6 +77,15 @@ const CODES = {
   SURFACE_UNAVAILABLE: 'REFUSED',
   ENV_NOT_ALLOWED: 'REFUSED',
   NOT_EVIDENCE: 'REFUSED',
+  // Leases (runner/lease.ts): a lease file that cannot be read or written.
+  LEASE_IO: 'FAILED',
+  // Patterns (shared/regex.ts): a pattern refused at load.
+  PATTERN_INVALID: 'REFUSED',
+  // The model (runner/author/anthropic.ts, extension/lib/anthropic.ts): no key configured.
+  MODEL_NOT_CONFIGURED: 'REFUSED',
+  // `handrail observe`.
+  BAD_URL: 'REFUSED',
+  UNREACHABLE: 'RECOVERABLE',
 } as const satisfies Record<Code, Word> & Record<string, Word>;
 
 export type ErrorCode = keyof typeof CODES;

@@ -1,6 +1,7 @@
 // The Model port over the Anthropic Messages API, from the extension's worker. The conversation itself (history,
 // tool results, stubbing old screens, reading the answer) is shared/author/conversation.ts, the same code the
 // runner's adapter uses; this file only holds the client and the key.
+import { HandrailError } from '../../shared/errors.ts';
 import Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages/messages';
 import { SavedConversation, ToolConversation } from '../../shared/author/conversation.ts';
@@ -11,9 +12,11 @@ import type { ModelSettings } from './settings.ts';
 export const AnthropicConversation = SavedConversation;
 export type AnthropicConversation = SavedConversation;
 
-export class ModelConfigError extends Error {
+export class ModelConfigError extends HandrailError<'MODEL_NOT_CONFIGURED'> {
   override readonly name = 'ModelConfigError';
-  readonly code = 'MODEL_NOT_CONFIGURED';
+  constructor(message: string) {
+    super('MODEL_NOT_CONFIGURED', message);
+  }
 }
 
 export class ExtensionAnthropicModel implements Model {

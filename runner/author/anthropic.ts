@@ -2,6 +2,7 @@
 // shared/author/prompt.ts). Any Messages-API-compatible endpoint can stand in through ANTHROPIC_BASE_URL;
 // tests point it at a fake server on 127.0.0.1. Only this file (and the CLI that wires it) imports the SDK; the
 // conversation itself is shared/author/conversation.ts, the same code the extension's adapter uses.
+import { HandrailError } from '../../shared/errors.ts';
 import Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages/messages';
 import { ToolConversation } from '../../shared/author/conversation.ts';
@@ -17,9 +18,11 @@ export interface AnthropicModelOptions {
 }
 
 /** A typed refusal before any request: the key is missing. The message never carries a key. */
-export class ModelConfigError extends Error {
+export class ModelConfigError extends HandrailError<'MODEL_NOT_CONFIGURED'> {
   override readonly name = 'ModelConfigError';
-  readonly code = 'MODEL_NOT_CONFIGURED';
+  constructor(message: string) {
+    super('MODEL_NOT_CONFIGURED', message);
+  }
 }
 
 /** Options from the environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, HANDRAIL_MODEL. */
