@@ -76,6 +76,35 @@ class InDoubt extends Error {
 }
 
 
+/**
+ * Whether the screen is at rest: the same furniture and words since the last change (docs/ARCHITECTURE.md,
+ * "Settling"). Waiting for a screen and waiting for a commit's postconditions both stop on it.
+ */
+class Rest {
+  #state: string | null = null;
+  #since: number;
+  constructor(private readonly now: () => number) {
+    this.#since = now();
+  }
+  /** Records a look; true when the screen changed since the last one (the rest starts again). */
+  see(named: Named): boolean {
+    const state = `${named.obs.signature}\n${named.text}`;
+    if (state === this.#state) return false;
+    this.#state = state;
+    this.#since = this.now();
+    return true;
+  }
+  /** The screen moved under a question (STALE): not at rest. */
+  moved(): void {
+    this.#state = null;
+    this.#since = this.now();
+  }
+  /** How long the screen has shown the same thing. */
+  get ms(): number {
+    return this.now() - this.#since;
+  }
+}
+
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
@@ -207,10 +236,15 @@ export class Replay {
   private async settle(step: Step): Promise<Waited> {
     const wanted = this.wanted(step);
     if (!wanted) return { named: await this.look(), settled: true, ms: 0 };
-    const timeout =
-      ('timeout_ms' in step.settle ? step.settle.timeout_ms : undefined) ?? this.ctx.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS;
-    const quiet = ('quiet_ms' in step.settle ? step.settle.quiet_ms : undefined) ?? this.ctx.quietMs ?? DEFAULT_QUIET_MS;
-    return this.waitFor(wanted, { timeout, quiet, leaving: step.screen });
+    return this.waitFor(wanted, { ...this.timing(step), leaving: step.screen });
+  }
+
+  /** How long a step may wait for its screen, and how long a page must stay unchanged to count as at rest. */
+  private timing(step: Step): { timeout: number; quiet: number } {
+    return {
+      timeout: ('timeout_ms' in step.settle ? step.settle.timeout_ms : undefined) ?? this.ctx.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS,
+      quiet: ('quiet_ms' in step.settle ? step.settle.quiet_ms : undefined) ?? this.ctx.quietMs ?? DEFAULT_QUIET_MS,
+    };
   }
 
   /**
@@ -223,25 +257,20 @@ export class Replay {
     const deadline = began + opts.timeout;
     let attempt = 0;
     let last: Named | null = null;
-    let restingOn: string | null = null;
-    let restingSince = began;
+    const rest = new Rest(this.now);
     for (;;) {
       try {
         last = await this.look();
         const ms = this.now() - began;
         if (last.label && wanted.includes(last.label)) return { named: last, settled: true, ms };
         if (this.outcomeOf(last)) return { named: last, settled: true, ms };
-        const state = `${last.obs.signature}\n${last.text}`;
-        if (state !== restingOn) {
-          restingOn = state;
-          restingSince = this.now();
-        } else if (last.label !== opts.leaving && this.now() - restingSince >= opts.quiet) {
+        if (!rest.see(last) && last.label !== opts.leaving && rest.ms >= opts.quiet) {
           return { named: last, settled: false, why: 'stable', ms };
         }
       } catch (e) {
-        // A frame navigating under the walker is the page still settling; anything else is real.
+        // A part changing under the observer (a frame navigating) is the screen still settling; anything else is real.
         if (!(e instanceof SurfaceError && e.code === 'STALE')) throw e;
-        restingOn = null;
+        rest.moved();
       }
       if (this.now() >= deadline) {
         return { named: last ?? (await this.look()), settled: false, why: 'timeout', ms: this.now() - began };
@@ -278,30 +307,24 @@ export class Replay {
    */
   private async postconditions(step: Step, settled: Named): Promise<Postcondition | null> {
     if (!step.post?.length) return null;
-    const timeout = ('timeout_ms' in step.settle ? step.settle.timeout_ms : undefined) ?? this.ctx.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS;
-    const quiet = ('quiet_ms' in step.settle ? step.settle.quiet_ms : undefined) ?? this.ctx.quietMs ?? DEFAULT_QUIET_MS;
+    const { timeout, quiet } = this.timing(step);
     const began = this.now();
     let named = settled;
-    let restingOn = `${named.obs.signature}\n${named.text}`;
-    let restingSince = began;
+    const rest = new Rest(this.now);
+    rest.see(named);
     let attempt = 0;
     for (;;) {
       const unmet = this.unmetPostcondition(step, named);
       if (!unmet) return null;
-      if (this.now() - restingSince >= quiet || this.now() - began >= timeout) return unmet;
+      if (rest.ms >= quiet || this.now() - began >= timeout) return unmet;
       await sleep(POLL_STEPS_MS[Math.min(attempt++, POLL_STEPS_MS.length - 1)] ?? 100);
       try {
         named = await this.look();
+        rest.see(named);
       } catch (e) {
-        // The page navigating under the walker (a form submitted) is the effect still arriving.
+        // A part changing under the observer (a form submitted) is the effect still arriving.
         if (!(e instanceof SurfaceError && e.code === 'STALE')) throw e;
-        restingSince = this.now();
-        continue;
-      }
-      const state = `${named.obs.signature}\n${named.text}`;
-      if (state !== restingOn) {
-        restingOn = state;
-        restingSince = this.now();
+        rest.moved();
       }
     }
   }
