@@ -1,4 +1,4 @@
-// One base error and one closed set of codes (STYLE.md 4: results across boundaries, exceptions for bugs). Every
+// One base error and one closed set of codes (results across boundaries, exceptions for bugs). Every
 // code the product raises or answers with is listed once below with the typed word it means when it ends a run or
 // a command on its own; the exit code follows from the word (EXIT_CODE). A caller decides from `code`, never from
 // message text, and compares `code`/`name` rather than `instanceof` (extension, page and Node are different realms).

@@ -1,5 +1,5 @@
 // Every message between the extension's realms (side panel, worker, content scripts) as a zod schema: each is
-// parsed on the way in (STYLE.md 3), and anything that does not parse is dropped. Page scripts cannot reach
+// parsed on the way in, and anything that does not parse is dropped. Page scripts cannot reach
 // these channels at all (runtime messaging is extension-only); the sender is still checked by the receiver.
 import { z } from 'zod';
 import { Control, Verb } from '../../shared/schema/observation.ts';

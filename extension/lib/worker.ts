@@ -1,5 +1,5 @@
 // The worker's wiring: the store, the tab channel, the vault, the model, and the message listeners, in one place
-// (STYLE.md 2). Listeners are added synchronously when the worker starts, so the message that woke a stopped
+// Listeners are added synchronously when the worker starts, so the message that woke a stopped
 // worker is the first thing it handles.
 import { browser, type Browser } from 'wxt/browser';
 import { ExtensionAnthropicModel } from './anthropic.ts';

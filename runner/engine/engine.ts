@@ -11,6 +11,7 @@ import type { Observation } from '../../shared/schema/observation.ts';
 import { RETRYABLE, RunResult, type Word } from '../../shared/schema/result.ts';
 import type { RungKind } from '../../shared/schema/capability.ts';
 import { afterCommitScreens } from '../../shared/marks.ts';
+import { Lock } from '../../shared/lock.ts';
 import { compileSafe } from '../../shared/regex.ts';
 import { nameScreen, screenWords, type KnownScreen } from '../../shared/screens.ts';
 import type { Masker } from '../../shared/secrets.ts';
@@ -121,7 +122,8 @@ export class Replay {
   private current: Named | null = null;
   private pressedCommit = false;
   private lastShotLabel: string | null = null;
-  private pendingShot: Promise<void> = Promise.resolve();
+  /** Screenshots in the order screens were reached, detached from the steps that asked for them. */
+  private readonly shots = new Lock();
 
   constructor(
     private readonly ctx: ReplayContext,
@@ -182,7 +184,7 @@ export class Replay {
       if (current.label && current.label !== this.lastShotLabel) {
         this.lastShotLabel = current.label;
         const label = current.label;
-        this.pendingShot = this.pendingShot.then(() => this.shot(label));
+        void this.shots.run(() => this.shot(label));
       }
     }
     return current;
@@ -192,8 +194,8 @@ export class Replay {
     return (this.ctx.attachments ?? ['screenshot', 'text']).includes(kind);
   }
 
-  private async shotsTaken(): Promise<void> {
-    await this.pendingShot;
+  private shotsTaken(): Promise<void> {
+    return this.shots.idle();
   }
 
   /** Never rejects: it runs detached from the step that asked for it, and a lost picture must not end a run. */
