@@ -105,6 +105,11 @@ export function exitCodeOf(code: ErrorCode): number {
 export const Refusal = z.strictObject({ code: ErrorCode, path: z.string(), message: z.string() });
 export type Refusal = z.infer<typeof Refusal>;
 
+/** A refusal as the one line a person reads, in the CLI, the MCP server and the side panel alike: code, message, where. */
+export function refusalLine(r: { code: string; message: string; path?: string | undefined }): string {
+  return `${r.code}: ${r.message}${r.path && !r.message.includes(r.path) ? ` (at ${r.path})` : ''}`;
+}
+
 /** The base of every error the product raises on purpose. Subclasses narrow `C` to their own codes and set `name`. */
 export class HandrailError<C extends ErrorCode = ErrorCode> extends Error {
   override readonly name: string = 'HandrailError';

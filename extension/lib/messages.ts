@@ -44,7 +44,8 @@ export type PanelCommand = z.infer<typeof PanelCommand>;
 /** What the worker answers a panel command with. */
 export const CommandReply = z.union([
   z.strictObject({ ok: z.literal(true), session: z.string().optional(), text: z.string().optional() }),
-  z.strictObject({ ok: z.literal(false), code: z.string(), message: z.string() }),
+  /** A refusal as data (shared/errors.ts `Refusal`); the panel renders it with `refusalLine`. */
+  z.strictObject({ ok: z.literal(false), code: z.string(), message: z.string(), path: z.string().optional() }),
 ]);
 export type CommandReply = z.infer<typeof CommandReply>;
 

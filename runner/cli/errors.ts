@@ -1,5 +1,5 @@
 // How the CLI talks about failure: one clear line for the user, the stack only when HANDRAIL_DEBUG is set.
-import { errorCodeOf, HandrailError, refusalOf, type ErrorCode, type Refusal } from '../../shared/errors.ts';
+import { errorCodeOf, HandrailError, refusalLine, refusalOf, type ErrorCode, type Refusal } from '../../shared/errors.ts';
 
 /** A problem the user can fix from the message alone (bad flag, unreadable file, bad card). */
 export class UsageError extends HandrailError {
@@ -14,7 +14,7 @@ export const EXIT_INTERNAL = 70;
 
 /** A refusal as the one line a person reads: its code first (what a script keys on), then the message, then where. */
 export function renderRefusal(r: Refusal): string {
-  return `handrail: ${r.code}: ${r.message}${r.path && !r.message.includes(r.path) ? ` (at ${r.path})` : ''}`;
+  return `handrail: ${refusalLine(r)}`;
 }
 
 /**

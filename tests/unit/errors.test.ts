@@ -10,7 +10,7 @@ import { PatternError } from '../../shared/regex.ts';
 import { SecretError } from '../../shared/secrets.ts';
 import { SurfaceError } from '../../shared/surface.ts';
 import { OwnerError } from '../../shared/author/ports.ts';
-import { ErrorCode, errorCodeOf, exitCodeOf, HandrailError, Refusal, refusalOf, wordOf } from '../../shared/errors.ts';
+import { ErrorCode, errorCodeOf, exitCodeOf, HandrailError, Refusal, refusalLine, refusalOf, wordOf } from '../../shared/errors.ts';
 import { Code, EXIT_CODE, Word } from '../../shared/schema/result.ts';
 
 describe('the closed set of codes', () => {
@@ -83,6 +83,8 @@ describe('every error class the product raises', () => {
 describe('the CLI renders a refusal from its data', () => {
   it('puts the code first and the path when the message does not name it; a bug is one line and exit 70', () => {
     expect(renderRefusal({ code: 'MISSING_INPUT', path: 'inputs.reason', message: 'a value is required' })).toBe('handrail: MISSING_INPUT: a value is required (at inputs.reason)');
+    // The side panel renders the worker's refusal with the same line, less the command's name.
+    expect(refusalLine({ code: 'NO_SESSION', message: 'no session s1', path: '' })).toBe('NO_SESSION: no session s1');
     const err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     try {
       expect(reportError(new HandrailError('CARD_INVALID', 'steps.3.target: no such target', 'steps.3.target'))).toBe(2);
