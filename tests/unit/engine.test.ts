@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Replay } from '../../runner/engine/engine.ts';
 import { Journal } from '../../runner/engine/journal.ts';
 import { Evidence, LOG_FILE, verifyEvidence } from '../../runner/evidence.ts';
-import { intentOf } from '../../runner/intent.ts';
+import { intentOf, storeIn } from '../../runner/intent.ts';
 import { runCapability } from '../../runner/run.ts';
 import { Capability, type CapabilityInput } from '../../shared/schema/capability.ts';
 import { RunResult } from '../../shared/schema/result.ts';
@@ -595,6 +595,36 @@ describe('REFUSED, before any surface opens (runner/run.ts preflight)', () => {
     const { result, opened } = await run(cardFor(s), INPUTS);
     expect(result).toMatchObject({ word: 'SUCCESS', outputs: { confirmation: '123456' } });
     expect(opened).toBe(1);
+  });
+});
+
+describe('BUSY, when another run holds the same intent (runner/lease.ts)', () => {
+  it('a second run of the same card and inputs is BUSY and retryable while the first is pressing, and opens nothing', async () => {
+    const store = storeIn(path.join(tmp, 'home'));
+    const first = new MemorySurface(bank());
+    let release: () => void = () => undefined;
+    let pressing: () => void = () => undefined;
+    const atCommit = new Promise<void>((r) => (pressing = r));
+    first.onAct = (a) =>
+      a.element === 'F10=Post Hold' ? (pressing(), new Promise<void>((r) => (release = r))) : undefined;
+    const card = cardFor(first);
+    const common = { card, inputs: INPUTS, env: {}, store, allowUnapproved: true };
+    const running = runCapability({ ...common, surface: () => Promise.resolve(first), evidenceDir: path.join(tmp, `busy-${++runs}`) });
+    await atCommit;
+    let opened = 0;
+    const second = await runCapability({
+      ...common,
+      surface: () => {
+        opened++;
+        return Promise.resolve(new MemorySurface(bank()));
+      },
+      evidenceDir: path.join(tmp, `busy-${++runs}`),
+    });
+    expect(second).toMatchObject({ word: 'BUSY', code: 'BUSY', retryable: true, steps_done: 0 });
+    expect(opened).toBe(0);
+    release();
+    expect((await running).word).toBe('SUCCESS');
+    expect(first.presses('F10=Post Hold')).toBe(1);
   });
 });
 
