@@ -83,6 +83,7 @@ const CODES = {
   PATTERN_INVALID: 'REFUSED',
   // The model (runner/author/anthropic.ts, extension/lib/anthropic.ts): no key configured.
   MODEL_NOT_CONFIGURED: 'REFUSED',
+  MODEL_DEPRECATED: 'REFUSED',
   // `handrail observe`.
   BAD_URL: 'REFUSED',
   UNREACHABLE: 'RECOVERABLE',
