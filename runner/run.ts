@@ -16,6 +16,7 @@ import { Evidence, EVIDENCE_KEY_ENV } from './evidence.ts';
 import { Journal, JournalError } from './engine/journal.ts';
 import { intentOf, journalFile, leaseFile, type Intent, type Store } from './intent.ts';
 import { Lease, LeaseError } from './lease.ts';
+import type { Referee } from './escalate/referee.ts';
 
 export interface RunRequest {
   card: Capability;
@@ -49,6 +50,8 @@ export interface RunRequest {
   /** The ports whose calls the receipt counts (the escalation ladder's model and classifier). */
   model?: CallCounter;
   classifier?: CallCounter;
+  /** The escalation ladder's referee (runner/escalate/): asked about a page no tier could name. */
+  referee?: Referee;
   quietMs?: number;
   /** With `--probe`: the read-only probe that may settle an in-doubt commit of this card by itself. */
   probe?: ProbeRunner;
@@ -311,6 +314,7 @@ async function drive(
         ...(req.quietMs ? { quietMs: req.quietMs } : {}),
         ...(req.model ? { model: req.model } : {}),
         ...(req.classifier ? { classifier: req.classifier } : {}),
+        ...(req.referee ? { referee: req.referee } : {}),
       },
       surface,
     );

@@ -7,6 +7,8 @@ import { loadFailpoint } from '../engine/failpoint.ts';
 import { stateHome, storeIn } from '../intent.ts';
 import { resultBeforeRun, runCapability, type ProbeRunner, type RunRequest } from '../run.ts';
 import { UsageError } from './errors.ts';
+import { LocalReferee } from '../escalate/local.ts';
+import type { Referee } from '../escalate/referee.ts';
 
 export interface ReplayFlags {
   input?: string[];
@@ -20,6 +22,15 @@ export interface ReplayFlags {
   probe?: boolean;
   /** Environment variables the card's entry may read besides BASE_URL (`{{env.NAME}}`). */
   allowEnv?: string[];
+  /** The escalation ladder's referee: `local` (no network) or `none` (the default). */
+  referee?: string;
+}
+
+/** The referee `--referee` names. `claude` is the next step of the escalation work: refused by name until then. */
+export function refereeFor(name: string | undefined): Referee | undefined {
+  if (name === undefined || name === 'none') return undefined;
+  if (name === 'local') return new LocalReferee();
+  throw new UsageError(`--referee expects local or none, got "${name.slice(0, 20)}"`);
 }
 
 /**
@@ -108,6 +119,7 @@ export function printResult(result: RunResult): number {
 export async function replayCommand(cardPath: string, flags: ReplayFlags): Promise<number> {
   loadFailpoint();
   const inputs = parseInputs(flags.input);
+  const referee = refereeFor(flags.referee);
   const settle = flags.settleTimeout === undefined ? undefined : Number(flags.settleTimeout);
   if (settle !== undefined && !(Number.isInteger(settle) && settle > 0)) {
     throw new UsageError(`--settle-timeout expects milliseconds, got "${flags.settleTimeout}"`);
@@ -136,6 +148,7 @@ export async function replayCommand(cardPath: string, flags: ReplayFlags): Promi
     ...(settle ? { settleTimeoutMs: settle } : {}),
     ...(flags.allowUnapproved ? { allowUnapproved: true } : {}),
     ...(probe ? { probe } : {}),
+    ...(referee ? { referee } : {}),
   });
   if (result.unapproved) process.stderr.write('warning: this card ran without an approval bound to its content (--allow-unapproved)\n');
   const fromJournal = result.from_journal ? ' · answered from the journal' : '';

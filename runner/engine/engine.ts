@@ -17,6 +17,8 @@ import { nameScreen, screenWords, type KnownScreen } from '../../shared/screens.
 import type { Masker } from '../../shared/secrets.ts';
 import { SurfaceError, type BoundTarget, type EvidenceKind, type Surface } from '../../shared/surface.ts';
 import type { Evidence } from '../evidence.ts';
+import { nextRung, type AttemptOutcome, type Attempt, type RungName } from '../escalate/decide.ts';
+import { judge, type Referee, type RefereeQuestion, type ScreenOption } from '../escalate/referee.ts';
 import { failpoint } from './failpoint.ts';
 import type { Journal } from './journal.ts';
 
@@ -47,6 +49,13 @@ export interface ReplayContext {
    */
   model?: CallCounter;
   classifier?: CallCounter;
+  /**
+   * The escalation ladder's first rung (runner/escalate/): asked which expected screen an unnamed page is, believed
+   * only through `judge` (the acceptance bar and the furniture re-check). Absent: the ladder stops at the engine.
+   */
+  referee?: Referee;
+  /** The wall-clock ceiling on all climbing in one run (default 60 s). */
+  ladderCeilingMs?: number;
 }
 
 /** A port that counts its own calls: the receipt reports what was asked, not what was meant to be asked. */
@@ -67,6 +76,7 @@ type Waited = { named: Named; settled: true; ms: number } | { named: Named; sett
 
 const DEFAULT_SETTLE_TIMEOUT_MS = 10_000;
 const DEFAULT_QUIET_MS = 1_000;
+const DEFAULT_LADDER_CEILING_MS = 60_000;
 /** The most page text a receipt carries: enough for a status line, never a whole document. */
 const PAGE_TEXT_MAX = 1_500;
 const POLL_STEPS_MS = [0, 10, 20, 40, 80, 120];
@@ -124,6 +134,9 @@ export class Replay {
   private lastShotLabel: string | null = null;
   /** Screenshots in the order screens were reached, detached from the steps that asked for them. */
   private readonly shots = new Lock();
+  /** The escalation ladder's attempts in this run, and the time spent climbing (the facts `nextRung` decides from). */
+  private readonly attempts: Attempt[] = [];
+  private climbMs = 0;
 
   constructor(
     private readonly ctx: ReplayContext,
@@ -341,8 +354,8 @@ export class Replay {
       run_id: this.ctx.runId,
       ...(end.outcome ? { outcome: end.outcome } : {}),
       outputs: this.ctx.masker.maskDeep(this.outputs),
-      llm_calls: this.ctx.model?.calls ?? 0,
-      classifier_calls: this.ctx.classifier?.calls ?? 0,
+      llm_calls: (this.ctx.model?.calls ?? 0) + (this.ctx.referee?.kind === 'model' ? this.ctx.referee.calls : 0),
+      classifier_calls: (this.ctx.classifier?.calls ?? 0) + (this.ctx.referee?.kind === 'classifier' ? this.ctx.referee.calls : 0),
       rungs: this.rungs,
       ...(end.atStep ? { at_step: end.atStep } : {}),
       screen: this.current?.label ?? null,
@@ -519,7 +532,7 @@ export class Replay {
     failpoint(step.id, 'after_act');
     if (step.op.verb === 'read') this.extract(step, acted.read ?? '');
     // 5. Settle.
-    const settled = await this.settle(step);
+    let settled = await this.settle(step);
     this.say(
       `${tag}: screen ${step.screen} · rung ${found.rung} · ${step.op.verb}${step.effect.kind === 'read' ? '' : ` (${step.effect.kind})`} · ` +
         `settled ${settled.named.label ?? '?'} in ${settled.ms}ms`,
@@ -533,8 +546,12 @@ export class Replay {
       settle_ms: settled.ms,
     });
     if (!settled.settled) {
-      const showing = settled.named.label ?? 'an unrecognised screen';
       await this.unknownScreen(step, settled.named);
+      const named = settled.named.label ? null : await this.climb(step, settled.named, this.wanted(step) ?? [], step.effect.kind === 'commit');
+      if (named) settled = { named, settled: true, ms: settled.ms };
+    }
+    if (!settled.settled) {
+      const showing = settled.named.label ?? 'an unrecognised screen';
       if (step.effect.kind === 'commit') {
         throw new InDoubt(
           settled.why === 'stable'
@@ -596,8 +613,65 @@ export class Replay {
       quiet: this.ctx.quietMs ?? DEFAULT_QUIET_MS,
       leaving: null,
     });
-    if (!waited.settled) await this.unknownScreen(step, waited.named);
-    return waited;
+    if (waited.settled) return waited;
+    await this.unknownScreen(step, waited.named);
+    const named = await this.climb(step, waited.named, [step.screen], false);
+    return named ? { named, settled: true, ms: waited.ms } : waited;
+  }
+
+  /**
+   * Climbs the escalation ladder (docs/ARCHITECTURE.md, "The escalation ladder") for a page no tier could name:
+   * `nextRung` decides from the attempts so far, each verdict is judged against the furniture, and every decision
+   * and verdict goes into the evidence. Returns the page named, or null when the climb stops without a name.
+   */
+  private async climb(step: Step, page: Named, wanted: readonly string[], commitInFlight: boolean): Promise<Named | null> {
+    const referee = this.ctx.referee;
+    const onCall: RungName[] = referee ? ['referee'] : [];
+    const options = this.refereeOptions(wanted);
+    for (;;) {
+      const decision = nextRung({
+        screen: page.obs.signature,
+        onCall,
+        attempts: this.attempts,
+        elapsedMs: this.climbMs,
+        ceilingMs: this.ctx.ladderCeilingMs ?? DEFAULT_LADDER_CEILING_MS,
+        commitInFlight,
+      });
+      await this.ctx.evidence.append('ladder', { step: step.id, screen: page.obs.signature, decision });
+      if ('stop' in decision || decision.ask !== 'referee' || !referee) return null;
+      const began = this.now();
+      const question: RefereeQuestion = { options, page: { paths: page.obs.paths, text: this.ctx.masker.mask(page.text) } };
+      let outcome: AttemptOutcome;
+      let label: string | null = null;
+      try {
+        const verdict = await referee.ask(question);
+        const judged = judge(verdict, question);
+        await this.ctx.evidence.append('referee', { step: step.id, backend: verdict.backend, probabilities: verdict.probabilities, judgement: judged });
+        outcome = judged.kind;
+        if (judged.kind === 'named') label = judged.label;
+      } catch (e) {
+        outcome = 'unavailable';
+        await this.ctx.evidence.append('referee_unavailable', { step: step.id, backend: referee.name, reason: this.ctx.masker.mask((e instanceof Error ? e.message : String(e)).split('\n')[0] ?? '') });
+      }
+      this.attempts.push({ rung: 'referee', screen: page.obs.signature, outcome });
+      this.climbMs += this.now() - began;
+      if (label) {
+        this.say(`${step.id}: the referee named the page ${label} (furniture re-checked)`);
+        const named = { ...page, label };
+        this.current = named;
+        return named;
+      }
+    }
+  }
+
+  /** The screens a referee may choose among: the ones the step hoped for, then every declared outcome's screen. */
+  private refereeOptions(wanted: readonly string[]): ScreenOption[] {
+    const labels = new Set(wanted);
+    for (const kind of ['business', 'failure', 'recovery'] as const) for (const rule of Object.values(this.card.outcomes[kind])) labels.add(rule.screen);
+    return [...labels].flatMap((label) => {
+      const s = this.card.screens[label];
+      return s ? [{ label, title: s.title, paths: s.paths, marks: s.marks }] : [];
+    });
   }
 
   /** Records the screen a wait gave up on: its label (if any), path set and words, so nobody has to open a picture. */

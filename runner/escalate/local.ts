@@ -29,6 +29,7 @@ export function fitOf(option: ScreenOption, page: RefereeQuestion['page']): numb
 
 export class LocalReferee implements Referee {
   readonly name = 'local';
+  readonly kind = 'classifier' as const;
   #calls = 0;
 
   get calls(): number {

@@ -36,6 +36,8 @@ export interface Verdict {
 /** A backend behind the referee port. It raises when it cannot answer; the engine then climbs past it. */
 export interface Referee {
   readonly name: string;
+  /** What answers: a model (its calls count in the receipt's `llm_calls`) or a classifier (`classifier_calls`). */
+  readonly kind: 'model' | 'classifier';
   /** How many times it was asked (the receipt's `classifier_calls` or `llm_calls`). */
   readonly calls: number;
   ask(q: RefereeQuestion): Promise<Verdict>;

@@ -8,6 +8,8 @@ import { Journal } from '../../runner/engine/journal.ts';
 import { Evidence, LOG_FILE, verifyEvidence } from '../../runner/evidence.ts';
 import { intentOf, storeIn } from '../../runner/intent.ts';
 import { runCapability } from '../../runner/run.ts';
+import { LocalReferee } from '../../runner/escalate/local.ts';
+import { NONE, type Referee, type RefereeQuestion, type Verdict } from '../../runner/escalate/referee.ts';
 import { Capability, type CapabilityInput } from '../../shared/schema/capability.ts';
 import { RunResult } from '../../shared/schema/result.ts';
 import { Masker } from '../../shared/secrets.ts';
@@ -174,7 +176,7 @@ interface Run {
 }
 
 /** One replay of `card` over `surface`, with evidence in a fresh directory and, if given, a journal file. */
-async function replay(surface: MemorySurface, card: Capability, opts: { journal?: string; inputs?: Record<string, string> } = {}): Promise<Run> {
+async function replay(surface: MemorySurface, card: Capability, opts: { journal?: string; inputs?: Record<string, string>; referee?: Referee } = {}): Promise<Run> {
   const runId = `run-${++runs}`;
   const masker = new Masker([{ name: 'password', value: PASSWORD }]);
   const dir = path.join(tmp, runId);
@@ -183,7 +185,7 @@ async function replay(surface: MemorySurface, card: Capability, opts: { journal?
   const progress: string[] = [];
   try {
     const result = await new Replay(
-      { card, inputs: opts.inputs ?? INPUTS, entry: card.entry, runId, masker, evidence, journal, progress: (l) => progress.push(l) },
+      { card, inputs: opts.inputs ?? INPUTS, entry: card.entry, runId, masker, evidence, journal, progress: (l) => progress.push(l), ...(opts.referee ? { referee: opts.referee } : {}) },
       surface,
     ).run();
     // As runner/run.ts does: a run that pressed a commit leaves its receipt in the journal.
@@ -715,5 +717,87 @@ describe('the truth of the word (docs/ARCHITECTURE.md, "The truth of the word")'
     const result = await replayer.run();
     await evidence.close();
     expect(result).toMatchObject({ word: 'SUCCESS', llm_calls: 3, classifier_calls: 1 });
+  });
+});
+
+describe('the escalation ladder\'s first rung: the referee (docs/ARCHITECTURE.md, "The escalation ladder")', () => {
+  /** Extra furniture on a screen the card recorded: three new paths take the review screen below the similar tier. */
+  const drift = (app: MemoryApp, screen: string, n: number): void => {
+    for (let i = 0; i < n; i++) app.screens[screen]?.furniture?.push(`strong 'NOTICE ${i}'`);
+  };
+  const evidenceOf = async (dir: string): Promise<Array<{ kind: string; data: Record<string, unknown> }>> =>
+    (await fs.readFile(path.join(dir, LOG_FILE), 'utf8'))
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { kind: string; data: Record<string, unknown> });
+
+  it('names a drifted screen no tier could name, once the furniture agrees, and the run goes on to SUCCESS', async () => {
+    const app = bank();
+    const s = new MemorySurface(app);
+    const card = cardFor(s);
+    drift(app, 'review', 3);
+    const without = await replay(new MemorySurface(app), card);
+    expect(without.result).toMatchObject({ word: 'FAILED', at_step: 'sign_on', classifier_calls: 0 });
+    const referee = new LocalReferee();
+    const { result, evidence } = await replay(s, card, { referee });
+    expect(result).toMatchObject({ word: 'SUCCESS', classifier_calls: 1, llm_calls: 0, outputs: { confirmation: '123456' } });
+    const lines = await evidenceOf(evidence);
+    const verdict = lines.find((l) => l.kind === 'referee');
+    expect(verdict?.data).toMatchObject({ backend: 'local', judgement: { kind: 'named', label: 'review' } });
+    expect(s.presses('F10=Post Hold')).toBe(1);
+  });
+
+  it('says none of these to a result whose marks are gone: the commit stays in doubt, and it is asked once', async () => {
+    const app = bank();
+    const s = new MemorySurface(app);
+    const card = cardFor(s, (c) => {
+      const posted = c.screens['posted'];
+      if (posted) posted.marks = { paths: ["heading 'Hold Posted'"], text: [] };
+    });
+    const posted = app.screens['posted'];
+    if (posted) posted.furniture = ["heading 'Hold Accepted'"];
+    const { result, evidence } = await replay(s, card, { referee: new LocalReferee() });
+    expect(result).toMatchObject({ word: 'UNSAFE_TO_RETRY', code: 'COMMIT_IN_DOUBT', classifier_calls: 1 });
+    const lines = await evidenceOf(evidence);
+    expect(lines.filter((l) => l.kind === 'referee').map((l) => (l.data['judgement'] as { kind: string }).kind)).toEqual(['none']);
+    expect(lines.filter((l) => l.kind === 'ladder').map((l) => l.data['decision'])).toEqual([{ ask: 'referee' }, { stop: 'exhausted' }]);
+  });
+
+  /** A referee that answers what it is told to, whatever the page shows. */
+  class Scripted implements Referee {
+    readonly name = 'scripted';
+    readonly kind = 'model' as const;
+    calls = 0;
+    constructor(private readonly answer: (q: RefereeQuestion) => Verdict | Error) {}
+    ask(q: RefereeQuestion): Promise<Verdict> {
+      this.calls++;
+      const a = this.answer(q);
+      return a instanceof Error ? Promise.reject(a) : Promise.resolve(a);
+    }
+  }
+
+  it('refuses a confident wrong verdict the furniture contradicts, and the run ends as it would without a referee', async () => {
+    const app = bank();
+    const s = new MemorySurface(app);
+    const card = cardFor(s);
+    el(app, 'review', 'F10=Post Hold').on = { invoke: 'maintenance' };
+    const liar = new Scripted(() => ({ backend: 'scripted', probabilities: { posted: 0.99, [NONE]: 0.01 } }));
+    const { result, evidence } = await replay(s, card, { referee: liar });
+    expect(result).toMatchObject({ word: 'UNSAFE_TO_RETRY', code: 'COMMIT_IN_DOUBT', llm_calls: 1 });
+    const verdict = (await evidenceOf(evidence)).find((l) => l.kind === 'referee');
+    expect(verdict?.data['judgement']).toMatchObject({ kind: 'refused', label: 'posted' });
+  });
+
+  it('climbs past a referee that cannot answer, and records why without any secret', async () => {
+    const app = bank();
+    const s = new MemorySurface(app);
+    const card = cardFor(s);
+    drift(app, 'review', 3);
+    const down = new Scripted(() => new Error(`upstream 503 for ${PASSWORD}`));
+    const { result, evidence } = await replay(s, card, { referee: down });
+    expect(result).toMatchObject({ word: 'FAILED', at_step: 'sign_on', llm_calls: 1 });
+    const log = await fs.readFile(path.join(evidence, LOG_FILE), 'utf8');
+    expect(log).toContain('referee_unavailable');
+    expect(log).not.toContain(PASSWORD);
   });
 });
