@@ -84,6 +84,8 @@ const CODES = {
   // The model (runner/author/anthropic.ts, extension/lib/anthropic.ts): no key configured.
   MODEL_NOT_CONFIGURED: 'REFUSED',
   MODEL_DEPRECATED: 'REFUSED',
+  // The escalation ladder (runner/escalate/): a referee that could not answer is climbed past.
+  REFEREE_UNAVAILABLE: 'FAILED',
   // `handrail observe`.
   BAD_URL: 'REFUSED',
   UNREACHABLE: 'RECOVERABLE',

@@ -7,6 +7,8 @@ import { loadFailpoint } from '../engine/failpoint.ts';
 import { stateHome, storeIn } from '../intent.ts';
 import { resultBeforeRun, runCapability, type ProbeRunner, type RunRequest } from '../run.ts';
 import { UsageError } from './errors.ts';
+import { anthropicOptionsFromEnv } from '../author/anthropic.ts';
+import { ClaudeReferee } from '../escalate/claude.ts';
 import { LocalReferee } from '../escalate/local.ts';
 import type { Referee } from '../escalate/referee.ts';
 
@@ -22,15 +24,16 @@ export interface ReplayFlags {
   probe?: boolean;
   /** Environment variables the card's entry may read besides BASE_URL (`{{env.NAME}}`). */
   allowEnv?: string[];
-  /** The escalation ladder's referee: `local` (no network) or `none` (the default). */
+  /** The escalation ladder's referee: `local` (no network), `claude` (ANTHROPIC_API_KEY) or `none` (the default). */
   referee?: string;
 }
 
-/** The referee `--referee` names. `claude` is the next step of the escalation work: refused by name until then. */
-export function refereeFor(name: string | undefined): Referee | undefined {
+/** The referee `--referee` names; `claude` reads its key, endpoint and model from the environment. */
+export function refereeFor(name: string | undefined, env: Readonly<Record<string, string | undefined>>): Referee | undefined {
   if (name === undefined || name === 'none') return undefined;
   if (name === 'local') return new LocalReferee();
-  throw new UsageError(`--referee expects local or none, got "${name.slice(0, 20)}"`);
+  if (name === 'claude') return new ClaudeReferee(anthropicOptionsFromEnv(env));
+  throw new UsageError(`--referee expects local, claude or none, got "${name.slice(0, 20)}"`);
 }
 
 /**
@@ -119,7 +122,7 @@ export function printResult(result: RunResult): number {
 export async function replayCommand(cardPath: string, flags: ReplayFlags): Promise<number> {
   loadFailpoint();
   const inputs = parseInputs(flags.input);
-  const referee = refereeFor(flags.referee);
+  const referee = refereeFor(flags.referee, process.env);
   const settle = flags.settleTimeout === undefined ? undefined : Number(flags.settleTimeout);
   if (settle !== undefined && !(Number.isInteger(settle) && settle > 0)) {
     throw new UsageError(`--settle-timeout expects milliseconds, got "${flags.settleTimeout}"`);
