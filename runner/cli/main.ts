@@ -190,6 +190,28 @@ function program(setExit: (code: number) => void): Command {
       setExit(await reportCommand(dir, flags));
     });
 
+  const referee = cli.command('referee').description('the escalation ladder\'s referee');
+  referee
+    .command('calibration')
+    .description('the referee\'s verdicts by confidence: how often a verdict that sure was borne out by its run (from $HANDRAIL_HOME/runs.db)')
+    .option('--backend <name>', 'only this backend\'s verdicts (local, claude)')
+    .option('--json', 'the bins as JSON')
+    .action(async (flags: { backend?: string; json?: boolean }) => {
+      const { calibrationCommand } = await import('./notebook.ts');
+      setExit(await calibrationCommand(flags));
+    });
+
+  cli
+    .command('drift')
+    .description('targets of a card whose resolving rung moved off their first choice over its latest runs: the early warning that an application changed')
+    .argument('<card>', 'the capability JSON file')
+    .option('--window <n>', 'how many of the latest runs (default 20)')
+    .option('--json', 'the rows as JSON')
+    .action(async (card: string, flags: { json?: boolean; window?: string }) => {
+      const { driftCommand } = await import('./notebook.ts');
+      setExit(await driftCommand(card, flags));
+    });
+
   cli
     .command('demo')
     .description('start PLUMBLINE, the mock bank, and run the demo against it')

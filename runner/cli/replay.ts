@@ -7,6 +7,7 @@ import { loadFailpoint } from '../engine/failpoint.ts';
 import { stateHome, storeIn } from '../intent.ts';
 import { resultBeforeRun, runCapability, type ProbeRunner, type RunRequest } from '../run.ts';
 import { UsageError } from './errors.ts';
+import { openNotebook } from './notebook.ts';
 import { anthropicOptionsFromEnv } from '../author/anthropic.ts';
 import { ClaudeReferee } from '../escalate/claude.ts';
 import { LocalReferee } from '../escalate/local.ts';
@@ -137,6 +138,11 @@ export async function replayCommand(cardPath: string, flags: ReplayFlags): Promi
   const env = withAllowedEnv({ ...process.env, ...(flags.baseUrl ? { BASE_URL: flags.baseUrl.replace(/\/+$/, '') } : {}) }, flags.allowEnv);
   const progress = (line: string): void => void process.stderr.write(`${line}\n`);
   const probe = flags.probe ? await probeFor(loaded.card, cardPath, inputs, { env, open: { headed: Boolean(flags.headed) }, progress, ...(settle ? { settleTimeoutMs: settle } : {}) }) : undefined;
+  const notebook = await openNotebook(progress);
+  const drifting = notebook?.drifting(loaded.card.id) ?? [];
+  if (drifting.length) {
+    progress(`warning: the last run of ${loaded.card.id} found ${drifting.map((d) => `${d.target} on ${d.latest} (first choice ${d.first_choice})`).join(', ')}: the application may have changed (handrail drift ${cardPath})`);
+  }
   const result = await runCapability({
     card: loaded.card,
     inputs,
@@ -153,6 +159,13 @@ export async function replayCommand(cardPath: string, flags: ReplayFlags): Promi
     ...(probe ? { probe } : {}),
     ...(referee ? { referee } : {}),
   });
+  try {
+    await notebook?.record(loaded.card, result);
+  } catch (e) {
+    progress(`note: the run was not written to the notebook: ${(e as Error).message.split('\n')[0] ?? ''}`);
+  } finally {
+    notebook?.close();
+  }
   if (result.unapproved) process.stderr.write('warning: this card ran without an approval bound to its content (--allow-unapproved)\n');
   const fromJournal = result.from_journal ? ' · answered from the journal' : '';
   process.stderr.write(`${result.word} ${result.code}${fromJournal}${result.evidence ? ` · evidence ${result.evidence}` : ''}\n`);
