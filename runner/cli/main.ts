@@ -202,6 +202,17 @@ function program(setExit: (code: number) => void): Command {
     });
 
   cli
+    .command('diff')
+    .description('what changed between two capabilities, in the terms a card is reviewed in (commits first); exit 1 when anything did')
+    .argument('<card>', 'the card as it is')
+    .argument('<other>', 'the card as proposed (a repair beside a run\'s evidence, or any edit)')
+    .option('--json', 'the changes as JSON')
+    .action(async (card: string, other: string, flags: { json?: boolean }) => {
+      const { diffCommand } = await import('./diff.ts');
+      setExit(await diffCommand(card, other, flags));
+    });
+
+  cli
     .command('drift')
     .description('targets of a card whose resolving rung moved off their first choice over its latest runs: the early warning that an application changed')
     .argument('<card>', 'the capability JSON file')
