@@ -137,6 +137,11 @@ export class Replay {
   /** The escalation ladder's attempts in this run, and the time spent climbing (the facts `nextRung` decides from). */
   private readonly attempts: Attempt[] = [];
   private climbMs = 0;
+  /**
+   * Screens a rung named on furniture the card does not hold: the page as it is now, per label. After the run the
+   * caller may write them into a proposed card (never applied to the card itself).
+   */
+  readonly repairs: { label: string; signature: string; paths: string[]; by: string; step: string }[] = [];
 
   constructor(
     private readonly ctx: ReplayContext,
@@ -657,6 +662,7 @@ export class Replay {
       this.climbMs += this.now() - began;
       if (label) {
         this.say(`${step.id}: the referee named the page ${label} (furniture re-checked)`);
+        if (!this.repairs.some((r) => r.label === label)) this.repairs.push({ label, signature: page.obs.signature, paths: [...page.obs.paths], by: referee.name, step: step.id });
         const named = { ...page, label };
         this.current = named;
         return named;

@@ -9,6 +9,7 @@ import { Evidence, LOG_FILE, verifyEvidence } from '../../runner/evidence.ts';
 import { intentOf, storeIn } from '../../runner/intent.ts';
 import { runCapability } from '../../runner/run.ts';
 import { LocalReferee } from '../../runner/escalate/local.ts';
+import { cardDiff } from '../../runner/diff.ts';
 import { NONE, type Referee, type RefereeQuestion, type Verdict } from '../../runner/escalate/referee.ts';
 import { Capability, type CapabilityInput } from '../../shared/schema/capability.ts';
 import { RunResult } from '../../shared/schema/result.ts';
@@ -745,6 +746,24 @@ describe('the escalation ladder\'s first rung: the referee (docs/ARCHITECTURE.md
     const verdict = lines.find((l) => l.kind === 'referee');
     expect(verdict?.data).toMatchObject({ backend: 'local', judgement: { kind: 'named', label: 'review' } });
     expect(s.presses('F10=Post Hold')).toBe(1);
+  });
+
+  it('proposes a repair beside the evidence, never applied: a draft with the screen re-recorded and a review note', async () => {
+    const app = bank();
+    const s = new MemorySurface(app);
+    const card = cardFor(s);
+    const before = JSON.stringify(card);
+    drift(app, 'review', 3);
+    const evidenceDir = path.join(tmp, `repair-${++runs}`);
+    const result = await runCapability({ card, inputs: INPUTS, env: {}, surface: () => Promise.resolve(s), evidenceDir, allowUnapproved: true, referee: new LocalReferee() });
+    expect(result).toMatchObject({ word: 'SUCCESS', classifier_calls: 1 });
+    expect(JSON.stringify(card)).toBe(before);
+    const proposed = Capability.parse(JSON.parse(await fs.readFile(`${evidenceDir}.proposed.json`, 'utf8')));
+    expect(proposed.lifecycle.state).toBe('draft');
+    expect(proposed.lifecycle.review_notes.join('\n')).toMatch(/local referee named screen review after step sign_on/);
+    const changes = cardDiff(card, proposed);
+    expect(changes.filter((c) => c.area === 'screens').map((c) => c.key)).toEqual(['review']);
+    expect(changes.find((c) => c.area === 'screens')?.detail).toContain("+ strong 'NOTICE 0'");
   });
 
   it('says none of these to a result whose marks are gone: the commit stays in doubt, and it is asked once', async () => {
