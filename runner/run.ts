@@ -18,6 +18,7 @@ import { Journal, JournalError } from './engine/journal.ts';
 import { intentOf, journalFile, leaseFile, type Intent, type Store } from './intent.ts';
 import { Lease, LeaseError } from './lease.ts';
 import type { Referee } from './escalate/referee.ts';
+import type { Scout } from './escalate/scout.ts';
 
 export interface RunRequest {
   card: Capability;
@@ -53,6 +54,8 @@ export interface RunRequest {
   classifier?: CallCounter;
   /** The escalation ladder's referee (runner/escalate/): asked about a page no tier could name. */
   referee?: Referee;
+  /** The escalation ladder's scout (runner/escalate/scout.ts). */
+  scout?: Scout;
   quietMs?: number;
   /** With `--probe`: the read-only probe that may settle an in-doubt commit of this card by itself. */
   probe?: ProbeRunner;
@@ -316,6 +319,7 @@ async function drive(
         ...(req.model ? { model: req.model } : {}),
         ...(req.classifier ? { classifier: req.classifier } : {}),
         ...(req.referee ? { referee: req.referee } : {}),
+        ...(req.scout ? { scout: req.scout } : {}),
       },
       surface,
     );
@@ -344,7 +348,11 @@ async function proposeRepair(req: RunRequest, runId: string, dir: string, repair
     state: 'draft',
     review_notes: [
       ...card.lifecycle.review_notes,
-      ...repairs.map((r) => `run ${runId}: the ${r.by} referee named screen ${r.label} after step ${r.step} on furniture the card did not hold; re-recorded from the live page`),
+      ...repairs.map((r) =>
+        r.unproven
+          ? `run ${runId}: the ${r.by} named screen ${r.label} after step ${r.step}, but ${r.label} follows a commit and its marks did not show, so the run did not believe it; re-recorded from the live page: set marks that prove the effect before approving`
+          : `run ${runId}: the ${r.by} named screen ${r.label} after step ${r.step} on furniture the card did not hold; re-recorded from the live page`,
+      ),
     ],
   };
   const file = `${dir}.proposed.json`;

@@ -90,6 +90,16 @@ function hasMarks(s: KnownScreen): boolean {
 }
 
 /**
+ * Whether a page may be called this screen on anyone's word but the namer's own (an escalation rung's): any screen
+ * may, except one that can follow a commit — that needs marks, all of them showing, because a refusal can share a
+ * success page's furniture and only the marks tell them apart. A model's say-so proves no effect.
+ */
+export function provable(seen: Seen, s: KnownScreen): boolean {
+  if (!s.afterCommit) return true;
+  return hasMarks(s) && marksPresent(seen, s, new Set(seen.paths));
+}
+
+/**
  * Names the screen showing: exact when its signature is a declared screen's (and that screen's marks hold),
  * else similar when exactly one declared screen scores Jaccard >= 0.85 and passes its marks. A screen that can
  * follow a commit needs marks to be named by the similar tier. Two candidates are never guessed between.

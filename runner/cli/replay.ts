@@ -8,7 +8,8 @@ import { stateHome, storeIn } from '../intent.ts';
 import { resultBeforeRun, runCapability, type ProbeRunner, type RunRequest } from '../run.ts';
 import { UsageError } from './errors.ts';
 import { openNotebook } from './notebook.ts';
-import { anthropicOptionsFromEnv } from '../author/anthropic.ts';
+import { AnthropicModel, anthropicOptionsFromEnv } from '../author/anthropic.ts';
+import { CountedModel, Scout } from '../escalate/scout.ts';
 import { ClaudeReferee } from '../escalate/claude.ts';
 import { LocalReferee } from '../escalate/local.ts';
 import type { Referee } from '../escalate/referee.ts';
@@ -27,6 +28,15 @@ export interface ReplayFlags {
   allowEnv?: string[];
   /** The escalation ladder's referee: `local` (no network), `claude` (ANTHROPIC_API_KEY) or `none` (the default). */
   referee?: string;
+  /** The escalation ladder's scout: `claude` (ANTHROPIC_API_KEY) or `none` (the default). */
+  scout?: string;
+}
+
+/** The scout `--scout` names: a model at the authoring card with commit struck off and a four-turn leash. */
+export function scoutFor(name: string | undefined, env: Readonly<Record<string, string | undefined>>): Scout | undefined {
+  if (name === undefined || name === 'none') return undefined;
+  if (name === 'claude') return new Scout(new CountedModel(new AnthropicModel(anthropicOptionsFromEnv(env))));
+  throw new UsageError(`--scout expects claude or none, got "${name.slice(0, 20)}"`);
 }
 
 /** The referee `--referee` names; `claude` reads its key, endpoint and model from the environment. */
@@ -124,6 +134,7 @@ export async function replayCommand(cardPath: string, flags: ReplayFlags): Promi
   loadFailpoint();
   const inputs = parseInputs(flags.input);
   const referee = refereeFor(flags.referee, process.env);
+  const scout = scoutFor(flags.scout, process.env);
   const settle = flags.settleTimeout === undefined ? undefined : Number(flags.settleTimeout);
   if (settle !== undefined && !(Number.isInteger(settle) && settle > 0)) {
     throw new UsageError(`--settle-timeout expects milliseconds, got "${flags.settleTimeout}"`);
@@ -158,6 +169,7 @@ export async function replayCommand(cardPath: string, flags: ReplayFlags): Promi
     ...(flags.allowUnapproved ? { allowUnapproved: true } : {}),
     ...(probe ? { probe } : {}),
     ...(referee ? { referee } : {}),
+    ...(scout ? { scout } : {}),
   });
   try {
     await notebook?.record(loaded.card, result);

@@ -13,12 +13,13 @@ import type { RungKind } from '../../shared/schema/capability.ts';
 import { afterCommitScreens } from '../../shared/marks.ts';
 import { Lock } from '../../shared/lock.ts';
 import { compileSafe } from '../../shared/regex.ts';
-import { nameScreen, screenWords, type KnownScreen } from '../../shared/screens.ts';
+import { nameScreen, provable, screenWords, type KnownScreen } from '../../shared/screens.ts';
 import type { Masker } from '../../shared/secrets.ts';
 import { SurfaceError, type BoundTarget, type EvidenceKind, type Surface } from '../../shared/surface.ts';
 import type { Evidence } from '../evidence.ts';
 import { nextRung, type AttemptOutcome, type Attempt, type RungName } from '../escalate/decide.ts';
-import { judge, type Referee, type RefereeQuestion, type ScreenOption } from '../escalate/referee.ts';
+import { judge, type Judgement, type Referee, type RefereeQuestion, type ScreenOption } from '../escalate/referee.ts';
+import type { Scout } from '../escalate/scout.ts';
 import { failpoint } from './failpoint.ts';
 import type { Journal } from './journal.ts';
 
@@ -54,6 +55,8 @@ export interface ReplayContext {
    * only through `judge` (the acceptance bar and the furniture re-check). Absent: the ladder stops at the engine.
    */
   referee?: Referee;
+  /** The escalation ladder's second rung: a model with commit struck off and a four-turn leash (runner/escalate/scout.ts). */
+  scout?: Scout;
   /** The wall-clock ceiling on all climbing in one run (default 60 s). */
   ladderCeilingMs?: number;
 }
@@ -141,7 +144,9 @@ export class Replay {
    * Screens a rung named on furniture the card does not hold: the page as it is now, per label. After the run the
    * caller may write them into a proposed card (never applied to the card itself).
    */
-  readonly repairs: { label: string; signature: string; paths: string[]; by: string; step: string }[] = [];
+  readonly repairs: { label: string; signature: string; paths: string[]; by: string; step: string; unproven?: boolean }[] = [];
+  /** Signatures a rung named in this run, and the name: a later look at the same furniture is the same screen. */
+  private readonly namedByRung = new Map<string, string>();
 
   constructor(
     private readonly ctx: ReplayContext,
@@ -191,7 +196,8 @@ export class Replay {
     const obs = answer.observation;
     const text = screenWords(obs);
     const named = nameScreen({ signature: obs.signature, paths: obs.paths, text }, this.screens);
-    const current = { obs, label: named?.label ?? null, text };
+    // A page a rung named in this run (the furniture agreed) keeps that name while it shows the same furniture.
+    const current = { obs, label: named?.label ?? this.namedByRung.get(obs.signature) ?? null, text };
     this.current = current;
     if (obs.signature !== this.lastSignature) {
       this.lastSignature = obs.signature;
@@ -359,7 +365,7 @@ export class Replay {
       run_id: this.ctx.runId,
       ...(end.outcome ? { outcome: end.outcome } : {}),
       outputs: this.ctx.masker.maskDeep(this.outputs),
-      llm_calls: (this.ctx.model?.calls ?? 0) + (this.ctx.referee?.kind === 'model' ? this.ctx.referee.calls : 0),
+      llm_calls: (this.ctx.model?.calls ?? 0) + (this.ctx.referee?.kind === 'model' ? this.ctx.referee.calls : 0) + (this.ctx.scout?.model.calls ?? 0),
       classifier_calls: (this.ctx.classifier?.calls ?? 0) + (this.ctx.referee?.kind === 'classifier' ? this.ctx.referee.calls : 0),
       rungs: this.rungs,
       ...(end.atStep ? { at_step: end.atStep } : {}),
@@ -631,7 +637,8 @@ export class Replay {
    */
   private async climb(step: Step, page: Named, wanted: readonly string[], commitInFlight: boolean): Promise<Named | null> {
     const referee = this.ctx.referee;
-    const onCall: RungName[] = referee ? ['referee'] : [];
+    const scout = this.ctx.scout;
+    const onCall: RungName[] = [...(referee ? (['referee'] as const) : []), ...(scout ? (['scout'] as const) : [])];
     const options = this.refereeOptions(wanted);
     for (;;) {
       const decision = nextRung({
@@ -643,16 +650,23 @@ export class Replay {
         commitInFlight,
       });
       await this.ctx.evidence.append('ladder', { step: step.id, screen: page.obs.signature, decision });
-      if ('stop' in decision || decision.ask !== 'referee' || !referee) return null;
+      if ('stop' in decision) return null;
+      if (decision.ask === 'scout' && scout) {
+        const named = await this.scoutFor(step, page, options, scout, commitInFlight);
+        if (named) return named;
+        continue;
+      }
+      if (decision.ask !== 'referee' || !referee) return null;
       const began = this.now();
       const question: RefereeQuestion = { options, page: { paths: page.obs.paths, text: this.ctx.masker.mask(page.text) } };
       let outcome: AttemptOutcome;
       let label: string | null = null;
       try {
         const verdict = await referee.ask(question);
-        const judged = judge(verdict, question);
+        const judged = this.proven(judge(verdict, question), page);
         await this.ctx.evidence.append('referee', { step: step.id, backend: verdict.backend, probabilities: verdict.probabilities, judgement: judged });
-        outcome = judged.kind;
+        outcome = judged.kind === 'unproven' ? 'refused' : judged.kind;
+        if (judged.kind === 'unproven') this.proposeOnly(judged.label, page, `${referee.name} referee`, step.id);
         if (judged.kind === 'named') label = judged.label;
       } catch (e) {
         outcome = 'unavailable';
@@ -662,12 +676,65 @@ export class Replay {
       this.climbMs += this.now() - began;
       if (label) {
         this.say(`${step.id}: the referee named the page ${label} (furniture re-checked)`);
-        if (!this.repairs.some((r) => r.label === label)) this.repairs.push({ label, signature: page.obs.signature, paths: [...page.obs.paths], by: referee.name, step: step.id });
+        if (!this.repairs.some((r) => r.label === label)) this.repairs.push({ label, signature: page.obs.signature, paths: [...page.obs.paths], by: `${referee.name} referee`, step: step.id });
+        this.namedByRung.set(page.obs.signature, label);
         const named = { ...page, label };
         this.current = named;
         return named;
       }
     }
+  }
+
+  /**
+   * Seats the scout, then believes it only as far as the furniture goes: the page is observed afresh and the name it
+   * gave is judged like a referee's sure verdict (overlap ≥ 0.5, and no other expected screen fitting better).
+   */
+  private async scoutFor(step: Step, page: Named, options: ScreenOption[], scout: Scout, lookOnly: boolean): Promise<Named | null> {
+    const began = this.now();
+    let outcome: AttemptOutcome = 'none';
+    let named: Named | null = null;
+    try {
+      const report = await scout.run(this.surface, options, lookOnly, (t) => this.ctx.masker.mask(t));
+      await this.ctx.evidence.append('scout', { step: step.id, named: report.named, turns: report.turns, log: report.log.map((l) => this.ctx.masker.mask(l)) });
+      if (report.named) {
+        const now = await this.look();
+        const question: RefereeQuestion = { options, page: { paths: now.obs.paths, text: '' } };
+        const judged = this.proven(judge({ backend: 'scout', probabilities: { [report.named]: 1 } }, question), now);
+        await this.ctx.evidence.append('scout_checked', { step: step.id, judgement: judged });
+        outcome = judged.kind === 'named' ? 'named' : 'refused';
+        if (judged.kind === 'unproven') this.proposeOnly(judged.label, now, 'scout', step.id);
+        if (judged.kind === 'named') {
+          named = { ...now, label: judged.label };
+          this.current = named;
+          if (!this.repairs.some((r) => r.label === judged.label)) this.repairs.push({ label: judged.label, signature: now.obs.signature, paths: [...now.obs.paths], by: 'scout', step: step.id });
+          this.namedByRung.set(now.obs.signature, judged.label);
+          this.say(`${step.id}: the scout named the page ${judged.label} (furniture re-checked)`);
+        }
+      }
+    } catch (e) {
+      outcome = 'unavailable';
+      await this.ctx.evidence.append('scout_unavailable', { step: step.id, reason: this.ctx.masker.mask((e instanceof Error ? e.message : String(e)).split('\n')[0] ?? '') });
+    }
+    this.attempts.push({ rung: 'scout', screen: page.obs.signature, outcome });
+    this.climbMs += this.now() - began;
+    return named;
+  }
+
+  /**
+   * A rung's naming the furniture bore out still cannot stand for a screen that follows a commit unless that screen's
+   * marks all show (shared/screens.ts `provable`): a success and a refusal can share furniture. Such a naming is
+   * `unproven` — the run does not believe it — and is kept only as a proposal for a reviewer.
+   */
+  private proven(j: Judgement, page: Named): Judgement | { kind: 'unproven'; label: string; confidence: number; overlap: number; why: string } {
+    if (j.kind !== 'named') return j;
+    const known = this.screens.find((s) => s.label === j.label);
+    if (!known || provable({ signature: page.obs.signature, paths: page.obs.paths, text: page.text }, known)) return j;
+    return { kind: 'unproven', label: j.label, confidence: j.confidence, overlap: j.overlap, why: `${j.label} can follow a commit and its marks do not show: a rung's word proves no effect` };
+  }
+
+  /** Keeps a naming the run may not believe as a repair a reviewer can take up (with marks that prove the effect). */
+  private proposeOnly(label: string, page: Named, by: string, step: string): void {
+    if (!this.repairs.some((r) => r.label === label)) this.repairs.push({ label, signature: page.obs.signature, paths: [...page.obs.paths], by, step, unproven: true });
   }
 
   /** The screens a referee may choose among: the ones the step hoped for, then every declared outcome's screen. */

@@ -1,7 +1,8 @@
 // What to ask next when the engine cannot name a screen (docs/ARCHITECTURE.md, "The escalation ladder"). A pure
 // function of recorded facts: the same facts — all of them in the run's evidence — give the same decision, so a
 // reviewer can recompute every climb. Cheapest rung first; each rung at most once per screen per run; a
-// wall-clock ceiling over the whole climb; and no rung that acts on the page while a commit is in flight.
+// wall-clock ceiling over the whole climb. While a commit is in flight every rung may still be asked, but none may
+// act: the referee never does, the scout is seated look-only, and a person is shown the page as it is.
 
 /** The rungs above the engine's own naming, cheapest first. */
 export const RUNGS = ['referee', 'scout', 'person'] as const;
@@ -41,16 +42,13 @@ export interface LadderFacts {
   /** Time spent climbing so far in this run, and the ceiling for all of it. */
   elapsedMs: number;
   ceilingMs: number;
-  /** A commit was dispatched and its outcome is not yet seen: only rungs that do not act on the page may climb. */
+  /** A commit was dispatched and its outcome is not yet seen: the caller seats every rung look-only. */
   commitInFlight: boolean;
 }
 
 export type Decision =
   | { ask: RungName }
   | { stop: 'none_on_call' | 'exhausted' | 'ceiling' | 'aborted' | 'named' };
-
-/** Rungs that look without acting. A scout drives the page (commit struck off, but it may still navigate away from a result). */
-const READ_ONLY: ReadonlySet<RungName> = new Set(['referee', 'person']);
 
 export function nextRung(f: LadderFacts): Decision {
   const here = f.attempts.filter((a) => a.screen === f.screen);
@@ -61,7 +59,6 @@ export function nextRung(f: LadderFacts): Decision {
   const tried = new Set(here.map((a) => a.rung));
   for (const rung of RUNGS) {
     if (!f.onCall.includes(rung) || tried.has(rung)) continue;
-    if (f.commitInFlight && !READ_ONLY.has(rung)) continue;
     return { ask: rung };
   }
   return { stop: 'exhausted' };

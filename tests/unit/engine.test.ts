@@ -10,6 +10,8 @@ import { intentOf, storeIn } from '../../runner/intent.ts';
 import { runCapability } from '../../runner/run.ts';
 import { LocalReferee } from '../../runner/escalate/local.ts';
 import { cardDiff } from '../../runner/diff.ts';
+import { CountedModel, Scout } from '../../runner/escalate/scout.ts';
+import { ScriptedModel, type Script } from '../../shared/author/scripted.ts';
 import { NONE, type Referee, type RefereeQuestion, type Verdict } from '../../runner/escalate/referee.ts';
 import { Capability, type CapabilityInput } from '../../shared/schema/capability.ts';
 import { RunResult } from '../../shared/schema/result.ts';
@@ -177,7 +179,7 @@ interface Run {
 }
 
 /** One replay of `card` over `surface`, with evidence in a fresh directory and, if given, a journal file. */
-async function replay(surface: MemorySurface, card: Capability, opts: { journal?: string; inputs?: Record<string, string>; referee?: Referee } = {}): Promise<Run> {
+async function replay(surface: MemorySurface, card: Capability, opts: { journal?: string; inputs?: Record<string, string>; referee?: Referee; scout?: Scout } = {}): Promise<Run> {
   const runId = `run-${++runs}`;
   const masker = new Masker([{ name: 'password', value: PASSWORD }]);
   const dir = path.join(tmp, runId);
@@ -186,7 +188,7 @@ async function replay(surface: MemorySurface, card: Capability, opts: { journal?
   const progress: string[] = [];
   try {
     const result = await new Replay(
-      { card, inputs: opts.inputs ?? INPUTS, entry: card.entry, runId, masker, evidence, journal, progress: (l) => progress.push(l), ...(opts.referee ? { referee: opts.referee } : {}) },
+      { card, inputs: opts.inputs ?? INPUTS, entry: card.entry, runId, masker, evidence, journal, progress: (l) => progress.push(l), ...(opts.referee ? { referee: opts.referee } : {}), ...(opts.scout ? { scout: opts.scout } : {}) },
       surface,
     ).run();
     // As runner/run.ts does: a run that pressed a commit leaves its receipt in the journal.
@@ -818,5 +820,62 @@ describe('the escalation ladder\'s first rung: the referee (docs/ARCHITECTURE.md
     const log = await fs.readFile(path.join(evidence, LOG_FILE), 'utf8');
     expect(log).toContain('referee_unavailable');
     expect(log).not.toContain(PASSWORD);
+  });
+});
+
+describe('the escalation ladder\'s second rung: the scout', () => {
+  const scoutOf = (turns: Script['turns']): Scout => new Scout(new CountedModel(new ScriptedModel({ turns })), 300);
+  const drift = (app: MemoryApp, screen: string, n: number): void => {
+    for (let i = 0; i < n; i++) app.screens[screen]?.furniture?.push(`strong 'NOTICE ${i}'`);
+  };
+
+  it('a scout that names the reworded result is not believed for a screen after a commit: in doubt, and a repair proposed', async () => {
+    const app = bank();
+    const s = new MemorySurface(app);
+    const card = cardFor(s, (c) => {
+      const posted = c.screens['posted'];
+      if (posted) posted.marks = { paths: ["heading 'Hold Posted'"], text: [] };
+    });
+    const posted = app.screens['posted'];
+    if (posted) posted.furniture = ["heading 'Hold Accepted'"];
+    const scout = scoutOf([[{ tool: 'finish', label: 'posted' }]]);
+    const evidenceDir = path.join(tmp, `scout-${++runs}`);
+    const result = await runCapability({ card, inputs: INPUTS, env: {}, surface: () => Promise.resolve(s), evidenceDir, allowUnapproved: true, referee: new LocalReferee(), scout });
+    // The furniture agrees, but a refusal could share it: only the marks prove the hold was posted.
+    expect(result).toMatchObject({ word: 'UNSAFE_TO_RETRY', code: 'COMMIT_IN_DOUBT', classifier_calls: 1, llm_calls: 1 });
+    const log = await fs.readFile(path.join(evidenceDir, LOG_FILE), 'utf8');
+    expect(log).toContain('"judgement":{"kind":"unproven","label":"posted"');
+    const proposed = Capability.parse(JSON.parse(await fs.readFile(`${evidenceDir}.proposed.json`, 'utf8')));
+    expect(proposed.lifecycle.review_notes.join('\n')).toMatch(/scout named screen posted after step post, but .* its marks did not show.*set marks that prove the effect/);
+    expect(s.presses('F10=Post Hold')).toBe(1);
+  });
+
+  it('is refused when it tries to press a commit, and its naming still has to agree with the furniture', async () => {
+    const app = bank();
+    const s = new MemorySurface(app);
+    const card = cardFor(s);
+    drift(app, 'review', 3);
+    const scout = scoutOf([[{ tool: 'act', match: "button 'F10=Post Hold'", verb: 'invoke' }], [{ tool: 'finish', label: 'review' }]]);
+    const { result, evidence } = await replay(s, card, { scout });
+    expect(result).toMatchObject({ word: 'SUCCESS', llm_calls: 2 });
+    // The engine pressed Post Hold once, as the card says; the scout never did.
+    expect(s.presses('F10=Post Hold')).toBe(1);
+    const log = await fs.readFile(path.join(evidence, LOG_FILE), 'utf8');
+    expect(log).toMatch(/refused act: .*F10=Post Hold.* may change data \(commit struck off\)/);
+  });
+
+  it('a scout that names a screen the page contradicts is refused; one that wanders names nothing; the run ends as before', async () => {
+    const app = bank();
+    const s = new MemorySurface(app);
+    const card = cardFor(s);
+    drift(app, 'review', 3);
+    const liar = scoutOf([[{ tool: 'finish', label: 'already' }]]);
+    const lied = await replay(s, card, { scout: liar });
+    expect(lied.result).toMatchObject({ word: 'FAILED', at_step: 'sign_on', llm_calls: 1 });
+    expect(await fs.readFile(path.join(lied.evidence, LOG_FILE), 'utf8')).toContain('"judgement":{"kind":"refused"');
+    const s2 = new MemorySurface(app);
+    const wanderer = scoutOf([[{ tool: 'act', match: "link 'Cancel'", verb: 'invoke' }], [], [], []]);
+    const wandered = await replay(s2, card, { scout: wanderer });
+    expect(wandered.result).toMatchObject({ word: 'FAILED', llm_calls: 4 });
   });
 });

@@ -30,7 +30,7 @@ describe('what to ask next: a pure function of the recorded facts', () => {
     ['a rung not on call is skipped', facts({ onCall: ['person'] }), { ask: 'person' }],
     ['no rung on call', facts({ onCall: [] }), { stop: 'none_on_call' }],
     ['the ceiling is reached', facts({ elapsedMs: 60_000 }), { stop: 'ceiling' }],
-    ['a commit in flight: the scout, which acts, is skipped', facts({ commitInFlight: true, attempts: tried(['referee', 'none']) }), { ask: 'person' }],
+    ['a commit in flight: the scout is still asked (seated look-only by the engine)', facts({ commitInFlight: true, attempts: tried(['referee', 'none']) }), { ask: 'scout' }],
     ['a person ended the run', facts({ attempts: tried(['person', 'aborted', 'S0']) }), { stop: 'aborted' }],
     ['the screen was named: nothing more to ask', facts({ attempts: tried(['referee', 'named']) }), { stop: 'named' }],
   ] as const)('%s', (_, f, want) => {
