@@ -4,7 +4,10 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parsePost } from '../../runner/cli/compile.ts';
 import { cardBytes, compile } from '../../shared/compile/compile.ts';
-import { TraceLine, type TraceAct } from '../../shared/schema/trace.ts';
+import { TRACE_SCHEMA_ID, TraceLine, type TraceAct } from '../../shared/schema/trace.ts';
+import { Guard } from '../../shared/author/guard.ts';
+import { Masker } from '../../shared/secrets.ts';
+import { FakeSurface, MemoryBook, control } from '../fixtures/author/fake-surface.ts';
 
 const BOOK = fileURLToPath(new URL('../fixtures/author/plumbline.trace.jsonl', import.meta.url));
 const GOLDEN = fileURLToPath(new URL('../../capabilities/plumbline-place-hold.authored.json', import.meta.url));
@@ -130,5 +133,37 @@ describe('handrail compile --post', () => {
     });
     expect(() => parsePost(['add_note=shows:x'])).toThrow(/step=text:WORDS or step=control:ROLE:NAME/);
     expect(() => parsePost(['add_note=control:link'])).toThrow(/ROLE:NAME/);
+  });
+});
+
+describe('the guard and the compiler agree on which screens are labelled', () => {
+  it('a screen the guard calls already labelled (similar furniture) is no unlabelled landing to the compiler', async () => {
+    const links = Array.from({ length: 30 }, (_, i) => control(`|c${i}`, 'link', `Item ${i}`));
+    const surface = new FakeSurface({
+      list: { controls: [...links, control('|c30', 'button', 'Refresh')], text: 'LIST', next: { '|c30': 'refreshed' } },
+      // One banner more than the list (and the fake's own screen path differs): Jaccard 31/34, the similar tier names it `list`.
+      refreshed: { controls: [...links, control('|c30', 'button', 'Refresh'), control('|c31', 'link', 'Updated')], text: 'LIST' },
+    }, 'list');
+    const book = new MemoryBook();
+    const guard = new Guard({
+      surface, book, masker: new Masker([]), goal: 'refresh', inputs: [],
+      owner: { ask: () => Promise.resolve({ answer: 'navigate', name: 'Olive Owner' }) },
+      settle: { quietMs: 0, pollMs: 1 },
+    });
+    await guard.show();
+    expect((await guard.handle({ id: 'a', name: 'assert_screen', input: { label: 'list' } })).ok).toBe(true);
+    const acted = await guard.handle({ id: 'b', name: 'act', input: { row: 31, verb: 'invoke' } });
+    expect(acted.text).toContain('the screen changed to list');
+    await guard.show();
+    expect((await guard.handle({ id: 'c', name: 'assert_screen', input: { label: 'refreshed' } })).text).toContain('(ALREADY_LABELLED)');
+    expect((await guard.handle({ id: 'd', name: 'finish', input: { label: 'list' } })).ok).toBe(true);
+    const start = TraceLine.parse({
+      seq: 0, at: '2026-12-01T00:00:00.000Z', kind: 'start', schema: TRACE_SCHEMA_ID, goal: 'refresh', entry: 'fake://list',
+      inputs: [], walker: surface.observer, author: { kind: 'model', model: 'list' }, surface: 'browser',
+    });
+    const lines = [start, ...book.lines.map((l) => TraceLine.parse(l))];
+    const r = compile(lines, { id: 'refresh' });
+    expect(r.ok ? [] : r.holes.map((h) => h.code)).not.toContain('UNLABELLED_LANDING');
+    expect(r.ok ? [] : r.holes.map((h) => h.code)).not.toContain('UNLABELLED_SCREEN');
   });
 });
