@@ -60,6 +60,11 @@ function idRefs(el: Element, attr: string | null): Element[] {
   return out;
 }
 
+/** aria-labelledby, else its common misspelling aria-labeledby (null when neither is there). */
+export function labelledByAttr(el: Element): string | null {
+  return el.getAttribute('aria-labelledby') ?? el.getAttribute('aria-labeledby');
+}
+
 export function accessibleName(c: DomCache, el: Element): string {
   const cached = c.name.get(el);
   if (cached !== undefined) return cached;
@@ -87,8 +92,9 @@ function textAlternative(el: Element, w: Walk): string {
     return '';
   }
 
-  // Step 2B: aria-labelledby, not followed recursively.
-  const labelledBy = idRefs(el, el.getAttribute('aria-labelledby'));
+  // Step 2B: aria-labelledby, not followed recursively. Chromium and Firefox also honour the misspelling
+  // aria-labeledby when aria-labelledby is absent (Chromium's AXNodeObject reads both).
+  const labelledBy = idRefs(el, labelledByAttr(el));
   if (!w.labelledBy) {
     const text = labelledBy
       .map((ref) =>
@@ -254,6 +260,17 @@ function nativeTextAlternative(el: Element, tag: string, hasLabelledBy: boolean,
     }
     const summary = el.getAttribute('summary') || '';
     if (summary) return summary;
+    return undefined;
+  }
+  if (tag === 'SVG') {
+    // SVG-AAM §8.1 "Name computation": the first <title> child element, then (as for any element) title.
+    w.visited.add(el);
+    for (let ch = el.firstElementChild; ch; ch = ch.nextElementSibling) {
+      if (ch.tagName.toUpperCase() === 'TITLE') {
+        const t = ch.textContent || '';
+        if (t.trim()) return t;
+      }
+    }
     return undefined;
   }
   if (tag === 'AREA') {

@@ -31,8 +31,12 @@ export function styleOf(c: DomCache, el: Element): CSSStyleDeclaration | undefin
   return s;
 }
 
-/** Parent element, crossing an open shadow root boundary to its host. */
+/**
+ * Parent in the flat tree (DOM §4.2.2.3 "flat tree"; the accessibility tree follows it): the slot an element is
+ * assigned to, else its parent element, crossing an open shadow root boundary to its host.
+ */
 export function parentOf(el: Element): Element | null {
+  if (el.assignedSlot) return el.assignedSlot;
   if (el.parentElement) return el.parentElement;
   const p = el.parentNode;
   if (p && p.nodeType === 11 && (p as ShadowRoot).host) return (p as ShadowRoot).host;
@@ -76,7 +80,11 @@ export function isHiddenForAria(c: DomCache, el: Element): boolean {
     hidden = true;
   } else {
     const s = styleOf(c, el);
-    if (s && s.display === 'contents' && el.nodeName !== 'SLOT') {
+    if (el.nodeName === 'SLOT') {
+      // A slot is display:contents by default and has no box, so checkVisibility() is false for it even when its
+      // assigned nodes render; it is hidden only by its ancestors (its assigned nodes answer for themselves).
+      hidden = inHiddenChain(c, el) || (!!s && s.display === 'none');
+    } else if (s && s.display === 'contents') {
       hidden = true;
       for (let ch = el.firstElementChild; ch; ch = ch.nextElementSibling) {
         if (!isHiddenForAria(c, ch)) {

@@ -29,6 +29,10 @@ export const Control = z.strictObject({
   /** For comboboxes / listboxes: the visible option labels. */
   options: z.array(z.string()).optional(),
   disabled: z.boolean().optional(),
+  /** aria-expanded (a <summary>: its <details> open), when the control carries it. */
+  expanded: z.boolean().optional(),
+  /** aria-selected of an option, tab, tree item or grid row, when the control carries it. */
+  selected: z.boolean().optional(),
 });
 export type Control = z.infer<typeof Control>;
 

@@ -79,7 +79,10 @@ async function checkAgainstOracle(page: Page, obs: Observation): Promise<Checked
     }
     // The other way round: every control role Playwright sees in the frame, the walker reports too.
     for (const role of Object.keys(VERBS_BY_ROLE)) {
-      const theirs = await frame.getByRole(role as AriaRole).count();
+      // A native <select>'s options are the select's `options`, not controls of their own.
+      const theirs = await frame
+        .getByRole(role as AriaRole)
+        .evaluateAll((els) => els.filter((e) => !(e.tagName === 'OPTION' && e.closest('select, datalist'))).length);
       const ours = f.controls.filter((c) => c.role === role).length;
       if (theirs !== ours) mismatches.push(`frame '${key}' role ${role}: getByRole counts ${theirs}, walker ${ours}`);
     }

@@ -1,0 +1,163 @@
+// Rows and their keys: the one place that says what a row is and which text names it, for the walker's row
+// scope links and for finding a row again (find.ts). A row is a table's <tr> (not a header row), an ARIA `row`
+// in any container (div grids and treegrids; WAI-ARIA 1.2 §5.3.4 row), or a list item (`li`, role=listitem).
+// Its key is the text of the first column whose texts are non-empty and unique across the container's rows, so
+// a grid whose first column repeats ("Open", "Open") is keyed by the column that tells rows apart; with no such
+// column, the first non-empty cell. A list item has no columns: its key is its own text, without its controls.
+import { roleOf } from './role.ts';
+import { isIgnoredTag, parentOf, type DomCache } from './style.ts';
+import { normalize } from './name.ts';
+
+const CELL_ROLES = new Set(['cell', 'gridcell', 'rowheader', 'columnheader']);
+const CONTAINER_ROLES = new Set(['grid', 'treegrid', 'table']);
+/** Controls whose own labels are not part of a list item's key (shared/dom/walk.ts offers these roles). */
+const CONTROL_ROLES = new Set([
+  'link', 'button', 'menuitem', 'tab', 'textbox', 'searchbox', 'spinbutton', 'combobox', 'listbox', 'checkbox',
+  'radio', 'switch', 'menuitemcheckbox', 'menuitemradio', 'slider', 'option', 'treeitem',
+]);
+
+export type RowKind = 'tr' | 'aria' | 'item';
+
+export interface RowCache {
+  kind: Map<Element, RowKind | null>;
+  cells: Map<Element, string[]>;
+  column: Map<Element, number>;
+  key: Map<Element, string>;
+}
+
+export function newRowCache(): RowCache {
+  return { kind: new Map(), cells: new Map(), column: new Map(), key: new Map() };
+}
+
+/** Visible-ish text of a subtree without layout: text nodes and push-button labels, skipping script/style/template. */
+export function plainText(el: Element, skip?: (e: Element) => boolean): string {
+  let out = '';
+  const visit = (n: Node) => {
+    if (n.nodeType === 3) out += n.nodeValue || '';
+    else if (n.nodeType === 1 && !isIgnoredTag(n as Element)) {
+      const e = n as Element;
+      if (skip?.(e)) return;
+      if (e.tagName === 'BR') out += ' ';
+      // A push button's label is drawn text a reader sees (Playwright's text matching counts it too).
+      if (e.tagName === 'INPUT' && ['submit', 'button', 'reset'].includes((e as HTMLInputElement).type)) {
+        out += ` ${(e as HTMLInputElement).value} `;
+      }
+      for (let ch = n.firstChild; ch; ch = ch.nextSibling) visit(ch);
+      out += ' ';
+    }
+  };
+  for (let ch = el.firstChild; ch; ch = ch.nextSibling) visit(ch);
+  return normalize(out);
+}
+
+export function isHeaderRow(tr: Element): boolean {
+  let cells = 0;
+  for (let ch = tr.firstElementChild; ch; ch = ch.nextElementSibling) {
+    if (ch.tagName === 'TD') return false;
+    if (ch.tagName === 'TH') cells++;
+  }
+  return cells > 0;
+}
+
+function ariaCells(c: DomCache, row: Element): Element[] {
+  const out: Element[] = [];
+  const visit = (e: Element) => {
+    for (let ch = e.firstElementChild; ch; ch = ch.nextElementSibling) {
+      const r = roleOf(c, ch);
+      if (CELL_ROLES.has(r)) out.push(ch);
+      else if (r !== 'row') visit(ch);
+    }
+  };
+  visit(row);
+  return out;
+}
+
+/** What kind of row `el` is, or null: header rows (all header cells) are not rows. */
+export function rowKind(c: DomCache, rc: RowCache, el: Element): RowKind | null {
+  const hit = rc.kind.get(el);
+  if (hit !== undefined) return hit;
+  let kind: RowKind | null = null;
+  const role = roleOf(c, el);
+  if (el.tagName === 'TR') kind = isHeaderRow(el) ? null : 'tr';
+  else if (role === 'row') {
+    const cells = ariaCells(c, el);
+    kind = cells.length && cells.every((x) => roleOf(c, x) === 'columnheader') ? null : 'aria';
+  } else if (role === 'listitem') kind = 'item';
+  rc.kind.set(el, kind);
+  return kind;
+}
+
+function cellTexts(c: DomCache, rc: RowCache, row: Element, kind: RowKind): string[] {
+  const hit = rc.cells.get(row);
+  if (hit) return hit;
+  let cells: Element[] = [];
+  if (kind === 'tr') {
+    for (let ch = row.firstElementChild; ch; ch = ch.nextElementSibling) if (ch.tagName === 'TD' || ch.tagName === 'TH') cells.push(ch);
+  } else if (kind === 'aria') cells = ariaCells(c, row);
+  const texts = cells.map((x) => plainText(x));
+  rc.cells.set(row, texts);
+  return texts;
+}
+
+/** The rows a row is compared with: its table's, its grid's, or its list's. */
+function siblingsOf(c: DomCache, rc: RowCache, row: Element, kind: RowKind): { container: Element; rows: Element[] } | null {
+  if (kind === 'tr') {
+    const table = row.closest('table') as HTMLTableElement | null;
+    return table ? { container: table, rows: [...table.rows].filter((r) => rowKind(c, rc, r) === 'tr') } : null;
+  }
+  if (kind === 'aria') {
+    let container = parentOf(row);
+    for (let e = container; e; e = parentOf(e)) {
+      if (CONTAINER_ROLES.has(roleOf(c, e))) {
+        container = e;
+        break;
+      }
+    }
+    if (!container) return null;
+    const rows = [...container.querySelectorAll('*')].filter((e) => e.tagName !== 'TR' && rowKind(c, rc, e) === 'aria');
+    return { container, rows };
+  }
+  return null;
+}
+
+function keyColumn(c: DomCache, rc: RowCache, row: Element, kind: RowKind): number {
+  const sib = siblingsOf(c, rc, row, kind);
+  if (!sib) return -1;
+  const hit = rc.column.get(sib.container);
+  if (hit !== undefined) return hit;
+  const table = sib.rows.map((r) => cellTexts(c, rc, r, kind));
+  const width = Math.max(0, ...table.map((t) => t.length));
+  let column = -1;
+  for (let k = 0; k < width && column < 0; k++) {
+    const seen = new Set<string>();
+    let unique = true;
+    for (const t of table) {
+      const v = t[k] ?? '';
+      if (!v || seen.has(v)) {
+        unique = false;
+        break;
+      }
+      seen.add(v);
+    }
+    if (unique) column = k;
+  }
+  rc.column.set(sib.container, column);
+  return column;
+}
+
+/** The row's key ('' for a header row, a non-row, or a row with no text of its own). */
+export function rowKey(c: DomCache, rc: RowCache, row: Element): string {
+  const hit = rc.key.get(row);
+  if (hit !== undefined) return hit;
+  const kind = rowKind(c, rc, row);
+  let key = '';
+  if (kind === 'item') {
+    key = plainText(row, (e) => CONTROL_ROLES.has(roleOf(c, e)) || rowKind(c, rc, e) === 'item');
+  } else if (kind) {
+    const texts = cellTexts(c, rc, row, kind);
+    const k = keyColumn(c, rc, row, kind);
+    key = (k >= 0 ? texts[k] : undefined) ?? texts.find((t) => !!t) ?? '';
+  }
+  rc.key.set(row, key);
+  return key;
+}
