@@ -74,10 +74,11 @@ function ariaCells(c: DomCache, row: Element): Element[] {
 
 /** What kind of row `el` is, or null: header rows (all header cells) are not rows. */
 export function rowKind(c: DomCache, rc: RowCache, el: Element): RowKind | null {
+  const role = roleOf(c, el);
+  if (el.tagName !== 'TR' && role !== 'row' && role !== 'listitem') return null;
   const hit = rc.kind.get(el);
   if (hit !== undefined) return hit;
   let kind: RowKind | null = null;
-  const role = roleOf(c, el);
   if (el.tagName === 'TR') kind = isHeaderRow(el) ? null : 'tr';
   else if (role === 'row') {
     const cells = ariaCells(c, el);
@@ -99,33 +100,25 @@ function cellTexts(c: DomCache, rc: RowCache, row: Element, kind: RowKind): stri
   return texts;
 }
 
-/** The rows a row is compared with: its table's, its grid's, or its list's. */
-function siblingsOf(c: DomCache, rc: RowCache, row: Element, kind: RowKind): { container: Element; rows: Element[] } | null {
-  if (kind === 'tr') {
-    const table = row.closest('table') as HTMLTableElement | null;
-    return table ? { container: table, rows: [...table.rows].filter((r) => rowKind(c, rc, r) === 'tr') } : null;
-  }
-  if (kind === 'aria') {
-    let container = parentOf(row);
-    for (let e = container; e; e = parentOf(e)) {
-      if (CONTAINER_ROLES.has(roleOf(c, e))) {
-        container = e;
-        break;
-      }
-    }
-    if (!container) return null;
-    const rows = [...container.querySelectorAll('*')].filter((e) => e.tagName !== 'TR' && rowKind(c, rc, e) === 'aria');
-    return { container, rows };
-  }
-  return null;
+/** The container whose rows a row is compared with: its table, or the grid (or parent) of an ARIA row. */
+function containerOf(c: DomCache, row: Element, kind: RowKind): Element | null {
+  if (kind === 'tr') return row.closest('table');
+  const parent = parentOf(row);
+  for (let e = parent; e; e = parentOf(e)) if (CONTAINER_ROLES.has(roleOf(c, e))) return e;
+  return parent;
+}
+
+function rowsOf(c: DomCache, rc: RowCache, container: Element, kind: RowKind): Element[] {
+  if (kind === 'tr') return [...(container as HTMLTableElement).rows].filter((r) => rowKind(c, rc, r) === 'tr');
+  return [...container.querySelectorAll('*')].filter((e) => e.tagName !== 'TR' && rowKind(c, rc, e) === 'aria');
 }
 
 function keyColumn(c: DomCache, rc: RowCache, row: Element, kind: RowKind): number {
-  const sib = siblingsOf(c, rc, row, kind);
-  if (!sib) return -1;
-  const hit = rc.column.get(sib.container);
+  const container = containerOf(c, row, kind);
+  if (!container) return -1;
+  const hit = rc.column.get(container);
   if (hit !== undefined) return hit;
-  const table = sib.rows.map((r) => cellTexts(c, rc, r, kind));
+  const table = rowsOf(c, rc, container, kind).map((r) => cellTexts(c, rc, r, kind));
   const width = Math.max(0, ...table.map((t) => t.length));
   let column = -1;
   for (let k = 0; k < width && column < 0; k++) {
@@ -141,7 +134,7 @@ function keyColumn(c: DomCache, rc: RowCache, row: Element, kind: RowKind): numb
     }
     if (unique) column = k;
   }
-  rc.column.set(sib.container, column);
+  rc.column.set(container, column);
   return column;
 }
 
