@@ -180,12 +180,16 @@ function textAlternative(el: Element, w: Walk): string {
   return '';
 }
 
+/**
+ * The text of the element's <label>s. A label that is itself hidden (display:none, visibility:hidden, aria-hidden,
+ * the hidden attribute) gives nothing: Chromium names such a control '' (Playwright and the WPT accname tests
+ * still use the hidden label; the walker follows the browser).
+ */
 function fromLabels(el: Element, w: Walk): string {
   const labels = [...((el as HTMLInputElement).labels ?? [])];
   return labels
-    .map((label) =>
-      textAlternative(label, { c: w.c, visited: w.visited, target: undefined, label: { hidden: isHiddenForAria(w.c, label) } }),
-    )
+    .filter((label) => !isHiddenForAria(w.c, label))
+    .map((label) => textAlternative(label, { c: w.c, visited: w.visited, target: undefined, label: { hidden: false } }))
     .filter((t) => !!t)
     .join(' ');
 }
@@ -195,11 +199,14 @@ function nativeTextAlternative(el: Element, tag: string, hasLabelledBy: boolean,
   const input = el as HTMLInputElement;
   const title = () => el.getAttribute('title') || '';
   if (tag === 'INPUT' && ['button', 'submit', 'reset'].includes(input.type)) {
-    // HTML-AAM §4.1.4: value, else the UA's default label ("Submit", "Reset"), else title.
+    // HTML-AAM §4.1.4: <label>, then value, else the UA's default label ("Submit", "Reset") when there is no value
+    // attribute at all (Chromium: value="" names it ''), else title.
     w.visited.add(el);
+    const label = !hasLabelledBy && !w.labelledBy && input.labels?.length ? fromLabels(el, w) : '';
+    if (label) return label;
     if (input.value.trim()) return input.value;
-    if (input.type === 'submit') return 'Submit';
-    if (input.type === 'reset') return 'Reset';
+    if (!el.hasAttribute('value') && input.type === 'submit') return 'Submit';
+    if (!el.hasAttribute('value') && input.type === 'reset') return 'Reset';
     return title();
   }
   if (tag === 'INPUT' && input.type === 'file') {
@@ -229,7 +236,8 @@ function nativeTextAlternative(el: Element, tag: string, hasLabelledBy: boolean,
   if (!hasLabelledBy && ['TEXTAREA', 'SELECT', 'INPUT', 'METER', 'PROGRESS'].includes(tag)) {
     // HTML-AAM §4.1.1/§4.1.2: <label>, then title, then placeholder (text-like inputs), as Chromium orders them.
     w.visited.add(el);
-    if (input.labels?.length) return fromLabels(el, w);
+    const label = input.labels?.length ? fromLabels(el, w) : '';
+    if (label) return label;
     const usePlaceholder = (tag === 'INPUT' && PLACEHOLDER_TYPES.has(input.type)) || tag === 'TEXTAREA';
     if (!usePlaceholder || title()) return title();
     return el.getAttribute('placeholder') || '';

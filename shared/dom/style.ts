@@ -150,7 +150,10 @@ export function cssContent(c: DomCache, el: Element, pseudo: '::before' | '::aft
     const value = s.content;
     if (value && value !== 'none' && value !== 'normal' && s.display !== 'none' && s.visibility !== 'hidden') {
       out = parseContent(el, value, pseudo !== '');
-      if (pseudo && out !== undefined && (s.display || 'inline') !== 'inline') out = ` ${out} `;
+      // A block pseudo-element, and one with alternative text (`content: "★" / "Starred"`), stand apart from the
+      // element's text in Chromium's names ("Starred Star").
+      const alone = (s.display || 'inline') !== 'inline' || /["')]\s*\/\s*["']/.test(value);
+      if (pseudo && out !== undefined && alone) out = ` ${out} `;
     }
   }
   cache?.set(el, out);

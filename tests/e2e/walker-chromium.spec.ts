@@ -4,7 +4,7 @@ import { observePage } from '../../runner/browser/observe.ts';
 import { serveFixtures } from '../fixtures/server.ts';
 import { compareWithChromium, describeMismatches } from './support/ax-oracle.ts';
 
-const PAGES = ['tricky.html', 'walker-apps.html', 'walker-modal.html', 'walker-aria-modal.html'];
+const PAGES = ['tricky.html', 'walker-names.html', 'walker-apps.html', 'walker-modal.html', 'walker-aria-modal.html'];
 
 test('walker names match Chromium computed names on at least 97% of interactive rows', async ({ page }) => {
   const server = await serveFixtures();

@@ -16,6 +16,9 @@ const CHROMIUM_ROLE: Readonly<Record<string, string>> = {
   DisclosureTriangle: 'button',
   // <select> without size/multiple (the popup button) and a toggle button (aria-pressed).
   PopUpButton: 'combobox', ToggleButton: 'button',
+  // Date, time and colour inputs: Chromium's own roles with no ARIA equivalent; the walker offers them as the
+  // textbox Playwright's getByRole calls them.
+  Date: 'textbox', DateTime: 'textbox', InputTime: 'textbox', ColorWell: 'textbox',
 };
 
 export interface OracleRow {
@@ -59,6 +62,10 @@ async function backendIdOf(cdp: CDPSession, local: string): Promise<number | und
  */
 const LEFT_OUT = `function () {
   if (this.closest && this.closest('select, datalist')) return "a native <select>'s option: the select's options";
+  const root = this.getRootNode && this.getRootNode();
+  if (root && root.host && ['INPUT', 'SELECT', 'TEXTAREA', 'VIDEO', 'AUDIO'].includes(root.host.tagName)) {
+    return "part of a native control's own UI (a date field's month): the control is offered";
+  }
   const modal = [...document.querySelectorAll('[aria-modal="true"]')].find((d) => d.checkVisibility());
   if (modal && !modal.contains(this)) return 'behind an aria-modal dialog: Chromium keeps it, a click cannot land';
   return '';
