@@ -158,7 +158,9 @@ function buildTarget(act: TraceAct, b: Blanker, walker: string): Omit<Built, 'id
   };
   const shown = nameBlank ? (blanksIn(nameBlank)[0]?.name ?? '') : labelOf(c).replace(/^F\d+=/, '');
   const base = slug(`${slug(shown) || c.role}_${ROLE_WORD[c.role] ?? slug(c.role)}`, 40) || 'control';
-  const key = canonicalJson({ role: target.role, name: target.name, hint: target.hint, scope: target.scope });
+  // Two controls read the same (a header's "Log in" and a dialog's) yet are different elements when their
+  // fingerprints differ: one target each, so neither is replayed against the other's fingerprint.
+  const key = canonicalJson({ role: target.role, name: target.name, hint: target.hint, scope: target.scope, fp: target.fingerprint });
   return { key, target, base };
 }
 

@@ -7,7 +7,7 @@ import { accessibleName, normalize } from './name.ts';
 import { roleOf } from './role.ts';
 import { newRowCache, plainText, rowKey } from './rows.ts';
 import { isHiddenForAria, isIgnoredTag, type DomCache } from './style.ts';
-import { hintOf } from './walk.ts';
+import { hintOf, LANDMARK_ROLES } from './walk.ts';
 
 const SCOPE_ROLES: Record<ScopeLink['role'], readonly string[]> = {
   frame: [],
@@ -17,6 +17,7 @@ const SCOPE_ROLES: Record<ScopeLink['role'], readonly string[]> = {
   form: ['form'],
   dialog: ['dialog', 'alertdialog'],
   region: ['region'],
+  landmark: [...LANDMARK_ROLES],
 };
 
 function descendants(roots: readonly Element[]): Element[] {
@@ -40,7 +41,11 @@ export function scopeRoots(doc: Document, c: DomCache, scope: readonly ScopeLink
     const want = normalize(link.name);
     const found = descendants(roots).filter((e) => {
       if (link.role === 'row') return rowKey(c, rows, e) === want;
-      return SCOPE_ROLES[link.role].includes(roleOf(c, e)) && accessibleName(c, e) === want;
+      const role = roleOf(c, e);
+      if (!SCOPE_ROLES[link.role].includes(role)) return false;
+      // An unnamed landmark is named by its role (shared/dom/walk.ts).
+      const name = accessibleName(c, e);
+      return name === want || (link.role === 'landmark' && !name && role === want);
     });
     // Nested matches collapse to the outermost: their descendants are already searched.
     roots = found.filter((e) => !found.some((o) => o !== e && o.contains(e)));

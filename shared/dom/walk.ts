@@ -47,6 +47,19 @@ const SCOPE_ROLE: Record<string, ScopeLink['role']> = {
   dialog: 'dialog', alertdialog: 'dialog', region: 'region',
 };
 
+/**
+ * Landmarks (WAI-ARIA 1.2 §5.3.4 "Landmark Roles") and dialogs scope what is inside them even unnamed: a header's
+ * "Log in" and a dialog's "Log in" are different targets. A landmark without a name is named by its role. Neither
+ * adds a path: the screen's furniture, and so its signature, is what it was without these links.
+ */
+export const LANDMARK_ROLES = new Set(['banner', 'navigation', 'main', 'contentinfo', 'complementary', 'search']);
+
+function unnamedScope(role: string): ScopeLink | null {
+  if (LANDMARK_ROLES.has(role)) return { role: 'landmark', name: role };
+  if (role === 'dialog' || role === 'alertdialog') return { role: 'dialog', name: '' };
+  return null;
+}
+
 /** Subtrees never descended: their content is not page structure (options are read from the select). */
 const OPAQUE = new Set(['SELECT', 'TEXTAREA', 'DATALIST', 'OPTION', 'SVG', 'svg']);
 
@@ -291,6 +304,11 @@ export function walkDocument(doc: Document, c: DomCache): Walked {
           next.scope = [...ctx.scope, { role: scopeRole, name }];
           if (visible(el) && !ctx.blocked) addPath(ctx, role, name);
         }
+      }
+      if (next.scope === ctx.scope) {
+        const landmark = LANDMARK_ROLES.has(role) ? accessibleName(c, el) : '';
+        const link = landmark ? { role: 'landmark' as const, name: landmark } : unnamedScope(role);
+        if (link) next.scope = [...ctx.scope, link];
       }
       if (tag === 'TABLE') {
         let data = dataTables.get(el);

@@ -120,3 +120,18 @@ test('rows of div grids, role=list items and treegrids are keyed by the column t
   // A list item holding only a link names no row: the link is not scoped by its own name.
   expect(pick(cs, 'link', 'Back to list').scope).toEqual([]);
 });
+
+test('two "Log in" buttons in a header and a dialog are told apart by landmark and dialog, named or not', async ({ page }) => {
+  const cs = await controlsOf(page, 'walker-twins.html');
+  const logins = cs.filter((c) => c.role === 'button' && c.name === 'Log in').map((c) => c.scope);
+  expect(logins).toEqual([
+    [{ role: 'landmark', name: 'banner' }],
+    [{ role: 'landmark', name: 'Account' }],
+    [{ role: 'dialog', name: '' }],
+  ]);
+  for (const scope of logins) {
+    expect(await findInFrame(page, [], { rung: 'role_name', role: 'button', name: 'Log in', scope }), JSON.stringify(scope)).toHaveLength(1);
+  }
+  const obs = await observePage(page);
+  expect(renderMenu(buildMenu(obs))).toContain("invoke button 'Log in' in dialog ''");
+});

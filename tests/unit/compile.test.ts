@@ -167,3 +167,44 @@ describe('the guard and the compiler agree on which screens are labelled', () =>
     expect(r.ok ? [] : r.holes.map((h) => h.code)).not.toContain('UNLABELLED_SCREEN');
   });
 });
+
+describe('two controls with one role and name in different places', () => {
+  it('are two targets, each with its own fingerprint, so replay of a correct page never mismatches', async () => {
+    // The header's "Log in" opens a modal dialog whose own "Log in" is then the only one offered (the header's is
+    // behind the modal), so both are found by role and name alone at scope [] — yet they are different elements.
+    const header = control('|c0', 'button', 'Log in', { ancestors: ['banner'] });
+    const inDialog = control('|c1', 'button', 'Log in', { ancestors: ['dialog', 'form'] });
+    const surface = new FakeSurface({
+      home: { controls: [header], text: 'HOME', next: { '|c0': 'dialog' } },
+      dialog: { controls: [control('|c0', 'textbox', 'User'), inDialog], text: 'SIGN IN', next: { '|c1': 'done' } },
+      done: { controls: [control('|c0', 'link', 'Log out')], text: 'WELCOME' },
+    }, 'home');
+    const book = new MemoryBook();
+    const guard = new Guard({
+      surface, book, masker: new Masker([]), goal: 'log in', inputs: [],
+      owner: { ask: () => Promise.resolve({ answer: 'navigate', name: 'Olive Owner' }) },
+      settle: { quietMs: 0, pollMs: 1 },
+    });
+    const say = async (name: string, input: unknown) => {
+      await guard.show();
+      const out = await guard.handle({ id: name, name, input });
+      expect(out.ok, out.text).toBe(true);
+    };
+    await say('assert_screen', { label: 'home' });
+    await say('act', { row: 1, verb: 'invoke' });
+    await say('assert_screen', { label: 'sign_in' });
+    await say('act', { row: 2, verb: 'invoke' });
+    await say('assert_screen', { label: 'welcome' });
+    await say('finish', { label: 'welcome' });
+    const start = TraceLine.parse({
+      seq: 0, at: '2026-12-01T00:00:00.000Z', kind: 'start', schema: TRACE_SCHEMA_ID, goal: 'log in', entry: 'fake://home',
+      inputs: [], walker: surface.observer, author: { kind: 'model', model: 'list' }, surface: 'browser',
+    });
+    const lines = [start, ...book.lines.map((l) => TraceLine.parse(l))];
+    const r = compile(lines, { id: 'log_in' });
+    if (!r.ok) throw new Error(JSON.stringify(r.holes));
+    const acts = lines.filter((l): l is TraceAct => l.kind === 'act');
+    expect(r.card.steps.map((s) => r.card.targets[s.target]?.fingerprint.value)).toEqual(acts.map((a) => a.fingerprint.value));
+    expect(new Set(r.card.steps.map((s) => s.target)).size).toBe(2);
+  });
+});
