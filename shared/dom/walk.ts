@@ -8,8 +8,6 @@ import { isHeaderRow, newRowCache, plainText, rowKey, rowKind, type RowCache } f
 import { isDisabled } from './state.ts';
 import { isHiddenForAria, isIgnoredTag, type DomCache } from './style.ts';
 
-export { plainText };
-
 /** The closed vocabulary per role (docs/ARCHITECTURE.md "The six verbs"); a role missing here is not a control. */
 export const VERBS_BY_ROLE: Readonly<Record<string, readonly Verb[]>> = {
   link: ['invoke'],
