@@ -20,12 +20,20 @@ const SCOPE_ROLES: Record<ScopeLink['role'], readonly string[]> = {
   landmark: [...LANDMARK_ROLES],
 };
 
+/** Every element under the roots in the flat tree: shadow trees, and the light-DOM elements slotted into them. */
 function descendants(roots: readonly Element[]): Element[] {
   const out = new Set<Element>();
   const add = (root: Element | ShadowRoot) => {
     for (const e of root.querySelectorAll('*')) {
       out.add(e);
       if (e.shadowRoot) add(e.shadowRoot);
+      if (e.tagName === 'SLOT') {
+        for (const s of (e as HTMLSlotElement).assignedElements({ flatten: true })) {
+          if (out.has(s)) continue;
+          out.add(s);
+          add(s);
+        }
+      }
     }
   };
   for (const r of roots) add(r);

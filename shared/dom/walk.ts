@@ -329,8 +329,9 @@ export function walkDocument(doc: Document, c: DomCache): Walked {
     }
     // The flat tree (DOM §4.2.2.3), as the accessibility tree follows it: a shadow host's shadow tree in place of
     // its children, and a slot's assigned elements (else its fallback content) in place of the slot.
-    const assigned = tag === 'SLOT' ? (el as HTMLSlotElement).assignedElements() : [];
-    if (assigned.length) for (const ch of assigned) visit(ch, next);
+    // A slot with assigned text only renders that text, not its fallback.
+    const slotted = tag === 'SLOT' && (el as HTMLSlotElement).assignedNodes().length > 0;
+    if (slotted) for (const ch of (el as HTMLSlotElement).assignedElements()) visit(ch, next);
     else if (el.shadowRoot) for (let ch = el.shadowRoot.firstElementChild; ch; ch = ch.nextElementSibling) visit(ch, next);
     else for (let ch = el.firstElementChild; ch; ch = ch.nextElementSibling) visit(ch, next);
   };

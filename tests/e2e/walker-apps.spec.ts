@@ -67,6 +67,10 @@ test('slotted shadow DOM text, an SVG <title> and a <summary> name and offer the
   expect(state(pick(cs, 'button', 'Advanced options'))).toMatchObject({ expanded: false, verbs: ['invoke'] });
   const refs = await findInFrame(page, [], { rung: 'role_name', role: 'button', name: 'Save draft', scope: [] });
   expect(refs).toHaveLength(1);
+  // A light-DOM control slotted into a shadow tree takes the shadow tree's scope, and is found in it.
+  const publish = pick(cs, 'button', 'Publish');
+  expect(publish.scope).toEqual([{ role: 'group', name: 'Panel' }]);
+  expect(await findInFrame(page, [], { rung: 'role_name', role: 'button', name: 'Publish', scope: publish.scope })).toHaveLength(1);
 });
 
 test('controls under inert are neither offered nor found', async ({ page }) => {
