@@ -20,13 +20,15 @@ export type RowKind = 'tr' | 'aria' | 'item';
 
 export interface RowCache {
   kind: Map<Element, RowKind | null>;
-  cells: Map<Element, string[]>;
+  cells: Map<Element, Element[]>;
+  /** Text per cell, read only when a key needs it (a grid keyed by its first column never reads the others). */
+  text: Map<Element, string>;
   column: Map<Element, number>;
   key: Map<Element, string>;
 }
 
 export function newRowCache(): RowCache {
-  return { kind: new Map(), cells: new Map(), column: new Map(), key: new Map() };
+  return { kind: new Map(), cells: new Map(), text: new Map(), column: new Map(), key: new Map() };
 }
 
 /** Visible-ish text of a subtree without layout: text nodes and push-button labels, skipping script/style/template. */
@@ -88,16 +90,24 @@ export function rowKind(c: DomCache, rc: RowCache, el: Element): RowKind | null 
   return kind;
 }
 
-function cellTexts(c: DomCache, rc: RowCache, row: Element, kind: RowKind): string[] {
+function cellsOf(c: DomCache, rc: RowCache, row: Element, kind: RowKind): Element[] {
   const hit = rc.cells.get(row);
   if (hit) return hit;
   let cells: Element[] = [];
   if (kind === 'tr') {
     for (let ch = row.firstElementChild; ch; ch = ch.nextElementSibling) if (ch.tagName === 'TD' || ch.tagName === 'TH') cells.push(ch);
   } else if (kind === 'aria') cells = ariaCells(c, row);
-  const texts = cells.map((x) => plainText(x));
-  rc.cells.set(row, texts);
-  return texts;
+  rc.cells.set(row, cells);
+  return cells;
+}
+
+/** The text of the row's k-th cell ('' past its last cell). */
+function cellText(c: DomCache, rc: RowCache, row: Element, kind: RowKind, k: number): string {
+  const cell = cellsOf(c, rc, row, kind)[k];
+  if (!cell) return '';
+  let t = rc.text.get(cell);
+  if (t === undefined) rc.text.set(cell, (t = plainText(cell)));
+  return t;
 }
 
 /** The container whose rows a row is compared with: its table, or the grid (or parent) of an ARIA row. */
@@ -118,14 +128,14 @@ function keyColumn(c: DomCache, rc: RowCache, row: Element, kind: RowKind): numb
   if (!container) return -1;
   const hit = rc.column.get(container);
   if (hit !== undefined) return hit;
-  const table = rowsOf(c, rc, container, kind).map((r) => cellTexts(c, rc, r, kind));
-  const width = Math.max(0, ...table.map((t) => t.length));
+  const rows = rowsOf(c, rc, container, kind);
+  const width = Math.max(0, ...rows.map((r) => cellsOf(c, rc, r, kind).length));
   let column = -1;
   for (let k = 0; k < width && column < 0; k++) {
     const seen = new Set<string>();
     let unique = true;
-    for (const t of table) {
-      const v = t[k] ?? '';
+    for (const r of rows) {
+      const v = cellText(c, rc, r, kind, k);
       if (!v || seen.has(v)) {
         unique = false;
         break;
@@ -147,9 +157,9 @@ export function rowKey(c: DomCache, rc: RowCache, row: Element): string {
   if (kind === 'item') {
     key = plainText(row, (e) => CONTROL_ROLES.has(roleOf(c, e)) || rowKind(c, rc, e) === 'item');
   } else if (kind) {
-    const texts = cellTexts(c, rc, row, kind);
     const k = keyColumn(c, rc, row, kind);
-    key = (k >= 0 ? texts[k] : undefined) ?? texts.find((t) => !!t) ?? '';
+    if (k >= 0) key = cellText(c, rc, row, kind, k);
+    for (let i = 0; !key && i < cellsOf(c, rc, row, kind).length; i++) key = cellText(c, rc, row, kind, i);
   }
   rc.key.set(row, key);
   return key;
