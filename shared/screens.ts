@@ -122,3 +122,12 @@ export function nameScreen(seen: Seen, screens: readonly KnownScreen[]): ScreenM
   const [label, score] = [...candidates.entries()][0] as [string, number];
   return { label, how: 'similar', score };
 }
+
+/**
+ * Whether a screen is already labelled, and as what: the one answer the authoring guard and the compiler both
+ * use, so a screen the guard calls labelled (exactly or as similar) is the screen the compiler calls labelled.
+ * `labelled` are the screens named so far, as the label lines recorded them (no marks: marks are the card's).
+ */
+export function labelledAs(seen: Seen, labelled: readonly KnownScreen[]): string | null {
+  return nameScreen(seen, labelled)?.label ?? null;
+}
