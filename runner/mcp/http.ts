@@ -12,6 +12,9 @@ export const MCP_PATH = '/mcp';
 export interface HttpHandle {
   url: string;
   port: number;
+  /** Takes no new connection and answers a new request on an open one 503; requests already running go on. */
+  stopAccepting(): void;
+  /** Stops accepting, waits for the requests already running to be answered, then closes every connection. */
   close(): Promise<void>;
 }
 
@@ -50,7 +53,11 @@ export async function startHttp(opts: {
   allowedOrigins?: readonly string[];
 }): Promise<HttpHandle> {
   let port = opts.port;
+  let accepting = true;
+  let running = 0;
+  let idle: (() => void) | null = null;
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (!accepting) return jsonError(res, 503, 'the server is stopping; try again on another or after it restarts', { connection: 'close', 'retry-after': '5' });
     const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
     if (!originAllowed(req.headers.origin, opts.allowedOrigins)) {
       const shown = (req.headers.origin ?? '').slice(0, 100);
@@ -77,12 +84,24 @@ export async function startHttp(opts: {
     await transport.handleRequest(req, res);
   };
   const http: Server = createServer((req, res) => {
+    running++;
+    // A request is done when its response is (a tool call's answer comes at the end of its SSE stream).
+    res.once('close', () => {
+      running--;
+      if (running === 0) idle?.();
+    });
     handle(req, res).catch((e: unknown) => {
       opts.log(`http: ${(e as Error).message}`);
       if (!res.headersSent) jsonError(res, 500, 'internal error');
       else res.end();
     });
   });
+  const stopAccepting = (): void => {
+    if (!accepting) return;
+    accepting = false;
+    http.close();
+    http.closeIdleConnections();
+  };
   await new Promise<void>((ok, fail) => {
     http.once('error', fail);
     http.listen(opts.port, '127.0.0.1', () => ok());
@@ -91,10 +110,11 @@ export async function startHttp(opts: {
   return {
     url: `http://127.0.0.1:${port}${MCP_PATH}`,
     port,
-    close: () =>
-      new Promise<void>((ok) => {
-        http.closeAllConnections();
-        http.close(() => ok());
-      }),
+    stopAccepting,
+    close: async () => {
+      stopAccepting();
+      if (running > 0) await new Promise<void>((ok) => (idle = ok));
+      http.closeAllConnections();
+    },
   };
 }

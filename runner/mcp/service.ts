@@ -13,6 +13,7 @@ import type { Surface } from '../../shared/surface.ts';
 import { findChromium } from '../browser/chromium.ts';
 import { intentOf, stateHome, storeIn, type Store } from '../intent.ts';
 import { surfaces } from '../surfaces.ts';
+import type { StepEvent } from '../engine/engine.ts';
 import { newRunId, resultBeforeRun, runCapability } from '../run.ts';
 
 export interface ServiceOptions {
@@ -24,10 +25,17 @@ export interface ServiceOptions {
   lockWaitMs?: number;
   /** Evidence goes to <evidenceDir>/<run id>. Default runs/. */
   evidenceDir?: string;
-  /** How many calls may run at once (default 4). */
+  /** How many calls may run at once (default 4): the size of the pool of browser contexts in the one warm browser. */
   concurrency?: number;
   /** For tests: open a surface without the shared browser. */
   surfaceFactory?: () => Promise<Surface>;
+  log?: (line: string) => void;
+}
+
+/** What one caller hands a call besides its inputs: its cancellation, and where its step events and log lines go. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  onStep?: (e: StepEvent) => void;
   log?: (line: string) => void;
 }
 
@@ -55,6 +63,11 @@ export class CallService {
   readonly #store: Store;
   #browser: Promise<Browser> | null = null;
   #closed = false;
+  /** Set by `drain`: new calls are answered SHUTTING_DOWN; calls already in flight finish. */
+  #draining = false;
+  /** Aborts every call in flight (a second signal, or the drain's bound): each stops unless its commit was dispatched. */
+  readonly #abortAll = new AbortController();
+  readonly #inflight = new Set<Promise<RunResult>>();
   /** How many times a browser was started: a refused call must leave this at 0. */
   browserLaunches = 0;
 
@@ -92,7 +105,9 @@ export class CallService {
     if (this.#closed) return Promise.reject(new Error('the server is shutting down'));
     this.browserLaunches++;
     this.#log('starting the shared Chromium (one context per call)');
-    const p = chromium.launch({ ...findChromium().launchOptions, headless: true });
+    // The server decides when its browser closes: Playwright's default would close it on the first SIGTERM, under
+    // the calls the graceful stop is letting finish.
+    const p = chromium.launch({ ...findChromium().launchOptions, headless: true, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false });
     this.#browser = p;
     return p;
   }
@@ -106,9 +121,66 @@ export class CallService {
     return surfaces.open(card.surface, { browser: () => this.#sharedBrowser() });
   }
 
-  /** One call: arguments already validated against the tool's schema; the engine re-checks them all. */
-  async call(card: Capability, inputs: Readonly<Record<string, string>>): Promise<RunResult> {
+  /** Where a run's evidence lives (the directory the MCP resources are read from). */
+  evidenceDirOf(runId: string): string {
+    return resolve(this.#opts.evidenceDir ?? 'runs', runId);
+  }
+
+  /** Starts the shared browser now, so the first call does not pay for it (a surface factory has nothing to warm). */
+  async warm(): Promise<void> {
+    if (this.#opts.surfaceFactory) return;
+    await this.#sharedBrowser();
+  }
+
+  /** How many calls are running or queued. */
+  get inflight(): number {
+    return this.#inflight.size;
+  }
+
+  /**
+   * One call: arguments already validated against the tool's schema; the engine re-checks them all. Cancelled
+   * through `opts.signal` (or by the server stopping) it stops unless a commit has been dispatched.
+   */
+  call(card: Capability, inputs: Readonly<Record<string, string>>, opts: CallOptions = {}): Promise<RunResult> {
+    if (this.#draining) {
+      return Promise.resolve(
+        resultBeforeRun(card.id, newRunId(), 'RECOVERABLE', 'SHUTTING_DOWN', 'the server is stopping and takes no new call; nothing was run, so trying again (on another server, or after it restarts) is safe'),
+      );
+    }
+    const p = this.#call(card, inputs, opts);
+    this.#inflight.add(p);
+    void p.finally(() => this.#inflight.delete(p));
+    return p;
+  }
+
+  /**
+   * Graceful stop: takes no new call, waits up to `boundMs` for those in flight, then cancels the rest (each stops
+   * before any commit it has not dispatched; one already dispatched finishes and is journalled) and waits for them.
+   */
+  async drain(boundMs: number): Promise<void> {
+    this.#draining = true;
+    const all = (): Promise<unknown> => Promise.allSettled([...this.#inflight]);
+    if (this.#inflight.size === 0) return;
+    this.#log(`waiting for ${this.#inflight.size} call(s) in flight (at most ${boundMs} ms before cancelling them)`);
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((r) => (timer = setTimeout(r, boundMs)));
+    await Promise.race([all(), bound]);
+    clearTimeout(timer);
+    if (this.#inflight.size > 0) this.abortAll(`the server stopped waiting after ${boundMs} ms`);
+    await all();
+  }
+
+  /** Cancels every call in flight (a second SIGTERM): each stops before a commit it has not dispatched. */
+  abortAll(reason: string): void {
+    this.#draining = true;
+    if (this.#abortAll.signal.aborted) return;
+    this.#log(`cancelling ${this.#inflight.size} call(s) in flight: ${reason}`);
+    this.#abortAll.abort(reason);
+  }
+
+  #call(card: Capability, inputs: Readonly<Record<string, string>>, opts: CallOptions): Promise<RunResult> {
     const key = callKey(card, inputs);
+    const signal = opts.signal ? AbortSignal.any([opts.signal, this.#abortAll.signal]) : this.#abortAll.signal;
     return this.#perKey.run(key, () =>
       this.#slots.run(async () => {
         const runId = newRunId();
@@ -125,7 +197,12 @@ export class CallService {
             evidenceDir: resolve(this.#opts.evidenceDir ?? 'runs', runId),
             requireApproved: true,
             runId,
-            progress: (line) => this.#log(`${runId}: ${line}`),
+            progress: (line) => {
+              this.#log(`${runId}: ${line}`);
+              opts.log?.(line);
+            },
+            signal,
+            ...(opts.onStep ? { onStep: opts.onStep } : {}),
           });
         } catch (e) {
           // runCapability answers everything a run can meet with a typed result; what still escapes (e.g. a
