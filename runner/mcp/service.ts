@@ -27,6 +27,8 @@ export interface ServiceOptions {
   evidenceDir?: string;
   /** How many calls may run at once (default 4): the size of the pool of browser contexts in the one warm browser. */
   concurrency?: number;
+  /** Browser contexts kept made ahead of the calls (default: `concurrency`); 0 makes each when its call starts. */
+  spares?: number;
   /** For tests: open a surface without the shared browser. */
   surfaceFactory?: () => Promise<Surface>;
   log?: (line: string) => void;
@@ -61,6 +63,7 @@ export class CallService {
   /** Calls for one key, one at a time in this process: the second is answered from the journal, not BUSY. */
   readonly #perKey = new KeyedLock();
   readonly #store: Store;
+  readonly #spareCount: number;
   #browser: Promise<Browser> | null = null;
   #closed = false;
   /** Set by `drain`: new calls are answered SHUTTING_DOWN; calls already in flight finish. */
@@ -76,6 +79,8 @@ export class CallService {
     const n = opts.concurrency ?? 4;
     if (!(Number.isInteger(n) && n >= 1)) throw new RangeError(`concurrency must be a whole number of at least 1, got ${n}`);
     this.#slots = new Semaphore(n);
+    this.#spareCount = opts.spares ?? n;
+    if (!(Number.isInteger(this.#spareCount) && this.#spareCount >= 0)) throw new RangeError(`spares must be a whole number, got ${this.#spareCount}`);
     this.#store = opts.journalDir
       ? { journals: resolve(opts.journalDir), locks: join(resolve(opts.journalDir), 'locks') }
       : storeIn(stateHome(opts.env));
@@ -112,13 +117,75 @@ export class CallService {
     return p;
   }
 
-  /** The card's surface, chosen by the registry; a browser surface opens a context in the shared browser. */
-  #surface(card: Capability): Promise<Surface> {
+  /**
+   * Browser surfaces made ahead of the calls that will use them: a fresh context and page in the warm browser,
+   * each used by exactly one call, so a call does not wait for a context to be made. Refilled as they are taken.
+   */
+  #spares: Promise<Surface>[] = [];
+  /** Contexts closing after their call was answered (awaited on close). */
+  readonly #closing = new Set<Promise<void>>();
+
+  #fillSpares(): void {
+    if (this.#closed || this.#draining || this.#opts.surfaceFactory || !this.#browser) return;
+    while (this.#spares.length < this.#spareCount) {
+      const p = surfaces.open('browser', { browser: () => this.#sharedBrowser() });
+      p.catch(() => undefined);
+      this.#spares.push(p);
+    }
+  }
+
+  async #spare(): Promise<Surface | null> {
+    const next = this.#spares.shift();
+    if (!next) return null;
+    try {
+      const s = await next;
+      // A spare made in a browser that has since gone away is no use; the call makes its own.
+      const b = this.#browser ? await this.#browser.catch(() => null) : null;
+      if (b?.isConnected()) return s;
+      this.#afterAnswer(s);
+    } catch {
+      // fall through: made afresh below
+    }
+    return null;
+  }
+
+  /** Closes a call's context once it is done, off the path of the answer. */
+  #afterAnswer(s: Surface): void {
+    const p = s.close().catch(() => undefined);
+    this.#closing.add(p);
+    void p.finally(() => this.#closing.delete(p));
+  }
+
+  /** A surface whose `close` returns at once: the context is closed after the run's receipt is on its way. */
+  #detached(s: Surface): Surface {
+    return new Proxy(s, {
+      get: (target, prop): unknown => {
+        if (prop === 'close') {
+          return (): Promise<void> => {
+            this.#afterAnswer(target);
+            return Promise.resolve();
+          };
+        }
+        const v: unknown = Reflect.get(target, prop, target);
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+  }
+
+  /** The card's surface, chosen by the registry; a browser surface is a fresh context in the shared browser. */
+  async #surface(card: Capability): Promise<Surface> {
     if (this.#opts.surfaceFactory) {
       this.browserLaunches++;
       return this.#opts.surfaceFactory();
     }
-    return surfaces.open(card.surface, { browser: () => this.#sharedBrowser() });
+    if (card.surface === 'browser') {
+      const spare = await this.#spare();
+      this.#fillSpares();
+      if (spare) return this.#detached(spare);
+    }
+    const made = await surfaces.open(card.surface, { browser: () => this.#sharedBrowser() });
+    if (card.surface === 'browser') this.#fillSpares();
+    return this.#detached(made);
   }
 
   /** Where a run's evidence lives (the directory the MCP resources are read from). */
@@ -130,6 +197,7 @@ export class CallService {
   async warm(): Promise<void> {
     if (this.#opts.surfaceFactory) return;
     await this.#sharedBrowser();
+    this.#fillSpares();
   }
 
   /** How many calls are running or queued. */
@@ -217,6 +285,8 @@ export class CallService {
 
   async close(): Promise<void> {
     this.#closed = true;
+    for (const s of this.#spares.splice(0)) await s.then((x) => x.close(), () => undefined);
+    await Promise.allSettled([...this.#closing]);
     const b = this.#browser;
     this.#browser = null;
     if (b) await b.then((x) => x.close(), () => undefined);
