@@ -159,7 +159,7 @@ export async function serveCommand(dir = 'capabilities', flags: ServeFlags = {})
     const token = fromEnv && fromEnv.length > 0 ? fromEnv : randomBytes(24).toString('base64url');
     const allowedOrigins = flags.allowOrigin ?? [];
     for (const o of allowedOrigins) if (!/^https?:\/\/[^/\s]+$/i.test(o)) throw new UsageError(`--allow-origin expects scheme://host[:port], got ${JSON.stringify(o.slice(0, 80))}`);
-    const http = await startHttp({ port, token, makeServer: () => buildMcpServer(live.served, service, { bind }), log: err, allowedOrigins });
+    const http = await startHttp({ port, token, makeServer: () => buildMcpServer(live, service, { follow: true, bind }), log: err, allowedOrigins });
     refuse.push(() => http.stopAccepting());
     closers.push(() => http.close());
     err(`handrail serve: MCP over Streamable HTTP at ${http.url}`);

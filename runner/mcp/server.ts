@@ -30,8 +30,8 @@ export const SERVER_VERSION = '0.1.0';
 export interface BuildOptions {
   /**
    * Follow the catalog: tools come and go as cards are added, approved, edited or deleted, and the client is sent
-   * `notifications/tools/list_changed`. Only a connection that lives on can be told (stdio); a stateless HTTP
-   * request is built from the catalog as it is and advertises `listChanged: false`.
+   * `notifications/tools/list_changed` (docs/ARCHITECTURE.md, "The MCP server"). Only a connection that lives on can
+   * be told (stdio, an HTTP session); a server built over a fixed list advertises `listChanged: false`.
    */
   follow?: boolean;
   /** Inputs the deployment binds (`handrail serve --bind NAME=VALUE`): off every tool's schema, added to every call. */
@@ -62,7 +62,7 @@ export function buildMcpServer(catalog: LiveCatalog | readonly Served[], service
   );
 
   let level: LoggingLevel = DEFAULT_LOG_LEVEL;
-  // The level is this connection's (stdio) or this request's (stateless HTTP); the SDK's own handler keys it by session.
+  // The level is this connection's: one McpServer per stdio connection or HTTP session.
   server.server.setRequestHandler(SetLevelRequestSchema, (req) => {
     level = req.params.level;
     return {};

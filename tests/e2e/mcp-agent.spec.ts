@@ -234,6 +234,55 @@ test('SIGTERM over HTTP: the call in flight is answered on its stream, new conne
   }
 });
 
+/** `handrail serve --http 0` as a child, with an SDK client connected over Streamable HTTP. */
+async function serveHttp(dir = capsDir): Promise<{ client: Client; url: string; err: () => string; child: ReturnType<typeof spawn>; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> }> {
+  const child = spawn(process.execPath, [HANDRAIL, 'serve', dir, '--http', '0', '--evidence-dir', join(scratch, 'runs')], {
+    cwd: ROOT,
+    env: { ...env(), HANDRAIL_MCP_TOKEN: TOKEN },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let err = '';
+  child.stderr?.on('data', (b: Buffer) => (err += b.toString('utf8')));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once('close', (code, signal) => r({ code, signal })));
+  await expect.poll(() => /Streamable HTTP at (\S+)/.exec(err)?.[1], { timeout: 30_000 }).toBeTruthy();
+  const url = /Streamable HTTP at (\S+)/.exec(err)?.[1] ?? '';
+  const client = new Client({ name: 'handrail-e2e-http', version: '0.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
+  return { client, url, err: () => err, child, exited };
+}
+
+test('over HTTP too, a cancelled call stops before the commit, and a folder change is announced to the session', async () => {
+  const dir = join(scratch, `http-live-${randomBytes(3).toString('hex')}`);
+  await mkdir(dir);
+  await writeFile(join(dir, 'place-hold.json'), JSON.stringify(approved(raw), null, 2));
+  const h = await serveHttp(dir);
+  try {
+    const abort = new AbortController();
+    const call = h.client.callTool({ name: TOOL, arguments: plate('400445', '400445-S0001') }, undefined, {
+      signal: abort.signal,
+      onprogress: (p) => {
+        if (p.progress >= 3) abort.abort('the agent changed its mind');
+      },
+    });
+    await expect(call).rejects.toThrow();
+    await expect.poll(() => h.err(), { timeout: 30_000 }).toMatch(/run-\S+: RECOVERABLE CANCELLED/);
+    expect(bank.store.holdFor('400445-S0001').postPresses).toBe(0);
+
+    expect(h.client.getServerCapabilities()?.tools?.listChanged).toBe(true);
+    let changes = 0;
+    h.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      changes++;
+    });
+    await unlink(join(dir, 'place-hold.json'));
+    await expect.poll(() => changes, { timeout: 10_000 }).toBeGreaterThan(0);
+    expect((await h.client.listTools()).tools).toEqual([]);
+    await h.client.close();
+  } finally {
+    h.child.kill('SIGTERM');
+    await h.exited;
+  }
+});
+
 test('the tool list follows the folder: added, edited (withdrawn until re-approved), re-approved and deleted cards, each announced', async () => {
   const dir = join(scratch, `live-${randomBytes(3).toString('hex')}`);
   await mkdir(dir);
