@@ -74,7 +74,9 @@ export function buildMcpServer(catalog: LiveCatalog | readonly Served[], service
 
   const tools = new Map<string, { tool: RegisteredTool; hash: string }>();
   const register = (card: Capability): RegisteredTool => {
-    const spec = toolSpecFor(card, bind);
+    // Only the bindings this card has an input for: another card's binding would be an unknown input here.
+    const own = Object.fromEntries(Object.entries(bind).filter(([name]) => Object.hasOwn(card.inputs, name)));
+    const spec = toolSpecFor(card, own);
     return server.registerTool(
       spec.name,
       { title: spec.annotations.title ?? spec.name, description: spec.description, inputSchema: spec.inputSchema, outputSchema: spec.outputSchema, annotations: spec.annotations },
@@ -90,7 +92,7 @@ export function buildMcpServer(catalog: LiveCatalog | readonly Served[], service
             logTo(send, 'notice', `${card.id}: commit ${e.step} dispatched; from here a cancellation no longer stops the run, and its receipt is kept for the next identical call`);
           }
         };
-        const inputs = { ...inputsFromArgs(args), ...bind };
+        const inputs = { ...inputsFromArgs(args), ...own };
         const result = await service.call(card, inputs, { signal: extra.signal, onStep, log: (line) => logTo(send, 'info', `${card.id}: ${line}`) });
         const receipt = receiptOf(result, card, inputs);
         logTo(send, isAnswer(receipt) ? 'info' : 'warning', `${card.id}: ${receipt.word} ${receipt.code}${receipt.from_journal ? ' (answered from the journal)' : ''}`);

@@ -235,6 +235,31 @@ describe('inputs the server binds', () => {
     expect(schema.safeParse({ member_number: '400118', count: 3 }).success).toBe(false);
   });
 
+  it('reach only the cards that declare them: another card\'s call is not refused for an unknown input', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'handrail-home-'));
+    const service = new CallService({ env: { HANDRAIL_HOME: home, HANDRAIL_SECRET_PASSWORD: 'pw-unit-long' }, log: () => undefined });
+    const served = [
+      { file: 'place.json', card: Capability.parse(approvedCard()), by: 'Dana Reviewer' },
+      { file: 'lookup.json', card: Capability.parse(approvedCard(lookupCard())), by: 'Dana Reviewer' },
+    ];
+    const server = buildMcpServer(served, service, { bind: { count: '3' } });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const client = new Client({ name: 'unit', version: '0' });
+    await server.connect(serverSide);
+    await client.connect(clientSide);
+    cleanups.push(async () => {
+      await client.close();
+      await server.close();
+      await service.close();
+      await rm(home, { recursive: true, force: true });
+    });
+    const { tools } = await client.listTools();
+    expect(Object.keys(tools.find((t) => t.name === 'demo_lookup')?.inputSchema.properties ?? {})).toEqual(['member_number']);
+    const r = (await client.callTool({ name: 'demo_place_hold', arguments: { member_number: '400118' } })) as CallToolResult;
+    // Past input validation (no UNKNOWN_INPUT for `count`): stopped only by the entry's missing BASE_URL.
+    expect(r.structuredContent).toMatchObject({ word: 'REFUSED', code: 'MISSING_INPUT' });
+  });
+
   it('must fit the input they fill, and can never be a secret', () => {
     const card = Capability.parse(approvedCard());
     expect(bindingProblem(card, 'member_number', '400118')).toBeNull();
