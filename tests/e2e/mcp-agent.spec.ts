@@ -235,8 +235,8 @@ test('SIGTERM over HTTP: the call in flight is answered on its stream, new conne
 });
 
 /** `handrail serve --http 0` as a child, with an SDK client connected over Streamable HTTP. */
-async function serveHttp(dir = capsDir): Promise<{ client: Client; url: string; err: () => string; child: ReturnType<typeof spawn>; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> }> {
-  const child = spawn(process.execPath, [HANDRAIL, 'serve', dir, '--http', '0', '--evidence-dir', join(scratch, 'runs')], {
+async function serveHttp(dir = capsDir, extra: string[] = []): Promise<{ client: Client; url: string; err: () => string; child: ReturnType<typeof spawn>; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> }> {
+  const child = spawn(process.execPath, [HANDRAIL, 'serve', dir, '--http', '0', '--evidence-dir', join(scratch, 'runs'), ...extra], {
     cwd: ROOT,
     env: { ...env(), HANDRAIL_MCP_TOKEN: TOKEN },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -279,6 +279,29 @@ test('over HTTP too, a cancelled call stops before the commit, and a folder chan
     await h.client.close();
   } finally {
     h.child.kill('SIGTERM');
+    await h.exited;
+  }
+});
+
+test('over HTTP with --drain-ms 0, SIGTERM waits for nothing: the call stops before its commit, is answered CANCELLED, exit 0', async () => {
+  const h = await serveHttp(capsDir, ['--drain-ms', '0']);
+  try {
+    let signalled = false;
+    const call = h.client.callTool({ name: TOOL, arguments: plate('400118', '400118-S0001') }, undefined, {
+      onprogress: (p) => {
+        if (p.progress >= 2 && !signalled) {
+          signalled = true;
+          h.child.kill('SIGTERM');
+        }
+      },
+    });
+    const r = (await call) as CallToolResult;
+    expect(r.isError).toBe(true);
+    expect(receiptOf(r)).toMatchObject({ word: 'RECOVERABLE', code: 'CANCELLED', retryable: true });
+    expect(bank.store.holdFor('400118-S0001').postPresses).toBe(0);
+    expect(await h.exited).toEqual({ code: 0, signal: null });
+  } finally {
+    if (h.child.exitCode === null) h.child.kill('SIGKILL');
     await h.exited;
   }
 });
