@@ -1,7 +1,8 @@
-// An agent leaning on `handrail serve` through the MCP SDK's client: a cancelled call stops before the commit (and
-// after it, finishes and is answered from the journal next time); SIGTERM lets a call in flight finish and answers it
-// on stdio and HTTP, a second SIGTERM stops it before the commit; the tool list follows the folder; bound inputs are off
-// the schema; each step is reported as progress; the evidence is readable as resources.
+// An agent leaning on `handrail serve` through the SDK's client: cancelling, stopping the server, a live tool list, bound inputs, progress, logs and evidence as resources.
+// A cancelled call stops before the commit (after it, it finishes and is answered from the journal next time); SIGTERM
+// lets a call in flight finish and answers it on stdio and HTTP; a second SIGTERM (or a drain bound of 0) stops it
+// before the commit.
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -22,7 +23,6 @@ import type { Receipt } from '../../runner/mcp/tools.ts';
 import { loadCapability, type Capability } from '../../shared/schema/index.ts';
 import { handrail } from './support/cli.ts';
 import { HANDRAIL, serveChild, type Child } from './support/serve.ts';
-import { spawn } from 'node:child_process';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
