@@ -1,5 +1,5 @@
 // Every message between the extension's realms (side panel, worker, content scripts) as a zod schema: each is
-// parsed on the way in (STYLE.md 3), and anything that does not parse is dropped. Page scripts cannot reach
+// parsed on the way in, and anything that does not parse is dropped. Page scripts cannot reach
 // these channels at all (runtime messaging is extension-only); the sender is still checked by the receiver.
 import { z } from 'zod';
 import { Control, Verb } from '../../shared/schema/observation.ts';
@@ -44,7 +44,8 @@ export type PanelCommand = z.infer<typeof PanelCommand>;
 /** What the worker answers a panel command with. */
 export const CommandReply = z.union([
   z.strictObject({ ok: z.literal(true), session: z.string().optional(), text: z.string().optional() }),
-  z.strictObject({ ok: z.literal(false), code: z.string(), message: z.string() }),
+  /** A refusal as data (shared/errors.ts `Refusal`); the panel renders it with `refusalLine`. */
+  z.strictObject({ ok: z.literal(false), code: z.string(), message: z.string(), path: z.string().optional() }),
 ]);
 export type CommandReply = z.infer<typeof CommandReply>;
 

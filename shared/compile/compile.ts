@@ -4,7 +4,7 @@
 import { fingerprint } from '../fingerprint.ts';
 import { proposeMarks } from '../marks.ts';
 import { intentText, VERBS } from '../operations.ts';
-import type { SurfaceName } from '../surfaces.ts';
+import { SURFACES, type SurfaceName } from '../surfaces.ts';
 import { labelOf } from '../menu.ts';
 import { blankFor, blanksIn } from '../schema/blanks.ts';
 import { canonicalJson } from '../schema/canonical.ts';
@@ -178,8 +178,12 @@ function defaultId(goal: string): string {
   return slug(goal.split(/\s+/).slice(0, 5).join(' '), 40) || 'authored_capability';
 }
 
-function entryOf(entry: string, blankOrigin: boolean): string {
-  if (!blankOrigin || !/^https?:\/\//.test(entry)) return entry;
+/** The entry with its deployment-specific part blanked, as the card's surface declares it (shared/surfaces.ts). */
+export function entryOf(entry: string, surface: SurfaceName, blank: boolean): string {
+  const base = SURFACES[surface].entryBase;
+  if (!blank || base === 'none') return entry;
+  if (base === 'whole') return '{{env.BASE_URL}}';
+  if (!/^https?:\/\//.test(entry)) return entry;
   try {
     const u = new URL(entry);
     return `{{env.BASE_URL}}${u.pathname}${u.search}${u.hash}`;
@@ -323,13 +327,14 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
     }
   }
   const notes = reviewNotes({ finish: done.label, commits, unconfirmed, owners, inputs, used });
+  const surface: SurfaceName = opts.surface ?? start.surface ?? 'browser';
   const card: CapabilityInput = {
     schema: CAPABILITY_SCHEMA_ID,
     id: opts.id ?? defaultId(start.goal),
     version: 1,
     intent: start.goal.trim() || 'Authored capability (no goal was given)',
-    surface: opts.surface ?? start.surface ?? 'browser',
-    entry: entryOf(start.entry, opts.baseUrlBlank ?? true),
+    surface,
+    entry: entryOf(start.entry, surface, opts.baseUrlBlank ?? true),
     inputs: Object.fromEntries(
       inputs.map((i) => [
         i.name,

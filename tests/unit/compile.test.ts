@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parsePost } from '../../runner/cli/compile.ts';
-import { cardBytes, compile } from '../../shared/compile/compile.ts';
+import { cardBytes, compile, entryOf } from '../../shared/compile/compile.ts';
 import { TraceLine, type TraceAct } from '../../shared/schema/trace.ts';
 
 const BOOK = fileURLToPath(new URL('../fixtures/author/plumbline.trace.jsonl', import.meta.url));
@@ -130,5 +130,24 @@ describe('handrail compile --post', () => {
     });
     expect(() => parsePost(['add_note=shows:x'])).toThrow(/step=text:WORDS or step=control:ROLE:NAME/);
     expect(() => parsePost(['add_note=control:link'])).toThrow(/ROLE:NAME/);
+  });
+});
+
+describe('the entry is blanked as its surface declares', () => {
+  it('a URL loses its origin; a terminal entry (host:port) is blanked whole; nothing else is touched', () => {
+    expect(entryOf('http://127.0.0.1:8080/signon?x=1', 'browser', true)).toBe('{{env.BASE_URL}}/signon?x=1');
+    expect(entryOf('file:///tmp/page.html', 'browser', true)).toBe('file:///tmp/page.html');
+    expect(entryOf('127.0.0.1:3270', 'tn3270', true)).toBe('{{env.BASE_URL}}');
+    expect(entryOf('com.apple.TextEdit', 'macos', true)).toBe('com.apple.TextEdit');
+    expect(entryOf('http://127.0.0.1:8080/signon', 'browser', false)).toBe('http://127.0.0.1:8080/signon');
+  });
+
+  it('a book from another surface is held to that surface: browser rungs and frame scopes do not load on tn3270', () => {
+    const lines = book();
+    const start = lines[0];
+    if (start?.kind !== 'start') throw new Error('the fixture book starts with its start line');
+    const terminal = compile([{ ...start, surface: 'tn3270', entry: '127.0.0.1:3270' }, ...lines.slice(1)]);
+    expect(terminal.ok).toBe(false);
+    if (!terminal.ok) expect(terminal.holes.map((h) => h.message).join('\n')).toMatch(/tn3270 surface cannot resolve a "css" rung/);
   });
 });
