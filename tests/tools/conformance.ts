@@ -9,6 +9,7 @@
 // under the Node running this script.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -103,6 +104,10 @@ function run(cmd: string[], args: string[]): Promise<{ code: number | null; out:
 }
 
 async function main(): Promise<number> {
+  if (!existsSync(SUITE)) {
+    say(`the suite is not installed (${SUITE} is missing): run npm ci (it is a devDependency)`);
+    return 1;
+  }
   const node = nodeForSuite();
   const token = randomBytes(18).toString('base64url');
   const home = await mkdtemp(join(tmpdir(), 'handrail-conformance-'));
