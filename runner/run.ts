@@ -12,7 +12,7 @@ import { Masker, SecretError } from '../shared/secrets.ts';
 import type { Surface } from '../shared/surface.ts';
 import { surfaces, unreachable, type OpenOptions, type SurfaceDriver, type SurfaceRegistry } from './surfaces.ts';
 import { approvalStatus } from './approval.ts';
-import { Replay, type CallCounter } from './engine/engine.ts';
+import { Replay, type CallCounter, type StepEvent } from './engine/engine.ts';
 import { Evidence, EVIDENCE_KEY_ENV } from './evidence.ts';
 import { Journal, JournalError } from './engine/journal.ts';
 import { intentOf, journalFile, leaseFile, type Intent, type Store } from './intent.ts';
@@ -60,6 +60,13 @@ export interface RunRequest {
   /** With `--probe`: the read-only probe that may settle an in-doubt commit of this card by itself. */
   probe?: ProbeRunner;
   progress?: (line: string) => void;
+  /** Each step as it starts and each journalled act as it is dispatched (the MCP server's progress notifications). */
+  onStep?: (e: StepEvent) => void;
+  /**
+   * Cancels the run while no commit has been dispatched (RECOVERABLE / CANCELLED, nothing pressed, evidence sealed);
+   * after a commit's dispatch the run finishes and its receipt is journalled (docs/ARCHITECTURE.md, "Cancelling a run").
+   */
+  signal?: AbortSignal;
   settleTimeoutMs?: number;
   runId?: string;
 }
@@ -266,6 +273,10 @@ export async function runCapability(req: RunRequest): Promise<RunResult> {
   }
   const keyed = (r: RunResult): RunResult => (place ? RunResult.parse({ ...r, key: intent.key, journal: place.file }) : r);
   try {
+    // Cancelled while waiting for the lease or the journal: nothing opened, nothing pressed.
+    if (req.signal?.aborted) {
+      return keyed(resultBeforeRun(req.card.id, runId, 'RECOVERABLE', 'CANCELLED', 'cancelled before the run started; nothing was pressed, so trying again is safe'));
+    }
     const down = await unreachable(chosen.driver.declaration, ready.entry);
     if (down) return keyed(resultBeforeRun(req.card.id, runId, 'RECOVERABLE', 'SURFACE_UNREACHABLE', `${ready.entry}: ${down}`));
     const result = keyed(await drive(req, runId, ready, journal, chosen.driver));
@@ -314,6 +325,8 @@ async function drive(
         evidence,
         journal,
         ...(req.progress ? { progress: req.progress } : {}),
+        ...(req.onStep ? { onStep: req.onStep } : {}),
+        ...(req.signal ? { signal: req.signal } : {}),
         ...(req.settleTimeoutMs ? { settleTimeoutMs: req.settleTimeoutMs } : {}),
         ...(req.quietMs ? { quietMs: req.quietMs } : {}),
         ...(req.model ? { model: req.model } : {}),

@@ -123,6 +123,9 @@ function program(setExit: (code: number) => void): Command {
     .option('--evidence-dir <dir>', 'where runs keep their evidence')
     .option('--allow-env <name...>', 'an environment variable a card\'s entry may read as {{env.NAME}} besides BASE_URL (never HANDRAIL_*, ANTHROPIC_*)')
     .option('--allow-origin <origin...>', 'a browser origin (scheme://host[:port]) allowed to call --http besides 127.0.0.1/localhost')
+    .option('--bind <name=value...>', 'an input the server fills for every call (e.g. operator_id=OP1001): not on the tool\'s schema, never asked of the agent')
+    .option('--drain-ms <ms>', 'on SIGTERM/SIGINT, how long calls in flight may finish before they are cancelled (default 30000)')
+    .option('--warm', 'start the shared browser at once instead of at the first call')
     .action(async (dir: string, flags: import('./serve.ts').ServeFlags) => {
       const { serveCommand } = await import('./serve.ts');
       setExit(await serveCommand(dir, flags));

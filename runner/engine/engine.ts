@@ -59,6 +59,24 @@ export interface ReplayContext {
   scout?: Scout;
   /** The wall-clock ceiling on all climbing in one run (default 60 s). */
   ladderCeilingMs?: number;
+  /**
+   * The caller's cancellation (docs/ARCHITECTURE.md, "Cancelling a run"). Honoured only while no commit has been
+   * dispatched: it is read before each step and just before a commit's `dispatched` line. Once a commit is
+   * dispatched the run goes on to the end, so its outcome is observed and journalled for the next identical call.
+   */
+  signal?: AbortSignal;
+  /** Each step as it starts, and each stage or commit once its `dispatched` line is written (MCP progress). */
+  onStep?: (e: StepEvent) => void;
+}
+
+/** Where a run is: step `n` of `of` (1-based), on which declared screen; `dispatched` once a journalled act is written ahead. */
+export interface StepEvent {
+  phase: 'start' | 'dispatched';
+  n: number;
+  of: number;
+  step: string;
+  screen: string;
+  effect: Step['effect']['kind'];
 }
 
 /** A port that counts its own calls: the receipt reports what was asked, not what was meant to be asked. */
@@ -163,6 +181,10 @@ export class Replay {
     }));
     this.now = ctx.now ?? Date.now;
     this.started = this.now();
+  }
+
+  private tell(phase: StepEvent['phase'], step: Step, index: number): void {
+    this.ctx.onStep?.({ phase, n: index + 1, of: this.card.steps.length, step: step.id, screen: step.screen, effect: step.effect.kind });
   }
 
   private say(line: string): void {
@@ -395,6 +417,19 @@ export class Replay {
     return { word: 'FAILED', code: outcome.rule.code, outcome: outcome.name, message: what, atStep: step.id };
   }
 
+  /** Cancelled by the caller, and nothing has been pressed yet: the one time a cancellation is honoured. */
+  private cancelled(step: Step): Ending | null {
+    const signal = this.ctx.signal;
+    if (!signal?.aborted || this.pressedCommit) return null;
+    const why = typeof signal.reason === 'string' ? signal.reason : 'the caller cancelled';
+    return {
+      word: 'RECOVERABLE',
+      code: 'CANCELLED',
+      message: `stopped before step ${step.id} (${why}); no commit was dispatched, so trying again is safe`,
+      atStep: step.id,
+    };
+  }
+
   /** Run every step. Never throws: every ending is a typed result, with evidence kept. */
   async run(): Promise<RunResult> {
     let end: Ending;
@@ -410,7 +445,7 @@ export class Replay {
       await this.surface.open(entry);
       end = { word: 'SUCCESS', code: 'OK', message: 'all steps done' };
       for (const [i, step] of this.card.steps.entries()) {
-        const stepEnd = await this.step(step, i, (id) => (commitInFlight = id));
+        const stepEnd = this.cancelled(step) ?? (await this.step(step, i, (id) => (commitInFlight = id)));
         if (stepEnd) {
           end = stepEnd;
           break;
@@ -495,6 +530,7 @@ export class Replay {
   /** One step through the six checkpoints. Returns an ending to stop the run, or null to go on. */
   private async step(step: Step, index: number, markCommit: (id: string) => void): Promise<Ending | null> {
     const tag = `step ${index + 1}/${this.card.steps.length} ${step.id}`;
+    this.tell('start', step, index);
     // 1. Right screen? The observation that settled the previous step is the screen now showing; the first
     // screen is waited for under the same settle rules as every other (a page may render after its load event).
     const here = index === 0 ? (await this.firstScreen(step)).named : (this.current ?? (await this.look()));
@@ -522,7 +558,11 @@ export class Replay {
       };
     }
     this.rungs[step.target] = found.rung;
-    // 3. Journal.
+    // 3. Journal. The last moment a cancellation can stop a commit: after its `dispatched` line it may be pressed.
+    if (step.effect.kind === 'commit') {
+      const stop = this.cancelled(step);
+      if (stop) return stop;
+    }
     const journalled = JOURNALLED.has(step.effect.kind) && this.ctx.journal;
     const effect = step.effect.kind as 'stage' | 'commit';
     if (journalled && this.ctx.journal) {
@@ -535,6 +575,7 @@ export class Replay {
       markCommit(step.id);
       this.pressedCommit = true;
     }
+    if (JOURNALLED.has(step.effect.kind)) this.tell('dispatched', step, index);
     // 4. Act.
     await this.shotsTaken();
     failpoint(step.id, 'before_act');

@@ -3,7 +3,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Replay } from '../../runner/engine/engine.ts';
+import { Replay, type StepEvent } from '../../runner/engine/engine.ts';
 import { Journal } from '../../runner/engine/journal.ts';
 import { Evidence, LOG_FILE, verifyEvidence } from '../../runner/evidence.ts';
 import { intentOf, storeIn } from '../../runner/intent.ts';
@@ -179,7 +179,11 @@ interface Run {
 }
 
 /** One replay of `card` over `surface`, with evidence in a fresh directory and, if given, a journal file. */
-async function replay(surface: MemorySurface, card: Capability, opts: { journal?: string; inputs?: Record<string, string>; referee?: Referee; scout?: Scout } = {}): Promise<Run> {
+async function replay(
+  surface: MemorySurface,
+  card: Capability,
+  opts: { journal?: string; inputs?: Record<string, string>; referee?: Referee; scout?: Scout; signal?: AbortSignal; onStep?: (e: StepEvent) => void } = {},
+): Promise<Run> {
   const runId = `run-${++runs}`;
   const masker = new Masker([{ name: 'password', value: PASSWORD }]);
   const dir = path.join(tmp, runId);
@@ -188,7 +192,20 @@ async function replay(surface: MemorySurface, card: Capability, opts: { journal?
   const progress: string[] = [];
   try {
     const result = await new Replay(
-      { card, inputs: opts.inputs ?? INPUTS, entry: card.entry, runId, masker, evidence, journal, progress: (l) => progress.push(l), ...(opts.referee ? { referee: opts.referee } : {}), ...(opts.scout ? { scout: opts.scout } : {}) },
+      {
+        card,
+        inputs: opts.inputs ?? INPUTS,
+        entry: card.entry,
+        runId,
+        masker,
+        evidence,
+        journal,
+        progress: (l) => progress.push(l),
+        ...(opts.referee ? { referee: opts.referee } : {}),
+        ...(opts.scout ? { scout: opts.scout } : {}),
+        ...(opts.signal ? { signal: opts.signal } : {}),
+        ...(opts.onStep ? { onStep: opts.onStep } : {}),
+      },
       surface,
     ).run();
     // As runner/run.ts does: a run that pressed a commit leaves its receipt in the journal.
@@ -720,6 +737,54 @@ describe('the truth of the word (docs/ARCHITECTURE.md, "The truth of the word")'
     const result = await replayer.run();
     await evidence.close();
     expect(result).toMatchObject({ word: 'SUCCESS', llm_calls: 3, classifier_calls: 1 });
+  });
+});
+
+describe('a cancellation (docs/ARCHITECTURE.md, "Cancelling a run")', () => {
+  it('before the commit is dispatched stops the run RECOVERABLE / CANCELLED: nothing pressed, nothing in doubt', async () => {
+    const s = new MemorySurface(bank());
+    const journal = path.join(tmp, 'cancel.jsonl');
+    const abort = new AbortController();
+    const events: string[] = [];
+    const { result, evidence } = await replay(s, cardFor(s), {
+      journal,
+      signal: abort.signal,
+      onStep: (e) => {
+        events.push(`${e.phase} ${e.n}/${e.of} ${e.step}@${e.screen}`);
+        if (e.step === 'sign_on') abort.abort('the agent changed its mind');
+      },
+    });
+    expect(result).toMatchObject({ word: 'RECOVERABLE', code: 'CANCELLED', retryable: true, at_step: 'post', steps_done: 2 });
+    expect(result.message).toContain('the agent changed its mind');
+    expect(s.presses('F10=Post Hold')).toBe(0);
+    expect(events).toEqual(['start 1/4 enter_password@signon', 'dispatched 1/4 enter_password@signon', 'start 2/4 sign_on@signon']);
+    expect(await phases(journal)).not.toContain('post dispatched');
+    const log = await fs.readFile(path.join(evidence, LOG_FILE), 'utf8');
+    expect(log).toContain('"kind":"run_end"');
+  });
+
+  it('after the commit is dispatched is too late: the run finishes and the commit is observed and journalled', async () => {
+    const s = new MemorySurface(bank());
+    const journal = path.join(tmp, 'late.jsonl');
+    const abort = new AbortController();
+    const { result } = await replay(s, cardFor(s), {
+      journal,
+      signal: abort.signal,
+      onStep: (e) => {
+        if (e.phase === 'dispatched' && e.effect === 'commit') abort.abort();
+      },
+    });
+    expect(abort.signal.aborted).toBe(true);
+    expect(result).toMatchObject({ word: 'SUCCESS', steps_done: 4, outputs: { confirmation: '123456' } });
+    expect(s.presses('F10=Post Hold')).toBe(1);
+    expect(await phases(journal)).toEqual(expect.arrayContaining(['post dispatched', 'post observed']));
+  });
+
+  it('already cancelled when the run starts: no step acts', async () => {
+    const s = new MemorySurface(bank());
+    const { result } = await replay(s, cardFor(s), { signal: AbortSignal.abort() });
+    expect(result).toMatchObject({ word: 'RECOVERABLE', code: 'CANCELLED', at_step: 'enter_password', steps_done: 0 });
+    expect(s.presses('Sign On')).toBe(0);
   });
 });
 
