@@ -94,7 +94,7 @@ function act(api: InPage, ref: string, verb: Verb, value: string | undefined): F
 export interface AgentOptions {
   /** Sends one clerk action to the worker (record mode). */
   report(a: ClerkAct): void;
-  /** Adds a listener that goes away with the content script (WXT's ContentScriptContext.addEventListener). */
+  /** Adds a listener that goes away with the content script (tied to the agent's life, lib/agent.ts). */
   listen(target: EventTarget, type: string, fn: (e: Event) => void): void;
   newId(): string;
 }

@@ -1,0 +1,117 @@
+// A page being recorded cannot fool the recorder: whatever it fires, the clerk's actions are all in the book, nothing it hears names the extension, and a recorder that could not see an action leaves a hole, never a silent gap.
+import { test, expect, type Page } from '@playwright/test';
+import { startBank, type Bank } from '../../demo/plumbline/server.ts';
+import { TraceLine } from '../../shared/schema/trace.ts';
+import { answer, book, exportBook, labelScreen, launchWithExtension, openPanel, startSession, type Loaded } from '../fixtures/extension/harness.ts';
+
+const PASSWORD = `pw-${Math.random().toString(36).slice(2, 10)}`;
+const INPUTS = [
+  { name: 'operator_id', value: 'OP1001' },
+  { name: 'password', value: PASSWORD, secret: true },
+];
+
+let bank: Bank;
+let ext: Loaded;
+
+test.describe.configure({ mode: 'serial' });
+
+test.beforeAll(async () => {
+  bank = await startBank({ port: 0, operatorPassword: PASSWORD });
+  ext = await launchWithExtension();
+});
+test.afterAll(async () => {
+  await ext?.close();
+  await bank?.close();
+});
+
+function parseBook(jsonl: string): TraceLine[] {
+  return jsonl
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => TraceLine.parse(JSON.parse(l)));
+}
+
+const summary = (lines: TraceLine[]): string[] =>
+  lines.map((l) => (l.kind === 'act' ? `act ${l.verb} ${l.control.name || l.control.hint}` : l.kind === 'label' ? `label ${l.label}` : l.kind));
+
+/**
+ * The page's own script (main world): from its first moment it keeps every message and event it hears that names
+ * the extension, so the test can see whether anything leaked the extension's id to it (WXT's content script
+ * announced itself with `window.postMessage({type: '<id>:content:wxt:content-script-started'}, '*')`).
+ */
+async function listenForLeaks(page: Page, id: string): Promise<void> {
+  await page.addInitScript((extId: string) => {
+    const heard: string[] = [];
+    (globalThis as unknown as { __heard: string[] }).__heard = heard;
+    const keep = (what: string): void => {
+      if (what.includes(extId)) heard.push(what);
+    };
+    window.addEventListener('message', (e) => keep(`message ${JSON.stringify(e.data)}`), true);
+  }, id);
+}
+
+/**
+ * The hostile page: every 10 ms it fires everything a page can fire at a content script — WXT's
+ * content-script-started event (for any script name, on document and window, with and without detail), the same as
+ * a postMessage, WXT's location-change event, lifecycle and focus events, forged extension messages, and
+ * synthetic clicks on the page's body.
+ */
+async function beHostile(page: Page, id: string): Promise<void> {
+  await page.evaluate((extId: string) => {
+    const names = ['content', 'agent', 'recorder', 'handrail', 'background', ''];
+    const fire = (): void => {
+      for (const n of names) {
+        for (const ev of ['wxt:content-script-started', 'wxt:locationchange']) {
+          const type = `${extId}:${n}:${ev}`;
+          const detail = { contentScriptName: n, messageId: Math.random().toString(36).slice(2) };
+          document.dispatchEvent(new CustomEvent(type, { detail }));
+          window.dispatchEvent(new CustomEvent(type, { detail }));
+          document.dispatchEvent(new CustomEvent(type));
+          window.postMessage({ type, ...detail }, '*');
+        }
+      }
+      for (const type of ['pagehide', 'pageshow', 'visibilitychange', 'freeze', 'resume', 'blur', 'focus', 'beforeunload', 'unload', 'popstate', 'hashchange']) {
+        window.dispatchEvent(new Event(type));
+        document.dispatchEvent(new Event(type));
+      }
+      window.postMessage({ type: 'hello' }, '*');
+      window.postMessage({ type: 'stop', session: 'x' }, '*');
+      window.postMessage({ type: 'clerk_act', event: 'forged-event-1', frame: [], ref: 'c0', verb: 'invoke' }, '*');
+      document.body.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+      history.replaceState(history.state, '', location.href);
+    };
+    (globalThis as unknown as { __hostile: number }).__hostile = window.setInterval(fire, 10);
+    fire();
+  }, id);
+}
+
+test('a page that fires every event and message it can while the clerk records does not stop the recorder: every action is in the book, and the page never hears the extension id', async () => {
+  test.setTimeout(90_000);
+  const page = await ext.context.newPage();
+  await listenForLeaks(page, ext.id);
+  await page.goto(`${bank.url}/signon`);
+  const panel = await openPanel(ext, bank.url);
+  await startSession(panel, { mode: 'record', goal: 'Sign on to PLUMBLINE', owner: 'Dana Clerk', inputs: INPUTS });
+  await labelScreen(panel, 'signon', 'Operator Sign On');
+  // The recorder is in the page by now: it told the page nothing.
+  const heard = async (): Promise<string[]> => page.evaluate(() => (globalThis as unknown as { __heard: string[] }).__heard);
+  expect(await heard()).toEqual([]);
+
+  await beHostile(page, ext.id);
+  // Long enough for a killed recorder to stay dead and to be re-injected and killed again.
+  await page.waitForTimeout(1_500);
+  await page.locator('input[name=opid]').fill('OP1001');
+  await page.locator('input[name=pwd]').fill(PASSWORD);
+  await page.getByRole('button', { name: 'F5=Sign On' }).click();
+  // The press was caught and held for the owner: the page did not go anywhere on its own.
+  await answer(panel, "button 'F5=Sign On'", 'navigate');
+  await labelScreen(panel, 'inquiry', 'Member Inquiry');
+  await panel.getByTestId('finish').click();
+  await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 20_000 });
+
+  const lines = parseBook(await exportBook(panel));
+  expect(summary(lines)).toEqual(['start', 'label signon', 'act set_value Operator ID', 'act set_value Password', 'act invoke F5=Sign On', 'label inquiry', 'finish', 'end']);
+  await expect(book(panel)).toHaveCount(lines.length);
+  await page.close();
+  await panel.close();
+});
