@@ -71,6 +71,8 @@ export function startAgent(): void {
     set recording(on: boolean) {
       agent.recording = life.valid && on;
     },
+    ask: () => agent.ask(),
+    answer: (on) => agent.answer(life.valid && on),
     observe: (rec) => agent.observe(life.valid && rec === true),
     // What the worker sends is parsed here too: this realm trusts nothing it did not check.
     call: (raw) => {
@@ -85,13 +87,22 @@ export function startAgent(): void {
     },
   };
   g[AGENT_GLOBAL] = published;
-  // A document the clerk reached on their own (the Back button, a redirect) asks whether to catch their actions,
-  // so nothing they do there goes unrecorded until the worker next looks.
-  browser.runtime.sendMessage({ type: 'hello' }).then(
-    (raw: unknown) => {
-      const r = HelloReply.safeParse(raw);
-      if (r.success && life.valid && r.data.recording) agent.recording = true;
-    },
-    () => undefined,
-  );
+  // A document the clerk reached on their own (a link, the Back button, a redirect) asks whether to catch their
+  // actions. It starts at document_start, before the page can be clicked; until the worker answers, presses are
+  // held (frame.ts `ask`), so a click in the first moments is neither lost nor let through unrecorded.
+  agent.ask();
+  void (async () => {
+    for (let attempt = 0; attempt < 4 && life.valid; attempt++) {
+      try {
+        const r = HelloReply.safeParse(await browser.runtime.sendMessage({ type: 'hello' }));
+        published.answer(r.success && r.data.recording);
+        return;
+      } catch {
+        await sleep(250 * (attempt + 1));
+      }
+    }
+    // No worker answered: the clerk's presses go through. If this tab was being recorded, the book shows the screen
+    // change no recorded action explains, and the compiler refuses it there (a hole), so nothing is lost silently.
+    published.answer(false);
+  })();
 }

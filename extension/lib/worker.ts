@@ -22,11 +22,14 @@ type Sender = Browser.runtime.MessageSender;
 
 const AGENT_ID = 'handrail-agent';
 
-/** The content script in every new document of the site being recorded, all frames, about:blank ones too. */
+/**
+ * The content script in every new document of the site being recorded, all frames, about:blank ones too, from
+ * document_start: its listeners are in place before the page can be clicked.
+ */
 const agents = {
   async register(url: string): Promise<void> {
     const origin = new URL(url).origin;
-    const script = { id: AGENT_ID, js: [CONTENT_SCRIPT_FILE.slice(1)], matches: [`${origin}/*`], allFrames: true, matchOriginAsFallback: true, runAt: 'document_idle' as const, persistAcrossSessions: false };
+    const script = { id: AGENT_ID, js: [CONTENT_SCRIPT_FILE.slice(1)], matches: [`${origin}/*`], allFrames: true, matchOriginAsFallback: true, runAt: 'document_start' as const, persistAcrossSessions: false };
     const have = await browser.scripting.getRegisteredContentScripts({ ids: [AGENT_ID] });
     if (have.length) await browser.scripting.updateContentScripts([script]);
     else await browser.scripting.registerContentScripts([script]);

@@ -1,6 +1,9 @@
 // A page being recorded cannot fool the recorder: whatever it fires, the clerk's actions are all in the book, nothing it hears names the extension, and a recorder that could not see an action leaves a hole, never a silent gap.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { test, expect, type Page } from '@playwright/test';
 import { startBank, type Bank } from '../../demo/plumbline/server.ts';
+import { compile } from '../../shared/compile/compile.ts';
 import { TraceLine } from '../../shared/schema/trace.ts';
 import { answer, book, exportBook, labelScreen, launchWithExtension, openPanel, startSession, type Loaded } from '../fixtures/extension/harness.ts';
 
@@ -114,4 +117,68 @@ test('a page that fires every event and message it can while the clerk records d
   await expect(book(panel)).toHaveCount(lines.length);
   await page.close();
   await panel.close();
+});
+
+/**
+ * Two pages, Alpha and Beta, each a link to the other. The server sends the heading and the link at once and the
+ * rest of the document a second later, so the link is on the screen (and a person can click it) long before the
+ * document has finished loading — the moment a recorder injected at document_idle is not there yet.
+ */
+async function startSlowPages(): Promise<{ url: string; close(): Promise<void> }> {
+  const server: Server = createServer((req, res) => {
+    const name = req.url === '/beta' ? 'Beta' : req.url === '/alpha' ? 'Alpha' : null;
+    if (!name) {
+      res.writeHead(404).end();
+      return;
+    }
+    const other = name === 'Alpha' ? 'Beta' : 'Alpha';
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.write(`<!doctype html><html><head><title>${name}</title></head><body><h1>${name}</h1><a href="/${other.toLowerCase()}">Go to ${other}</a>\n`);
+    const t = setTimeout(() => res.end('<!-- the rest of a slow page --></body></html>'), 1_000);
+    res.on('close', () => clearTimeout(t));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+test('a link clicked the moment it shows, before its page has finished loading, is recorded every time', async () => {
+  test.setTimeout(120_000);
+  const site = await startSlowPages();
+  try {
+    const page = await ext.context.newPage();
+    await page.goto(`${site.url}/alpha`);
+    const panel = await openPanel(ext, site.url);
+    await startSession(panel, { mode: 'record', goal: 'Walk between Alpha and Beta', owner: 'Dana Clerk', inputs: [{ name: 'note', value: 'none' }] });
+    await labelScreen(panel, 'alpha', 'Alpha');
+    const ROUNDS = 8;
+    const clicked: string[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      const to = i % 2 === 0 ? 'Beta' : 'Alpha';
+      // The clerk clicks as soon as the link is there (Playwright waits only until it is visible and stable).
+      await page.getByRole('link', { name: `Go to ${to}` }).click();
+      clicked.push(`act invoke Go to ${to}`);
+      await page.waitForURL(`**/${to.toLowerCase()}`, { waitUntil: 'commit' });
+      if (i === 0) await labelScreen(panel, 'beta', 'Beta');
+    }
+    await expect(panel.getByTestId('screen-label')).toHaveText(ROUNDS % 2 === 0 ? 'alpha' : 'beta', { timeout: 20_000 });
+    await panel.getByTestId('finish').click();
+    await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 20_000 });
+
+    const lines = parseBook(await exportBook(panel));
+    expect(summary(lines).filter((l) => l.startsWith('act'))).toEqual(clicked);
+    const compiled = compile(lines, { id: 'walk' });
+    expect(compiled.ok ? compiled.card.steps.length : compiled.holes).toBe(ROUNDS);
+    await page.close();
+    await panel.close();
+  } finally {
+    await site.close();
+  }
 });
