@@ -6,7 +6,7 @@
 // line lost, none written twice, and a press under way is never made twice. This file starts, stops and ends
 // sessions and routes the panel's commands; the parts named above do the rest.
 import { KeyedLock } from '../../shared/lock.ts';
-import { TRACE_SCHEMA_ID, TraceLine } from '../../shared/schema/trace.ts';
+import { lineHash, TRACE_SCHEMA_ID, TraceLine } from '../../shared/schema/trace.ts';
 import { openLive } from './live-session.ts';
 import type { ClerkAct, CommandReply, PanelCommand } from './messages.ts';
 import { spawnModelSession } from './model-session.ts';
@@ -154,9 +154,11 @@ export class Host {
     const masked = live ? live.masker.mask(message) : message;
     const n = await this.d.store.countLines(id);
     const lines = await this.d.store.lines(id);
-    if (lines.at(-1)?.kind !== 'end') {
+    const last = lines.at(-1);
+    if (last?.kind !== 'end') {
       const end = TraceLine.parse({
         seq: n + 1,
+        ...(last ? { prev: lineHash(last) } : {}),
         at: (this.d.now?.() ?? new Date()).toISOString(),
         kind: 'end',
         outcome: state === 'finished' ? 'finished' : 'failed',

@@ -1,13 +1,21 @@
 // The book: one JSON line per thing that happened while a task was worked out (by a model or a clerk).
 // The compiler reads only this. Secret values never appear in it: a secret is always its blank.
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { z } from 'zod';
 import { EffectKind, FingerprintField, Rung } from './capability.ts';
 import { Control, Locus, ScopeLink, Verb } from './observation.ts';
 import { SurfaceName } from '../surfaces.ts';
+import { canonicalJson } from './canonical.ts';
 
 export const TRACE_SCHEMA_ID = 'handrail.trace/v1';
 
-const Base = { seq: z.number().int().nonnegative(), at: z.string() };
+/**
+ * Every line is numbered (1, 2, 3…) and carries the hash of the line before it (`prev`, absent on line 1), so a
+ * book with a line missing, moved or changed does not compile (shared/compile/continuity.ts). Books written before
+ * the chain have no `prev`; their numbering is still checked.
+ */
+const Base = { seq: z.number().int().nonnegative(), at: z.string(), prev: z.string().regex(/^[0-9a-f]{64}$/).optional() };
 
 /** Books written before observations were surface-neutral carry the browser's `url` where `locus` now stands. */
 const locusFromUrl = (v: unknown): unknown => {
@@ -93,3 +101,8 @@ export type TraceLine = z.infer<typeof TraceLine>;
 export type TraceAct = z.infer<typeof TraceAct>;
 export type TraceLabel = z.infer<typeof TraceLabel>;
 export type TraceStart = z.infer<typeof TraceStart>;
+
+/** What the next line's `prev` must be: the sha256 of this line's canonical JSON (sorted keys, as written). */
+export function lineHash(line: TraceLine): string {
+  return bytesToHex(sha256(utf8ToBytes(canonicalJson(line))));
+}
