@@ -6,7 +6,7 @@ import { ExtensionAnthropicModel } from './anthropic.ts';
 import { refusalOf } from '../../shared/errors.ts';
 import { Host } from './host.ts';
 import { AgentHello, ClerkAct, PanelCommand, type CommandReply, type HelloReply } from './messages.ts';
-import { readSettings, vault } from './settings.ts';
+import { readSettings, restrictLocal, vault } from './settings.ts';
 import { BookStore } from './store.ts';
 import { chromeTab, CONTENT_SCRIPT_FILE } from './tab.ts';
 
@@ -43,6 +43,8 @@ const agents = {
 export function startWorker(): void {
   // The worker's own origin is the extension's (chrome-extension://<id>): its pages share it, pages on sites do not.
   const extensionOrigin = globalThis.location.origin;
+  // The key kept by an earlier version (before the area was restricted) is out of content scripts' reach too.
+  restrictLocal().catch(() => undefined);
   const host: Promise<Host> = BookStore.open().then((store) => {
     const h = new Host({
       store,

@@ -5,7 +5,7 @@ import { test, expect, type Page } from '@playwright/test';
 import { startBank, type Bank } from '../../demo/plumbline/server.ts';
 import { compile } from '../../shared/compile/compile.ts';
 import { TraceLine } from '../../shared/schema/trace.ts';
-import { answer, book, exportBook, labelScreen, launchWithExtension, openPanel, startSession, type Loaded } from '../fixtures/extension/harness.ts';
+import { answer, book, exportBook, labelScreen, launchWithExtension, openPanel, saveModelSettings, startSession, type Loaded } from '../fixtures/extension/harness.ts';
 
 const PASSWORD = `pw-${Math.random().toString(36).slice(2, 10)}`;
 const INPUTS = [
@@ -181,4 +181,46 @@ test('a link clicked the moment it shows, before its page has finished loading, 
   } finally {
     await site.close();
   }
+});
+
+test('the Anthropic key is out of a content script\'s reach: storage the recorder can read holds no key', async () => {
+  test.setTimeout(60_000);
+  const KEY = `sk-fake-${Math.random().toString(36).slice(2, 10)}`;
+  const page = await ext.context.newPage();
+  await page.goto(`${bank.url}/signon`);
+  const panel = await openPanel(ext, bank.url);
+  await saveModelSettings(panel, { key: KEY, baseURL: 'https://api.anthropic.com', model: 'claude-fake' });
+  // The extension's own pages still read it (the worker calls the model with it).
+  const own = await panel.evaluate(async () => {
+    const c = (globalThis as unknown as { chrome: { storage: { local: { get(): Promise<unknown> } } } }).chrome;
+    return JSON.stringify(await c.storage.local.get());
+  });
+  expect(own.includes(KEY)).toBe(true);
+  // A content script in the clerk's tab (the isolated world, where the recorder runs) asks for every storage area.
+  const tabId = Number(new URL(panel.url()).searchParams.get('tab'));
+  const seen = await panel.evaluate(async (tab: number) => {
+    type Area = { get(): Promise<unknown> };
+    type Chrome = { scripting: { executeScript(o: object): Promise<Array<{ result?: unknown }>> } };
+    const c = (globalThis as unknown as { chrome: Chrome }).chrome;
+    const [r] = await c.scripting.executeScript({
+      target: { tabId: tab },
+      func: async () => {
+        const s = (globalThis as unknown as { chrome: { storage: Record<string, Area | undefined> } }).chrome.storage;
+        const out: Record<string, string> = {};
+        for (const area of ['local', 'session', 'sync']) {
+          try {
+            out[area] = JSON.stringify(await s[area]?.get());
+          } catch (e) {
+            out[area] = `refused: ${(e as Error).message}`;
+          }
+        }
+        return out;
+      },
+    });
+    return JSON.stringify(r?.result);
+  }, tabId);
+  expect(seen).toContain('local');
+  expect(seen.includes(KEY)).toBe(false);
+  await page.close();
+  await panel.close();
 });
