@@ -34,7 +34,8 @@ export const PanelCommand = z.discriminatedUnion('type', [
     answer: z.enum(['commit', 'navigate', 'stage']),
     owner: OwnerName,
   }),
-  z.strictObject({ type: z.literal('label'), session: z.string(), label: z.string(), title: z.string().optional() }),
+  /** Labels the screen the panel showed, named by its signature: if the tab shows another screen now, nothing is labelled. */
+  z.strictObject({ type: z.literal('label'), session: z.string(), label: z.string(), title: z.string().optional(), signature: z.string().min(1) }),
   z.strictObject({ type: z.literal('finish'), session: z.string(), label: z.string() }),
   z.strictObject({ type: z.literal('stop'), session: z.string() }),
   z.strictObject({ type: z.literal('ping') }),

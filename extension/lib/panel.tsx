@@ -212,8 +212,11 @@ function Live(props: { s: SessionRecord; lines: TraceLine[]; owner: string }) {
           </div>
           <button
             data-testid="label-screen"
+            disabled={!s.view}
             onClick={() => {
-              void run({ type: 'label', session: s.id, label: toLabel(label), ...(title.trim() ? { title: title.trim() } : {}) });
+              if (!s.view) return;
+              // The label names the screen shown here (its signature), not whatever the tab shows when it arrives.
+              void run({ type: 'label', session: s.id, label: toLabel(label), signature: s.view.signature, ...(title.trim() ? { title: title.trim() } : {}) });
               setLabel('');
               setTitle('');
             }}
