@@ -38,6 +38,8 @@ export const PanelCommand = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('label'), session: z.string(), label: z.string(), title: z.string().optional(), signature: z.string().min(1) }),
   z.strictObject({ type: z.literal('finish'), session: z.string(), label: z.string() }),
   z.strictObject({ type: z.literal('stop'), session: z.string() }),
+  /** Record mode: the clerk lets the session record on this origin too (it was paused there). */
+  z.strictObject({ type: z.literal('allow_origin'), session: z.string(), origin: z.string() }),
   z.strictObject({ type: z.literal('ping') }),
 ]);
 export type PanelCommand = z.infer<typeof PanelCommand>;

@@ -38,7 +38,7 @@ export function startCommand(form: StartForm, tabId: number): { ok: true; cmd: P
   return { ok: true, cmd: cmd.data };
 }
 
-export type Phase = 'none' | 'asking' | 'recording' | 'running' | 'finished' | 'failed' | 'stopped';
+export type Phase = 'none' | 'asking' | 'recording' | 'paused' | 'running' | 'finished' | 'failed' | 'stopped';
 
 export interface SessionView {
   phase: Phase;
@@ -55,6 +55,7 @@ export function phaseOf(s: SessionRecord | null): Phase {
   if (!s) return 'none';
   if (s.state !== 'running') return s.state;
   if (s.question) return 'asking';
+  if (s.mode === 'record' && s.paused) return 'paused';
   return s.mode === 'record' ? 'recording' : 'running';
 }
 

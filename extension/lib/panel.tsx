@@ -31,8 +31,13 @@ async function ensureAccess(url: string): Promise<boolean> {
     return false;
   }
   const origins = [`${origin}/*`];
-  if (await browser.permissions.contains({ origins })) return true;
-  return browser.permissions.request({ origins });
+  try {
+    if (await browser.permissions.contains({ origins })) return true;
+    return await browser.permissions.request({ origins });
+  } catch {
+    // An origin the manifest cannot ask for (plain http beyond this machine): no access.
+    return false;
+  }
 }
 
 function download(name: string, text: string, type: string): void {
@@ -226,6 +231,28 @@ function Live(props: { s: SessionRecord; lines: TraceLine[]; owner: string }) {
           <button data-testid="finish" disabled={!v.showing} onClick={() => void run({ type: 'finish', session: s.id, label: v.showing ?? '' })}>
             Finish here{v.showing ? ` (${v.showing})` : ''}
           </button>
+        </div>
+      )}
+      {v.phase === 'paused' && (
+        <div class="paused" role="status" data-testid="paused">
+          <p>
+            <b>Recording paused.</b> This tab is on {s.paused}, not on {(s.origins ?? []).join(' or ') || 'the site this session started on'}. Nothing you do
+            here is recorded. Go back to continue, or record on this site too.
+          </p>
+          {s.paused?.startsWith('http') && (
+            <button
+              data-testid="allow-origin"
+              onClick={() => {
+                const origin = s.paused ?? '';
+                void (async () => {
+                  if (!(await ensureAccess(origin))) return setError(`Handrail needs access to ${origin} to record there`);
+                  await run({ type: 'allow_origin', session: s.id, origin });
+                })();
+              }}
+            >
+              Record on {s.paused} too
+            </button>
+          )}
         </div>
       )}
       {s.state === 'running' && (

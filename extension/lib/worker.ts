@@ -27,9 +27,8 @@ const AGENT_ID = 'handrail-agent';
  * document_start: its listeners are in place before the page can be clicked.
  */
 const agents = {
-  async register(url: string): Promise<void> {
-    const origin = new URL(url).origin;
-    const script = { id: AGENT_ID, js: [CONTENT_SCRIPT_FILE.slice(1)], matches: [`${origin}/*`], allFrames: true, matchOriginAsFallback: true, runAt: 'document_start' as const, persistAcrossSessions: false };
+  async register(origins: string[]): Promise<void> {
+    const script = { id: AGENT_ID, js: [CONTENT_SCRIPT_FILE.slice(1)], matches: origins.map((o) => `${o}/*`), allFrames: true, matchOriginAsFallback: true, runAt: 'document_start' as const, persistAcrossSessions: false };
     const have = await browser.scripting.getRegisteredContentScripts({ ids: [AGENT_ID] });
     if (have.length) await browser.scripting.updateContentScripts([script]);
     else await browser.scripting.registerContentScripts([script]);
@@ -103,6 +102,12 @@ export function startWorker(): void {
       return true;
     }
     return false;
+  });
+
+  // A recorded tab that goes to another site pauses its session there (and resumes when it comes back).
+  browser.tabs.onUpdated.addListener((tabId, info) => {
+    if (info.status !== 'loading' && info.url === undefined) return;
+    host.then((h) => h.tabMoved(tabId)).catch(() => undefined);
   });
 
   browser.sidePanel?.setPanelBehavior?.({ openPanelOnActionClick: true }).catch(() => undefined);

@@ -224,3 +224,45 @@ test('the Anthropic key is out of a content script\'s reach: storage the recorde
   await page.close();
   await panel.close();
 });
+
+test('a session is bound to the site it started on: on another site recording pauses, visibly, until the clerk goes back or adds the site', async () => {
+  test.setTimeout(90_000);
+  const here = new URL(bank.url);
+  // The same bank under another origin (localhost instead of 127.0.0.1): to the browser, another site.
+  const elsewhere = `http://localhost:${here.port}`;
+  const page = await ext.context.newPage();
+  await page.goto(`${bank.url}/signon`);
+  const panel = await openPanel(ext, bank.url);
+  await startSession(panel, { mode: 'record', goal: 'Sign on to PLUMBLINE', owner: 'Dana Clerk', inputs: INPUTS });
+  await labelScreen(panel, 'signon', 'Operator Sign On');
+  await expect(book(panel)).toHaveCount(2);
+
+  await page.goto(`${elsewhere}/signon`);
+  await expect(panel.getByTestId('phase')).toHaveText('paused', { timeout: 20_000 });
+  await expect(panel.getByTestId('paused')).toContainText(elsewhere);
+  // What the clerk does there is not recorded.
+  await page.locator('input[name=opid]').fill('OP1001');
+  await page.locator('input[name=pwd]').focus();
+  await page.waitForTimeout(1_500);
+  await expect(book(panel)).toHaveCount(2);
+
+  // Back on the session's site, recording goes on by itself.
+  await page.goto(`${bank.url}/signon`);
+  await expect(panel.getByTestId('phase')).toHaveText('recording', { timeout: 20_000 });
+  await page.locator('input[name=opid]').fill('OP1001');
+  await page.locator('input[name=pwd]').focus();
+  await expect(book(panel)).toHaveCount(3, { timeout: 20_000 });
+
+  // The clerk adds the other site: recording goes on there too.
+  await page.goto(`${elsewhere}/signon`);
+  await expect(panel.getByTestId('phase')).toHaveText('paused', { timeout: 20_000 });
+  await panel.getByTestId('allow-origin').click();
+  await expect(panel.getByTestId('phase')).toHaveText('recording', { timeout: 20_000 });
+  // (The same page, so the same screen: it is already labelled.)
+  await page.locator('input[name=opid]').fill('OP1002');
+  await page.locator('input[name=pwd]').focus();
+  await expect(book(panel)).toHaveCount(4, { timeout: 20_000 });
+  await expect(book(panel).last()).toContainText('set_value');
+  await page.close();
+  await panel.close();
+});

@@ -27,7 +27,7 @@ async function setup(): Promise<{ store: BookStore; tab: FakeTab; deps: HostDeps
   const agents: string[] = [];
   const deps: HostDeps = {
     agents: {
-      register: (url) => Promise.resolve(void agents.push(`register ${url}`)),
+      register: (origins) => Promise.resolve(void agents.push(`register ${origins.join(' ')}`)),
       unregister: () => Promise.resolve(void agents.push('unregister')),
     },
     store,
@@ -103,7 +103,7 @@ describe('the worker in record mode', () => {
     const host = new Host(deps);
     const id = await begin(host);
     // New documents of the recorded site get the agent, and learn they are being recorded.
-    expect(agents).toEqual(['register http://plumbline.test/signon']);
+    expect(agents).toEqual(['register http://plumbline.test']);
     expect([await host.recording(1), await host.recording(2)]).toEqual([true, false]);
     expect(await host.command({ type: 'label', session: id, label: 'signon', title: 'Sign On', signature: SCREENS.signon.signature })).toMatchObject({ ok: true });
     await host.clerkAct(act('e-0000001', 'c0', 'set_value', 'OP1001'), 1);
