@@ -1,11 +1,10 @@
 // The book: one JSON line per thing that happened while a task was worked out (by a model or a clerk).
 // The compiler reads only this. Secret values never appear in it: a secret is always its blank.
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { z } from 'zod';
 import { EffectKind, FingerprintField, Rung } from './capability.ts';
 import { Control, Locus, ScopeLink, Verb } from './observation.ts';
 import { SurfaceName } from '../surfaces.ts';
+import { hashStrings } from '../hash.ts';
 import { canonicalJson } from './canonical.ts';
 
 export const TRACE_SCHEMA_ID = 'handrail.trace/v1';
@@ -14,8 +13,10 @@ export const TRACE_SCHEMA_ID = 'handrail.trace/v1';
  * Every line is numbered (1, 2, 3…) and carries the hash of the line before it (`prev`, absent on line 1), so a
  * book with a line missing, moved or changed does not compile (shared/compile/continuity.ts). Books written before
  * the chain have no `prev`; their numbering is still checked.
+ * The chain finds accidents — a line lost when a worker stopped, lines moved, a line changed by hand — not forgery:
+ * whoever can rewrite a book can recompute any unkeyed hash, so a cryptographic one would promise nothing more here.
  */
-const Base = { seq: z.number().int().nonnegative(), at: z.string(), prev: z.string().regex(/^[0-9a-f]{64}$/).optional() };
+const Base = { seq: z.number().int().nonnegative(), at: z.string(), prev: z.string().regex(/^[0-9a-f]{16}$/).optional() };
 
 /** Books written before observations were surface-neutral carry the browser's `url` where `locus` now stands. */
 const locusFromUrl = (v: unknown): unknown => {
@@ -102,7 +103,7 @@ export type TraceAct = z.infer<typeof TraceAct>;
 export type TraceLabel = z.infer<typeof TraceLabel>;
 export type TraceStart = z.infer<typeof TraceStart>;
 
-/** What the next line's `prev` must be: the sha256 of this line's canonical JSON (sorted keys, as written). */
+/** What the next line's `prev` must be: the hash (shared/hash.ts) of this line's canonical JSON (sorted keys, as written). */
 export function lineHash(line: TraceLine): string {
-  return bytesToHex(sha256(utf8ToBytes(canonicalJson(line))));
+  return hashStrings([canonicalJson(line)]);
 }
