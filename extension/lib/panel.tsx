@@ -114,7 +114,13 @@ function NewSession(props: { tab: { id: number; url: string }; onStarted: (id: s
   const start = async (): Promise<void> => {
     const built = startCommand(form, props.tab.id);
     if (!built.ok) return setError(built.message);
-    if (!(await ensureAccess(props.tab.url))) return setError(`Handrail needs access to ${props.tab.url} to record there`);
+    if (!(await ensureAccess(props.tab.url))) {
+      return setError(
+        props.tab.url.startsWith('http:')
+          ? `Handrail records plain-http sites only on this machine (localhost, 127.0.0.1): open the site's https address and start again`
+          : `Handrail needs access to ${props.tab.url} to record there: allow it when Chrome asks, then start again`,
+      );
+    }
     const r = await send(built.cmd);
     if (!r.ok) return setError(refusalLine(r));
     setError(null);

@@ -266,3 +266,25 @@ test('a session is bound to the site it started on: on another site recording pa
   await page.close();
   await panel.close();
 });
+
+test('the extension may ask for https sites only; plain http is granted for this machine alone', async () => {
+  const panel = await ext.context.newPage();
+  await panel.goto(`chrome-extension://${ext.id}/sidepanel.html`);
+  const manifest = await panel.evaluate(() => {
+    type Manifest = { host_permissions?: string[]; optional_host_permissions?: string[] };
+    return (globalThis as unknown as { chrome: { runtime: { getManifest(): Manifest } } }).chrome.runtime.getManifest();
+  });
+  expect(manifest.optional_host_permissions).toEqual(['https://*/*']);
+  expect(manifest.host_permissions?.filter((p) => p.startsWith('http:')).sort()).toEqual(['http://127.0.0.1/*', 'http://localhost/*']);
+  // Asking for a plain-http site beyond this machine is not even possible.
+  const asked = await panel.evaluate(async () => {
+    const c = (globalThis as unknown as { chrome: { permissions: { contains(p: object): Promise<boolean>; request(p: object): Promise<boolean> } } }).chrome;
+    try {
+      return `granted: ${await c.permissions.request({ origins: ['http://bank.example/*'] })}`;
+    } catch (e) {
+      return `refused: ${(e as Error).message}`;
+    }
+  });
+  expect(asked).toMatch(/^refused/);
+  await panel.close();
+});
