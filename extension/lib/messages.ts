@@ -31,7 +31,8 @@ export const PanelCommand = z.discriminatedUnion('type', [
     type: z.literal('answer'),
     session: z.string(),
     question: z.string(),
-    answer: z.enum(['commit', 'navigate', 'stage']),
+    /** `cancel`: do not press it; nothing is pressed or written. */
+    answer: z.enum(['commit', 'navigate', 'stage', 'cancel']),
     owner: OwnerName,
   }),
   /** Labels the screen the panel showed, named by its signature: if the tab shows another screen now, nothing is labelled. */

@@ -208,6 +208,12 @@ function Live(props: { s: SessionRecord; lines: TraceLine[]; owner: string }) {
               {a}
             </button>
           ))}
+          <button
+            data-testid="answer-cancel"
+            onClick={() => void run({ type: 'answer', session: s.id, question: s.question?.id ?? '', answer: 'cancel', owner: props.owner || s.owner })}
+          >
+            Cancel: do not press it
+          </button>
           <span class="note"> answering as {props.owner || s.owner}</span>
         </div>
       )}

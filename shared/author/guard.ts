@@ -37,6 +37,7 @@ export type RefusalCode =
   | 'NOT_LABELLED'
   | 'NOT_SHOWING'
   | 'ACTION_FAILED'
+  | 'CANCELLED'
   | 'FINISHED';
 
 /** Lines as the guard builds them; `seq`, `at` and `prev` are added when written. */
@@ -250,7 +251,8 @@ export class Guard {
     return null;
   }
 
-  async #classify(row: MenuRow, screen: string | null): Promise<{ kind: EffectKind; by: 'rule' | 'owner'; owner?: string }> {
+  /** The press's effect sticker, or null when the owner cancelled it. */
+  async #classify(row: MenuRow, screen: string | null): Promise<{ kind: EffectKind; by: 'rule' | 'owner'; owner?: string } | null> {
     const sticker = VERBS[row.verb].sticker;
     if (sticker !== 'by_risk') return { kind: sticker, by: 'rule' };
     // The surface's risk rules by role (a browser link navigates); anything else pressed is a commit until the
@@ -262,6 +264,7 @@ export class Guard {
       screen,
       goal: this.#o.goal,
     });
+    if (a.answer === 'cancel') return null;
     return { kind: a.answer, by: 'owner', owner: a.name };
   }
 
@@ -293,6 +296,7 @@ export class Guard {
     const over: FingerprintField[] = control.name ? ['role', 'name', 'supports', 'ancestor_roles'] : ['role', 'supports', 'ancestor_roles'];
     const fp = { over, value: fingerprint(control, over, before.observer) };
     const effect = await this.#classify(live, this.#labelOf(before));
+    if (!effect) return refuse(call.id, 'CANCELLED', `the owner cancelled pressing ${control.role} '${labelOf(control)}': nothing was pressed or written`);
     const values = Object.fromEntries(this.#o.inputs.map((i) => [i.name, i.value]));
     const line: DispatchedLine = {
       kind: 'act',

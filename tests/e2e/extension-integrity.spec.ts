@@ -288,3 +288,29 @@ test('the extension may ask for https sites only; plain http is granted for this
   expect(asked).toMatch(/^refused/);
   await panel.close();
 });
+
+test('a question can be cancelled: the press is not made and nothing is written; pressed again, it is asked again', async () => {
+  test.setTimeout(90_000);
+  const page = await ext.context.newPage();
+  await page.goto(`${bank.url}/signon`);
+  const panel = await openPanel(ext, bank.url);
+  await startSession(panel, { mode: 'record', goal: 'Sign on to PLUMBLINE', owner: 'Dana Clerk', inputs: INPUTS });
+  await labelScreen(panel, 'signon', 'Operator Sign On');
+  await page.locator('input[name=opid]').fill('OP1001');
+  await page.locator('input[name=pwd]').fill(PASSWORD);
+  await page.getByRole('button', { name: 'F5=Sign On' }).click();
+  await expect(panel.getByTestId('question-control')).toHaveText("button 'F5=Sign On'", { timeout: 20_000 });
+  await panel.getByTestId('answer-cancel').click();
+  await expect(panel.getByTestId('question')).toHaveCount(0, { timeout: 20_000 });
+  await expect(panel.getByTestId('note')).toContainText('cancelled', { timeout: 20_000 });
+  await expect(panel.getByTestId('phase')).toHaveText('recording');
+  expect(new URL(page.url()).pathname).toBe('/signon');
+  await expect(book(panel)).toHaveCount(4);
+
+  await page.getByRole('button', { name: 'F5=Sign On' }).click();
+  await answer(panel, "button 'F5=Sign On'", 'navigate');
+  await expect(book(panel)).toHaveCount(5, { timeout: 20_000 });
+  await expect(book(panel).last()).toContainText('F5=Sign On');
+  await page.close();
+  await panel.close();
+});
