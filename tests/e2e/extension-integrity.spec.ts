@@ -1,6 +1,7 @@
 // A page being recorded cannot fool the recorder: whatever it fires, the clerk's actions are all in the book, nothing it hears names the extension, and a recorder that could not see an action leaves a hole, never a silent gap.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import AxeBuilder from '@axe-core/playwright';
 import { test, expect, type Page } from '@playwright/test';
 import { startBank, type Bank } from '../../demo/plumbline/server.ts';
 import { compile } from '../../shared/compile/compile.ts';
@@ -311,6 +312,45 @@ test('a question can be cancelled: the press is not made and nothing is written;
   await answer(panel, "button 'F5=Sign On'", 'navigate');
   await expect(book(panel)).toHaveCount(5, { timeout: 20_000 });
   await expect(book(panel).last()).toContainText('F5=Sign On');
+  await page.close();
+  await panel.close();
+});
+
+/** axe-core over the panel as it is now: the serious and critical violations, each as "rule: where". */
+async function axeProblems(panel: Page): Promise<string[]> {
+  const r = await new AxeBuilder({ page: panel }).analyze();
+  // axe ran over the panel's own document (a rule that found nothing to check would pass vacuously).
+  expect(r.passes.map((p) => p.id)).toEqual(expect.arrayContaining(['button-name', 'color-contrast']));
+  return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').flatMap((v) => v.nodes.map((n) => `${v.id}: ${n.target.join(' ')}`));
+}
+
+test('the side panel passes axe-core with no serious or critical violation in each state a clerk meets', async () => {
+  test.setTimeout(120_000);
+  const page = await ext.context.newPage();
+  await page.goto(`${bank.url}/signon`);
+  const panel = await openPanel(ext, bank.url);
+  const seen: Record<string, string[]> = {};
+  seen['new session'] = await axeProblems(panel);
+  // A refusal shown as an error (no goal).
+  await panel.getByTestId('start').click();
+  seen['start refused'] = await axeProblems(panel);
+  await startSession(panel, { mode: 'record', goal: 'Sign on to PLUMBLINE', owner: 'Dana Clerk', inputs: INPUTS });
+  seen['recording'] = await axeProblems(panel);
+  await labelScreen(panel, 'signon', 'Operator Sign On');
+  await page.locator('input[name=opid]').fill('OP1001');
+  await page.locator('input[name=pwd]').fill(PASSWORD);
+  await page.getByRole('button', { name: 'F5=Sign On' }).click();
+  await expect(panel.getByTestId('question-control')).toHaveText("button 'F5=Sign On'", { timeout: 20_000 });
+  seen['question'] = await axeProblems(panel);
+  await answer(panel, "button 'F5=Sign On'", 'navigate');
+  await labelScreen(panel, 'inquiry', 'Member Inquiry');
+  await panel.getByTestId('finish').click();
+  await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 20_000 });
+  seen['finished'] = await axeProblems(panel);
+  await panel.getByTestId('saved-compile').first().click();
+  await expect(panel.getByTestId('download-card')).toBeVisible();
+  seen['compiled'] = await axeProblems(panel);
+  expect(seen).toEqual({ 'new session': [], 'start refused': [], recording: [], question: [], finished: [], compiled: [] });
   await page.close();
   await panel.close();
 });
