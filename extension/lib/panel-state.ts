@@ -112,3 +112,30 @@ export function fileStem(s: Pick<SessionRecord, 'goal' | 'created'>): string {
   const words = s.goal.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || 'trace';
   return `${words}-${s.created.replace(/[-:.]/g, '').slice(0, 13)}`;
 }
+
+/** The session's last note as the panel shows it: an error (with what to do next) or a plain note. */
+export type NoteView = { kind: 'note'; text: string } | { kind: 'error'; text: string; next: string };
+
+const AGAIN = 'Look at the screen in the tab and do the step again.';
+
+export function noteOf(s: SessionRecord | null): NoteView | null {
+  const text = s?.note;
+  if (!s || !text) return null;
+  // The clerk's own Cancel is not an error.
+  if (text.startsWith('refused (CANCELLED)')) return { kind: 'note', text };
+  if (s.state === 'failed') return { kind: 'error', text, next: 'The session has ended. Export what was recorded if you need it, and start a new session.' };
+  if (text.startsWith('refused (') || /nothing recorded|nothing was labelled/.test(text)) return { kind: 'error', text, next: AGAIN };
+  if (/cannot tell whether/.test(text)) return { kind: 'error', text, next: 'Check in the application whether it happened before you press again.' };
+  return { kind: 'note', text };
+}
+
+/** What the worker is doing while the clerk waits (shown with Stop), or null when it is waiting for the clerk. */
+export function busyOf(s: SessionRecord | null): string | null {
+  if (!s || s.state !== 'running' || s.question) return null;
+  if (s.mode === 'model') return 'The model is working out the next step…';
+  const d = s.dispatched?.line;
+  if (!d) return null;
+  const what = `${d.control.role} '${d.control.name || d.control.hint || ''}'`;
+  const doing = d.verb === 'set_value' ? `Typing into ${what}` : d.verb === 'select' ? `Choosing in ${what}` : `Pressing ${what}`;
+  return `${doing} for you and waiting for the screen…`;
+}

@@ -5,7 +5,7 @@ import { browser } from 'wxt/browser';
 import type { TraceLine } from '../../shared/schema/trace.ts';
 import { refusalLine } from '../../shared/errors.ts';
 import { Changed, CommandReply, type PanelCommand } from './messages.ts';
-import { compileBook, emptyForm, fileStem, sessionView, startCommand, toLabel, type CompileView, type StartForm } from './panel-state.ts';
+import { busyOf, compileBook, emptyForm, fileStem, noteOf, sessionView, startCommand, toLabel, type CompileView, type StartForm } from './panel-state.ts';
 import { DEFAULT_BASE_URL, DEFAULT_MODEL, readSettings, saveSettings, viewOf, type SettingsView } from './settings.ts';
 import { BookStore, toJsonl, type SessionRecord } from './store.ts';
 
@@ -166,7 +166,11 @@ function NewSession(props: { tab: { id: number; url: string }; onStarted: (id: s
       <button data-testid="input-add" onClick={() => set({ inputs: [...form.inputs, { name: '', value: '', secret: false }] })}>
         Add input
       </button>
-      {error && <p class="error" data-testid="start-error">{error}</p>}
+      {error && (
+        <p class="error-box" role="alert" data-testid="start-error">
+          <b>Cannot start.</b> {error}
+        </p>
+      )}
       <p>
         <button class="primary" data-testid="start" onClick={() => void start()}>
           Start on this tab
@@ -180,6 +184,8 @@ function NewSession(props: { tab: { id: number; url: string }; onStarted: (id: s
 function Live(props: { s: SessionRecord; lines: TraceLine[]; owner: string }) {
   const { s, lines } = props;
   const v = sessionView(s, lines);
+  const note = noteOf(s);
+  const busy = busyOf(s);
   const [label, setLabel] = useState('');
   const [title, setTitle] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -193,6 +199,15 @@ function Live(props: { s: SessionRecord; lines: TraceLine[]; owner: string }) {
         Session · {s.mode} · <span class="state" data-testid="phase">{v.phase}</span>
       </h2>
       <p>{s.goal}</p>
+      {busy && (
+        <p class="busy" role="status" data-testid="busy">
+          <span class="spinner" aria-hidden="true" />
+          {busy}{' '}
+          <button data-testid="busy-stop" onClick={() => void run({ type: 'stop', session: s.id })}>
+            Stop
+          </button>
+        </p>
+      )}
       {s.question && (
         <div class="question" data-testid="question" data-question={s.question.id}>
           <p>
@@ -272,15 +287,23 @@ function Live(props: { s: SessionRecord; lines: TraceLine[]; owner: string }) {
           Stop
         </button>
       )}
-      {s.note && (
-        <p class="note" data-testid="note">
-          {s.note}
-        </p>
-      )}
+      {note &&
+        (note.kind === 'error' ? (
+          <div class="error-box" role="alert" data-testid="note" data-kind="error">
+            <p>
+              <b>Not done.</b> {note.text}
+            </p>
+            <p>{note.next}</p>
+          </div>
+        ) : (
+          <p class="note" data-testid="note">
+            {note.text}
+          </p>
+        ))}
       {error && (
-        <p class="error" data-testid="live-error">
-          {error}
-        </p>
+        <div class="error-box" role="alert" data-testid="live-error">
+          <b>Not done.</b> {error}
+        </div>
       )}
       {s.view && (
         <>

@@ -4,7 +4,11 @@ import type { AddressInfo } from 'node:net';
 import AxeBuilder from '@axe-core/playwright';
 import { test, expect, type Page } from '@playwright/test';
 import { startBank, type Bank } from '../../demo/plumbline/server.ts';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { parseScript } from '../../shared/author/scripted.ts';
 import { compile } from '../../shared/compile/compile.ts';
+import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
 import { TraceLine } from '../../shared/schema/trace.ts';
 import { answer, book, exportBook, labelScreen, launchWithExtension, openPanel, saveModelSettings, startSession, type Loaded } from '../fixtures/extension/harness.ts';
 
@@ -333,6 +337,8 @@ test('the side panel passes axe-core with no serious or critical violation in ea
   seen['new session'] = await axeProblems(panel);
   // A refusal shown as an error (no goal).
   await panel.getByTestId('start').click();
+  // A refusal looks and reads as one, announced to a screen reader.
+  await expect(panel.getByRole('alert')).toContainText('Cannot start. a goal is required');
   seen['start refused'] = await axeProblems(panel);
   await startSession(panel, { mode: 'record', goal: 'Sign on to PLUMBLINE', owner: 'Dana Clerk', inputs: INPUTS });
   seen['recording'] = await axeProblems(panel);
@@ -353,4 +359,31 @@ test('the side panel passes axe-core with no serious or critical violation in ea
   expect(seen).toEqual({ 'new session': [], 'start refused': [], recording: [], question: [], finished: [], compiled: [] });
   await page.close();
   await panel.close();
+});
+
+test('while the model works the panel says so, with Stop; Stop ends the evening and nothing more is pressed', async () => {
+  test.setTimeout(90_000);
+  const key = `sk-fake-${Math.random().toString(36).slice(2, 10)}`;
+  const script = parseScript(await readFile(fileURLToPath(new URL('../fixtures/author/plumbline-evening.json', import.meta.url)), 'utf8'));
+  // A model that takes two seconds over each answer.
+  const fake = await startFakeAnthropic(script, { apiKey: key, delayMs: 2_000 });
+  try {
+    const page = await ext.context.newPage();
+    await page.goto(`${bank.url}/signon`);
+    const panel = await openPanel(ext, bank.url);
+    await saveModelSettings(panel, { key, baseURL: fake.url, model: 'claude-fake' });
+    await startSession(panel, { mode: 'model', goal: 'Sign on to PLUMBLINE', owner: 'Dana Reviewer', inputs: INPUTS });
+    await expect(panel.getByRole('status').filter({ hasText: 'The model is working out the next step' })).toBeVisible({ timeout: 10_000 });
+    expect(await axeProblems(panel)).toEqual([]);
+    await panel.getByTestId('busy-stop').click();
+    await expect(panel.getByTestId('phase')).toHaveText(/stopped|failed/, { timeout: 20_000 });
+    await expect(panel.getByTestId('busy')).toHaveCount(0);
+    // Nothing was pressed after Stop: the tab is still on sign-on.
+    await page.waitForTimeout(2_500);
+    expect(new URL(page.url()).pathname).toBe('/signon');
+    await page.close();
+    await panel.close();
+  } finally {
+    await fake.close();
+  }
 });
