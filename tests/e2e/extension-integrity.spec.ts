@@ -387,3 +387,32 @@ test('while the model works the panel says so, with Stop; Stop ends the evening 
     await fake.close();
   }
 });
+
+test('a screen the clerk reached in a way the recorder cannot see (a typed address) is a hole the compiler names, never a silent gap', async () => {
+  test.setTimeout(90_000);
+  const site = await startSlowPages();
+  try {
+    const page = await ext.context.newPage();
+    await page.goto(`${site.url}/alpha`);
+    const panel = await openPanel(ext, site.url);
+    await startSession(panel, { mode: 'record', goal: 'Walk to Beta and back', owner: 'Dana Clerk', inputs: [{ name: 'note', value: 'none' }] });
+    await labelScreen(panel, 'alpha', 'Alpha');
+    // The clerk types Beta's address: no control was touched, so there is nothing to record.
+    await page.goto(`${site.url}/beta`);
+    await page.getByRole('link', { name: 'Go to Alpha' }).click();
+    await page.waitForURL('**/alpha');
+    await expect(book(panel)).toHaveCount(3, { timeout: 20_000 });
+    await panel.getByTestId('finish').click();
+    await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 20_000 });
+    await panel.getByTestId('saved-compile').first().click();
+    await expect(panel.getByTestId('holes')).toContainText('UNEXPLAINED_CHANGE');
+    await expect(panel.getByTestId('holes')).toContainText('from "alpha" to an unlabelled screen');
+    const lines = parseBook(await exportBook(panel));
+    const r = compile(lines, { id: 'walk' });
+    expect(r.ok ? [] : r.holes.map((h) => [h.line, h.code])).toContainEqual([3, 'UNEXPLAINED_CHANGE']);
+    await page.close();
+    await panel.close();
+  } finally {
+    await site.close();
+  }
+});
