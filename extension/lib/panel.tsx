@@ -105,8 +105,9 @@ function Settings(props: { view: SettingsView | null; onSaved: (v: SettingsView)
   );
 }
 
-function NewSession(props: { tab: { id: number; url: string }; onStarted: (id: string) => void }) {
-  const [form, setForm] = useState<StartForm>(emptyForm);
+/** The form is the panel's, not this component's: it keeps its values while a session runs (secret values excepted). */
+function NewSession(props: { tab: { id: number; url: string }; onStarted: (id: string) => void; form: StartForm; setForm: (f: StartForm) => void }) {
+  const { form, setForm } = props;
   const [error, setError] = useState<string | null>(null);
   const set = (patch: Partial<StartForm>): void => setForm({ ...form, ...patch });
   const setRow = (i: number, patch: Partial<StartForm['inputs'][number]>): void =>
@@ -327,6 +328,8 @@ function Live(props: { s: SessionRecord; lines: TraceLine[]; owner: string }) {
 
 function Saved(props: { store: BookStore; sessions: SessionRecord[]; onOpen: (id: string) => void; onChanged: () => void }) {
   const [compiled, setCompiled] = useState<{ id: string; view: CompileView } | null>(null);
+  /** The session whose Delete was pressed once: deleting asks first. */
+  const [deleting, setDeleting] = useState<string | null>(null);
   const exportBook = async (s: SessionRecord): Promise<void> => download(`${fileStem(s)}.trace.jsonl`, toJsonl(await props.store.lines(s.id)), 'application/jsonl');
   const compileIt = async (s: SessionRecord): Promise<void> => setCompiled({ id: s.id, view: compileBook(await props.store.lines(s.id)) });
   return (
@@ -353,13 +356,27 @@ function Saved(props: { store: BookStore; sessions: SessionRecord[]; onOpen: (id
                 <button data-testid="saved-compile" onClick={() => void compileIt(s)}>
                   Compile
                 </button>
-                <button
-                  data-testid="saved-delete"
-                  disabled={s.state === 'running'}
-                  onClick={() => void props.store.deleteSession(s.id).then(props.onChanged)}
-                >
-                  Delete
-                </button>
+                {deleting === s.id ? (
+                  <span role="group" aria-label="Confirm delete" data-testid="delete-confirm">
+                    Delete this trace for good?{' '}
+                    <button
+                      data-testid="delete-yes"
+                      onClick={() => {
+                        setDeleting(null);
+                        void props.store.deleteSession(s.id).then(props.onChanged);
+                      }}
+                    >
+                      Yes, delete it
+                    </button>
+                    <button data-testid="delete-no" onClick={() => setDeleting(null)}>
+                      Keep it
+                    </button>
+                  </span>
+                ) : (
+                  <button data-testid="saved-delete" disabled={s.state === 'running'} onClick={() => setDeleting(s.id)}>
+                    Delete
+                  </button>
+                )}
               </td>
             </tr>
           ))}
@@ -413,6 +430,7 @@ export function Panel() {
   const [selected, setSelected] = useState<string | null>(null);
   const [lines, setLines] = useState<TraceLine[]>([]);
   const [error, setError] = useState<string | null>(null);
+  const [form, setForm] = useState<StartForm>(emptyForm);
 
   const refresh = useCallback(async (): Promise<void> => {
     if (!store) return;
@@ -457,7 +475,7 @@ export function Panel() {
       {error && <p class="error">{error}</p>}
       <Settings view={settings} onSaved={setSettings} />
       {current && <Live s={current} lines={lines} owner={current.owner} />}
-      {tab && !running && <NewSession tab={tab} onStarted={(id) => setSelected(id)} />}
+      {tab && !running && <NewSession tab={tab} onStarted={(id) => setSelected(id)} form={form} setForm={setForm} />}
       {store && <Saved store={store} sessions={sessions} onOpen={(id) => setSelected(id)} onChanged={() => void refresh()} />}
     </div>
   );

@@ -416,3 +416,30 @@ test('a screen the clerk reached in a way the recorder cannot see (a typed addre
     await site.close();
   }
 });
+
+test('the task form keeps its values after a session (the secret\'s value excepted), and deleting a trace asks first', async () => {
+  test.setTimeout(60_000);
+  const page = await ext.context.newPage();
+  await page.goto(`${bank.url}/signon`);
+  const panel = await openPanel(ext, bank.url);
+  await startSession(panel, { mode: 'record', goal: 'Sign on to PLUMBLINE for the form test', owner: 'Dana Clerk', inputs: INPUTS });
+  await panel.getByTestId('stop').click();
+  await expect(panel.getByTestId('phase')).toHaveText('stopped', { timeout: 20_000 });
+  await expect(panel.getByTestId('goal')).toHaveValue('Sign on to PLUMBLINE for the form test');
+  await expect(panel.getByTestId('owner')).toHaveValue('Dana Clerk');
+  await expect(panel.getByTestId('input-row').nth(0).getByTestId('input-value')).toHaveValue('OP1001');
+  await expect(panel.getByTestId('input-row').nth(1).getByTestId('input-name')).toHaveValue('password');
+  await expect(panel.getByTestId('input-row').nth(1).getByTestId('input-value')).toHaveValue('');
+
+  const rows = panel.getByTestId('saved-row');
+  const before = await rows.count();
+  await panel.getByTestId('saved-delete').first().click();
+  await expect(panel.getByTestId('delete-confirm')).toContainText('Delete this trace for good?');
+  await panel.getByTestId('delete-no').click();
+  await expect(rows).toHaveCount(before);
+  await panel.getByTestId('saved-delete').first().click();
+  await panel.getByTestId('delete-yes').click();
+  await expect(rows).toHaveCount(before - 1, { timeout: 10_000 });
+  await page.close();
+  await panel.close();
+});
