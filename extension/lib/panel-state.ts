@@ -48,7 +48,10 @@ export interface SessionView {
   labels: string[];
   /** The label of the screen showing, if it has one. */
   showing: string | null;
+  /** The book's lines, technical form (describeLine). */
   rows: string[];
+  /** The same lines in a clerk's words (plainLine). */
+  plain: string[];
 }
 
 export function phaseOf(s: SessionRecord | null): Phase {
@@ -79,6 +82,36 @@ export function describeLine(l: TraceLine): string {
   }
 }
 
+/** One book line in a clerk's words ("Typed {{input.member_number}} into Member number"); the technical form is describeLine. */
+export function plainLine(l: TraceLine): string {
+  switch (l.kind) {
+    case 'start':
+      return `Started: ${l.goal} (${l.author.kind === 'human' ? 'by hand' : `by the model${l.author.model ? ` ${l.author.model}` : ''}`})`;
+    case 'label':
+      return `Named this screen "${l.title}" (${l.label})`;
+    case 'act': {
+      const what = l.control.name || l.control.hint || `the ${l.control.role}`;
+      const done =
+        l.verb === 'set_value'
+          ? `Typed ${l.value ?? ''} into ${what}`
+          : l.verb === 'select'
+            ? `Chose ${l.value ?? ''} in ${what}`
+            : l.verb === 'toggle'
+              ? `Ticked ${what}`
+              : l.verb === 'read'
+                ? `Read ${what}`
+                : `Pressed ${what}`;
+      const kind = l.effect.kind === 'commit' ? ' — a commit' : l.effect.kind === 'navigate' && l.verb === 'invoke' ? ' — moves on' : '';
+      const who = l.effect.by === 'owner' ? ` (${l.effect.owner ?? 'the owner'} said)` : '';
+      return `${done}${kind}${kind ? who : ''}`;
+    }
+    case 'finish':
+      return `Done: the task ends on ${l.label}`;
+    case 'end':
+      return l.outcome === 'finished' ? 'Finished' : `Ended without finishing${l.code ? ` (${l.code})` : ''}`;
+  }
+}
+
 export function sessionView(s: SessionRecord | null, lines: readonly TraceLine[]): SessionView {
   const phase = phaseOf(s);
   return {
@@ -87,6 +120,7 @@ export function sessionView(s: SessionRecord | null, lines: readonly TraceLine[]
     labels: lines.flatMap((l) => (l.kind === 'label' ? [l.label] : [])),
     showing: s?.view?.label ?? null,
     rows: lines.map(describeLine),
+    plain: lines.map(plainLine),
   };
 }
 

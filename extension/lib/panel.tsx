@@ -318,8 +318,14 @@ function Live(props: { s: SessionRecord; lines: TraceLine[]; owner: string }) {
       )}
       <h2>Book ({lines.length} lines)</h2>
       <ol class="book" data-testid="book">
-        {v.rows.map((r) => (
-          <li>{r}</li>
+        {v.rows.map((r, i) => (
+          <li>
+            {v.plain[i]}
+            <details class="technical">
+              <summary>technical form</summary>
+              <code>{r}</code>
+            </details>
+          </li>
         ))}
       </ol>
     </section>

@@ -2,7 +2,7 @@
 // session's phase and book read as the panel shows them, a typed value equal to an input becomes its blank, and
 // compiling in the panel shows the holes.
 import { describe, expect, it } from 'vitest';
-import { busyOf, compileBook, describeLine, emptyForm, fileStem, noteOf, phaseOf, sessionView, startCommand, toLabel } from '../../extension/lib/panel-state.ts';
+import { busyOf, compileBook, describeLine, emptyForm, fileStem, noteOf, phaseOf, plainLine, sessionView, startCommand, toLabel } from '../../extension/lib/panel-state.ts';
 import { valueForGuard } from '../../extension/lib/record.ts';
 import type { SessionRecord } from '../../extension/lib/store.ts';
 import { TRACE_SCHEMA_ID, type TraceLine } from '../../shared/schema/trace.ts';
@@ -120,6 +120,28 @@ describe('a session as the panel shows it', () => {
     const dispatched = { call: 'e1', lines: 3, line: { verb: 'invoke', control: { role: 'button', name: 'F5=Search' } } } as unknown as SessionRecord['dispatched'];
     expect(busyOf(record({ dispatched }))).toBe("Pressing button 'F5=Search' for you and waiting for the screen…");
     expect(busyOf(record({ state: 'finished', mode: 'model' }))).toBeNull();
+  });
+  it("reads each line in a clerk's words, the technical form kept beside it", () => {
+    const act = {
+      seq: 3,
+      at: 't',
+      kind: 'act',
+      actor: 'human',
+      row: 1,
+      verb: 'set_value',
+      value: '{{input.member_number}}',
+      control: { ref: 'c0', role: 'textbox', name: 'Member number', verbs: ['set_value'], scope: [], ancestors: [] },
+      rungs: [],
+      fingerprint: { over: [], value: 'x' },
+      effect: { kind: 'stage', by: 'rule' },
+      before: { locus: {}, signature: 's', paths: [], label: null },
+      after: { locus: {}, signature: 's', paths: [], label: null },
+    } as unknown as TraceLine;
+    expect(plainLine(act)).toBe('Typed {{input.member_number}} into Member number');
+    const post = { ...act, verb: 'invoke', value: undefined, control: { ...(act as { control: object }).control, role: 'button', name: 'F10=Post Hold' }, effect: { kind: 'commit', by: 'owner', owner: 'Dana' } } as unknown as TraceLine;
+    expect(plainLine(post)).toBe('Pressed F10=Post Hold — a commit (Dana said)');
+    expect(sessionView(record(), lines).plain).toEqual(['Started: g (by hand)', 'Named this screen "Sign On" (signon)']);
+    expect(plainLine({ seq: 9, at: 't', kind: 'end', outcome: 'finished' })).toBe('Finished');
   });
   it('describes an end line with its code', () => {
     expect(describeLine({ seq: 9, at: 't', kind: 'end', outcome: 'failed', code: 'STOPPED' })).toBe('9 end: failed STOPPED');
