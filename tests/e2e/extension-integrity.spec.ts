@@ -443,3 +443,29 @@ test('the task form keeps its values after a session (the secret\'s value except
   await page.close();
   await panel.close();
 });
+
+test('in another tab of the recorded site, a press made while the page asks whether it is recorded still happens, and is not recorded', async () => {
+  test.setTimeout(90_000);
+  const site = await startSlowPages();
+  try {
+    const recorded = await ext.context.newPage();
+    await recorded.goto(`${site.url}/alpha`);
+    const panel = await openPanel(ext, site.url);
+    await startSession(panel, { mode: 'record', goal: 'Stay on Alpha', owner: 'Dana Clerk', inputs: [{ name: 'note', value: 'none' }] });
+    await labelScreen(panel, 'alpha', 'Alpha');
+    const other = await ext.context.newPage();
+    for (let i = 0; i < 3; i++) {
+      await other.goto(`${site.url}/alpha`, { waitUntil: 'commit' });
+      // Clicked the moment it shows: the recorder holds it until the worker says this tab is not recorded.
+      await other.getByRole('link', { name: 'Go to Beta' }).click();
+      await other.waitForURL('**/beta', { timeout: 10_000 });
+    }
+    await expect(book(panel)).toHaveCount(2);
+    expect(new URL(recorded.url()).pathname).toBe('/alpha');
+    await other.close();
+    await recorded.close();
+    await panel.close();
+  } finally {
+    await site.close();
+  }
+});
