@@ -20,8 +20,10 @@ export default defineConfig({
     // Always allowed: the Anthropic API and loopback (a bank or a fake Messages API on the clerk's own machine,
     // and the headless tests, which cannot click a permission prompt).
     host_permissions: ['https://api.anthropic.com/*', 'http://127.0.0.1/*', 'http://localhost/*'],
-    // Any other site is asked for, one origin at a time, when the clerk starts a session on it.
-    optional_host_permissions: ['https://*/*', 'http://*/*'],
+    // Any other site is asked for, one origin at a time, when the clerk starts a session on it — https only: the
+    // recorder sees what the clerk types (a password among it), and a plain-http page could be anyone on the
+    // network path. Plain http is for development, and only on this machine (the loopback hosts above).
+    optional_host_permissions: ['https://*/*'],
     action: { default_title: 'Handrail' },
   },
 });

@@ -1,24 +1,53 @@
-// The content script's body: one frame agent per document, published in the isolated world for the worker's
-// executeScript calls, its listeners tied to WXT's ContentScriptContext so an invalidated script (the extension
-// reloaded or updated) stops catching and reporting at once. Nothing here is reachable from the page.
+// The content script's body: one frame agent per document, published in the extension's isolated world for the
+// worker's executeScript calls. Nothing here is reachable from the page, and nothing the page can do reaches it:
+// the agent hears only the clerk's trusted input events and the worker (executeScript calls, runtime replies).
+//
+// Its life is its own, not WXT's ContentScriptContext: that context stops when a CustomEvent named
+// `<extension id>:<script>:wxt:content-script-started` is dispatched on the document — which any page can do —
+// and announces itself with a postMessage that gives the page that id. Here a script ends only when
+//   - a newer copy of the agent starts in the same document (it finds the old one in the isolated world, which
+//     the page cannot see, and retires it), or
+//   - the extension that injected it is gone (reloaded or updated: `browser.runtime.id` is undefined).
 import { browser } from 'wxt/browser';
-import type { ContentScriptContext } from 'wxt/utils/content-script-context';
 import { Lock } from '../../shared/lock.ts';
 import { AGENT_GLOBAL, createFrameAgent, type FrameAgent } from './frame.ts';
 import { FrameCall, HelloReply, type ClerkAct } from './messages.ts';
 
-type AgentGlobal = typeof globalThis & { [AGENT_GLOBAL]?: FrameAgent };
+/** What is published in the isolated world: the frame agent, and how a newer copy of the script retires this one. */
+export interface PublishedAgent extends FrameAgent {
+  retire(): void;
+}
+
+type AgentGlobal = typeof globalThis & { [AGENT_GLOBAL]?: PublishedAgent };
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-export function startAgent(ctx: ContentScriptContext): void {
+/** One agent's life: ended by a newer agent or by the extension going away, never by anything the page sends. */
+class Life {
+  readonly #abort = new AbortController();
+  get signal(): AbortSignal {
+    return this.#abort.signal;
+  }
+  get valid(): boolean {
+    // An orphaned script (the extension was reloaded) has no runtime id any more.
+    if (browser.runtime?.id === undefined) this.end();
+    return !this.#abort.signal.aborted;
+  }
+  end(): void {
+    if (!this.#abort.signal.aborted) this.#abort.abort();
+  }
+}
+
+export function startAgent(): void {
   const g = globalThis as AgentGlobal;
-  if (ctx.isInvalid) return;
+  // A copy already running here (the worker injected this document again): this one takes over.
+  g[AGENT_GLOBAL]?.retire();
+  const life = new Life();
   // Reports go one at a time, in order (a typed value before the click that submits it). A worker that is being
   // restarted may miss one message: it is sent again with the same event id, which the worker writes once.
   const reports = new Lock();
   const deliver = async (a: ClerkAct): Promise<void> => {
-    for (let attempt = 0; attempt < 3 && ctx.isValid; attempt++) {
+    for (let attempt = 0; attempt < 3 && life.valid; attempt++) {
       try {
         await browser.runtime.sendMessage(a);
         return;
@@ -29,37 +58,51 @@ export function startAgent(ctx: ContentScriptContext): void {
   };
   const agent = createFrameAgent(window, {
     report: (a) => {
-      if (ctx.isInvalid) return;
+      if (!life.valid) return;
       void reports.run(() => deliver(a));
     },
-    listen: (target, type, fn) => ctx.addEventListener(target, type, fn, { capture: true }),
+    listen: (target, type, fn) => target.addEventListener(type, fn, { capture: true, signal: life.signal }),
     newId: () => crypto.randomUUID(),
   });
-  g[AGENT_GLOBAL] = {
+  const published: PublishedAgent = {
     get recording() {
       return agent.recording;
     },
     set recording(on: boolean) {
-      agent.recording = ctx.isValid && on;
+      agent.recording = life.valid && on;
     },
-    observe: (rec) => agent.observe(ctx.isValid && rec === true),
+    ask: () => agent.ask(),
+    answer: (on) => agent.answer(life.valid && on),
+    observe: (rec) => agent.observe(life.valid && rec === true),
     // What the worker sends is parsed here too: this realm trusts nothing it did not check.
     call: (raw) => {
-      if (ctx.isInvalid) return { ok: false, code: 'STALE', message: 'the content script was replaced' };
+      if (!life.valid) return { ok: false, code: 'STALE', message: 'the content script was replaced' };
       const c = FrameCall.safeParse(raw);
       return c.success ? agent.call(c.data) : { ok: false, code: 'ACTION_FAILED', message: 'not a frame call' };
     },
-  };
-  // A document the clerk reached on their own (the Back button, a redirect) asks whether to catch their actions,
-  // so nothing they do there goes unrecorded until the worker next looks.
-  browser.runtime.sendMessage({ type: 'hello' }).then(
-    (raw: unknown) => {
-      const r = HelloReply.safeParse(raw);
-      if (r.success && ctx.isValid && r.data.recording) agent.recording = true;
+    retire: () => {
+      agent.recording = false;
+      life.end();
+      if (g[AGENT_GLOBAL] === published) delete g[AGENT_GLOBAL];
     },
-    () => undefined,
-  );
-  ctx.onInvalidated(() => {
-    if (g[AGENT_GLOBAL]) delete g[AGENT_GLOBAL];
-  });
+  };
+  g[AGENT_GLOBAL] = published;
+  // A document the clerk reached on their own (a link, the Back button, a redirect) asks whether to catch their
+  // actions. It starts at document_start, before the page can be clicked; until the worker answers, presses are
+  // held (frame.ts `ask`), so a click in the first moments is neither lost nor let through unrecorded.
+  agent.ask();
+  void (async () => {
+    for (let attempt = 0; attempt < 4 && life.valid; attempt++) {
+      try {
+        const r = HelloReply.safeParse(await browser.runtime.sendMessage({ type: 'hello' }));
+        published.answer(r.success && r.data.recording);
+        return;
+      } catch {
+        await sleep(250 * (attempt + 1));
+      }
+    }
+    // No worker answered: the clerk's presses go through. If this tab was being recorded, the book shows the screen
+    // change no recorded action explains, and the compiler refuses it there (a hole), so nothing is lost silently.
+    published.answer(false);
+  })();
 }

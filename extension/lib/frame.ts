@@ -12,11 +12,18 @@ import type { ClerkAct, FrameCall, FrameReply, FrameReport } from './messages.ts
 export const AGENT_GLOBAL = '__handrailAgent';
 
 export interface FrameAgent {
-  /** Observe this document; `recording` turns the capture of the clerk's actions on or off. */
+  /** Observe this document; `recording` turns the capture of the clerk's actions on or off (and answers `ask`). */
   observe(recording: boolean): FrameReport;
   call(c: FrameCall): FrameReply;
   /** Catch the clerk's actions (record mode) or not; observe() sets it too. */
   recording: boolean;
+  /**
+   * The document has just started and the worker has not yet said whether this tab is recorded: until `answer`,
+   * the clerk's presses are held and their typing remembered, so none happens unseen.
+   */
+  ask(): void;
+  /** The worker's answer: recording → what was held is reported in order; not → each held press is let through. */
+  answer(recording: boolean): void;
 }
 
 /**
@@ -94,7 +101,7 @@ function act(api: InPage, ref: string, verb: Verb, value: string | undefined): F
 export interface AgentOptions {
   /** Sends one clerk action to the worker (record mode). */
   report(a: ClerkAct): void;
-  /** Adds a listener that goes away with the content script (WXT's ContentScriptContext.addEventListener). */
+  /** Adds a listener that goes away with the content script (tied to the agent's life, lib/agent.ts). */
   listen(target: EventTarget, type: string, fn: (e: Event) => void): void;
   newId(): string;
 }
@@ -103,7 +110,11 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
   const doc = win.document;
   const api = createInPage(doc);
   let recording = false;
+  let asking = false;
+  /** What the clerk did while the agent was asking: reports to send, and presses to let through if not recording. */
+  const held: Array<{ report(): void; release?: () => void }> = [];
   const dirty = new Set<HTMLInputElement | HTMLTextAreaElement>();
+  const watching = (): boolean => recording || asking;
 
   /** The ref of the control `target` is (or sits inside), from a fresh look at the document. */
   const controlAt = (target: EventTarget | null): { ref: string; verbs: Verb[]; el: Element } | null => {
@@ -135,30 +146,43 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
     });
   };
 
+  /** Reports now, or — while asking — once the worker says this tab is recorded. */
+  const emit = (report: () => void, release?: () => void): void => {
+    if (asking) held.push(release ? { report, release } : { report });
+    else report();
+  };
+
   const flushTyped = (el: HTMLInputElement | HTMLTextAreaElement): void => {
     dirty.delete(el);
-    if (el.isConnected) send('set_value', el, el.value);
+    const value = el.value;
+    emit(() => {
+      if (el.isConnected) send('set_value', el, value);
+    });
   };
 
   // Only the clerk's own (trusted) events are recorded: the agent's replays and page scripts' synthetic events
   // are not the clerk acting.
   opts.listen(doc, 'input', (e) => {
-    if (!recording || !e.isTrusted) return;
+    if (!watching() || !e.isTrusted) return;
     const t = e.target;
     if (t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement) dirty.add(t);
   });
   opts.listen(doc, 'change', (e) => {
-    if (!recording || !e.isTrusted) return;
+    if (!watching() || !e.isTrusted) return;
     const t = e.target;
     if (t instanceof HTMLSelectElement) {
       const opt = t.selectedOptions[0];
-      if (opt) send('select', t, normalize(opt.text), opt.value);
+      if (opt) {
+        const label = normalize(opt.text);
+        const value = opt.value;
+        emit(() => send('select', t, label, value));
+      }
     } else if ((t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement) && dirty.has(t)) {
       flushTyped(t);
     }
   });
   opts.listen(doc, 'click', (e) => {
-    if (!recording || !e.isTrusted) return;
+    if (!watching() || !e.isTrusted) return;
     const hit = controlAt(e.target);
     if (!hit || !(hit.verbs.includes('invoke') || hit.verbs.includes('toggle'))) return;
     // The press goes through the guard, which asks the owner about buttons before it acts: hold it here.
@@ -166,18 +190,37 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
     e.stopImmediatePropagation();
     // A field typed into and submitted with Enter has had no change event yet: its value goes first.
     for (const el of [...dirty]) flushTyped(el);
-    send(hit.verbs.includes('invoke') ? 'invoke' : 'toggle', hit.el);
+    const verb = hit.verbs.includes('invoke') ? 'invoke' : 'toggle';
+    const el = hit.el as HTMLElement;
+    // Not recorded after all (another tab of the same site): the press the clerk made still happens.
+    emit(() => send(verb, el), () => el.click());
   });
+
+  const answer = (rec: boolean): void => {
+    asking = false;
+    recording = rec;
+    const were = held.splice(0);
+    for (const h of were) {
+      if (rec) h.report();
+      else h.release?.();
+    }
+  };
 
   return {
     get recording() {
       return recording;
     },
     set recording(on: boolean) {
-      recording = on;
+      if (asking) answer(on);
+      else recording = on;
     },
+    ask() {
+      asking = true;
+    },
+    answer,
     observe(rec: boolean): FrameReport {
-      recording = rec;
+      if (asking) answer(rec);
+      else recording = rec;
       const d = api.observe();
       return { frame: framePath(win), url: d.url, title: d.title, controls: d.controls, paths: d.paths, text: d.text };
     },

@@ -6,7 +6,7 @@
 // line lost, none written twice, and a press under way is never made twice. This file starts, stops and ends
 // sessions and routes the panel's commands; the parts named above do the rest.
 import { KeyedLock } from '../../shared/lock.ts';
-import { TRACE_SCHEMA_ID, TraceLine } from '../../shared/schema/trace.ts';
+import { lineHash, TRACE_SCHEMA_ID, TraceLine } from '../../shared/schema/trace.ts';
 import { openLive } from './live-session.ts';
 import type { ClerkAct, CommandReply, PanelCommand } from './messages.ts';
 import { spawnModelSession } from './model-session.ts';
@@ -18,6 +18,18 @@ import type { SessionRecord } from './store.ts';
 export type { HostDeps, SecretVault } from './session-context.ts';
 
 type StartCommand = Extract<PanelCommand, { type: 'start' }>;
+
+const originOf = (url: string): string | null => {
+  try {
+    const o = new URL(url).origin;
+    return o === 'null' ? null : o;
+  } catch {
+    return null;
+  }
+};
+
+/** The origins a record session is bound to. */
+const originsOf = (s: SessionRecord): string[] => s.origins ?? [originOf(s.entry) ?? s.entry];
 
 export class Host {
   readonly #live = new Map<string, Live>();
@@ -103,10 +115,11 @@ export class Host {
       view: null,
       note: null,
       events: [],
+      ...(cmd.mode === 'record' ? { origins: [originOf(entry) ?? entry], paused: null } : {}),
     };
     await this.d.store.putSession(record);
     this.d.changed(id);
-    if (cmd.mode === 'record') await this.d.agents?.register(entry).catch(() => undefined);
+    if (cmd.mode === 'record') await this.#registerAgents();
     if (cmd.mode === 'model') {
       spawnModelSession(this.#ctx, record, false);
       return { ok: true, session: id };
@@ -139,13 +152,52 @@ export class Host {
       const { evening: _done, ...rest } = r;
       return { ...rest, state, question: null, note: live ? live.masker.mask(note) : note };
     });
-    const recording = (await this.d.store.listSessions()).some((s) => s.state === 'running' && s.mode === 'record');
-    if (!recording) await this.d.agents?.unregister().catch(() => undefined);
+    await this.#registerAgents();
   }
 
-  /** Is a record session running on this tab (a new document's agent asks when it starts)? */
+  /** The agent starts in new documents of every origin a running record session is bound to; with none, nowhere. */
+  async #registerAgents(): Promise<void> {
+    const origins = new Set((await this.d.store.listSessions()).filter((s) => s.state === 'running' && s.mode === 'record').flatMap(originsOf));
+    const done = origins.size ? this.d.agents?.register([...origins].sort()) : this.d.agents?.unregister();
+    await done?.catch(() => undefined);
+  }
+
+  /** The running record session on this tab, if any. */
+  async #recordingOn(tabId: number): Promise<SessionRecord | undefined> {
+    return (await this.d.store.listSessions()).find((s) => s.tabId === tabId && s.state === 'running' && s.mode === 'record');
+  }
+
+  /**
+   * Where the tab is, against the origins its session is bound to: recording pauses on any other site (and the
+   * panel says so), and goes on when the tab is back. Returns whether the tab is on one of the session's origins.
+   */
+  async #checkOrigin(s: SessionRecord): Promise<boolean> {
+    const url = await this.d.tabUrl(s.tabId).catch(() => '');
+    const origin = originOf(url);
+    const inside = origin !== null && originsOf(s).includes(origin);
+    const paused = inside ? null : (origin ?? 'a site Handrail has no access to');
+    if ((s.paused ?? null) !== paused) {
+      await this.#update(s.id, (r) => ({
+        ...r,
+        paused,
+        note: paused
+          ? `recording paused: this tab is on ${paused}, which this session was not started on; go back to ${originsOf(r).join(' or ')}, or record on this site too`
+          : 'back on the session\'s site: recording goes on',
+      }));
+    }
+    return inside;
+  }
+
+  /** The tab of a record session started loading a page: is it still on the session's sites? */
+  async tabMoved(tabId: number): Promise<void> {
+    const s = await this.#recordingOn(tabId);
+    if (s) await this.#checkOrigin(s);
+  }
+
+  /** Is a record session running on this tab, on one of its sites (a new document's agent asks when it starts)? */
   async recording(tabId: number): Promise<boolean> {
-    return (await this.d.store.listSessions()).some((s) => s.tabId === tabId && s.state === 'running' && s.mode === 'record');
+    const s = await this.#recordingOn(tabId);
+    return s ? this.#checkOrigin(s) : false;
   }
 
   /** Ends a session and closes its book with an `end` line. */
@@ -154,9 +206,11 @@ export class Host {
     const masked = live ? live.masker.mask(message) : message;
     const n = await this.d.store.countLines(id);
     const lines = await this.d.store.lines(id);
-    if (lines.at(-1)?.kind !== 'end') {
+    const last = lines.at(-1);
+    if (last?.kind !== 'end') {
       const end = TraceLine.parse({
         seq: n + 1,
+        ...(last ? { prev: lineHash(last) } : {}),
         at: (this.d.now?.() ?? new Date()).toISOString(),
         kind: 'end',
         outcome: state === 'finished' ? 'finished' : 'failed',
@@ -195,6 +249,27 @@ export class Host {
         await this.#end(cmd.session, 'stopped', 'STOPPED', 'the clerk stopped the session');
         return { ok: true };
       }
+      case 'allow_origin': {
+        const s = await this.d.store.getSession(cmd.session);
+        if (!s || s.state !== 'running' || s.mode !== 'record') return fail('NOT_RECORDING', 'only a running record session records on more sites');
+        const origin = originOf(cmd.origin);
+        if (!origin || !/^https?:/.test(origin)) return fail('NOT_A_WEB_PAGE', `Handrail records web pages (http or https), not ${cmd.origin}`);
+        await this.#update(s.id, (r) => ({ ...r, origins: [...new Set([...originsOf(r), origin])] }));
+        await this.#registerAgents();
+        const now = await this.d.store.getSession(s.id);
+        if (now && (await this.#checkOrigin(now))) {
+          // The page showing now started before the site was added, without the recorder: look at it, which puts
+          // the recorder in each of its frames.
+          await this.#sessions
+            .run(s.id, async () => {
+              const live = await this.#open(now);
+              live.lastSignature = null;
+              await (await recordGuard(this.#ctx, live, now)).show();
+            })
+            .catch(() => undefined);
+        }
+        return { ok: true };
+      }
       case 'label':
       case 'finish':
         return this.#sessions.run(cmd.session, () => recordTool(this.#ctx, cmd));
@@ -203,9 +278,9 @@ export class Host {
 
   /** The clerk touched a control in the recorded tab (record mode): the same guard writes the same book line. */
   async clerkAct(msg: ClerkAct, tabId: number): Promise<void> {
-    const all = await this.d.store.listSessions();
-    const s = all.find((x) => x.tabId === tabId && x.state === 'running' && x.mode === 'record');
-    if (!s) return;
+    const s = await this.#recordingOn(tabId);
+    // Nothing done on a site the session is not bound to is recorded (the panel shows the session paused).
+    if (!s || !(await this.#checkOrigin(s))) return;
     await this.#sessions.run(s.id, () => recordClerkAct(this.#ctx, s.id, msg));
   }
 

@@ -31,12 +31,16 @@ export const PanelCommand = z.discriminatedUnion('type', [
     type: z.literal('answer'),
     session: z.string(),
     question: z.string(),
-    answer: z.enum(['commit', 'navigate', 'stage']),
+    /** `cancel`: do not press it; nothing is pressed or written. */
+    answer: z.enum(['commit', 'navigate', 'stage', 'cancel']),
     owner: OwnerName,
   }),
-  z.strictObject({ type: z.literal('label'), session: z.string(), label: z.string(), title: z.string().optional() }),
+  /** Labels the screen the panel showed, named by its signature: if the tab shows another screen now, nothing is labelled. */
+  z.strictObject({ type: z.literal('label'), session: z.string(), label: z.string(), title: z.string().optional(), signature: z.string().min(1) }),
   z.strictObject({ type: z.literal('finish'), session: z.string(), label: z.string() }),
   z.strictObject({ type: z.literal('stop'), session: z.string() }),
+  /** Record mode: the clerk lets the session record on this origin too (it was paused there). */
+  z.strictObject({ type: z.literal('allow_origin'), session: z.string(), origin: z.string() }),
   z.strictObject({ type: z.literal('ping') }),
 ]);
 export type PanelCommand = z.infer<typeof PanelCommand>;

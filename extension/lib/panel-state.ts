@@ -38,7 +38,7 @@ export function startCommand(form: StartForm, tabId: number): { ok: true; cmd: P
   return { ok: true, cmd: cmd.data };
 }
 
-export type Phase = 'none' | 'asking' | 'recording' | 'running' | 'finished' | 'failed' | 'stopped';
+export type Phase = 'none' | 'asking' | 'recording' | 'paused' | 'running' | 'finished' | 'failed' | 'stopped';
 
 export interface SessionView {
   phase: Phase;
@@ -48,13 +48,17 @@ export interface SessionView {
   labels: string[];
   /** The label of the screen showing, if it has one. */
   showing: string | null;
+  /** The book's lines, technical form (describeLine). */
   rows: string[];
+  /** The same lines in a clerk's words (plainLine). */
+  plain: string[];
 }
 
 export function phaseOf(s: SessionRecord | null): Phase {
   if (!s) return 'none';
   if (s.state !== 'running') return s.state;
   if (s.question) return 'asking';
+  if (s.mode === 'record' && s.paused) return 'paused';
   return s.mode === 'record' ? 'recording' : 'running';
 }
 
@@ -78,6 +82,36 @@ export function describeLine(l: TraceLine): string {
   }
 }
 
+/** One book line in a clerk's words ("Typed {{input.member_number}} into Member number"); the technical form is describeLine. */
+export function plainLine(l: TraceLine): string {
+  switch (l.kind) {
+    case 'start':
+      return `Started: ${l.goal} (${l.author.kind === 'human' ? 'by hand' : `by the model${l.author.model ? ` ${l.author.model}` : ''}`})`;
+    case 'label':
+      return `Named this screen "${l.title}" (${l.label})`;
+    case 'act': {
+      const what = l.control.name || l.control.hint || `the ${l.control.role}`;
+      const done =
+        l.verb === 'set_value'
+          ? `Typed ${l.value ?? ''} into ${what}`
+          : l.verb === 'select'
+            ? `Chose ${l.value ?? ''} in ${what}`
+            : l.verb === 'toggle'
+              ? `Ticked ${what}`
+              : l.verb === 'read'
+                ? `Read ${what}`
+                : `Pressed ${what}`;
+      const kind = l.effect.kind === 'commit' ? ' — a commit' : l.effect.kind === 'navigate' && l.verb === 'invoke' ? ' — moves on' : '';
+      const who = l.effect.by === 'owner' ? ` (${l.effect.owner ?? 'the owner'} said)` : '';
+      return `${done}${kind}${kind ? who : ''}`;
+    }
+    case 'finish':
+      return `Done: the task ends on ${l.label}`;
+    case 'end':
+      return l.outcome === 'finished' ? 'Finished' : `Ended without finishing${l.code ? ` (${l.code})` : ''}`;
+  }
+}
+
 export function sessionView(s: SessionRecord | null, lines: readonly TraceLine[]): SessionView {
   const phase = phaseOf(s);
   return {
@@ -86,6 +120,7 @@ export function sessionView(s: SessionRecord | null, lines: readonly TraceLine[]
     labels: lines.flatMap((l) => (l.kind === 'label' ? [l.label] : [])),
     showing: s?.view?.label ?? null,
     rows: lines.map(describeLine),
+    plain: lines.map(plainLine),
   };
 }
 
@@ -110,4 +145,31 @@ export function compileBook(lines: readonly TraceLine[], id?: string): CompileVi
 export function fileStem(s: Pick<SessionRecord, 'goal' | 'created'>): string {
   const words = s.goal.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || 'trace';
   return `${words}-${s.created.replace(/[-:.]/g, '').slice(0, 13)}`;
+}
+
+/** The session's last note as the panel shows it: an error (with what to do next) or a plain note. */
+export type NoteView = { kind: 'note'; text: string } | { kind: 'error'; text: string; next: string };
+
+const AGAIN = 'Look at the screen in the tab and do the step again.';
+
+export function noteOf(s: SessionRecord | null): NoteView | null {
+  const text = s?.note;
+  if (!s || !text) return null;
+  // The clerk's own Cancel is not an error.
+  if (text.startsWith('refused (CANCELLED)')) return { kind: 'note', text };
+  if (s.state === 'failed') return { kind: 'error', text, next: 'The session has ended. Export what was recorded if you need it, and start a new session.' };
+  if (text.startsWith('refused (') || /nothing recorded|nothing was labelled/.test(text)) return { kind: 'error', text, next: AGAIN };
+  if (/cannot tell whether/.test(text)) return { kind: 'error', text, next: 'Check in the application whether it happened before you press again.' };
+  return { kind: 'note', text };
+}
+
+/** What the worker is doing while the clerk waits (shown with Stop), or null when it is waiting for the clerk. */
+export function busyOf(s: SessionRecord | null): string | null {
+  if (!s || s.state !== 'running' || s.question) return null;
+  if (s.mode === 'model') return 'The model is working out the next step…';
+  const d = s.dispatched?.line;
+  if (!d) return null;
+  const what = `${d.control.role} '${d.control.name || d.control.hint || ''}'`;
+  const doing = d.verb === 'set_value' ? `Typing into ${what}` : d.verb === 'select' ? `Choosing in ${what}` : `Pressing ${what}`;
+  return `${doing} for you and waiting for the screen…`;
 }

@@ -5,7 +5,7 @@ import { browser } from 'wxt/browser';
 import type { TraceLine } from '../../shared/schema/trace.ts';
 import { refusalLine } from '../../shared/errors.ts';
 import { Changed, CommandReply, type PanelCommand } from './messages.ts';
-import { compileBook, emptyForm, fileStem, sessionView, startCommand, toLabel, type CompileView, type StartForm } from './panel-state.ts';
+import { busyOf, compileBook, emptyForm, fileStem, noteOf, sessionView, startCommand, toLabel, type CompileView, type StartForm } from './panel-state.ts';
 import { DEFAULT_BASE_URL, DEFAULT_MODEL, readSettings, saveSettings, viewOf, type SettingsView } from './settings.ts';
 import { BookStore, toJsonl, type SessionRecord } from './store.ts';
 
@@ -31,8 +31,13 @@ async function ensureAccess(url: string): Promise<boolean> {
     return false;
   }
   const origins = [`${origin}/*`];
-  if (await browser.permissions.contains({ origins })) return true;
-  return browser.permissions.request({ origins });
+  try {
+    if (await browser.permissions.contains({ origins })) return true;
+    return await browser.permissions.request({ origins });
+  } catch {
+    // An origin the manifest cannot ask for (plain http beyond this machine): no access.
+    return false;
+  }
 }
 
 function download(name: string, text: string, type: string): void {
@@ -100,8 +105,9 @@ function Settings(props: { view: SettingsView | null; onSaved: (v: SettingsView)
   );
 }
 
-function NewSession(props: { tab: { id: number; url: string }; onStarted: (id: string) => void }) {
-  const [form, setForm] = useState<StartForm>(emptyForm);
+/** The form is the panel's, not this component's: it keeps its values while a session runs (secret values excepted). */
+function NewSession(props: { tab: { id: number; url: string }; onStarted: (id: string) => void; form: StartForm; setForm: (f: StartForm) => void }) {
+  const { form, setForm } = props;
   const [error, setError] = useState<string | null>(null);
   const set = (patch: Partial<StartForm>): void => setForm({ ...form, ...patch });
   const setRow = (i: number, patch: Partial<StartForm['inputs'][number]>): void =>
@@ -109,7 +115,13 @@ function NewSession(props: { tab: { id: number; url: string }; onStarted: (id: s
   const start = async (): Promise<void> => {
     const built = startCommand(form, props.tab.id);
     if (!built.ok) return setError(built.message);
-    if (!(await ensureAccess(props.tab.url))) return setError(`Handrail needs access to ${props.tab.url} to record there`);
+    if (!(await ensureAccess(props.tab.url))) {
+      return setError(
+        props.tab.url.startsWith('http:')
+          ? `Handrail records plain-http sites only on this machine (localhost, 127.0.0.1): open the site's https address and start again`
+          : `Handrail needs access to ${props.tab.url} to record there: allow it when Chrome asks, then start again`,
+      );
+    }
     const r = await send(built.cmd);
     if (!r.ok) return setError(refusalLine(r));
     setError(null);
@@ -155,7 +167,11 @@ function NewSession(props: { tab: { id: number; url: string }; onStarted: (id: s
       <button data-testid="input-add" onClick={() => set({ inputs: [...form.inputs, { name: '', value: '', secret: false }] })}>
         Add input
       </button>
-      {error && <p class="error" data-testid="start-error">{error}</p>}
+      {error && (
+        <p class="error-box" role="alert" data-testid="start-error">
+          <b>Cannot start.</b> {error}
+        </p>
+      )}
       <p>
         <button class="primary" data-testid="start" onClick={() => void start()}>
           Start on this tab
@@ -169,6 +185,8 @@ function NewSession(props: { tab: { id: number; url: string }; onStarted: (id: s
 function Live(props: { s: SessionRecord; lines: TraceLine[]; owner: string }) {
   const { s, lines } = props;
   const v = sessionView(s, lines);
+  const note = noteOf(s);
+  const busy = busyOf(s);
   const [label, setLabel] = useState('');
   const [title, setTitle] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -182,6 +200,15 @@ function Live(props: { s: SessionRecord; lines: TraceLine[]; owner: string }) {
         Session · {s.mode} · <span class="state" data-testid="phase">{v.phase}</span>
       </h2>
       <p>{s.goal}</p>
+      {busy && (
+        <p class="busy" role="status" data-testid="busy">
+          <span class="spinner" aria-hidden="true" />
+          {busy}{' '}
+          <button data-testid="busy-stop" onClick={() => void run({ type: 'stop', session: s.id })}>
+            Stop
+          </button>
+        </p>
+      )}
       {s.question && (
         <div class="question" data-testid="question" data-question={s.question.id}>
           <p>
@@ -197,6 +224,12 @@ function Live(props: { s: SessionRecord; lines: TraceLine[]; owner: string }) {
               {a}
             </button>
           ))}
+          <button
+            data-testid="answer-cancel"
+            onClick={() => void run({ type: 'answer', session: s.id, question: s.question?.id ?? '', answer: 'cancel', owner: props.owner || s.owner })}
+          >
+            Cancel: do not press it
+          </button>
           <span class="note"> answering as {props.owner || s.owner}</span>
         </div>
       )}
@@ -212,8 +245,11 @@ function Live(props: { s: SessionRecord; lines: TraceLine[]; owner: string }) {
           </div>
           <button
             data-testid="label-screen"
+            disabled={!s.view}
             onClick={() => {
-              void run({ type: 'label', session: s.id, label: toLabel(label), ...(title.trim() ? { title: title.trim() } : {}) });
+              if (!s.view) return;
+              // The label names the screen shown here (its signature), not whatever the tab shows when it arrives.
+              void run({ type: 'label', session: s.id, label: toLabel(label), signature: s.view.signature, ...(title.trim() ? { title: title.trim() } : {}) });
               setLabel('');
               setTitle('');
             }}
@@ -225,20 +261,50 @@ function Live(props: { s: SessionRecord; lines: TraceLine[]; owner: string }) {
           </button>
         </div>
       )}
+      {v.phase === 'paused' && (
+        <div class="paused" role="status" data-testid="paused">
+          <p>
+            <b>Recording paused.</b> This tab is on {s.paused}, not on {(s.origins ?? []).join(' or ') || 'the site this session started on'}. Nothing you do
+            here is recorded. Go back to continue, or record on this site too.
+          </p>
+          {s.paused?.startsWith('http') && (
+            <button
+              data-testid="allow-origin"
+              onClick={() => {
+                const origin = s.paused ?? '';
+                void (async () => {
+                  if (!(await ensureAccess(origin))) return setError(`Handrail needs access to ${origin} to record there`);
+                  await run({ type: 'allow_origin', session: s.id, origin });
+                })();
+              }}
+            >
+              Record on {s.paused} too
+            </button>
+          )}
+        </div>
+      )}
       {s.state === 'running' && (
         <button data-testid="stop" onClick={() => void run({ type: 'stop', session: s.id })}>
           Stop
         </button>
       )}
-      {s.note && (
-        <p class="note" data-testid="note">
-          {s.note}
-        </p>
-      )}
+      {note &&
+        (note.kind === 'error' ? (
+          <div class="error-box" role="alert" data-testid="note" data-kind="error">
+            <p>
+              <b>Not done.</b> {note.text}
+            </p>
+            <p>{note.next}</p>
+          </div>
+        ) : (
+          <p class="note" data-testid="note">
+            {note.text}
+          </p>
+        ))}
       {error && (
-        <p class="error" data-testid="live-error">
-          {error}
-        </p>
+        <div class="error-box" role="alert" data-testid="live-error">
+          <b>Not done.</b> {error}
+        </div>
       )}
       {s.view && (
         <>
@@ -252,8 +318,14 @@ function Live(props: { s: SessionRecord; lines: TraceLine[]; owner: string }) {
       )}
       <h2>Book ({lines.length} lines)</h2>
       <ol class="book" data-testid="book">
-        {v.rows.map((r) => (
-          <li>{r}</li>
+        {v.rows.map((r, i) => (
+          <li>
+            {v.plain[i]}
+            <details class="technical">
+              <summary>technical form</summary>
+              <code>{r}</code>
+            </details>
+          </li>
         ))}
       </ol>
     </section>
@@ -262,6 +334,8 @@ function Live(props: { s: SessionRecord; lines: TraceLine[]; owner: string }) {
 
 function Saved(props: { store: BookStore; sessions: SessionRecord[]; onOpen: (id: string) => void; onChanged: () => void }) {
   const [compiled, setCompiled] = useState<{ id: string; view: CompileView } | null>(null);
+  /** The session whose Delete was pressed once: deleting asks first. */
+  const [deleting, setDeleting] = useState<string | null>(null);
   const exportBook = async (s: SessionRecord): Promise<void> => download(`${fileStem(s)}.trace.jsonl`, toJsonl(await props.store.lines(s.id)), 'application/jsonl');
   const compileIt = async (s: SessionRecord): Promise<void> => setCompiled({ id: s.id, view: compileBook(await props.store.lines(s.id)) });
   return (
@@ -288,13 +362,27 @@ function Saved(props: { store: BookStore; sessions: SessionRecord[]; onOpen: (id
                 <button data-testid="saved-compile" onClick={() => void compileIt(s)}>
                   Compile
                 </button>
-                <button
-                  data-testid="saved-delete"
-                  disabled={s.state === 'running'}
-                  onClick={() => void props.store.deleteSession(s.id).then(props.onChanged)}
-                >
-                  Delete
-                </button>
+                {deleting === s.id ? (
+                  <span role="group" aria-label="Confirm delete" data-testid="delete-confirm">
+                    Delete this trace for good?{' '}
+                    <button
+                      data-testid="delete-yes"
+                      onClick={() => {
+                        setDeleting(null);
+                        void props.store.deleteSession(s.id).then(props.onChanged);
+                      }}
+                    >
+                      Yes, delete it
+                    </button>
+                    <button data-testid="delete-no" onClick={() => setDeleting(null)}>
+                      Keep it
+                    </button>
+                  </span>
+                ) : (
+                  <button data-testid="saved-delete" disabled={s.state === 'running'} onClick={() => setDeleting(s.id)}>
+                    Delete
+                  </button>
+                )}
               </td>
             </tr>
           ))}
@@ -348,6 +436,7 @@ export function Panel() {
   const [selected, setSelected] = useState<string | null>(null);
   const [lines, setLines] = useState<TraceLine[]>([]);
   const [error, setError] = useState<string | null>(null);
+  const [form, setForm] = useState<StartForm>(emptyForm);
 
   const refresh = useCallback(async (): Promise<void> => {
     if (!store) return;
@@ -392,7 +481,7 @@ export function Panel() {
       {error && <p class="error">{error}</p>}
       <Settings view={settings} onSaved={setSettings} />
       {current && <Live s={current} lines={lines} owner={current.owner} />}
-      {tab && !running && <NewSession tab={tab} onStarted={(id) => setSelected(id)} />}
+      {tab && !running && <NewSession tab={tab} onStarted={(id) => setSelected(id)} form={form} setForm={setForm} />}
       {store && <Saved store={store} sessions={sessions} onOpen={(id) => setSelected(id)} onChanged={() => void refresh()} />}
     </div>
   );

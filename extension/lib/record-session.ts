@@ -58,7 +58,13 @@ export async function recordTool(ctx: SessionContext, cmd: Extract<PanelCommand,
   const got = await recording(ctx, cmd.session);
   if ('ok' in got) return got;
   const { live, guard } = got;
-  await guard.show();
+  const shown = await guard.show();
+  if (cmd.type === 'label' && shown.obs.signature !== cmd.signature) {
+    // The clerk named the screen the panel showed them; a label pinned to whatever shows now could name the wrong one.
+    live.lastSignature = null;
+    await guard.show();
+    return fail('SCREEN_CHANGED', `the tab no longer shows the screen you asked to label (it changed, or could not be read); nothing was labelled: look at the panel's screen and label it again`);
+  }
   const input = cmd.type === 'label' ? { label: cmd.label, ...(cmd.title ? { title: cmd.title } : {}) } : { label: cmd.label };
   const out = await guard.handle({ id: ctx.d.newId(), name: cmd.type === 'label' ? 'assert_screen' : 'finish', input });
   const note = live.masker.mask(out.text);

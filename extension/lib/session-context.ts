@@ -31,8 +31,8 @@ export interface HostDeps {
   keepAlive(): () => void;
   newId(): string;
   now?: () => Date;
-  /** Has the content script start in every new document of the recorded site (and stop when nothing records). */
-  agents?: { register(url: string): Promise<void>; unregister(): Promise<void> };
+  /** Has the content script start in every new document of these origins (and stop when nothing records). */
+  agents?: { register(origins: string[]): Promise<void>; unregister(): Promise<void> };
 }
 
 /** A session while this worker is alive: its inputs (secrets included), surface, book and the screens labelled. */

@@ -1,6 +1,8 @@
 // The clerk's model settings (browser.storage.local) and a session's secret values (browser.storage.session:
 // memory only, gone when the browser closes, and out of content scripts' reach by default). The API key is
 // read only by the worker when it calls the model; it never goes into a trace, a page or an export.
+// storage.local is open to content scripts unless the extension restricts it; the recorder runs in pages the clerk
+// visits, so the area is restricted to the extension's own pages and worker before any key is written to it.
 import { browser } from 'wxt/browser';
 import { z } from 'zod';
 
@@ -24,6 +26,11 @@ export interface SettingsView {
 
 const SETTINGS_KEY = 'model_settings';
 
+/** Only the extension's own pages and worker may read storage.local from now on (the setting persists). */
+export async function restrictLocal(): Promise<void> {
+  await browser.storage.local.setAccessLevel({ accessLevel: 'TRUSTED_CONTEXTS' });
+}
+
 export async function readSettings(): Promise<ModelSettings> {
   const got = (await browser.storage.local.get(SETTINGS_KEY))[SETTINGS_KEY];
   const r = ModelSettings.safeParse(got);
@@ -38,6 +45,8 @@ export async function saveSettings(next: { apiKey: string; baseURL: string; mode
     baseURL: next.baseURL.trim() || DEFAULT_BASE_URL,
     model: next.model.trim() || DEFAULT_MODEL,
   });
+  // Never written to an area a content script could read: if it cannot be restricted, the key is not saved.
+  await restrictLocal();
   await browser.storage.local.set({ [SETTINGS_KEY]: merged });
   return viewOf(merged);
 }

@@ -54,6 +54,10 @@ export const SessionRecord = z.strictObject({
    * did it, with the number of book lines then: a worker stopped before the line was written settles it.
    */
   dispatched: Dispatch.extend({ lines: z.number().int().nonnegative() }).optional(),
+  /** Record mode: the origins the session records on — where it started, plus those the clerk added. Absent: the entry's. */
+  origins: z.array(z.string()).optional(),
+  /** Record mode: where the tab is while it is on a site the session is not bound to (recording is paused there). */
+  paused: z.string().nullable().optional(),
 });
 export type SessionRecord = z.infer<typeof SessionRecord>;
 

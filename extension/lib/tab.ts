@@ -4,8 +4,8 @@ import { browser } from 'wxt/browser';
 import type { FrameCall } from './messages.ts';
 import type { TabChannel } from './surface.ts';
 
-/** The built content script (WXT writes entrypoints/content.ts here). */
-export const CONTENT_SCRIPT_FILE = '/content-scripts/content.js';
+/** The built content script (WXT writes the unlisted script entrypoints/agent.ts here). */
+export const CONTENT_SCRIPT_FILE = '/agent.js';
 const NAV_TIMEOUT_MS = 15_000;
 
 // These two functions are serialised into each frame by executeScript: they may use nothing from this module,

@@ -6,7 +6,7 @@ import { ExtensionAnthropicModel } from './anthropic.ts';
 import { refusalOf } from '../../shared/errors.ts';
 import { Host } from './host.ts';
 import { AgentHello, ClerkAct, PanelCommand, type CommandReply, type HelloReply } from './messages.ts';
-import { readSettings, vault } from './settings.ts';
+import { readSettings, restrictLocal, vault } from './settings.ts';
 import { BookStore } from './store.ts';
 import { chromeTab, CONTENT_SCRIPT_FILE } from './tab.ts';
 
@@ -22,11 +22,13 @@ type Sender = Browser.runtime.MessageSender;
 
 const AGENT_ID = 'handrail-agent';
 
-/** The content script in every new document of the site being recorded, all frames, about:blank ones too. */
+/**
+ * The content script in every new document of the site being recorded, all frames, about:blank ones too, from
+ * document_start: its listeners are in place before the page can be clicked.
+ */
 const agents = {
-  async register(url: string): Promise<void> {
-    const origin = new URL(url).origin;
-    const script = { id: AGENT_ID, js: [CONTENT_SCRIPT_FILE.slice(1)], matches: [`${origin}/*`], allFrames: true, matchOriginAsFallback: true, runAt: 'document_idle' as const, persistAcrossSessions: false };
+  async register(origins: string[]): Promise<void> {
+    const script = { id: AGENT_ID, js: [CONTENT_SCRIPT_FILE.slice(1)], matches: origins.map((o) => `${o}/*`), allFrames: true, matchOriginAsFallback: true, runAt: 'document_start' as const, persistAcrossSessions: false };
     const have = await browser.scripting.getRegisteredContentScripts({ ids: [AGENT_ID] });
     if (have.length) await browser.scripting.updateContentScripts([script]);
     else await browser.scripting.registerContentScripts([script]);
@@ -40,6 +42,8 @@ const agents = {
 export function startWorker(): void {
   // The worker's own origin is the extension's (chrome-extension://<id>): its pages share it, pages on sites do not.
   const extensionOrigin = globalThis.location.origin;
+  // The key kept by an earlier version (before the area was restricted) is out of content scripts' reach too.
+  restrictLocal().catch(() => undefined);
   const host: Promise<Host> = BookStore.open().then((store) => {
     const h = new Host({
       store,
@@ -98,6 +102,12 @@ export function startWorker(): void {
       return true;
     }
     return false;
+  });
+
+  // A recorded tab that goes to another site pauses its session there (and resumes when it comes back).
+  browser.tabs.onUpdated.addListener((tabId, info) => {
+    if (info.status !== 'loading' && info.url === undefined) return;
+    host.then((h) => h.tabMoved(tabId)).catch(() => undefined);
   });
 
   browser.sidePanel?.setPanelBehavior?.({ openPanelOnActionClick: true }).catch(() => undefined);

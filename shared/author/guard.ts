@@ -9,7 +9,7 @@ import { blankFor, blanksIn, fillBlanks } from '../schema/blanks.ts';
 import type { EffectKind, FingerprintField } from '../schema/capability.ts';
 import type { Observation } from '../schema/observation.ts';
 import { z } from 'zod';
-import { TraceAct, TraceLine, type ScreenSeen } from '../schema/trace.ts';
+import { lineHash, TraceAct, TraceLine, type ScreenSeen } from '../schema/trace.ts';
 import { labelledAs, type KnownScreen } from '../screens.ts';
 import type { Masker } from '../secrets.ts';
 import { SurfaceError, type Surface } from '../surface.ts';
@@ -38,10 +38,11 @@ export type RefusalCode =
   | 'UNLABELLED_SCREEN'
   | 'NOT_SHOWING'
   | 'ACTION_FAILED'
+  | 'CANCELLED'
   | 'FINISHED';
 
-/** Lines as the guard builds them; `seq` and `at` are added when written. */
-type Unnumbered<T> = T extends unknown ? Omit<T, 'seq' | 'at'> : never;
+/** Lines as the guard builds them; `seq`, `at` and `prev` are added when written. */
+type Unnumbered<T> = T extends unknown ? Omit<T, 'seq' | 'at' | 'prev'> : never;
 export type DraftLine = Unnumbered<TraceLine>;
 
 export interface GuardOptions {
@@ -70,7 +71,7 @@ export interface GuardOptions {
 }
 
 /** An act line before the action: everything but the screen it led to. */
-export const DispatchedLine = TraceAct.omit({ seq: true, at: true, after: true });
+export const DispatchedLine = TraceAct.omit({ seq: true, at: true, prev: true, after: true });
 export type DispatchedLine = z.infer<typeof DispatchedLine>;
 
 /** An action the guard was about to do (or did) when the host last heard from it; `call` is the model's call id. */
@@ -117,6 +118,8 @@ export class Guard {
   readonly #lock = new Lock();
   readonly #labels = new Map<string, KnownScreen & { title: string }>();
   #seq = 0;
+  /** The last line written (or resumed from): the next line carries its hash. */
+  #last: TraceLine | null = null;
   #shown: Shown | null = null;
   /** The latest look at the screen (after the last action); equal in signature to `shown` until something changes it. */
   #current: Shown | null = null;
@@ -130,6 +133,7 @@ export class Guard {
       if (l.kind === 'label') this.#labels.set(l.label, { label: l.label, title: l.title, signature: l.screen.signature, paths: l.screen.paths });
       if (l.kind === 'finish') this.#finished = l.label;
       this.#seq = l.seq;
+      this.#last = l;
     }
   }
 
@@ -148,10 +152,12 @@ export class Guard {
 
   /** Write one book line: numbered, stamped, masked, checked against the trace schema, awaited. */
   async write(line: DraftLine): Promise<void> {
-    const numbered = { seq: this.#seq + 1, at: (this.#o.now?.() ?? new Date()).toISOString(), ...line };
+    const prev = this.#last ? { prev: lineHash(this.#last) } : {};
+    const numbered = { seq: this.#seq + 1, at: (this.#o.now?.() ?? new Date()).toISOString(), ...prev, ...line };
     const parsed = TraceLine.parse(this.#o.masker.maskDeep(numbered));
     await this.#o.book.append(parsed);
     this.#seq++;
+    this.#last = parsed;
   }
 
   #known(): KnownScreen[] {
@@ -246,7 +252,8 @@ export class Guard {
     return null;
   }
 
-  async #classify(row: MenuRow, screen: string | null): Promise<{ kind: EffectKind; by: 'rule' | 'owner'; owner?: string }> {
+  /** The press's effect sticker, or null when the owner cancelled it. */
+  async #classify(row: MenuRow, screen: string | null): Promise<{ kind: EffectKind; by: 'rule' | 'owner'; owner?: string } | null> {
     const sticker = VERBS[row.verb].sticker;
     if (sticker !== 'by_risk') return { kind: sticker, by: 'rule' };
     // The surface's risk rules by role (a browser link navigates); anything else pressed is a commit until the
@@ -258,6 +265,7 @@ export class Guard {
       screen,
       goal: this.#o.goal,
     });
+    if (a.answer === 'cancel') return null;
     return { kind: a.answer, by: 'owner', owner: a.name };
   }
 
@@ -293,6 +301,7 @@ export class Guard {
     const over: FingerprintField[] = control.name ? ['role', 'name', 'supports', 'ancestor_roles'] : ['role', 'supports', 'ancestor_roles'];
     const fp = { over, value: fingerprint(control, over, before.observer) };
     const effect = await this.#classify(live, this.#labelOf(before));
+    if (!effect) return refuse(call.id, 'CANCELLED', `the owner cancelled pressing ${control.role} '${labelOf(control)}': nothing was pressed or written`);
     const values = Object.fromEntries(this.#o.inputs.map((i) => [i.name, i.value]));
     const line: DispatchedLine = {
       kind: 'act',

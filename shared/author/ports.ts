@@ -58,9 +58,9 @@ export interface Model {
   usage?(): ModelUsage;
 }
 
-/** The owner's answer to "is this button a commit?", in their name. */
+/** The owner's answer to "is this button a commit?", in their name; `cancel`: do not press it at all. */
 export const OwnerAnswer = z.strictObject({
-  answer: EffectKind.exclude(['read']),
+  answer: z.union([EffectKind.exclude(['read']), z.literal('cancel')]),
   name: z.string().min(1),
 });
 export type OwnerAnswer = z.infer<typeof OwnerAnswer>;

@@ -19,6 +19,7 @@ import {
   type Target,
 } from '../schema/capability.ts';
 import type { ScopeLink } from '../schema/observation.ts';
+import { continuityHoles } from './continuity.ts';
 import type { TraceAct, TraceLabel, TraceLine, TraceStart } from '../schema/trace.ts';
 import { labelledAs, type KnownScreen } from '../screens.ts';
 
@@ -34,7 +35,12 @@ export type HoleCode =
   | 'NO_FINISH'
   | 'NO_VISIBLE_EFFECT'
   | 'UNKNOWN_POSTCONDITION_STEP'
-  | 'INVALID_CARD';
+  | 'INVALID_CARD'
+  // The book is not one unbroken account (continuity.ts).
+  | 'BOOK_GAP'
+  | 'BOOK_ORDER'
+  | 'BOOK_CHAIN'
+  | 'UNEXPLAINED_CHANGE';
 
 export interface Hole {
   /** The book line (1-based position in the book) the hole is on. */
@@ -196,7 +202,7 @@ export function entryOf(entry: string, surface: SurfaceName, blank: boolean): st
 }
 
 export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}): CompileResult {
-  const holes: Hole[] = [];
+  const holes: Hole[] = continuityHoles(lines);
   const hole = (line: number, code: HoleCode, message: string): void => {
     holes.push({ line, code, message });
   };

@@ -4,10 +4,19 @@ import { z } from 'zod';
 import { EffectKind, FingerprintField, Rung } from './capability.ts';
 import { Control, Locus, ScopeLink, Verb } from './observation.ts';
 import { SurfaceName } from '../surfaces.ts';
+import { hashStrings } from '../hash.ts';
+import { canonicalJson } from './canonical.ts';
 
 export const TRACE_SCHEMA_ID = 'handrail.trace/v1';
 
-const Base = { seq: z.number().int().nonnegative(), at: z.string() };
+/**
+ * Every line is numbered (1, 2, 3…) and carries the hash of the line before it (`prev`, absent on line 1), so a
+ * book with a line missing, moved or changed does not compile (shared/compile/continuity.ts). Books written before
+ * the chain have no `prev`; their numbering is still checked.
+ * The chain finds accidents — a line lost when a worker stopped, lines moved, a line changed by hand — not forgery:
+ * whoever can rewrite a book can recompute any unkeyed hash, so a cryptographic one would promise nothing more here.
+ */
+const Base = { seq: z.number().int().nonnegative(), at: z.string(), prev: z.string().regex(/^[0-9a-f]{16}$/).optional() };
 
 /** Books written before observations were surface-neutral carry the browser's `url` where `locus` now stands. */
 const locusFromUrl = (v: unknown): unknown => {
@@ -103,3 +112,8 @@ export type TraceLine = z.infer<typeof TraceLine>;
 export type TraceAct = z.infer<typeof TraceAct>;
 export type TraceLabel = z.infer<typeof TraceLabel>;
 export type TraceStart = z.infer<typeof TraceStart>;
+
+/** What the next line's `prev` must be: the hash (shared/hash.ts) of this line's canonical JSON (sorted keys, as written). */
+export function lineHash(line: TraceLine): string {
+  return hashStrings([canonicalJson(line)]);
+}

@@ -27,7 +27,7 @@ async function setup(): Promise<{ store: BookStore; tab: FakeTab; deps: HostDeps
   const agents: string[] = [];
   const deps: HostDeps = {
     agents: {
-      register: (url) => Promise.resolve(void agents.push(`register ${url}`)),
+      register: (origins) => Promise.resolve(void agents.push(`register ${origins.join(' ')}`)),
       unregister: () => Promise.resolve(void agents.push('unregister')),
     },
     store,
@@ -85,14 +85,27 @@ async function begin(host: Host): Promise<string> {
 }
 
 describe('the worker in record mode', () => {
+  it('labels the screen the clerk was shown, by its signature; if the tab shows another one now, it labels nothing and says so', async () => {
+    const { store, deps } = await setup();
+    const host = new Host(deps);
+    const id = await begin(host);
+    // The panel showed the member screen a moment ago; the tab is on sign-on now.
+    const r = await host.command({ type: 'label', session: id, label: 'member', title: 'Member', signature: SCREENS.member.signature });
+    expect(r).toMatchObject({ ok: false, code: 'SCREEN_CHANGED' });
+    expect(r.ok ? '' : r.message).toContain('nothing was labelled');
+    expect((await store.lines(id)).map((l) => l.kind)).toEqual(['start']);
+    expect(await host.command({ type: 'label', session: id, label: 'signon', title: 'Sign On', signature: SCREENS.signon.signature })).toMatchObject({ ok: true });
+    expect((await store.lines(id)).flatMap((l) => (l.kind === 'label' ? [`${l.label} ${l.screen.signature}`] : []))).toEqual([`signon ${SCREENS.signon.signature}`]);
+  });
+
   it("writes the clerk's actions through the guard, inputs as blanks, the secret nowhere in IndexedDB", async () => {
     const { store, tab, deps, vault, agents } = await setup();
     const host = new Host(deps);
     const id = await begin(host);
     // New documents of the recorded site get the agent, and learn they are being recorded.
-    expect(agents).toEqual(['register http://plumbline.test/signon']);
+    expect(agents).toEqual(['register http://plumbline.test']);
     expect([await host.recording(1), await host.recording(2)]).toEqual([true, false]);
-    expect(await host.command({ type: 'label', session: id, label: 'signon', title: 'Sign On' })).toMatchObject({ ok: true });
+    expect(await host.command({ type: 'label', session: id, label: 'signon', title: 'Sign On', signature: SCREENS.signon.signature })).toMatchObject({ ok: true });
     await host.clerkAct(act('e-0000001', 'c0', 'set_value', 'OP1001'), 1);
     await host.clerkAct(act('e-0000002', 'c1', 'set_value', SECRET), 1);
     await Promise.all([host.clerkAct(act('e-0000003', 'c3', 'invoke'), 1), answerWhenAsked(host, store, id, 'navigate')]);
@@ -121,7 +134,7 @@ describe('the worker in record mode', () => {
     const { store, deps } = await setup();
     const first = new Host(deps);
     const id = await begin(first);
-    await first.command({ type: 'label', session: id, label: 'signon', title: 'Sign On' });
+    await first.command({ type: 'label', session: id, label: 'signon', title: 'Sign On', signature: SCREENS.signon.signature });
     await first.clerkAct(act('e-0000001', 'c0', 'set_value', 'OP1001'), 1);
 
     // The worker is stopped; a new one starts over the same IndexedDB (and the same session storage).
@@ -155,7 +168,7 @@ describe('the worker in record mode', () => {
     };
     const first = new Host({ ...deps, tab: () => dying });
     const id = await begin(first);
-    await first.command({ type: 'label', session: id, label: 'signon', title: 'Sign On' });
+    await first.command({ type: 'label', session: id, label: 'signon', title: 'Sign On', signature: SCREENS.signon.signature });
     void first.clerkAct(act('e-0000009', 'c3', 'invoke'), 1);
     await answerWhenAsked(first, store, id, answer);
     for (let i = 0; i < 200 && !(await store.getSession(id))?.dispatched; i++) await new Promise((r) => setTimeout(r, 10));
@@ -188,7 +201,7 @@ describe('the worker in record mode', () => {
     const { store, tab, deps } = await setup();
     const first = new Host(deps);
     const id = await begin(first);
-    await first.command({ type: 'label', session: id, label: 'signon', title: 'Sign On' });
+    await first.command({ type: 'label', session: id, label: 'signon', title: 'Sign On', signature: SCREENS.signon.signature });
     const pending = first.clerkAct(act('e-0000003', 'c3', 'invoke'), 1).then(
       () => null,
       (e: unknown) => e,

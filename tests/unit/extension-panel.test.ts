@@ -2,7 +2,7 @@
 // session's phase and book read as the panel shows them, a typed value equal to an input becomes its blank, and
 // compiling in the panel shows the holes.
 import { describe, expect, it } from 'vitest';
-import { compileBook, describeLine, emptyForm, fileStem, phaseOf, sessionView, startCommand, toLabel } from '../../extension/lib/panel-state.ts';
+import { busyOf, compileBook, describeLine, emptyForm, fileStem, noteOf, phaseOf, plainLine, sessionView, startCommand, toLabel } from '../../extension/lib/panel-state.ts';
 import { valueForGuard } from '../../extension/lib/record.ts';
 import type { SessionRecord } from '../../extension/lib/store.ts';
 import { TRACE_SCHEMA_ID, type TraceLine } from '../../shared/schema/trace.ts';
@@ -100,6 +100,48 @@ describe('a session as the panel shows it', () => {
     expect(sessionView(record(), lines)).toMatchObject({ canLabel: true, labels: ['signon'], rows: ['1 start: g (human)', '2 label: signon "Sign On"'] });
     expect(sessionView(record({ mode: 'model' }), lines).canLabel).toBe(false);
     expect(sessionView(record({ question: { id: 'q', control: 'c', screen: null, goal: 'g' } }), lines).canLabel).toBe(false);
+  });
+  it('shows a refusal or a failure as an error, with what to do next; anything else as a note', () => {
+    expect(noteOf(record({ note: 'refused (NO_SUCH_ROW): there is no row 9; the menu has rows 1 to 3' }))).toEqual({
+      kind: 'error',
+      text: 'refused (NO_SUCH_ROW): there is no row 9; the menu has rows 1 to 3',
+      next: 'Look at the screen in the tab and do the step again.',
+    });
+    expect(noteOf(record({ state: 'failed', note: 'SECRET_GONE: the browser was closed during the session; start a new session' }))).toMatchObject({ kind: 'error' });
+    expect(noteOf(record({ note: 'that control is not on the menu (disabled, or not a control); nothing recorded' }))).toMatchObject({ kind: 'error' });
+    expect(noteOf(record({ note: "refused (CANCELLED): the owner cancelled pressing button 'OK': nothing was pressed or written" }))).toMatchObject({ kind: 'note' });
+    expect(noteOf(record({ note: 'labelled signon' }))).toEqual({ kind: 'note', text: 'labelled signon' });
+    expect(noteOf(record({ note: null }))).toBeNull();
+  });
+  it('says what the worker is busy with while it works, so the clerk knows to wait (or stop)', () => {
+    expect(busyOf(record({ mode: 'model' }))).toBe('The model is working out the next step…');
+    expect(busyOf(record({ mode: 'model', question: { id: 'q', control: 'c', screen: null, goal: 'g' } }))).toBeNull();
+    expect(busyOf(record())).toBeNull();
+    const dispatched = { call: 'e1', lines: 3, line: { verb: 'invoke', control: { role: 'button', name: 'F5=Search' } } } as unknown as SessionRecord['dispatched'];
+    expect(busyOf(record({ dispatched }))).toBe("Pressing button 'F5=Search' for you and waiting for the screen…");
+    expect(busyOf(record({ state: 'finished', mode: 'model' }))).toBeNull();
+  });
+  it("reads each line in a clerk's words, the technical form kept beside it", () => {
+    const act = {
+      seq: 3,
+      at: 't',
+      kind: 'act',
+      actor: 'human',
+      row: 1,
+      verb: 'set_value',
+      value: '{{input.member_number}}',
+      control: { ref: 'c0', role: 'textbox', name: 'Member number', verbs: ['set_value'], scope: [], ancestors: [] },
+      rungs: [],
+      fingerprint: { over: [], value: 'x' },
+      effect: { kind: 'stage', by: 'rule' },
+      before: { locus: {}, signature: 's', paths: [], label: null },
+      after: { locus: {}, signature: 's', paths: [], label: null },
+    } as unknown as TraceLine;
+    expect(plainLine(act)).toBe('Typed {{input.member_number}} into Member number');
+    const post = { ...act, verb: 'invoke', value: undefined, control: { ...(act as { control: object }).control, role: 'button', name: 'F10=Post Hold' }, effect: { kind: 'commit', by: 'owner', owner: 'Dana' } } as unknown as TraceLine;
+    expect(plainLine(post)).toBe('Pressed F10=Post Hold — a commit (Dana said)');
+    expect(sessionView(record(), lines).plain).toEqual(['Started: g (by hand)', 'Named this screen "Sign On" (signon)']);
+    expect(plainLine({ seq: 9, at: 't', kind: 'end', outcome: 'finished' })).toBe('Finished');
   });
   it('describes an end line with its code', () => {
     expect(describeLine({ seq: 9, at: 't', kind: 'end', outcome: 'failed', code: 'STOPPED' })).toBe('9 end: failed STOPPED');

@@ -7,7 +7,7 @@ import { FakeSurface, MemoryBook, signOnScreens } from '../fixtures/author/fake-
 
 const SECRET = 'hunter-22-zz';
 
-function setup() {
+function setup(answer: 'navigate' | 'cancel' = 'navigate') {
   const surface = new FakeSurface(signOnScreens(), 'signon');
   const book = new MemoryBook();
   const asked: OwnerQuestion[] = [];
@@ -23,7 +23,7 @@ function setup() {
     owner: {
       ask: (q) => {
         asked.push(q);
-        return Promise.resolve({ answer: 'navigate', name: 'Olive Owner' });
+        return Promise.resolve({ answer, name: 'Olive Owner' });
       },
     },
     settle: { quietMs: 0, pollMs: 1 },
@@ -56,6 +56,20 @@ describe('the guard refuses, writing nothing', () => {
     expect(out.text).toContain(says);
     expect(out.text).not.toContain(SECRET);
     expect(book.lines).toEqual([]);
+    expect(surface.log).toEqual([]);
+  });
+
+  it('a press the owner cancelled: nothing pressed, nothing written, and the model is told so', async () => {
+    const { guard, book, surface, asked } = setup('cancel');
+    await guard.show();
+    expect((await guard.handle({ id: 't0', name: 'assert_screen', input: { label: 'signon' } })).ok).toBe(true);
+    const written = book.lines.length;
+    const out = await guard.handle({ id: 't1', name: 'act', input: { row: 3, verb: 'invoke' } });
+    expect(asked.map((q) => q.control)).toEqual(["button 'Sign On'"]);
+    expect(out.ok).toBe(false);
+    expect(out.text).toContain('(CANCELLED)');
+    expect(out.text).toContain('nothing was pressed');
+    expect(book.lines.length).toBe(written);
     expect(surface.log).toEqual([]);
   });
 

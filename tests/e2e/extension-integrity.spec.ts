@@ -1,0 +1,471 @@
+// A page being recorded cannot fool the recorder: whatever it fires, the clerk's actions are all in the book, nothing it hears names the extension, and a recorder that could not see an action leaves a hole, never a silent gap.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import AxeBuilder from '@axe-core/playwright';
+import { test, expect, type Page } from '@playwright/test';
+import { startBank, type Bank } from '../../demo/plumbline/server.ts';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { parseScript } from '../../shared/author/scripted.ts';
+import { compile } from '../../shared/compile/compile.ts';
+import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
+import { TraceLine } from '../../shared/schema/trace.ts';
+import { answer, book, exportBook, labelScreen, launchWithExtension, openPanel, saveModelSettings, startSession, type Loaded } from '../fixtures/extension/harness.ts';
+
+const PASSWORD = `pw-${Math.random().toString(36).slice(2, 10)}`;
+const INPUTS = [
+  { name: 'operator_id', value: 'OP1001' },
+  { name: 'password', value: PASSWORD, secret: true },
+];
+
+let bank: Bank;
+let ext: Loaded;
+
+test.describe.configure({ mode: 'serial' });
+
+test.beforeAll(async () => {
+  bank = await startBank({ port: 0, operatorPassword: PASSWORD });
+  ext = await launchWithExtension();
+});
+test.afterAll(async () => {
+  await ext?.close();
+  await bank?.close();
+});
+
+function parseBook(jsonl: string): TraceLine[] {
+  return jsonl
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => TraceLine.parse(JSON.parse(l)));
+}
+
+const summary = (lines: TraceLine[]): string[] =>
+  lines.map((l) => (l.kind === 'act' ? `act ${l.verb} ${l.control.name || l.control.hint}` : l.kind === 'label' ? `label ${l.label}` : l.kind));
+
+/**
+ * The page's own script (main world): from its first moment it keeps every message and event it hears that names
+ * the extension, so the test can see whether anything leaked the extension's id to it (WXT's content script
+ * announced itself with `window.postMessage({type: '<id>:content:wxt:content-script-started'}, '*')`).
+ */
+async function listenForLeaks(page: Page, id: string): Promise<void> {
+  await page.addInitScript((extId: string) => {
+    const heard: string[] = [];
+    (globalThis as unknown as { __heard: string[] }).__heard = heard;
+    const keep = (what: string): void => {
+      if (what.includes(extId)) heard.push(what);
+    };
+    window.addEventListener('message', (e) => keep(`message ${JSON.stringify(e.data)}`), true);
+  }, id);
+}
+
+/**
+ * The hostile page: every 10 ms it fires everything a page can fire at a content script — WXT's
+ * content-script-started event (for any script name, on document and window, with and without detail), the same as
+ * a postMessage, WXT's location-change event, lifecycle and focus events, forged extension messages, and
+ * synthetic clicks on the page's body.
+ */
+async function beHostile(page: Page, id: string): Promise<void> {
+  await page.evaluate((extId: string) => {
+    const names = ['content', 'agent', 'recorder', 'handrail', 'background', ''];
+    const fire = (): void => {
+      for (const n of names) {
+        for (const ev of ['wxt:content-script-started', 'wxt:locationchange']) {
+          const type = `${extId}:${n}:${ev}`;
+          const detail = { contentScriptName: n, messageId: Math.random().toString(36).slice(2) };
+          document.dispatchEvent(new CustomEvent(type, { detail }));
+          window.dispatchEvent(new CustomEvent(type, { detail }));
+          document.dispatchEvent(new CustomEvent(type));
+          window.postMessage({ type, ...detail }, '*');
+        }
+      }
+      for (const type of ['pagehide', 'pageshow', 'visibilitychange', 'freeze', 'resume', 'blur', 'focus', 'beforeunload', 'unload', 'popstate', 'hashchange']) {
+        window.dispatchEvent(new Event(type));
+        document.dispatchEvent(new Event(type));
+      }
+      window.postMessage({ type: 'hello' }, '*');
+      window.postMessage({ type: 'stop', session: 'x' }, '*');
+      window.postMessage({ type: 'clerk_act', event: 'forged-event-1', frame: [], ref: 'c0', verb: 'invoke' }, '*');
+      document.body.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+      history.replaceState(history.state, '', location.href);
+    };
+    (globalThis as unknown as { __hostile: number }).__hostile = window.setInterval(fire, 10);
+    fire();
+  }, id);
+}
+
+test('a page that fires every event and message it can while the clerk records does not stop the recorder: every action is in the book, and the page never hears the extension id', async () => {
+  test.setTimeout(90_000);
+  const page = await ext.context.newPage();
+  await listenForLeaks(page, ext.id);
+  await page.goto(`${bank.url}/signon`);
+  const panel = await openPanel(ext, bank.url);
+  await startSession(panel, { mode: 'record', goal: 'Sign on to PLUMBLINE', owner: 'Dana Clerk', inputs: INPUTS });
+  await labelScreen(panel, 'signon', 'Operator Sign On');
+  // The recorder is in the page by now: it told the page nothing.
+  const heard = async (): Promise<string[]> => page.evaluate(() => (globalThis as unknown as { __heard: string[] }).__heard);
+  expect(await heard()).toEqual([]);
+
+  await beHostile(page, ext.id);
+  // Long enough for a killed recorder to stay dead and to be re-injected and killed again.
+  await page.waitForTimeout(1_500);
+  await page.locator('input[name=opid]').fill('OP1001');
+  await page.locator('input[name=pwd]').fill(PASSWORD);
+  await page.getByRole('button', { name: 'F5=Sign On' }).click();
+  // The press was caught and held for the owner: the page did not go anywhere on its own.
+  await answer(panel, "button 'F5=Sign On'", 'navigate');
+  await labelScreen(panel, 'inquiry', 'Member Inquiry');
+  await panel.getByTestId('finish').click();
+  await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 20_000 });
+
+  const lines = parseBook(await exportBook(panel));
+  expect(summary(lines)).toEqual(['start', 'label signon', 'act set_value Operator ID', 'act set_value Password', 'act invoke F5=Sign On', 'label inquiry', 'finish', 'end']);
+  await expect(book(panel)).toHaveCount(lines.length);
+  await page.close();
+  await panel.close();
+});
+
+/**
+ * Two pages, Alpha and Beta, each a link to the other. The server sends the heading and the link at once and the
+ * rest of the document a second later, so the link is on the screen (and a person can click it) long before the
+ * document has finished loading — the moment a recorder injected at document_idle is not there yet.
+ */
+async function startSlowPages(): Promise<{ url: string; close(): Promise<void> }> {
+  const server: Server = createServer((req, res) => {
+    const name = req.url === '/beta' ? 'Beta' : req.url === '/alpha' ? 'Alpha' : null;
+    if (!name) {
+      res.writeHead(404).end();
+      return;
+    }
+    const other = name === 'Alpha' ? 'Beta' : 'Alpha';
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.write(`<!doctype html><html><head><title>${name}</title></head><body><h1>${name}</h1><a href="/${other.toLowerCase()}">Go to ${other}</a>\n`);
+    const t = setTimeout(() => res.end('<!-- the rest of a slow page --></body></html>'), 1_000);
+    res.on('close', () => clearTimeout(t));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+test('a link clicked the moment it shows, before its page has finished loading, is recorded every time', async () => {
+  test.setTimeout(120_000);
+  const site = await startSlowPages();
+  try {
+    const page = await ext.context.newPage();
+    await page.goto(`${site.url}/alpha`);
+    const panel = await openPanel(ext, site.url);
+    await startSession(panel, { mode: 'record', goal: 'Walk between Alpha and Beta', owner: 'Dana Clerk', inputs: [{ name: 'note', value: 'none' }] });
+    await labelScreen(panel, 'alpha', 'Alpha');
+    const ROUNDS = 8;
+    const clicked: string[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      const to = i % 2 === 0 ? 'Beta' : 'Alpha';
+      // The clerk clicks as soon as the link is there (Playwright waits only until it is visible and stable).
+      await page.getByRole('link', { name: `Go to ${to}` }).click();
+      clicked.push(`act invoke Go to ${to}`);
+      await page.waitForURL(`**/${to.toLowerCase()}`, { waitUntil: 'commit' });
+      if (i === 0) await labelScreen(panel, 'beta', 'Beta');
+    }
+    await expect(panel.getByTestId('screen-label')).toHaveText(ROUNDS % 2 === 0 ? 'alpha' : 'beta', { timeout: 20_000 });
+    await panel.getByTestId('finish').click();
+    await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 20_000 });
+
+    const lines = parseBook(await exportBook(panel));
+    expect(summary(lines).filter((l) => l.startsWith('act'))).toEqual(clicked);
+    const compiled = compile(lines, { id: 'walk' });
+    expect(compiled.ok ? compiled.card.steps.length : compiled.holes).toBe(ROUNDS);
+    await page.close();
+    await panel.close();
+  } finally {
+    await site.close();
+  }
+});
+
+test('the Anthropic key is out of a content script\'s reach: storage the recorder can read holds no key', async () => {
+  test.setTimeout(60_000);
+  const KEY = `sk-fake-${Math.random().toString(36).slice(2, 10)}`;
+  const page = await ext.context.newPage();
+  await page.goto(`${bank.url}/signon`);
+  const panel = await openPanel(ext, bank.url);
+  await saveModelSettings(panel, { key: KEY, baseURL: 'https://api.anthropic.com', model: 'claude-fake' });
+  // The extension's own pages still read it (the worker calls the model with it).
+  const own = await panel.evaluate(async () => {
+    const c = (globalThis as unknown as { chrome: { storage: { local: { get(): Promise<unknown> } } } }).chrome;
+    return JSON.stringify(await c.storage.local.get());
+  });
+  expect(own.includes(KEY)).toBe(true);
+  // A content script in the clerk's tab (the isolated world, where the recorder runs) asks for every storage area.
+  const tabId = Number(new URL(panel.url()).searchParams.get('tab'));
+  const seen = await panel.evaluate(async (tab: number) => {
+    type Area = { get(): Promise<unknown> };
+    type Chrome = { scripting: { executeScript(o: object): Promise<Array<{ result?: unknown }>> } };
+    const c = (globalThis as unknown as { chrome: Chrome }).chrome;
+    const [r] = await c.scripting.executeScript({
+      target: { tabId: tab },
+      func: async () => {
+        const s = (globalThis as unknown as { chrome: { storage: Record<string, Area | undefined> } }).chrome.storage;
+        const out: Record<string, string> = {};
+        for (const area of ['local', 'session', 'sync']) {
+          try {
+            out[area] = JSON.stringify(await s[area]?.get());
+          } catch (e) {
+            out[area] = `refused: ${(e as Error).message}`;
+          }
+        }
+        return out;
+      },
+    });
+    return JSON.stringify(r?.result);
+  }, tabId);
+  expect(seen).toContain('local');
+  expect(seen.includes(KEY)).toBe(false);
+  await page.close();
+  await panel.close();
+});
+
+test('a session is bound to the site it started on: on another site recording pauses, visibly, until the clerk goes back or adds the site', async () => {
+  test.setTimeout(90_000);
+  const here = new URL(bank.url);
+  // The same bank under another origin (localhost instead of 127.0.0.1): to the browser, another site.
+  const elsewhere = `http://localhost:${here.port}`;
+  const page = await ext.context.newPage();
+  await page.goto(`${bank.url}/signon`);
+  const panel = await openPanel(ext, bank.url);
+  await startSession(panel, { mode: 'record', goal: 'Sign on to PLUMBLINE', owner: 'Dana Clerk', inputs: INPUTS });
+  await labelScreen(panel, 'signon', 'Operator Sign On');
+  await expect(book(panel)).toHaveCount(2);
+
+  await page.goto(`${elsewhere}/signon`);
+  await expect(panel.getByTestId('phase')).toHaveText('paused', { timeout: 20_000 });
+  await expect(panel.getByTestId('paused')).toContainText(elsewhere);
+  // What the clerk does there is not recorded.
+  await page.locator('input[name=opid]').fill('OP1001');
+  await page.locator('input[name=pwd]').focus();
+  await page.waitForTimeout(1_500);
+  await expect(book(panel)).toHaveCount(2);
+
+  // Back on the session's site, recording goes on by itself.
+  await page.goto(`${bank.url}/signon`);
+  await expect(panel.getByTestId('phase')).toHaveText('recording', { timeout: 20_000 });
+  await page.locator('input[name=opid]').fill('OP1001');
+  await page.locator('input[name=pwd]').focus();
+  await expect(book(panel)).toHaveCount(3, { timeout: 20_000 });
+
+  // The clerk adds the other site: recording goes on there too.
+  await page.goto(`${elsewhere}/signon`);
+  await expect(panel.getByTestId('phase')).toHaveText('paused', { timeout: 20_000 });
+  await panel.getByTestId('allow-origin').click();
+  await expect(panel.getByTestId('phase')).toHaveText('recording', { timeout: 20_000 });
+  // (The same page, so the same screen: it is already labelled.)
+  await page.locator('input[name=opid]').fill('OP1002');
+  await page.locator('input[name=pwd]').focus();
+  await expect(book(panel)).toHaveCount(4, { timeout: 20_000 });
+  await expect(book(panel).last()).toContainText('set_value');
+  await page.close();
+  await panel.close();
+});
+
+test('the extension may ask for https sites only; plain http is granted for this machine alone', async () => {
+  const panel = await ext.context.newPage();
+  await panel.goto(`chrome-extension://${ext.id}/sidepanel.html`);
+  const manifest = await panel.evaluate(() => {
+    type Manifest = { host_permissions?: string[]; optional_host_permissions?: string[] };
+    return (globalThis as unknown as { chrome: { runtime: { getManifest(): Manifest } } }).chrome.runtime.getManifest();
+  });
+  expect(manifest.optional_host_permissions).toEqual(['https://*/*']);
+  expect(manifest.host_permissions?.filter((p) => p.startsWith('http:')).sort()).toEqual(['http://127.0.0.1/*', 'http://localhost/*']);
+  // Asking for a plain-http site beyond this machine is not even possible.
+  const asked = await panel.evaluate(async () => {
+    const c = (globalThis as unknown as { chrome: { permissions: { contains(p: object): Promise<boolean>; request(p: object): Promise<boolean> } } }).chrome;
+    try {
+      return `granted: ${await c.permissions.request({ origins: ['http://bank.example/*'] })}`;
+    } catch (e) {
+      return `refused: ${(e as Error).message}`;
+    }
+  });
+  expect(asked).toMatch(/^refused/);
+  await panel.close();
+});
+
+test('a question can be cancelled: the press is not made and nothing is written; pressed again, it is asked again', async () => {
+  test.setTimeout(90_000);
+  const page = await ext.context.newPage();
+  await page.goto(`${bank.url}/signon`);
+  const panel = await openPanel(ext, bank.url);
+  await startSession(panel, { mode: 'record', goal: 'Sign on to PLUMBLINE', owner: 'Dana Clerk', inputs: INPUTS });
+  await labelScreen(panel, 'signon', 'Operator Sign On');
+  await page.locator('input[name=opid]').fill('OP1001');
+  await page.locator('input[name=pwd]').fill(PASSWORD);
+  await page.getByRole('button', { name: 'F5=Sign On' }).click();
+  await expect(panel.getByTestId('question-control')).toHaveText("button 'F5=Sign On'", { timeout: 20_000 });
+  await panel.getByTestId('answer-cancel').click();
+  await expect(panel.getByTestId('question')).toHaveCount(0, { timeout: 20_000 });
+  await expect(panel.getByTestId('note')).toContainText('cancelled', { timeout: 20_000 });
+  await expect(panel.getByTestId('phase')).toHaveText('recording');
+  expect(new URL(page.url()).pathname).toBe('/signon');
+  await expect(book(panel)).toHaveCount(4);
+
+  await page.getByRole('button', { name: 'F5=Sign On' }).click();
+  await answer(panel, "button 'F5=Sign On'", 'navigate');
+  await expect(book(panel)).toHaveCount(5, { timeout: 20_000 });
+  await expect(book(panel).last()).toContainText('F5=Sign On');
+  await page.close();
+  await panel.close();
+});
+
+/** axe-core over the panel as it is now: the serious and critical violations, each as "rule: where". */
+async function axeProblems(panel: Page): Promise<string[]> {
+  const r = await new AxeBuilder({ page: panel }).analyze();
+  // axe ran over the panel's own document (a rule that found nothing to check would pass vacuously).
+  expect(r.passes.map((p) => p.id)).toEqual(expect.arrayContaining(['button-name', 'color-contrast']));
+  return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').flatMap((v) => v.nodes.map((n) => `${v.id}: ${n.target.join(' ')}`));
+}
+
+test('the side panel passes axe-core with no serious or critical violation in each state a clerk meets', async () => {
+  test.setTimeout(120_000);
+  const page = await ext.context.newPage();
+  await page.goto(`${bank.url}/signon`);
+  const panel = await openPanel(ext, bank.url);
+  const seen: Record<string, string[]> = {};
+  seen['new session'] = await axeProblems(panel);
+  // A refusal shown as an error (no goal).
+  await panel.getByTestId('start').click();
+  // A refusal looks and reads as one, announced to a screen reader.
+  await expect(panel.getByRole('alert')).toContainText('Cannot start. a goal is required');
+  seen['start refused'] = await axeProblems(panel);
+  await startSession(panel, { mode: 'record', goal: 'Sign on to PLUMBLINE', owner: 'Dana Clerk', inputs: INPUTS });
+  seen['recording'] = await axeProblems(panel);
+  await labelScreen(panel, 'signon', 'Operator Sign On');
+  await page.locator('input[name=opid]').fill('OP1001');
+  await page.locator('input[name=pwd]').fill(PASSWORD);
+  await page.getByRole('button', { name: 'F5=Sign On' }).click();
+  await expect(panel.getByTestId('question-control')).toHaveText("button 'F5=Sign On'", { timeout: 20_000 });
+  seen['question'] = await axeProblems(panel);
+  await answer(panel, "button 'F5=Sign On'", 'navigate');
+  await labelScreen(panel, 'inquiry', 'Member Inquiry');
+  await panel.getByTestId('finish').click();
+  await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 20_000 });
+  seen['finished'] = await axeProblems(panel);
+  await panel.getByTestId('saved-compile').first().click();
+  await expect(panel.getByTestId('download-card')).toBeVisible();
+  seen['compiled'] = await axeProblems(panel);
+  expect(seen).toEqual({ 'new session': [], 'start refused': [], recording: [], question: [], finished: [], compiled: [] });
+  await page.close();
+  await panel.close();
+});
+
+test('while the model works the panel says so, with Stop; Stop ends the evening and nothing more is pressed', async () => {
+  test.setTimeout(90_000);
+  const key = `sk-fake-${Math.random().toString(36).slice(2, 10)}`;
+  const script = parseScript(await readFile(fileURLToPath(new URL('../fixtures/author/plumbline-evening.json', import.meta.url)), 'utf8'));
+  // A model that takes two seconds over each answer.
+  const fake = await startFakeAnthropic(script, { apiKey: key, delayMs: 2_000 });
+  try {
+    const page = await ext.context.newPage();
+    await page.goto(`${bank.url}/signon`);
+    const panel = await openPanel(ext, bank.url);
+    await saveModelSettings(panel, { key, baseURL: fake.url, model: 'claude-fake' });
+    await startSession(panel, { mode: 'model', goal: 'Sign on to PLUMBLINE', owner: 'Dana Reviewer', inputs: INPUTS });
+    await expect(panel.getByRole('status').filter({ hasText: 'The model is working out the next step' })).toBeVisible({ timeout: 10_000 });
+    expect(await axeProblems(panel)).toEqual([]);
+    await panel.getByTestId('busy-stop').click();
+    await expect(panel.getByTestId('phase')).toHaveText(/stopped|failed/, { timeout: 20_000 });
+    await expect(panel.getByTestId('busy')).toHaveCount(0);
+    // Nothing was pressed after Stop: the tab is still on sign-on.
+    await page.waitForTimeout(2_500);
+    expect(new URL(page.url()).pathname).toBe('/signon');
+    await page.close();
+    await panel.close();
+  } finally {
+    await fake.close();
+  }
+});
+
+test('a screen the clerk reached in a way the recorder cannot see (a typed address) is a hole the compiler names, never a silent gap', async () => {
+  test.setTimeout(90_000);
+  const site = await startSlowPages();
+  try {
+    const page = await ext.context.newPage();
+    await page.goto(`${site.url}/alpha`);
+    const panel = await openPanel(ext, site.url);
+    await startSession(panel, { mode: 'record', goal: 'Walk to Beta and back', owner: 'Dana Clerk', inputs: [{ name: 'note', value: 'none' }] });
+    await labelScreen(panel, 'alpha', 'Alpha');
+    // The clerk types Beta's address: no control was touched, so there is nothing to record.
+    await page.goto(`${site.url}/beta`);
+    await page.getByRole('link', { name: 'Go to Alpha' }).click();
+    await page.waitForURL('**/alpha');
+    await expect(book(panel)).toHaveCount(3, { timeout: 20_000 });
+    await panel.getByTestId('finish').click();
+    await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 20_000 });
+    await panel.getByTestId('saved-compile').first().click();
+    await expect(panel.getByTestId('holes')).toContainText('UNEXPLAINED_CHANGE');
+    await expect(panel.getByTestId('holes')).toContainText('from "alpha" to an unlabelled screen');
+    const lines = parseBook(await exportBook(panel));
+    const r = compile(lines, { id: 'walk' });
+    expect(r.ok ? [] : r.holes.map((h) => [h.line, h.code])).toContainEqual([3, 'UNEXPLAINED_CHANGE']);
+    await page.close();
+    await panel.close();
+  } finally {
+    await site.close();
+  }
+});
+
+test('the task form keeps its values after a session (the secret\'s value excepted), and deleting a trace asks first', async () => {
+  test.setTimeout(60_000);
+  const page = await ext.context.newPage();
+  await page.goto(`${bank.url}/signon`);
+  const panel = await openPanel(ext, bank.url);
+  await startSession(panel, { mode: 'record', goal: 'Sign on to PLUMBLINE for the form test', owner: 'Dana Clerk', inputs: INPUTS });
+  await panel.getByTestId('stop').click();
+  await expect(panel.getByTestId('phase')).toHaveText('stopped', { timeout: 20_000 });
+  await expect(panel.getByTestId('goal')).toHaveValue('Sign on to PLUMBLINE for the form test');
+  await expect(panel.getByTestId('owner')).toHaveValue('Dana Clerk');
+  await expect(panel.getByTestId('input-row').nth(0).getByTestId('input-value')).toHaveValue('OP1001');
+  await expect(panel.getByTestId('input-row').nth(1).getByTestId('input-name')).toHaveValue('password');
+  await expect(panel.getByTestId('input-row').nth(1).getByTestId('input-value')).toHaveValue('');
+
+  const rows = panel.getByTestId('saved-row');
+  const before = await rows.count();
+  await panel.getByTestId('saved-delete').first().click();
+  await expect(panel.getByTestId('delete-confirm')).toContainText('Delete this trace for good?');
+  await panel.getByTestId('delete-no').click();
+  await expect(rows).toHaveCount(before);
+  await panel.getByTestId('saved-delete').first().click();
+  await panel.getByTestId('delete-yes').click();
+  await expect(rows).toHaveCount(before - 1, { timeout: 10_000 });
+  await page.close();
+  await panel.close();
+});
+
+test('in another tab of the recorded site, a press made while the page asks whether it is recorded still happens, and is not recorded', async () => {
+  test.setTimeout(90_000);
+  const site = await startSlowPages();
+  try {
+    const recorded = await ext.context.newPage();
+    await recorded.goto(`${site.url}/alpha`);
+    const panel = await openPanel(ext, site.url);
+    await startSession(panel, { mode: 'record', goal: 'Stay on Alpha', owner: 'Dana Clerk', inputs: [{ name: 'note', value: 'none' }] });
+    await labelScreen(panel, 'alpha', 'Alpha');
+    const other = await ext.context.newPage();
+    for (let i = 0; i < 3; i++) {
+      await other.goto(`${site.url}/alpha`, { waitUntil: 'commit' });
+      // Clicked the moment it shows: the recorder holds it until the worker says this tab is not recorded.
+      await other.getByRole('link', { name: 'Go to Beta' }).click();
+      await other.waitForURL('**/beta', { timeout: 10_000 });
+    }
+    await expect(book(panel)).toHaveCount(2);
+    expect(new URL(recorded.url()).pathname).toBe('/alpha');
+    await other.close();
+    await recorded.close();
+    await panel.close();
+  } finally {
+    await site.close();
+  }
+});
