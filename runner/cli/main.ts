@@ -180,13 +180,13 @@ function program(setExit: (code: number) => void): Command {
 
   cli
     .command('report')
-    .description('one self-contained HTML page of a run from its evidence: steps, screens, rungs, screenshots, the word, the chain\'s verdict and seal')
-    .argument('<dir>', 'the evidence directory')
-    .option('-o, --out <file.html>', 'where to write it (default <dir>.html, beside the evidence)')
-    .option('--head <hash>', 'the evidence_head the run\'s receipt carried: the log must end there')
-    .action(async (dir: string, flags: import('./report.ts').ReportFlags) => {
+    .description('self-contained HTML pages of runs from their evidence (steps, screens, rungs, screenshots, the word, the verdict), and an index over many (words, durations, drift)')
+    .argument('[runs...]', 'evidence directories, directories of runs, or run ids (none: every run the journals under the state home know)')
+    .option('-o, --out <file.html>', 'where to write the page or the index (default <dir>.html beside the evidence; handrail-report.html for several)')
+    .option('--head <hash>', 'the evidence_head the run\'s receipt carried: the log must end there (one run only)')
+    .action(async (runs: string[], flags: import('./report.ts').ReportFlags) => {
       const { reportCommand } = await import('./report.ts');
-      setExit(await reportCommand(dir, flags));
+      setExit(await reportCommand(runs, flags));
     });
 
   cli

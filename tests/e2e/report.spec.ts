@@ -11,6 +11,7 @@ import { BrowserSurface } from '../../runner/browser/surface.ts';
 import { readCard } from '../../runner/cli/replay.ts';
 import { renderReport } from '../../runner/report.ts';
 import { runCapability } from '../../runner/run.ts';
+import { handrail } from './support/cli.ts';
 
 const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
 let bank: Bank;
@@ -56,6 +57,50 @@ test('the report of a real run shows the word, the steps, the screenshots and th
   const images = page.locator('figure img');
   expect(await images.count()).toBeGreaterThan(0);
   for (const img of await images.all()) expect(await img.evaluate((i: HTMLImageElement) => i.complete && i.naturalWidth > 0)).toBe(true);
+  expect(fetched).toEqual([]);
+  await page.close();
+});
+
+test('the index over several real runs: a reviewer sees the counts, every run, and reaches each run\'s page', async ({ browser }) => {
+  const loaded = await readCard('capabilities/plumbline-place-hold.json');
+  if (!loaded.ok) throw new Error(loaded.message);
+  const root = join(scratch, 'runs');
+  const words: string[] = [];
+  // Two shares held, then the first again: the bank says it is already held (a business outcome, not an error).
+  for (const [i, [member, share]] of [['400337', '400337-S0001'], ['400445', '400445-S0001'], ['400337', '400337-S0001']].entries()) {
+    const result = await runCapability({
+      card: loaded.card,
+      inputs: { operator_id: 'OP1001', password: PASSWORD, member_number: member ?? '', share_id: share ?? '', reason: 'LEGAL' },
+      env: { BASE_URL: bank.url },
+      surface: () => BrowserSurface.launch({ browser }),
+      evidenceDir: join(root, `run-${i + 1}`),
+      settleTimeoutMs: 5_000,
+    });
+    words.push(result.word);
+  }
+  expect(words).toEqual(['SUCCESS', 'SUCCESS', 'BUSINESS_OUTCOME']);
+  const ran = await handrail(['report', root], { ...process.env, HANDRAIL_HOME: join(scratch, 'home'), HANDRAIL_SECRET_PASSWORD: PASSWORD });
+  expect(ran.code).toBe(0);
+  expect(ran.stdout.trim()).toBe(`${root}.html`);
+
+  const page = await browser.newPage();
+  const fetched: string[] = [];
+  page.on('request', (r) => void (r.url().startsWith('file:') || r.url().startsWith('data:') || fetched.push(r.url())));
+  await page.goto(pathToFileURL(`${root}.html`).href);
+  await expect(page.locator('#totals')).toHaveText('3 runs · every evidence log verifies · 0 with drift');
+  const counts = page.locator('table.words tbody tr');
+  await expect(counts).toHaveText(['SUCCESS2', 'BUSINESS_OUTCOME1']);
+  const rows = page.locator('table.runs tbody tr');
+  await expect(rows).toHaveCount(3);
+  await expect(rows.nth(2)).toContainText('BUSINESS_OUTCOME');
+  for (const row of await rows.all()) await expect(row.locator('td').nth(6)).toHaveText('intact, unanchored');
+  expect(await page.content()).not.toContain(PASSWORD);
+  // Follow a run's link to its page and back.
+  await rows.nth(0).locator('a').click();
+  await expect(page.locator('.word')).toHaveText('SUCCESS');
+  await expect(page.locator('tr.commit')).toContainText("button 'F10=Post Hold'");
+  await page.locator('nav a').click();
+  await expect(page.locator('table.runs tbody tr')).toHaveCount(3);
   expect(fetched).toEqual([]);
   await page.close();
 });
