@@ -46,6 +46,7 @@ function program(setExit: (code: number) => void): Command {
     .option('--probe', 'when the journal holds this intent\'s commit in doubt, run the card\'s read-only probe and let a conclusive answer settle it')
     .option('--allow-env <name...>', 'an environment variable the card\'s entry may read as {{env.NAME}} besides BASE_URL (never HANDRAIL_*, ANTHROPIC_*)')
     .option('--headed', 'show the browser')
+    .option('--trace <file.zip>', 'record a Playwright trace (npx playwright show-trace FILE); refused for a card with secret inputs')
     .action(async (card: string, flags: import('./replay.ts').ReplayFlags) => {
       const { replayCommand } = await import('./replay.ts');
       setExit(await replayCommand(card, flags));

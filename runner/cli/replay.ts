@@ -1,4 +1,5 @@
 // `handrail replay <card>`: one run, receipt as JSON on stdout, progress on stderr, exit code from the word.
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { ALLOW_ENV_VAR, envAllowProblem, formatIssues, INPUT_NAME_RE, loadCapability, type Capability } from '../../shared/schema/index.ts';
@@ -20,6 +21,23 @@ export interface ReplayFlags {
   probe?: boolean;
   /** Environment variables the card's entry may read besides BASE_URL (`{{env.NAME}}`). */
   allowEnv?: string[];
+  /** Record a Playwright trace of the run into this zip (refused for a card with secret inputs). */
+  trace?: string;
+}
+
+/**
+ * `--trace` is refused for a card with any secret input, rather than masked: a Playwright trace keeps each `fill`
+ * value in its action log, every input's value in its DOM snapshots, the typed text in its screencast frames and
+ * form posts in its network log. Masking would mean rewriting a zip whose formats Playwright owns and changes, and
+ * a picture cannot be masked by text at all; a refusal is the only answer that cannot leak.
+ */
+export function traceRefusal(card: Capability): UsageError | null {
+  const secrets = Object.entries(card.inputs).filter(([, spec]) => spec.secret).map(([name]) => name);
+  if (secrets.length === 0) return null;
+  return new UsageError(
+    `--trace: card ${card.id} has secret input${secrets.length === 1 ? '' : 's'} ${secrets.join(', ')}, and a Playwright trace records typed values (actions, DOM snapshots, screenshots, network) unmasked; trace only cards without secrets, or read the run's evidence (handrail report)`,
+    'TRACE_WOULD_RECORD_SECRET',
+  );
 }
 
 /**
@@ -119,14 +137,19 @@ export async function replayCommand(cardPath: string, flags: ReplayFlags): Promi
     process.stderr.write(`${loaded.message}\n`);
     return printResult(resultBeforeRun(cardPath, 'none', 'REFUSED', 'CARD_INVALID', loaded.message.split('\n')[0] ?? ''));
   }
+  if (flags.trace !== undefined) {
+    const refused = traceRefusal(loaded.card);
+    if (refused) throw refused;
+  }
   const env = withAllowedEnv({ ...process.env, ...(flags.baseUrl ? { BASE_URL: flags.baseUrl.replace(/\/+$/, '') } : {}) }, flags.allowEnv);
   const progress = (line: string): void => void process.stderr.write(`${line}\n`);
   const probe = flags.probe ? await probeFor(loaded.card, cardPath, inputs, { env, open: { headed: Boolean(flags.headed) }, progress, ...(settle ? { settleTimeoutMs: settle } : {}) }) : undefined;
+  const trace = flags.trace === undefined ? undefined : resolvePath(flags.trace);
   const result = await runCapability({
     card: loaded.card,
     inputs,
     env,
-    open: { headed: Boolean(flags.headed) },
+    open: { headed: Boolean(flags.headed), ...(trace ? { trace } : {}) },
     progress: (line) => process.stderr.write(`${line}\n`),
     // Every replay is journalled: under $HANDRAIL_HOME by key, or in the file --journal names.
     store: storeIn(stateHome(process.env)),
@@ -140,5 +163,6 @@ export async function replayCommand(cardPath: string, flags: ReplayFlags): Promi
   if (result.unapproved) process.stderr.write('warning: this card ran without an approval bound to its content (--allow-unapproved)\n');
   const fromJournal = result.from_journal ? ' · answered from the journal' : '';
   process.stderr.write(`${result.word} ${result.code}${fromJournal}${result.evidence ? ` · evidence ${result.evidence}` : ''}\n`);
+  if (trace) process.stderr.write(existsSync(trace) ? `trace ${trace} (open it: npx playwright show-trace ${trace})\n` : `warning: no trace was written to ${trace} (the run opened no browser, or the trace could not be saved)\n`);
   return printResult(result);
 }
