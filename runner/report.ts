@@ -85,7 +85,8 @@ async function fileOf(dir: string, data: Record<string, unknown>): Promise<Buffe
   }
 }
 
-const CSS = `
+/** The look every Handrail page shares (run reports, the index, `handrail show`). */
+export const CSS = `
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:0;color:#1d1d1f;background:#f6f6f4}
 header{padding:20px 28px;background:#fff;border-bottom:1px solid #ddd}
 main{padding:8px 28px 40px}

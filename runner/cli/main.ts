@@ -191,6 +191,16 @@ function program(setExit: (code: number) => void): Command {
     });
 
   cli
+    .command('show')
+    .description('a capability for review: inputs (secrets marked), steps in plain words with commits highlighted, screens and marks, approval and content hash')
+    .argument('<card>', 'the capability JSON file')
+    .option('--html <out.html>', 'write one self-contained HTML page instead of text')
+    .action(async (card: string, flags: import('./show.ts').ShowFlags) => {
+      const { showCommand } = await import('./show.ts');
+      setExit(await showCommand(card, flags));
+    });
+
+  cli
     .command('demo')
     .description('start PLUMBLINE, the mock bank, and run the demo against it')
     .action(async () => {
