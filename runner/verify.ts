@@ -33,6 +33,8 @@ export interface VerifyOptions {
   /** Each plate's evidence goes to <evidenceRoot>/plate-<n>. Default runs/verify-<run id>. */
   evidenceRoot?: string;
   progress?: (line: string) => void;
+  /** Called once per plate as soon as its report is final (refused or run), in plate order: for a progress bar. */
+  plateDone?: (plate: PlateReport, total: number) => void;
   settleTimeoutMs?: number;
   now?: () => Date;
   /** How one plate is run; default runCapability. A seam for tests of the verdict logic, not for callers. */
@@ -146,6 +148,10 @@ export async function verify(card: Capability, opts: VerifyOptions): Promise<Ver
   const say = opts.progress ?? ((): void => undefined);
   const runOne = opts.run ?? runCapability;
   const reports: PlateReport[] = [];
+  const push = (r: PlateReport): void => {
+    reports.push(r);
+    opts.plateDone?.(r, opts.plates.length);
+  };
   for (const [i, row] of opts.plates.entries()) {
     const inputs = { ...opts.fixedInputs, ...row };
     const plate = publicPart(card, inputs);
@@ -162,7 +168,7 @@ export async function verify(card: Capability, opts: VerifyOptions): Promise<Ver
     const base = { n: i + 1, plate, llm_calls: 0, classifier_calls: 0, run_id: null, evidence: null, evidence_head: null, word: null, code: null, duration_ms: 0 };
     const refuse = (judge: JudgeReport, why: string): void => {
       say(`  refused: ${why}`);
-      reports.push({ ...base, status: 'refused', judge, clean: false, why });
+      push({ ...base, status: 'refused', judge, clean: false, why });
     };
 
     // Before: the plate must be able to show the change. A record already in the after-state (or not in the
@@ -247,7 +253,7 @@ export async function verify(card: Capability, opts: VerifyOptions): Promise<Ver
       } else why = '';
     }
     if (why) say(`  not clean: ${why}`);
-    reports.push({ ...ran, status: why === '' ? 'clean' : 'failed', judge, clean: why === '', why });
+    push({ ...ran, status: why === '' ? 'clean' : 'failed', judge, clean: why === '', why });
   }
   const k = reports.filter((r) => r.clean).length;
   const n = reports.length;

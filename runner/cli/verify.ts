@@ -4,6 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { ExpectedChange } from '../../shared/schema/capability.ts';
 import { judgeFrom, JudgeSpecError } from '../judge.ts';
+import { Progress } from '../progress.ts';
 import { parsePlatesCsv, verify, VerifyError, writeLifecycle, type PlateReport } from '../verify.ts';
 import { UsageError } from './errors.ts';
 import { parseInputs, readCard, withAllowedEnv } from './replay.ts';
@@ -71,9 +72,11 @@ export async function verifyCommand(cardPath: string, flags: VerifyFlags): Promi
   const loaded = await readCard(cardPath);
   if (!loaded.ok) throw new UsageError(loaded.message, 'CARD_INVALID');
   const env = withAllowedEnv({ ...process.env, ...(flags.baseUrl ? { BASE_URL: flags.baseUrl.replace(/\/+$/, '') } : {}) }, flags.allowEnv);
-  const err = (line: string): boolean => process.stderr.write(`${line}\n`);
+  let bar: Progress | undefined;
+  const err = (line: string): void => (bar ? bar.log(line) : void process.stderr.write(`${line}\n`));
   try {
     const plates = parsePlatesCsv(csv, flags.inputs);
+    bar = new Progress({ total: plates.length, label: 'plates' });
     const report = await verify(loaded.card, {
       plates,
       judge,
@@ -82,9 +85,11 @@ export async function verifyCommand(cardPath: string, flags: VerifyFlags): Promi
       fixedInputs: fixed,
       open: { headed: Boolean(flags.headed) },
       progress: err,
+      plateDone: (p) => bar?.tick(p.clean ? 'CLEAN' : p.status === 'refused' ? 'REFUSED' : 'FAILED'),
       ...(flags.evidence ? { evidenceRoot: flags.evidence } : {}),
       ...(settle ? { settleTimeoutMs: settle } : {}),
     });
+    bar.finish();
     await writeLifecycle(cardPath, report.lifecycle);
     err('');
     err(table(report.plates));
@@ -93,6 +98,7 @@ export async function verifyCommand(cardPath: string, flags: VerifyFlags): Promi
     process.stdout.write(`${JSON.stringify({ card: report.card, verified: report.verified, k: report.k, n: report.n, state: report.lifecycle.state, unconfirmed_commits: report.unconfirmed_commits, summary: report.summary, plates: report.plates }, null, 2)}\n`);
     return report.verified ? 0 : EXIT_NOT_VERIFIED;
   } catch (e) {
+    bar?.finish();
     if (e instanceof VerifyError) throw new UsageError(e.message, e.code);
     throw e;
   }
