@@ -9,7 +9,9 @@ function program(setExit: (code: number) => void): Command {
     .description('Work a task out once, compile it into a reviewed capability, replay it with no model in the loop.')
     .exitOverride()
     .configureOutput({ writeOut: (s) => process.stdout.write(s), writeErr: (s) => process.stderr.write(s) })
-    .showHelpAfterError();
+    .showHelpAfterError()
+    .option('--config <file>', 'handrail.config.json to read (default: ./handrail.config.json if present); flags win over it');
+  type Cmd = { optsWithGlobals<T>(): T };
 
   cli
     .command('schema')
@@ -47,9 +49,9 @@ function program(setExit: (code: number) => void): Command {
     .option('--allow-env <name...>', 'an environment variable the card\'s entry may read as {{env.NAME}} besides BASE_URL (never HANDRAIL_*, ANTHROPIC_*)')
     .option('--headed', 'show the browser')
     .option('--trace <file.zip>', 'record a Playwright trace (npx playwright show-trace FILE); refused for a card with secret inputs')
-    .action(async (card: string, flags: import('./replay.ts').ReplayFlags) => {
+    .action(async (card: string, _flags: unknown, cmd: Cmd) => {
       const { replayCommand } = await import('./replay.ts');
-      setExit(await replayCommand(card, flags));
+      setExit(await replayCommand(card, cmd.optsWithGlobals<import('./replay.ts').ReplayFlags>()));
     });
 
   cli
@@ -88,7 +90,7 @@ function program(setExit: (code: number) => void): Command {
     .description('replay a card once per plate from cold; an independent judge confirms each; all clean → verified k of n')
     .argument('<card>', 'the capability JSON file (its lifecycle is written back)')
     .requiredOption('--inputs <plates.csv>', 'one plate per row; header row = input names')
-    .requiredOption('--judge <cmd|url>', 'the system of record, asked before and after each plate: a URL template (GET, ?phase=&card= added) or a command ({card, inputs, phase} JSON on stdin); either answers a JSON object')
+    .option('--judge <cmd|url>', '(or "judge" in the config) the system of record, asked before and after each plate: a URL template (GET, ?phase=&card= added) or a command ({card, inputs, phase} JSON on stdin); either answers a JSON object')
     .option('--change <file.json>', 'the expected change {"before": {...}, "after": {...}} (default: the card\'s judge.change)')
     .option('--judge-env <name...>', 'environment variables a command judge may see besides PATH, HOME, LANG (never HANDRAIL_SECRET_*, ANTHROPIC_*)')
     .option('--base-url <url>', 'fills {{env.BASE_URL}} in the entry')
@@ -97,9 +99,9 @@ function program(setExit: (code: number) => void): Command {
     .option('--evidence <dir>', 'where each plate keeps its evidence')
     .option('--settle-timeout <ms>', 'how long a step may take to settle')
     .option('--headed', 'show the browser')
-    .action(async (card: string, flags: import('./verify.ts').VerifyFlags) => {
+    .action(async (card: string, _flags: unknown, cmd: Cmd) => {
       const { verifyCommand } = await import('./verify.ts');
-      setExit(await verifyCommand(card, flags));
+      setExit(await verifyCommand(card, cmd.optsWithGlobals<import('./verify.ts').VerifyFlags>()));
     });
 
   cli
@@ -185,9 +187,9 @@ function program(setExit: (code: number) => void): Command {
     .argument('[runs...]', 'evidence directories, directories of runs, or run ids (none: every run the journals under the state home know)')
     .option('-o, --out <file.html>', 'where to write the page or the index (default <dir>.html beside the evidence; handrail-report.html for several)')
     .option('--head <hash>', 'the evidence_head the run\'s receipt carried: the log must end there (one run only)')
-    .action(async (runs: string[], flags: import('./report.ts').ReportFlags) => {
+    .action(async (runs: string[], _flags: unknown, cmd: Cmd) => {
       const { reportCommand } = await import('./report.ts');
-      setExit(await reportCommand(runs, flags));
+      setExit(await reportCommand(runs, cmd.optsWithGlobals<import('./report.ts').ReportFlags>()));
     });
 
   cli

@@ -5,6 +5,7 @@ import { dirname, resolve as resolvePath } from 'node:path';
 import { ALLOW_ENV_VAR, envAllowProblem, formatIssues, INPUT_NAME_RE, loadCapability, type Capability } from '../../shared/schema/index.ts';
 import { EXIT_CODE, RunResult } from '../../shared/schema/result.ts';
 import { loadFailpoint } from '../engine/failpoint.ts';
+import { boundInputs, envWithConfig, loadConfig } from '../config.ts';
 import { stateHome, storeIn } from '../intent.ts';
 import { resultBeforeRun, runCapability, type ProbeRunner, type RunRequest } from '../run.ts';
 import { UsageError } from './errors.ts';
@@ -23,6 +24,8 @@ export interface ReplayFlags {
   allowEnv?: string[];
   /** Record a Playwright trace of the run into this zip (refused for a card with secret inputs). */
   trace?: string;
+  /** handrail.config.json to read (default: the one in the working directory, if any). */
+  config?: string;
 }
 
 /**
@@ -125,7 +128,8 @@ export function printResult(result: RunResult): number {
 
 export async function replayCommand(cardPath: string, flags: ReplayFlags): Promise<number> {
   loadFailpoint();
-  const inputs = parseInputs(flags.input);
+  const { config } = await loadConfig(flags.config);
+  const given = parseInputs(flags.input);
   const settle = flags.settleTimeout === undefined ? undefined : Number(flags.settleTimeout);
   if (settle !== undefined && !(Number.isInteger(settle) && settle > 0)) {
     throw new UsageError(`--settle-timeout expects milliseconds, got "${flags.settleTimeout}"`);
@@ -141,7 +145,11 @@ export async function replayCommand(cardPath: string, flags: ReplayFlags): Promi
     const refused = traceRefusal(loaded.card);
     if (refused) throw refused;
   }
-  const env = withAllowedEnv({ ...process.env, ...(flags.baseUrl ? { BASE_URL: flags.baseUrl.replace(/\/+$/, '') } : {}) }, flags.allowEnv);
+  // Flags win over the config file: --input name by name, --base-url, --allow-env as a whole.
+  const inputs = boundInputs(config, loaded.card.inputs, given);
+  const baseUrl = flags.baseUrl ?? config.base_url;
+  const base = envWithConfig(process.env, config);
+  const env = withAllowedEnv({ ...base, ...(baseUrl ? { BASE_URL: baseUrl.replace(/\/+$/, '') } : {}) }, flags.allowEnv ?? config.allow_env);
   const progress = (line: string): void => void process.stderr.write(`${line}\n`);
   const probe = flags.probe ? await probeFor(loaded.card, cardPath, inputs, { env, open: { headed: Boolean(flags.headed) }, progress, ...(settle ? { settleTimeoutMs: settle } : {}) }) : undefined;
   const trace = flags.trace === undefined ? undefined : resolvePath(flags.trace);
@@ -152,7 +160,7 @@ export async function replayCommand(cardPath: string, flags: ReplayFlags): Promi
     open: { headed: Boolean(flags.headed), ...(trace ? { trace } : {}) },
     progress: (line) => process.stderr.write(`${line}\n`),
     // Every replay is journalled: under $HANDRAIL_HOME by key, or in the file --journal names.
-    store: storeIn(stateHome(process.env)),
+    store: storeIn(stateHome(base)),
     lockWaitMs: wait,
     ...(flags.journal ? { journalPath: flags.journal } : {}),
     ...(flags.evidence ? { evidenceDir: flags.evidence } : {}),

@@ -7,6 +7,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Masker, SecretError } from '../../shared/secrets.ts';
+import { envWithConfig, loadConfig } from '../config.ts';
 import { readJournal } from '../engine/journal.ts';
 import { EVIDENCE_KEY_ENV, LOG_FILE, type Anchor } from '../evidence.ts';
 import { stateHome, storeIn } from '../intent.ts';
@@ -16,6 +17,8 @@ import { UsageError } from './errors.ts';
 export interface ReportFlags {
   out?: string;
   head?: string;
+  /** handrail.config.json to read: its `state_dir` is where run ids are looked up. */
+  config?: string;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -100,7 +103,8 @@ function resolveTargets(targets: readonly string[], known: ReadonlyMap<string, K
 
 const pageOf = (dir: string): string => `${path.resolve(dir).replace(/\/+$/, '')}.html`;
 
-export async function reportCommand(targets: readonly string[], flags: ReportFlags, env: Env = process.env): Promise<number> {
+export async function reportCommand(targets: readonly string[], flags: ReportFlags, given: Env = process.env): Promise<number> {
+  const env = envWithConfig(given, (await loadConfig(flags.config)).config);
   if (flags.head !== undefined && !/^[0-9a-fA-F]{64}$/.test(flags.head)) throw new UsageError(`--head expects 64 hex digits (a receipt's evidence_head), got "${flags.head}"`);
   const known = await runsInJournals(stateHome(env));
   const dirs = resolveTargets(targets, known);
