@@ -309,7 +309,7 @@ export function renderIndex(runs: readonly RunSummary[], hrefs: ReadonlyMap<RunS
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <title>Handrail runs · ${runs.length}</title>
-<style>${CSS}tr.drift td{background:#fff8e6}.note{color:#555;font-size:12px}ul{margin:0;padding-left:18px}span.bad{color:#b3261e;font-weight:600}</style></head>
+<style>${CSS}table.words,table.durations{width:auto;min-width:320px}tr.drift td{background:#fff8e6}.note{color:#555;font-size:12px}ul{margin:0;padding-left:18px}span.bad{color:#b3261e;font-weight:600}</style></head>
 <body>
 <header>
 <h1>Handrail runs</h1>
