@@ -78,7 +78,23 @@ test('the index over several real runs: a reviewer sees the counts, every run, a
     });
     words.push(result.word);
   }
-  expect(words).toEqual(['SUCCESS', 'SUCCESS', 'BUSINESS_OUTCOME']);
+  // A fourth run against a bank whose result page was rewritten: the commit lands on a screen nobody declared.
+  const drifted = await startBank({ port: 0, operatorPassword: PASSWORD, drift: 'rewrite' });
+  try {
+    const result = await runCapability({
+      card: loaded.card,
+      inputs: { operator_id: 'OP1001', password: PASSWORD, member_number: '400118', share_id: '400118-S0005', reason: 'LEGAL' },
+      env: { BASE_URL: drifted.url },
+      surface: () => BrowserSurface.launch({ browser }),
+      evidenceDir: join(root, 'run-4'),
+      settleTimeoutMs: 5_000,
+      quietMs: 300,
+    });
+    words.push(result.word);
+  } finally {
+    await drifted.close();
+  }
+  expect(words).toEqual(['SUCCESS', 'SUCCESS', 'BUSINESS_OUTCOME', 'UNSAFE_TO_RETRY']);
   const ran = await handrail(['report', root], { ...process.env, HANDRAIL_HOME: join(scratch, 'home'), HANDRAIL_SECRET_PASSWORD: PASSWORD });
   expect(ran.code).toBe(0);
   expect(ran.stdout.trim()).toBe(`${root}.html`);
@@ -87,12 +103,15 @@ test('the index over several real runs: a reviewer sees the counts, every run, a
   const fetched: string[] = [];
   page.on('request', (r) => void (r.url().startsWith('file:') || r.url().startsWith('data:') || fetched.push(r.url())));
   await page.goto(pathToFileURL(`${root}.html`).href);
-  await expect(page.locator('#totals')).toHaveText('3 runs · every evidence log verifies · 0 with drift');
+  await expect(page.locator('#totals')).toHaveText('4 runs · every evidence log verifies · 1 with drift');
   const counts = page.locator('table.words tbody tr');
-  await expect(counts).toHaveText(['SUCCESS2', 'BUSINESS_OUTCOME1']);
+  await expect(counts).toHaveText(['SUCCESS2', 'BUSINESS_OUTCOME1', 'UNSAFE_TO_RETRY1']);
   const rows = page.locator('table.runs tbody tr');
-  await expect(rows).toHaveCount(3);
+  await expect(rows).toHaveCount(4);
   await expect(rows.nth(2)).toContainText('BUSINESS_OUTCOME');
+  await expect(page.locator('table.runs tr.drift')).toHaveCount(1);
+  await expect(page.locator('table.runs tr.drift')).toContainText('UNSAFE_TO_RETRY');
+  await expect(page.locator('table.runs tr.drift td').last()).toContainText('screen not recognised after post_hold');
   for (const row of await rows.all()) await expect(row.locator('td').nth(6)).toHaveText('intact, unanchored');
   expect(await page.content()).not.toContain(PASSWORD);
   // Follow a run's link to its page and back.
@@ -100,7 +119,7 @@ test('the index over several real runs: a reviewer sees the counts, every run, a
   await expect(page.locator('.word')).toHaveText('SUCCESS');
   await expect(page.locator('tr.commit')).toContainText("button 'F10=Post Hold'");
   await page.locator('nav a').click();
-  await expect(page.locator('table.runs tbody tr')).toHaveCount(3);
+  await expect(page.locator('table.runs tbody tr')).toHaveCount(4);
   expect(fetched).toEqual([]);
   await page.close();
 });
