@@ -108,7 +108,10 @@ export async function reportCommand(targets: readonly string[], flags: ReportFla
   if (flags.head !== undefined && !/^[0-9a-fA-F]{64}$/.test(flags.head)) throw new UsageError(`--head expects 64 hex digits (a receipt's evidence_head), got "${flags.head}"`);
   const known = await runsInJournals(stateHome(env));
   const dirs = resolveTargets(targets, known);
-  const single = dirs.length === 1 && targets.length === 1 && isEvidence(targets[0] ?? '');
+  // One run named (its directory or its id, or the only run the journals know) gets its page alone; a directory of
+  // runs always gets an index, even of one.
+  const t0 = targets[0];
+  const single = dirs.length === 1 && targets.length <= 1 && !(t0 !== undefined && isDir(t0) && !isEvidence(t0));
   if (flags.head !== undefined && dirs.length !== 1) throw new UsageError(`--head anchors one run, but ${dirs.length} runs were named`);
   const masker = secretsMasker(env);
   const byDir = new Map([...known.values()].map((k) => [path.resolve(k.evidence), k.head]));
@@ -135,8 +138,7 @@ export async function reportCommand(targets: readonly string[], flags: ReportFla
 
   // The index: beside a single directory of runs as <dir>.html, else handrail-report.html here; each run's page
   // beside its evidence, linked relative to the index so the set can be moved together.
-  const target0 = targets[0];
-  const out = path.resolve(flags.out ?? (targets.length === 1 && target0 !== undefined && isDir(target0) ? pageOf(target0) : 'handrail-report.html'));
+  const out = path.resolve(flags.out ?? (targets.length === 1 && t0 !== undefined && isDir(t0) ? pageOf(t0) : 'handrail-report.html'));
   const hrefs = new Map<RunSummary, string>();
   const runs: RunSummary[] = [];
   for (const dir of dirs) {

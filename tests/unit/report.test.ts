@@ -192,6 +192,10 @@ describe('handrail report over many runs', () => {
     expect(page).toContain('anchored by head');
     expect(page).not.toContain(other);
     expect(page).toContain('typed [secret:other]');
+    // One run id alone: its page, anchored by its receipt's head.
+    const byId = await cli(['report', ids[1]!], env);
+    expect(byId.code).toBe(0);
+    expect(byId.out).toContain(`${path.join(runs, ids[1]!)}.html · SUCCESS · evidence intact\n`);
     // No argument: every run the journals know.
     const all = await cli(['report', '-o', path.join(tmp, 'all.html')], env);
     expect(all.code).toBe(0);
