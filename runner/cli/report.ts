@@ -153,7 +153,7 @@ export async function reportCommand(targets: readonly string[], flags: ReportFla
   await writeFile(out, renderIndex(runs, hrefs), { mode: 0o600 });
   const bad = runs.filter((r) => !r.verdict.ok);
   for (const r of bad) process.stderr.write(`report: ${r.run}: evidence does NOT verify (line ${r.verdict.ok ? 0 : r.verdict.line}: ${r.verdict.ok ? '' : r.verdict.reason})\n`);
-  process.stderr.write(`report: ${out} · ${runs.length} runs · ${bad.length === 0 ? 'every evidence log verifies' : `${bad.length} do not verify`}\n`);
+  process.stderr.write(`report: ${out} · ${runs.length} run${runs.length === 1 ? '' : 's'} · ${bad.length === 0 ? 'every evidence log verifies' : `${bad.length} do not verify`}\n`);
   process.stdout.write(`${out}\n`);
   return bad.length === 0 ? 0 : 1;
 }
