@@ -90,9 +90,15 @@ export async function loadConfig(explicit: string | undefined, cwd = process.cwd
   return { file, config };
 }
 
-/** The environment a command runs with: `state_dir` becomes HANDRAIL_HOME unless the environment already set one. */
+/**
+ * The environment a command runs with: `state_dir` becomes HANDRAIL_HOME and `model` HANDRAIL_MODEL, each unless the
+ * environment already set it (a variable is as deliberate as a flag).
+ */
 export function envWithConfig(env: Readonly<Record<string, string | undefined>>, config: HandrailConfig): Record<string, string | undefined> {
-  return config.state_dir !== undefined && !env['HANDRAIL_HOME'] ? { ...env, HANDRAIL_HOME: config.state_dir } : { ...env };
+  const out = { ...env };
+  if (config.state_dir !== undefined && !env['HANDRAIL_HOME']) out['HANDRAIL_HOME'] = config.state_dir;
+  if (config.model !== undefined && !env['HANDRAIL_MODEL']) out['HANDRAIL_MODEL'] = config.model;
+  return out;
 }
 
 /**

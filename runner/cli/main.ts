@@ -68,9 +68,10 @@ function program(setExit: (code: number) => void): Command {
     .option('--max-turns <n>', 'turn budget')
     .option('--headed', 'show the browser')
     .option('--surface <name>', 'the surface the task is worked out on (runner/surfaces.ts)', 'browser')
-    .action(async (flags: import('./author.ts').AuthorFlags) => {
-      const { authorCommand } = await import('./author.ts');
-      setExit(await authorCommand(flags));
+    .action(async (flags: import('./author.ts').AuthorFlags, cmd: Cmd) => {
+      const [{ authorCommand }, { envWithConfig, loadConfig }] = await Promise.all([import('./author.ts'), import('../config.ts')]);
+      const { config } = await loadConfig(cmd.optsWithGlobals<{ config?: string }>().config);
+      setExit(await authorCommand(flags, { env: envWithConfig(process.env, config) }));
     });
 
   cli

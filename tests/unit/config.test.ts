@@ -64,6 +64,8 @@ describe('handrail.config.json', () => {
     expect(found.config).toEqual({ base_url: 'http://127.0.0.1:8080', state_dir: path.join(d, 'state'), bind: { operator_id: 'OP1001' } });
     expect(envWithConfig({}, found.config)).toEqual({ HANDRAIL_HOME: path.join(d, 'state') });
     expect(envWithConfig({ HANDRAIL_HOME: '/elsewhere' }, found.config)).toEqual({ HANDRAIL_HOME: '/elsewhere' });
+    expect(envWithConfig({}, { model: 'claude-x' })).toEqual({ HANDRAIL_MODEL: 'claude-x' });
+    expect(envWithConfig({ HANDRAIL_MODEL: 'claude-y' }, { model: 'claude-x' })).toEqual({ HANDRAIL_MODEL: 'claude-y' });
     const named = await loadConfig('../found/handrail.config.json', await dir('other'));
     expect(named.config.bind).toEqual({ operator_id: 'OP1001' });
   });
