@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { secretEnvName } from '../shared/inputs.ts';
 import { judgeBlankProblems, type Capability, type ExpectedChange, type Lifecycle } from '../shared/schema/capability.ts';
 import type { RunResult, Word } from '../shared/schema/result.ts';
-import { Masker, SecretError } from '../shared/secrets.ts';
+import { addEnvSecrets, Masker, SecretError } from '../shared/secrets.ts';
 import type { Surface } from '../shared/surface.ts';
 import { approvalStatus } from './approval.ts';
 import { filledChange, JudgeSpecError, unmet, type Judge } from './judge.ts';
@@ -120,8 +120,7 @@ function maskerFor(card: Capability, inputs: Readonly<Record<string, string>>, e
     }
   };
   for (const [name, spec] of Object.entries(card.inputs)) if (spec.secret) add(name, inputs[name] ?? env[secretEnvName(name)]);
-  for (const [k, v] of Object.entries(env)) if (k.startsWith('HANDRAIL_SECRET_')) add(k.slice('HANDRAIL_SECRET_'.length).toLowerCase().replace(/[^a-z0-9_.-]/g, '_') || 'secret', v);
-  return m;
+  return addEnvSecrets(m, env);
 }
 
 const show = (v: unknown): string => JSON.stringify(v);

@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Masker, SecretError } from '../../shared/secrets.ts';
+import { addEnvSecrets, Masker } from '../../shared/secrets.ts';
 import { envWithConfig, loadConfig } from '../config.ts';
 import { readJournal } from '../engine/journal.ts';
 import { EVIDENCE_KEY_ENV, LOG_FILE, type Anchor } from '../evidence.ts';
@@ -64,20 +64,6 @@ const isDir = (p: string): boolean => {
   }
 };
 
-/** The operator's secrets (HANDRAIL_SECRET_*), masked once more in every page: values too short to mask are skipped. */
-export function secretsMasker(env: Env): Masker {
-  const m = new Masker();
-  for (const [k, v] of Object.entries(env)) {
-    if (!k.startsWith('HANDRAIL_SECRET_') || v === undefined) continue;
-    try {
-      m.add(k.slice('HANDRAIL_SECRET_'.length).toLowerCase().replace(/[^a-z0-9_.-]/g, '_') || 'secret', v);
-    } catch (e) {
-      if (!(e instanceof SecretError)) throw e;
-    }
-  }
-  return m;
-}
-
 /** Each argument as evidence directories: itself, the runs directly inside it (runs/, a verify root), or a run id. */
 function resolveTargets(targets: readonly string[], known: ReadonlyMap<string, KnownRun>): string[] {
   if (targets.length === 0) {
@@ -113,7 +99,8 @@ export async function reportCommand(targets: readonly string[], flags: ReportFla
   const t0 = targets[0];
   const single = dirs.length === 1 && targets.length <= 1 && !(t0 !== undefined && isDir(t0) && !isEvidence(t0));
   if (flags.head !== undefined && dirs.length !== 1) throw new UsageError(`--head anchors one run, but ${dirs.length} runs were named`);
-  const masker = secretsMasker(env);
+  // The operator's secrets (HANDRAIL_SECRET_*), masked once more in every page.
+  const masker = addEnvSecrets(new Masker(), env);
   const byDir = new Map([...known.values()].map((k) => [path.resolve(k.evidence), k.head]));
   const anchorOf = (dir: string): Anchor => {
     const anchor: Anchor = {};
