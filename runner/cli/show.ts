@@ -65,7 +65,7 @@ export function stepView(card: Capability, step: Step, i: number): StepView {
 function approvalWords(card: Capability): { ok: boolean; line: string; hash: string } {
   const status = approvalStatus(card);
   const hash = contentHash(card);
-  const line = status.servable ? `approved by ${status.by} for exactly this content` : `${status.state.replace(/_/g, ' ')}: ${status.reason}`;
+  const line = status.servable ? `approved by ${status.by} for exactly this content` : `not approved (${status.state.replace(/_/g, ' ')}): ${status.reason.replace(/^a draft: /, '')}`;
   return { ok: status.servable, line, hash };
 }
 

@@ -52,7 +52,11 @@ describe('handrail show, as text', () => {
     const edited = structuredClone(card);
     edited.intent = `${edited.intent} (edited)`;
     const text = showText(edited);
-    expect(text).toContain('approval: edited after approval: approved by Handrail maintainers, but the card changed since');
+    expect(text).toContain('approval: not approved (edited after approval): approved by Handrail maintainers, but the card changed since');
+    const draft = structuredClone(card);
+    draft.lifecycle = { state: 'draft', review_notes: ['add the outcomes'] };
+    expect(showText(draft)).toContain('approval: not approved (draft): verify it, then a person approves it');
+    expect(showText(draft)).toContain('review notes:\n  - add the outcomes');
     expect(text).toContain(`content hash: ${contentHash(edited)}`);
     expect(contentHash(edited)).not.toBe(contentHash(card));
   });
