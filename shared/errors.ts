@@ -39,6 +39,8 @@ const CODES = {
   OUTPUT_NOT_FOUND: 'FAILED',
   UNDECLARED_OUTCOME: 'FAILED',
   COMMIT_IN_DOUBT: 'UNSAFE_TO_RETRY',
+  CANCELLED: 'RECOVERABLE',
+  SHUTTING_DOWN: 'RECOVERABLE',
   INTERNAL: 'FAILED',
   // A surface's "the page moved under the question": the engine reads it as still settling.
   STALE: 'FAILED',
@@ -87,6 +89,9 @@ const CODES = {
   PATTERN_INVALID: 'REFUSED',
   // The model (runner/author/anthropic.ts, extension/lib/anthropic.ts): no key configured.
   MODEL_NOT_CONFIGURED: 'REFUSED',
+  MODEL_DEPRECATED: 'REFUSED',
+  // The escalation ladder (runner/escalate/): a referee that could not answer is climbed past.
+  REFEREE_UNAVAILABLE: 'FAILED',
   // `handrail observe`.
   BAD_URL: 'REFUSED',
   UNREACHABLE: 'RECOVERABLE',

@@ -46,7 +46,7 @@ export const SURFACES: Readonly<Record<SurfaceName, SurfaceDeclaration>> = {
     available: true,
     entry: 'a URL (http, https, file)',
     rungs: ['role_name', 'label', 'text', 'css'],
-    scopes: ['frame', 'row', 'group', 'dialog', 'table', 'form', 'region'],
+    scopes: ['frame', 'row', 'group', 'dialog', 'table', 'form', 'region', 'landmark'],
     risk: { link: 'navigate' },
     reachability: 'http',
     entryBase: 'url_origin',

@@ -13,10 +13,13 @@ import type { RungKind } from '../../shared/schema/capability.ts';
 import { afterCommitScreens } from '../../shared/marks.ts';
 import { Lock } from '../../shared/lock.ts';
 import { compileSafe } from '../../shared/regex.ts';
-import { nameScreen, screenWords, type KnownScreen } from '../../shared/screens.ts';
+import { nameScreen, provable, screenWords, type KnownScreen } from '../../shared/screens.ts';
 import type { Masker } from '../../shared/secrets.ts';
 import { SurfaceError, type BoundTarget, type EvidenceKind, type Surface } from '../../shared/surface.ts';
 import type { Evidence } from '../evidence.ts';
+import { nextRung, type AttemptOutcome, type Attempt, type RungName } from '../escalate/decide.ts';
+import { judge, type Judgement, type Referee, type RefereeQuestion, type ScreenOption } from '../escalate/referee.ts';
+import type { Scout } from '../escalate/scout.ts';
 import { failpoint } from './failpoint.ts';
 import type { Journal } from './journal.ts';
 
@@ -47,6 +50,33 @@ export interface ReplayContext {
    */
   model?: CallCounter;
   classifier?: CallCounter;
+  /**
+   * The escalation ladder's first rung (runner/escalate/): asked which expected screen an unnamed page is, believed
+   * only through `judge` (the acceptance bar and the furniture re-check). Absent: the ladder stops at the engine.
+   */
+  referee?: Referee;
+  /** The escalation ladder's second rung: a model with commit struck off and a four-turn leash (runner/escalate/scout.ts). */
+  scout?: Scout;
+  /** The wall-clock ceiling on all climbing in one run (default 60 s). */
+  ladderCeilingMs?: number;
+  /**
+   * The caller's cancellation (docs/ARCHITECTURE.md, "Cancelling a run"). Honoured only while no commit has been
+   * dispatched: it is read before each step and just before a commit's `dispatched` line. Once a commit is
+   * dispatched the run goes on to the end, so its outcome is observed and journalled for the next identical call.
+   */
+  signal?: AbortSignal;
+  /** Each step as it starts, and each stage or commit once its `dispatched` line is written (MCP progress). */
+  onStep?: (e: StepEvent) => void;
+}
+
+/** Where a run is: step `n` of `of` (1-based), on which declared screen; `dispatched` once a journalled act is written ahead. */
+export interface StepEvent {
+  phase: 'start' | 'dispatched';
+  n: number;
+  of: number;
+  step: string;
+  screen: string;
+  effect: Step['effect']['kind'];
 }
 
 /** A port that counts its own calls: the receipt reports what was asked, not what was meant to be asked. */
@@ -67,6 +97,7 @@ type Waited = { named: Named; settled: true; ms: number } | { named: Named; sett
 
 const DEFAULT_SETTLE_TIMEOUT_MS = 10_000;
 const DEFAULT_QUIET_MS = 1_000;
+const DEFAULT_LADDER_CEILING_MS = 60_000;
 /** The most page text a receipt carries: enough for a status line, never a whole document. */
 const PAGE_TEXT_MAX = 1_500;
 const POLL_STEPS_MS = [0, 10, 20, 40, 80, 120];
@@ -124,6 +155,16 @@ export class Replay {
   private lastShotLabel: string | null = null;
   /** Screenshots in the order screens were reached, detached from the steps that asked for them. */
   private readonly shots = new Lock();
+  /** The escalation ladder's attempts in this run, and the time spent climbing (the facts `nextRung` decides from). */
+  private readonly attempts: Attempt[] = [];
+  private climbMs = 0;
+  /**
+   * Screens a rung named on furniture the card does not hold: the page as it is now, per label. After the run the
+   * caller may write them into a proposed card (never applied to the card itself).
+   */
+  readonly repairs: { label: string; signature: string; paths: string[]; by: string; step: string; unproven?: boolean }[] = [];
+  /** Signatures a rung named in this run, and the name: a later look at the same furniture is the same screen. */
+  private readonly namedByRung = new Map<string, string>();
 
   constructor(
     private readonly ctx: ReplayContext,
@@ -140,6 +181,10 @@ export class Replay {
     }));
     this.now = ctx.now ?? Date.now;
     this.started = this.now();
+  }
+
+  private tell(phase: StepEvent['phase'], step: Step, index: number): void {
+    this.ctx.onStep?.({ phase, n: index + 1, of: this.card.steps.length, step: step.id, screen: step.screen, effect: step.effect.kind });
   }
 
   private say(line: string): void {
@@ -173,7 +218,8 @@ export class Replay {
     const obs = answer.observation;
     const text = screenWords(obs);
     const named = nameScreen({ signature: obs.signature, paths: obs.paths, text }, this.screens);
-    const current = { obs, label: named?.label ?? null, text };
+    // A page a rung named in this run (the furniture agreed) keeps that name while it shows the same furniture.
+    const current = { obs, label: named?.label ?? this.namedByRung.get(obs.signature) ?? null, text };
     this.current = current;
     if (obs.signature !== this.lastSignature) {
       this.lastSignature = obs.signature;
@@ -341,8 +387,8 @@ export class Replay {
       run_id: this.ctx.runId,
       ...(end.outcome ? { outcome: end.outcome } : {}),
       outputs: this.ctx.masker.maskDeep(this.outputs),
-      llm_calls: this.ctx.model?.calls ?? 0,
-      classifier_calls: this.ctx.classifier?.calls ?? 0,
+      llm_calls: (this.ctx.model?.calls ?? 0) + (this.ctx.referee?.kind === 'model' ? this.ctx.referee.calls : 0) + (this.ctx.scout?.model.calls ?? 0),
+      classifier_calls: (this.ctx.classifier?.calls ?? 0) + (this.ctx.referee?.kind === 'classifier' ? this.ctx.referee.calls : 0),
       rungs: this.rungs,
       ...(end.atStep ? { at_step: end.atStep } : {}),
       screen: this.current?.label ?? null,
@@ -371,6 +417,19 @@ export class Replay {
     return { word: 'FAILED', code: outcome.rule.code, outcome: outcome.name, message: what, atStep: step.id };
   }
 
+  /** Cancelled by the caller, and nothing has been pressed yet: the one time a cancellation is honoured. */
+  private cancelled(step: Step): Ending | null {
+    const signal = this.ctx.signal;
+    if (!signal?.aborted || this.pressedCommit) return null;
+    const why = typeof signal.reason === 'string' ? signal.reason : 'the caller cancelled';
+    return {
+      word: 'RECOVERABLE',
+      code: 'CANCELLED',
+      message: `stopped before step ${step.id} (${why}); no commit was dispatched, so trying again is safe`,
+      atStep: step.id,
+    };
+  }
+
   /** Run every step. Never throws: every ending is a typed result, with evidence kept. */
   async run(): Promise<RunResult> {
     let end: Ending;
@@ -386,7 +445,7 @@ export class Replay {
       await this.surface.open(entry);
       end = { word: 'SUCCESS', code: 'OK', message: 'all steps done' };
       for (const [i, step] of this.card.steps.entries()) {
-        const stepEnd = await this.step(step, i, (id) => (commitInFlight = id));
+        const stepEnd = this.cancelled(step) ?? (await this.step(step, i, (id) => (commitInFlight = id)));
         if (stepEnd) {
           end = stepEnd;
           break;
@@ -471,6 +530,7 @@ export class Replay {
   /** One step through the six checkpoints. Returns an ending to stop the run, or null to go on. */
   private async step(step: Step, index: number, markCommit: (id: string) => void): Promise<Ending | null> {
     const tag = `step ${index + 1}/${this.card.steps.length} ${step.id}`;
+    this.tell('start', step, index);
     // 1. Right screen? The observation that settled the previous step is the screen now showing; the first
     // screen is waited for under the same settle rules as every other (a page may render after its load event).
     const here = index === 0 ? (await this.firstScreen(step)).named : (this.current ?? (await this.look()));
@@ -498,7 +558,11 @@ export class Replay {
       };
     }
     this.rungs[step.target] = found.rung;
-    // 3. Journal.
+    // 3. Journal. The last moment a cancellation can stop a commit: after its `dispatched` line it may be pressed.
+    if (step.effect.kind === 'commit') {
+      const stop = this.cancelled(step);
+      if (stop) return stop;
+    }
     const journalled = JOURNALLED.has(step.effect.kind) && this.ctx.journal;
     const effect = step.effect.kind as 'stage' | 'commit';
     if (journalled && this.ctx.journal) {
@@ -511,6 +575,7 @@ export class Replay {
       markCommit(step.id);
       this.pressedCommit = true;
     }
+    if (JOURNALLED.has(step.effect.kind)) this.tell('dispatched', step, index);
     // 4. Act.
     await this.shotsTaken();
     failpoint(step.id, 'before_act');
@@ -519,7 +584,7 @@ export class Replay {
     failpoint(step.id, 'after_act');
     if (step.op.verb === 'read') this.extract(step, acted.read ?? '');
     // 5. Settle.
-    const settled = await this.settle(step);
+    let settled = await this.settle(step);
     this.say(
       `${tag}: screen ${step.screen} · rung ${found.rung} · ${step.op.verb}${step.effect.kind === 'read' ? '' : ` (${step.effect.kind})`} · ` +
         `settled ${settled.named.label ?? '?'} in ${settled.ms}ms`,
@@ -533,8 +598,12 @@ export class Replay {
       settle_ms: settled.ms,
     });
     if (!settled.settled) {
-      const showing = settled.named.label ?? 'an unrecognised screen';
       await this.unknownScreen(step, settled.named);
+      const named = settled.named.label ? null : await this.climb(step, settled.named, this.wanted(step) ?? [], step.effect.kind === 'commit');
+      if (named) settled = { named, settled: true, ms: settled.ms };
+    }
+    if (!settled.settled) {
+      const showing = settled.named.label ?? 'an unrecognised screen';
       if (step.effect.kind === 'commit') {
         throw new InDoubt(
           settled.why === 'stable'
@@ -596,8 +665,127 @@ export class Replay {
       quiet: this.ctx.quietMs ?? DEFAULT_QUIET_MS,
       leaving: null,
     });
-    if (!waited.settled) await this.unknownScreen(step, waited.named);
-    return waited;
+    if (waited.settled) return waited;
+    await this.unknownScreen(step, waited.named);
+    const named = await this.climb(step, waited.named, [step.screen], false);
+    return named ? { named, settled: true, ms: waited.ms } : waited;
+  }
+
+  /**
+   * Climbs the escalation ladder (docs/ARCHITECTURE.md, "The escalation ladder") for a page no tier could name:
+   * `nextRung` decides from the attempts so far, each verdict is judged against the furniture, and every decision
+   * and verdict goes into the evidence. Returns the page named, or null when the climb stops without a name.
+   */
+  private async climb(step: Step, page: Named, wanted: readonly string[], commitInFlight: boolean): Promise<Named | null> {
+    const referee = this.ctx.referee;
+    const scout = this.ctx.scout;
+    const onCall: RungName[] = [...(referee ? (['referee'] as const) : []), ...(scout ? (['scout'] as const) : [])];
+    const options = this.refereeOptions(wanted);
+    for (;;) {
+      const decision = nextRung({
+        screen: page.obs.signature,
+        onCall,
+        attempts: this.attempts,
+        elapsedMs: this.climbMs,
+        ceilingMs: this.ctx.ladderCeilingMs ?? DEFAULT_LADDER_CEILING_MS,
+        commitInFlight,
+      });
+      await this.ctx.evidence.append('ladder', { step: step.id, screen: page.obs.signature, decision });
+      if ('stop' in decision) return null;
+      if (decision.ask === 'scout' && scout) {
+        const named = await this.scoutFor(step, page, options, scout, commitInFlight);
+        if (named) return named;
+        continue;
+      }
+      if (decision.ask !== 'referee' || !referee) return null;
+      const began = this.now();
+      const question: RefereeQuestion = { options, page: { paths: page.obs.paths, text: this.ctx.masker.mask(page.text) } };
+      let outcome: AttemptOutcome;
+      let label: string | null = null;
+      try {
+        const verdict = await referee.ask(question);
+        const judged = this.proven(judge(verdict, question), page);
+        await this.ctx.evidence.append('referee', { step: step.id, backend: verdict.backend, probabilities: verdict.probabilities, judgement: judged });
+        outcome = judged.kind === 'unproven' ? 'refused' : judged.kind;
+        if (judged.kind === 'unproven') this.proposeOnly(judged.label, page, `${referee.name} referee`, step.id);
+        if (judged.kind === 'named') label = judged.label;
+      } catch (e) {
+        outcome = 'unavailable';
+        await this.ctx.evidence.append('referee_unavailable', { step: step.id, backend: referee.name, reason: this.ctx.masker.mask((e instanceof Error ? e.message : String(e)).split('\n')[0] ?? '') });
+      }
+      this.attempts.push({ rung: 'referee', screen: page.obs.signature, outcome });
+      this.climbMs += this.now() - began;
+      if (label) {
+        this.say(`${step.id}: the referee named the page ${label} (furniture re-checked)`);
+        if (!this.repairs.some((r) => r.label === label)) this.repairs.push({ label, signature: page.obs.signature, paths: [...page.obs.paths], by: `${referee.name} referee`, step: step.id });
+        this.namedByRung.set(page.obs.signature, label);
+        const named = { ...page, label };
+        this.current = named;
+        return named;
+      }
+    }
+  }
+
+  /**
+   * Seats the scout, then believes it only as far as the furniture goes: the page is observed afresh and the name it
+   * gave is judged like a referee's sure verdict (overlap ≥ 0.5, and no other expected screen fitting better).
+   */
+  private async scoutFor(step: Step, page: Named, options: ScreenOption[], scout: Scout, lookOnly: boolean): Promise<Named | null> {
+    const began = this.now();
+    let outcome: AttemptOutcome = 'none';
+    let named: Named | null = null;
+    try {
+      const report = await scout.run(this.surface, options, lookOnly, (t) => this.ctx.masker.mask(t));
+      await this.ctx.evidence.append('scout', { step: step.id, named: report.named, turns: report.turns, log: report.log.map((l) => this.ctx.masker.mask(l)) });
+      if (report.named) {
+        const now = await this.look();
+        const question: RefereeQuestion = { options, page: { paths: now.obs.paths, text: '' } };
+        const judged = this.proven(judge({ backend: 'scout', probabilities: { [report.named]: 1 } }, question), now);
+        await this.ctx.evidence.append('scout_checked', { step: step.id, judgement: judged });
+        outcome = judged.kind === 'named' ? 'named' : 'refused';
+        if (judged.kind === 'unproven') this.proposeOnly(judged.label, now, 'scout', step.id);
+        if (judged.kind === 'named') {
+          named = { ...now, label: judged.label };
+          this.current = named;
+          if (!this.repairs.some((r) => r.label === judged.label)) this.repairs.push({ label: judged.label, signature: now.obs.signature, paths: [...now.obs.paths], by: 'scout', step: step.id });
+          this.namedByRung.set(now.obs.signature, judged.label);
+          this.say(`${step.id}: the scout named the page ${judged.label} (furniture re-checked)`);
+        }
+      }
+    } catch (e) {
+      outcome = 'unavailable';
+      await this.ctx.evidence.append('scout_unavailable', { step: step.id, reason: this.ctx.masker.mask((e instanceof Error ? e.message : String(e)).split('\n')[0] ?? '') });
+    }
+    this.attempts.push({ rung: 'scout', screen: page.obs.signature, outcome });
+    this.climbMs += this.now() - began;
+    return named;
+  }
+
+  /**
+   * A rung's naming the furniture bore out still cannot stand for a screen that follows a commit unless that screen's
+   * marks all show (shared/screens.ts `provable`): a success and a refusal can share furniture. Such a naming is
+   * `unproven` — the run does not believe it — and is kept only as a proposal for a reviewer.
+   */
+  private proven(j: Judgement, page: Named): Judgement | { kind: 'unproven'; label: string; confidence: number; overlap: number; why: string } {
+    if (j.kind !== 'named') return j;
+    const known = this.screens.find((s) => s.label === j.label);
+    if (!known || provable({ signature: page.obs.signature, paths: page.obs.paths, text: page.text }, known)) return j;
+    return { kind: 'unproven', label: j.label, confidence: j.confidence, overlap: j.overlap, why: `${j.label} can follow a commit and its marks do not show: a rung's word proves no effect` };
+  }
+
+  /** Keeps a naming the run may not believe as a repair a reviewer can take up (with marks that prove the effect). */
+  private proposeOnly(label: string, page: Named, by: string, step: string): void {
+    if (!this.repairs.some((r) => r.label === label)) this.repairs.push({ label, signature: page.obs.signature, paths: [...page.obs.paths], by, step, unproven: true });
+  }
+
+  /** The screens a referee may choose among: the ones the step hoped for, then every declared outcome's screen. */
+  private refereeOptions(wanted: readonly string[]): ScreenOption[] {
+    const labels = new Set(wanted);
+    for (const kind of ['business', 'failure', 'recovery'] as const) for (const rule of Object.values(this.card.outcomes[kind])) labels.add(rule.screen);
+    return [...labels].flatMap((label) => {
+      const s = this.card.screens[label];
+      return s ? [{ label, title: s.title, paths: s.paths, marks: s.marks }] : [];
+    });
   }
 
   /** Records the screen a wait gave up on: its label (if any), path set and words, so nobody has to open a picture. */

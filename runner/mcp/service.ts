@@ -13,6 +13,7 @@ import type { Surface } from '../../shared/surface.ts';
 import { findChromium } from '../browser/chromium.ts';
 import { intentOf, stateHome, storeIn, type Store } from '../intent.ts';
 import { surfaces } from '../surfaces.ts';
+import type { StepEvent } from '../engine/engine.ts';
 import { newRunId, resultBeforeRun, runCapability } from '../run.ts';
 
 export interface ServiceOptions {
@@ -24,10 +25,19 @@ export interface ServiceOptions {
   lockWaitMs?: number;
   /** Evidence goes to <evidenceDir>/<run id>. Default runs/. */
   evidenceDir?: string;
-  /** How many calls may run at once (default 4). */
+  /** How many calls may run at once (default 4): the size of the pool of browser contexts in the one warm browser. */
   concurrency?: number;
+  /** Browser contexts kept made ahead of the calls (default: `concurrency`); 0 makes each when its call starts. */
+  spares?: number;
   /** For tests: open a surface without the shared browser. */
   surfaceFactory?: () => Promise<Surface>;
+  log?: (line: string) => void;
+}
+
+/** What one caller hands a call besides its inputs: its cancellation, and where its step events and log lines go. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  onStep?: (e: StepEvent) => void;
   log?: (line: string) => void;
 }
 
@@ -53,8 +63,14 @@ export class CallService {
   /** Calls for one key, one at a time in this process: the second is answered from the journal, not BUSY. */
   readonly #perKey = new KeyedLock();
   readonly #store: Store;
+  readonly #spareCount: number;
   #browser: Promise<Browser> | null = null;
   #closed = false;
+  /** Set by `drain`: new calls are answered SHUTTING_DOWN; calls already in flight finish. */
+  #draining = false;
+  /** Aborts every call in flight (a second signal, or the drain's bound): each stops unless its commit was dispatched. */
+  readonly #abortAll = new AbortController();
+  readonly #inflight = new Set<Promise<RunResult>>();
   /** How many times a browser was started: a refused call must leave this at 0. */
   browserLaunches = 0;
 
@@ -63,6 +79,8 @@ export class CallService {
     const n = opts.concurrency ?? 4;
     if (!(Number.isInteger(n) && n >= 1)) throw new RangeError(`concurrency must be a whole number of at least 1, got ${n}`);
     this.#slots = new Semaphore(n);
+    this.#spareCount = opts.spares ?? n;
+    if (!(Number.isInteger(this.#spareCount) && this.#spareCount >= 0)) throw new RangeError(`spares must be a whole number, got ${this.#spareCount}`);
     this.#store = opts.journalDir
       ? { journals: resolve(opts.journalDir), locks: join(resolve(opts.journalDir), 'locks') }
       : storeIn(stateHome(opts.env));
@@ -92,23 +110,145 @@ export class CallService {
     if (this.#closed) return Promise.reject(new Error('the server is shutting down'));
     this.browserLaunches++;
     this.#log('starting the shared Chromium (one context per call)');
-    const p = chromium.launch({ ...findChromium().launchOptions, headless: true });
+    // The server decides when its browser closes: Playwright's default would close it on the first SIGTERM, under
+    // the calls the graceful stop is letting finish.
+    const p = chromium.launch({ ...findChromium().launchOptions, headless: true, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false });
     this.#browser = p;
     return p;
   }
 
-  /** The card's surface, chosen by the registry; a browser surface opens a context in the shared browser. */
-  #surface(card: Capability): Promise<Surface> {
+  /**
+   * Browser surfaces made ahead of the calls that will use them: a fresh context and page in the warm browser,
+   * each used by exactly one call, so a call does not wait for a context to be made. Refilled as they are taken.
+   */
+  #spares: Promise<Surface>[] = [];
+  /** Contexts closing after their call was answered (awaited on close). */
+  readonly #closing = new Set<Promise<void>>();
+
+  #fillSpares(): void {
+    if (this.#closed || this.#draining || this.#opts.surfaceFactory || !this.#browser) return;
+    while (this.#spares.length < this.#spareCount) {
+      const p = surfaces.open('browser', { browser: () => this.#sharedBrowser() });
+      p.catch(() => undefined);
+      this.#spares.push(p);
+    }
+  }
+
+  async #spare(): Promise<Surface | null> {
+    const next = this.#spares.shift();
+    if (!next) return null;
+    try {
+      const s = await next;
+      // A spare made in a browser that has since gone away is no use; the call makes its own.
+      const b = this.#browser ? await this.#browser.catch(() => null) : null;
+      if (b?.isConnected()) return s;
+      this.#afterAnswer(s);
+    } catch {
+      // fall through: made afresh below
+    }
+    return null;
+  }
+
+  /** Closes a call's context once it is done, off the path of the answer. */
+  #afterAnswer(s: Surface): void {
+    const p = s.close().catch(() => undefined);
+    this.#closing.add(p);
+    void p.finally(() => this.#closing.delete(p));
+  }
+
+  /** A surface whose `close` returns at once: the context is closed after the run's receipt is on its way. */
+  #detached(s: Surface): Surface {
+    return new Proxy(s, {
+      get: (target, prop): unknown => {
+        if (prop === 'close') {
+          return (): Promise<void> => {
+            this.#afterAnswer(target);
+            return Promise.resolve();
+          };
+        }
+        const v: unknown = Reflect.get(target, prop, target);
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+  }
+
+  /** The card's surface, chosen by the registry; a browser surface is a fresh context in the shared browser. */
+  async #surface(card: Capability): Promise<Surface> {
     if (this.#opts.surfaceFactory) {
       this.browserLaunches++;
       return this.#opts.surfaceFactory();
     }
-    return surfaces.open(card.surface, { browser: () => this.#sharedBrowser() });
+    if (card.surface === 'browser') {
+      const spare = await this.#spare();
+      this.#fillSpares();
+      if (spare) return this.#detached(spare);
+    }
+    const made = await surfaces.open(card.surface, { browser: () => this.#sharedBrowser() });
+    if (card.surface === 'browser') this.#fillSpares();
+    return this.#detached(made);
   }
 
-  /** One call: arguments already validated against the tool's schema; the engine re-checks them all. */
-  async call(card: Capability, inputs: Readonly<Record<string, string>>): Promise<RunResult> {
+  /** Where a run's evidence lives (the directory the MCP resources are read from). */
+  evidenceDirOf(runId: string): string {
+    return resolve(this.#opts.evidenceDir ?? 'runs', runId);
+  }
+
+  /** Starts the shared browser now, so the first call does not pay for it (a surface factory has nothing to warm). */
+  async warm(): Promise<void> {
+    if (this.#opts.surfaceFactory) return;
+    await this.#sharedBrowser();
+    this.#fillSpares();
+  }
+
+  /** How many calls are running or queued. */
+  get inflight(): number {
+    return this.#inflight.size;
+  }
+
+  /**
+   * One call: arguments already validated against the tool's schema; the engine re-checks them all. Cancelled
+   * through `opts.signal` (or by the server stopping) it stops unless a commit has been dispatched.
+   */
+  call(card: Capability, inputs: Readonly<Record<string, string>>, opts: CallOptions = {}): Promise<RunResult> {
+    if (this.#draining) {
+      return Promise.resolve(
+        resultBeforeRun(card.id, newRunId(), 'RECOVERABLE', 'SHUTTING_DOWN', 'the server is stopping and takes no new call; nothing was run, so trying again (on another server, or after it restarts) is safe'),
+      );
+    }
+    const p = this.#call(card, inputs, opts);
+    this.#inflight.add(p);
+    void p.finally(() => this.#inflight.delete(p));
+    return p;
+  }
+
+  /**
+   * Graceful stop: takes no new call, waits up to `boundMs` for those in flight, then cancels the rest (each stops
+   * before any commit it has not dispatched; one already dispatched finishes and is journalled) and waits for them.
+   */
+  async drain(boundMs: number): Promise<void> {
+    this.#draining = true;
+    const all = (): Promise<unknown> => Promise.allSettled([...this.#inflight]);
+    if (this.#inflight.size === 0) return;
+    this.#log(`waiting for ${this.#inflight.size} call(s) in flight (at most ${boundMs} ms before cancelling them)`);
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((r) => (timer = setTimeout(r, boundMs)));
+    await Promise.race([all(), bound]);
+    clearTimeout(timer);
+    if (this.#inflight.size > 0) this.abortAll(`the server stopped waiting after ${boundMs} ms`);
+    await all();
+  }
+
+  /** Cancels every call in flight (a second SIGTERM): each stops before a commit it has not dispatched. */
+  abortAll(reason: string): void {
+    this.#draining = true;
+    if (this.#abortAll.signal.aborted) return;
+    this.#log(`cancelling ${this.#inflight.size} call(s) in flight: ${reason}`);
+    this.#abortAll.abort(reason);
+  }
+
+  #call(card: Capability, inputs: Readonly<Record<string, string>>, opts: CallOptions): Promise<RunResult> {
     const key = callKey(card, inputs);
+    const signal = opts.signal ? AbortSignal.any([opts.signal, this.#abortAll.signal]) : this.#abortAll.signal;
     return this.#perKey.run(key, () =>
       this.#slots.run(async () => {
         const runId = newRunId();
@@ -125,7 +265,12 @@ export class CallService {
             evidenceDir: resolve(this.#opts.evidenceDir ?? 'runs', runId),
             requireApproved: true,
             runId,
-            progress: (line) => this.#log(`${runId}: ${line}`),
+            progress: (line) => {
+              this.#log(`${runId}: ${line}`);
+              opts.log?.(line);
+            },
+            signal,
+            ...(opts.onStep ? { onStep: opts.onStep } : {}),
           });
         } catch (e) {
           // runCapability answers everything a run can meet with a typed result; what still escapes (e.g. a
@@ -140,6 +285,8 @@ export class CallService {
 
   async close(): Promise<void> {
     this.#closed = true;
+    for (const s of this.#spares.splice(0)) await s.then((x) => x.close(), () => undefined);
+    await Promise.allSettled([...this.#closing]);
     const b = this.#browser;
     this.#browser = null;
     if (b) await b.then((x) => x.close(), () => undefined);

@@ -10,6 +10,7 @@ import { Masker } from '../secrets.ts';
 import type { Surface } from '../surface.ts';
 import { BookResumeError, Dispatch, Guard } from './guard.ts';
 import type { Book, EveningInput, Model, Owner, ToolCall, ToolOutcome } from './ports.ts';
+import type { ModelUsage } from './models.ts';
 import { approxTokens, screenText, systemText } from './prompt.ts';
 import type { SettleOptions } from './settle.ts';
 
@@ -76,8 +77,8 @@ export interface TurnCost {
 export type EveningCode = 'NO_FINISH' | 'OVER_BUDGET' | 'MODEL_FAILED' | 'SURFACE_FAILED' | 'OWNER_FAILED' | 'HOST_FAILED' | 'PRESS_UNCERTAIN';
 
 export type EveningResult =
-  | { ok: true; finished: string; turns: number; lines: number; costs: TurnCost[] }
-  | { ok: false; code: EveningCode; message: string; turns: number; lines: number; costs: TurnCost[] };
+  | { ok: true; finished: string; turns: number; lines: number; costs: TurnCost[]; usage?: ModelUsage }
+  | { ok: false; code: EveningCode; message: string; turns: number; lines: number; costs: TurnCost[]; usage?: ModelUsage };
 
 function firstLine(e: unknown): string {
   const m = e instanceof Error ? e.message : String(e);
@@ -168,14 +169,22 @@ class Evening {
   /** Closes the book with a failed `end` line: the evening's typed failure. */
   async #end(code: EveningCode, message: string): Promise<EveningResult> {
     const masked = this.#masker.mask(message);
-    await this.#guard.write({ kind: 'end', outcome: 'failed', code, message: masked });
+    const usage = this.#usage();
+    await this.#guard.write({ kind: 'end', outcome: 'failed', code, message: masked, ...(usage ? { usage } : {}) });
     this.#say(`evening failed: ${code}: ${masked}`);
-    return { ok: false, code, message: masked, turns: this.#turns, lines: this.#guard.lines, costs: this.#costs };
+    return { ok: false, code, message: masked, turns: this.#turns, lines: this.#guard.lines, costs: this.#costs, ...(usage ? { usage } : {}) };
   }
 
   async #finished(): Promise<EveningResult> {
-    await this.#guard.write({ kind: 'end', outcome: 'finished' });
-    return { ok: true, finished: this.#guard.finished as string, turns: this.#turns, lines: this.#guard.lines, costs: this.#costs };
+    const usage = this.#usage();
+    await this.#guard.write({ kind: 'end', outcome: 'finished', ...(usage ? { usage } : {}) });
+    return { ok: true, finished: this.#guard.finished as string, turns: this.#turns, lines: this.#guard.lines, costs: this.#costs, ...(usage ? { usage } : {}) };
+  }
+
+  /** The model API's own count of what this evening sent and got, when the model reports one. */
+  #usage(): ModelUsage | undefined {
+    const u = this.o.model.usage?.();
+    return u && u.requests > 0 ? u : undefined;
   }
 
   /** Keeps the evening's place for a host that may be stopped. */

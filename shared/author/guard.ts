@@ -10,7 +10,7 @@ import type { EffectKind, FingerprintField } from '../schema/capability.ts';
 import type { Observation } from '../schema/observation.ts';
 import { z } from 'zod';
 import { TraceAct, TraceLine, type ScreenSeen } from '../schema/trace.ts';
-import { nameScreen, type KnownScreen } from '../screens.ts';
+import { labelledAs, type KnownScreen } from '../screens.ts';
 import type { Masker } from '../secrets.ts';
 import { SurfaceError, type Surface } from '../surface.ts';
 import { riskOf } from '../surfaces.ts';
@@ -35,6 +35,7 @@ export type RefusalCode =
   | 'LABEL_TAKEN'
   | 'ALREADY_LABELLED'
   | 'NOT_LABELLED'
+  | 'UNLABELLED_SCREEN'
   | 'NOT_SHOWING'
   | 'ACTION_FAILED'
   | 'FINISHED';
@@ -158,7 +159,7 @@ export class Guard {
   }
 
   #labelOf(obs: Observation): string | null {
-    return nameScreen(obs, this.#known())?.label ?? null;
+    return labelledAs(obs, this.#known());
   }
 
   #seen(obs: Observation): ScreenSeen {
@@ -282,6 +283,10 @@ export class Guard {
       return refuse(call.id, 'SCREEN_CHANGED', 'the menu changed since you saw it; you will be shown the new screen');
     }
     const before = current.obs;
+    // An act on a screen nobody named could not compile (the card's step needs the screen it starts on).
+    if (this.#labelOf(before) === null) {
+      return refuse(call.id, 'UNLABELLED_SCREEN', 'this screen has no label yet; name it with assert_screen before acting on it');
+    }
     const control = live.control;
     const css = (await this.#o.selectorsFor?.(control.ref).catch(() => [])) ?? [];
     const probed = await probeRungs(this.#o.surface, control, css);

@@ -20,6 +20,7 @@ import {
 } from '../schema/capability.ts';
 import type { ScopeLink } from '../schema/observation.ts';
 import type { TraceAct, TraceLabel, TraceLine, TraceStart } from '../schema/trace.ts';
+import { labelledAs, type KnownScreen } from '../screens.ts';
 
 export type HoleCode =
   | 'NO_START'
@@ -157,7 +158,9 @@ function buildTarget(act: TraceAct, b: Blanker, walker: string): Omit<Built, 'id
   };
   const shown = nameBlank ? (blanksIn(nameBlank)[0]?.name ?? '') : labelOf(c).replace(/^F\d+=/, '');
   const base = slug(`${slug(shown) || c.role}_${ROLE_WORD[c.role] ?? slug(c.role)}`, 40) || 'control';
-  const key = canonicalJson({ role: target.role, name: target.name, hint: target.hint, scope: target.scope });
+  // Two controls read the same (a header's "Log in" and a dialog's) yet are different elements when their
+  // fingerprints differ: one target each, so neither is replayed against the other's fingerprint.
+  const key = canonicalJson({ role: target.role, name: target.name, hint: target.hint, scope: target.scope, fp: target.fingerprint });
   return { key, target, base };
 }
 
@@ -205,7 +208,9 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
   const b = blanker(inputs.filter((i) => !i.secret && i.value !== undefined).map((i) => ({ name: i.name, value: i.value as string })));
   const walker = start?.walker ?? '';
 
-  const labelBySig = new Map<string, string>();
+  // The screens labelled so far, named by the guard's own rule (shared/screens.ts labelledAs).
+  const labelled: KnownScreen[] = [];
+  const labelOfScreen = (seen: TraceAct['before']): string | null => labelledAs(seen, labelled);
   const labels = new Map<string, TraceLabel>();
   const acts: { line: number; act: TraceAct; screen: string | null; after: string | null }[] = [];
   const stepLines = new Map<string, number>();
@@ -216,7 +221,7 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
     if (finish) return;
     if (l.kind === 'label') {
       if (!labels.has(l.label)) labels.set(l.label, l);
-      if (!labelBySig.has(l.screen.signature)) labelBySig.set(l.screen.signature, l.label);
+      labelled.push({ label: l.label, signature: l.screen.signature, paths: l.screen.paths });
       return;
     }
     if (l.kind === 'finish') {
@@ -224,11 +229,11 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
       return;
     }
     if (l.kind !== 'act') return;
-    const screen = labelBySig.get(l.before.signature) ?? null;
+    const screen = labelOfScreen(l.before);
     if (!screen) {
       hole(line, 'UNLABELLED_SCREEN', `acts on a screen no label names (signature ${l.before.signature}); name it with assert_screen before acting on it`);
     }
-    let after = labelBySig.get(l.after.signature) ?? null;
+    let after = labelOfScreen(l.after);
     if (l.after.signature !== l.before.signature && !after) {
       const next = lines[i + 1];
       if (next?.kind === 'label' && next.screen.signature === l.after.signature) after = next.label;

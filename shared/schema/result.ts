@@ -36,6 +36,10 @@ export const Code = z.enum([
   'OUTPUT_NOT_FOUND',
   'UNDECLARED_OUTCOME',
   'COMMIT_IN_DOUBT',
+  /** The caller cancelled (or the server is stopping) before any commit was dispatched: nothing was pressed. */
+  'CANCELLED',
+  /** The server is stopping and takes no new call: try again on another (or after it restarts). */
+  'SHUTTING_DOWN',
   'INTERNAL',
 ]);
 export type Code = z.infer<typeof Code>;

@@ -144,10 +144,12 @@ test('a call places a real hold (the judge confirms), and "already held" is an a
     const confirmation = first.receipt?.outputs['confirmation'];
     expect(confirmation).toMatch(/^HX-\d{6}$/);
     expect(bank.store.holdFor('400118-S0005')).toEqual({ held: true, reason: 'LEGAL', confirmation, postPresses: 1 });
-    expect(first.receipt?.evidence).toContain(join(scratch, 'runs'));
+    // The evidence is named as MCP resources, never as a path on the server.
+    expect(first.receipt?.evidence).toMatchObject({ log: `handrail://runs/${first.receipt?.run_id}/log`, head: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(JSON.stringify(first.receipt)).not.toContain(scratch);
     // The receipt is for deciding, not reading screens: no screen text, no screenshot.
     expect(Object.keys(first.receipt ?? {})).not.toEqual(expect.arrayContaining(['screen']));
-    expect(first.result.content).toHaveLength(1);
+    expect(first.result.content.map((c) => c.type)).toEqual(['text', 'resource_link', 'resource_link']);
     expect(JSON.stringify(first.result)).not.toContain(PASSWORD);
 
     const held = await call(s, plate('400226', '400226-S0002', 'FRAUD_REVIEW'));

@@ -82,10 +82,19 @@ describe('the guard refuses, writing nothing', () => {
   it('a call after one that changed the screen, in the same message', async () => {
     const { guard, book } = setup();
     await guard.show();
+    await guard.handle({ id: 'l', name: 'assert_screen', input: { label: 'signon' } });
     await guard.handle({ id: 'a', name: 'act', input: { row: 3, verb: 'invoke' } });
     const out = await guard.handle({ id: 'b', name: 'act', input: { row: 1, verb: 'set_value', value: '{{input.operator_id}}' } });
     expect(out.text).toContain('(SCREEN_CHANGED)');
-    expect(book.lines).toHaveLength(1);
+    expect(book.lines).toHaveLength(2);
+  });
+
+  it('an action on a screen nobody has labelled yet', async () => {
+    const { out, book, surface } = await refused({ row: 3, verb: 'invoke' });
+    expect(out.text).toContain('(UNLABELLED_SCREEN)');
+    expect(out.text).toContain('assert_screen');
+    expect(book.lines).toEqual([]);
+    expect(surface.log).toEqual([]);
   });
 
   it('a label that already names another screen', async () => {

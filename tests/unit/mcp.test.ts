@@ -9,10 +9,11 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { loadCatalog } from '../../runner/mcp/catalog.ts';
+import { LiveCatalog, loadCatalog } from '../../runner/mcp/catalog.ts';
 import { buildMcpServer } from '../../runner/mcp/server.ts';
 import { CallService, callKey } from '../../runner/mcp/service.ts';
-import { annotationsFor, inputSchemaFor, isAnswer, type Receipt } from '../../runner/mcp/tools.ts';
+import { annotationsFor, bindingProblem, blameInputs, inputSchemaFor, isAnswer, type Receipt } from '../../runner/mcp/tools.ts';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Capability } from '../../shared/schema/index.ts';
 import { minimalCard } from '../fixtures/cards/minimal.ts';
 import { approvedCard, lookupCard } from '../fixtures/mcp/cards.ts';
@@ -223,5 +224,105 @@ describe('calls at once', () => {
     gates.splice(0).forEach((g) => g());
     await Promise.all(calls);
     expect(max()).toBe(1);
+  });
+});
+
+describe('inputs the server binds', () => {
+  it('are off the schema (so an agent passing one is refused as unknown), like secrets', () => {
+    const card = Capability.parse(approvedCard(lookupCard()));
+    const schema = inputSchemaFor(card, { count: '3' });
+    expect(Object.keys(z.toJSONSchema(schema).properties ?? {})).toEqual(['member_number']);
+    expect(schema.safeParse({ member_number: '400118', count: 3 }).success).toBe(false);
+  });
+
+  it('reach only the cards that declare them: another card\'s call is not refused for an unknown input', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'handrail-home-'));
+    const service = new CallService({ env: { HANDRAIL_HOME: home, HANDRAIL_SECRET_PASSWORD: 'pw-unit-long' }, log: () => undefined });
+    const served = [
+      { file: 'place.json', card: Capability.parse(approvedCard()), by: 'Dana Reviewer' },
+      { file: 'lookup.json', card: Capability.parse(approvedCard(lookupCard())), by: 'Dana Reviewer' },
+    ];
+    const server = buildMcpServer(served, service, { bind: { count: '3' } });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const client = new Client({ name: 'unit', version: '0' });
+    await server.connect(serverSide);
+    await client.connect(clientSide);
+    cleanups.push(async () => {
+      await client.close();
+      await server.close();
+      await service.close();
+      await rm(home, { recursive: true, force: true });
+    });
+    const { tools } = await client.listTools();
+    expect(Object.keys(tools.find((t) => t.name === 'demo_lookup')?.inputSchema.properties ?? {})).toEqual(['member_number']);
+    const r = (await client.callTool({ name: 'demo_place_hold', arguments: { member_number: '400118' } })) as CallToolResult;
+    // Past input validation (no UNKNOWN_INPUT for `count`): stopped only by the entry's missing BASE_URL.
+    expect(r.structuredContent).toMatchObject({ word: 'REFUSED', code: 'MISSING_INPUT' });
+  });
+
+  it('must fit the input they fill, and can never be a secret', () => {
+    const card = Capability.parse(approvedCard());
+    expect(bindingProblem(card, 'member_number', '400118')).toBeNull();
+    expect(bindingProblem(card, 'member_number', '40011x')).toMatch(/--bind member_number: does not match the pattern/);
+    expect(bindingProblem(card, 'password', 'hunter-22')).toMatch(/secret input/);
+  });
+});
+
+describe('an answer in the caller\'s words', () => {
+  it('names the input the page did not have, with its value, instead of the selector', () => {
+    const card = Capability.parse(approvedCard());
+    const step = card.steps.find((s) => card.targets[s.target]?.name?.eq.includes('{{input.member_number}}'));
+    expect(step).toBeDefined();
+    const said = blameInputs(card, { word: 'FAILED', code: 'TARGET_NOT_FOUND', at_step: step?.id, message: 'target member_link: no rung found it' }, { member_number: '999999' });
+    expect(said).toMatch(/did not accept member_number "999999"/);
+    expect(said).toContain('no rung found it');
+    // Other words are left alone: a business outcome or a commit in doubt says what it says.
+    expect(blameInputs(card, { word: 'UNSAFE_TO_RETRY', code: 'COMMIT_IN_DOUBT', at_step: step?.id, message: 'x' })).toBeNull();
+  });
+});
+
+describe('the live catalog', () => {
+  it('follows the folder and tells a connected client the tool list changed; a stateless server says it will not', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'handrail-live-'));
+    const home = await mkdtemp(join(tmpdir(), 'handrail-home-'));
+    const live = await LiveCatalog.open(dir, { settleMs: 20 });
+    const service = new CallService({ env: { HANDRAIL_HOME: home }, log: () => undefined });
+    const server = buildMcpServer(live, service, { follow: true });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const client = new Client({ name: 'unit', version: '0' });
+    await server.connect(serverSide);
+    await client.connect(clientSide);
+    cleanups.push(async () => {
+      await client.close();
+      await server.close();
+      live.close();
+      await service.close();
+      await rm(dir, { recursive: true, force: true });
+      await rm(home, { recursive: true, force: true });
+    });
+    let changes = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      changes++;
+    });
+    expect(client.getServerCapabilities()?.tools?.listChanged).toBe(true);
+    expect((await client.listTools()).tools).toEqual([]);
+    await writeFile(join(dir, 'place.json'), JSON.stringify(approvedCard()));
+    await vi.waitFor(() => expect(changes).toBe(1), { timeout: 5_000 });
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['demo_place_hold']);
+    // Edited after approval: the content hash no longer matches, so the tool is withdrawn.
+    await writeFile(join(dir, 'place.json'), JSON.stringify({ ...approvedCard(), intent: 'Edited.' }));
+    await vi.waitFor(() => expect(changes).toBe(2), { timeout: 5_000 });
+    expect((await client.listTools()).tools).toEqual([]);
+
+    const stateless = buildMcpServer(live.served, service);
+    const [c2, s2] = InMemoryTransport.createLinkedPair();
+    const other = new Client({ name: 'unit', version: '0' });
+    await stateless.connect(s2);
+    await other.connect(c2);
+    cleanups.push(async () => {
+      await other.close();
+      await stateless.close();
+    });
+    expect(other.getServerCapabilities()?.tools?.listChanged).toBe(false);
   });
 });

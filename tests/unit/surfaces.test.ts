@@ -188,8 +188,9 @@ describe('a card is checked against its surface\'s declaration', () => {
         settle: { quietMs: 0, pollMs: 1 },
       });
       await guard.show();
+      await guard.handle({ id: 'l', name: 'assert_screen', input: { label: 'here' } });
       expect((await guard.handle({ id: 'a', name: 'act', input: { row: 1, verb: 'invoke' } })).ok).toBe(true);
-      expect((book.lines[0] as { effect: unknown }).effect, kind).toMatchObject(expected);
+      expect((book.lines[1] as { effect: unknown }).effect, kind).toMatchObject(expected);
     }
   });
 });
