@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import type { Masker } from '../shared/secrets.ts';
 import { EvidenceFile, LOG_FILE, verifyEvidence, type Anchor, type EvidenceVerdict } from './evidence.ts';
 
 /** HTML-escapes text for element content and quoted attribute values. */
@@ -36,8 +37,18 @@ const where = (d: Record<string, unknown>): string => {
   return str(d['url']);
 };
 
-/** The log's lines that parse; a line that does not is shown raw in the log table (the verdict names it). */
-async function readLines(dir: string): Promise<{ lines: Line[]; raw: { n: number; text: string }[] }> {
+/**
+ * The log's lines that parse; a line that does not is shown raw in the log table (the verdict names it). With a
+ * masker (the operator's HANDRAIL_SECRET_* values) every string is masked once more: the evidence was masked as it
+ * was written, so this only matters for a log written by something else, or a secret the run never knew.
+ */
+async function readLines(dir: string, masker?: Masker): Promise<{ lines: Line[]; raw: { n: number; text: string }[] }> {
+  const read = await readLinesRaw(dir);
+  if (!masker || masker.size === 0) return read;
+  return { lines: read.lines.map((l) => ({ ...l, at: masker.mask(l.at), kind: masker.mask(l.kind), data: masker.maskDeep(l.data) })), raw: read.raw.map((r) => ({ n: r.n, text: masker.mask(r.text) })) };
+}
+
+async function readLinesRaw(dir: string): Promise<{ lines: Line[]; raw: { n: number; text: string }[] }> {
   let text = '';
   try {
     text = await fs.readFile(path.join(dir, LOG_FILE), 'utf8');
@@ -74,7 +85,8 @@ async function fileOf(dir: string, data: Record<string, unknown>): Promise<Buffe
   }
 }
 
-const CSS = `
+/** The look every Handrail page shares (run reports, the index, `handrail show`). */
+export const CSS = `
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:0;color:#1d1d1f;background:#f6f6f4}
 header{padding:20px 28px;background:#fff;border-bottom:1px solid #ddd}
 main{padding:8px 28px 40px}
@@ -98,9 +110,9 @@ figcaption{font-size:12px;color:#555;margin-top:4px}
 `;
 
 /** Renders the report of the run whose evidence is in `dir`. Verification uses `anchor` like `evidence verify`. */
-export async function renderReport(dir: string, anchor: Anchor = {}): Promise<RunReport> {
+export async function renderReport(dir: string, anchor: Anchor = {}, opts: { masker?: Masker; index?: string } = {}): Promise<RunReport> {
   const verdict = await verifyEvidence(dir, anchor);
-  const { lines, raw } = await readLines(dir);
+  const { lines, raw } = await readLines(dir, opts.masker);
   const start = lines.find((l) => l.kind === 'run_start');
   const end = lines.find((l) => l.kind === 'run_end');
   const seal = lines.find((l) => l.kind === 'seal');
@@ -168,6 +180,7 @@ export async function renderReport(dir: string, anchor: Anchor = {}): Promise<Ru
 <style>${CSS}</style></head>
 <body>
 <header>
+${opts.index ? `<nav><a href="${esc(opts.index)}">← all runs</a></nav>` : ''}
 <h1>${esc(card || 'Handrail run')}</h1>
 <div>run <code>${esc(run)}</code> · ${word ? `<span class="word w-${esc(word)}">${esc(word)}</span>` : '<strong>no word recorded</strong>'}${end ? ` <code>${esc(str(end.data['code']))}</code> — ${esc(str(end.data['message']))}` : ''}</div>
 ${verdictHtml}
@@ -187,4 +200,129 @@ ${end ? `<pre>${esc(JSON.stringify(end.data, null, 2))}</pre>` : '<p>The log has
 </body></html>
 `;
   return { html, verdict, run, word };
+}
+
+/** One run as a row of the index: what a reviewer compares across runs. */
+export interface RunSummary {
+  dir: string;
+  run: string;
+  card: string;
+  word: string | undefined;
+  code: string;
+  /** When the log's first line was written (ISO), '' when the log has none. */
+  started: string;
+  duration_ms: number | null;
+  steps: number;
+  /** target → the rung that resolved it, from the log's `resolve` lines. */
+  rungs: Record<string, string>;
+  /**
+   * Screens a wait gave up on, unnamed (`screen_unrecognised`). A `screen` line with no label is not counted: a
+   * page still loading passes through such states on every run.
+   */
+  unrecognised: string[];
+  /** Screens named only by the similar tier: the furniture moved, the marks still held. */
+  similar: string[];
+  verdict: EvidenceVerdict;
+}
+
+/** Reads one evidence directory into its index row (verifying it with `anchor`, as the run's own page does). */
+export async function summarizeRun(dir: string, anchor: Anchor = {}, masker?: Masker): Promise<RunSummary> {
+  const verdict = await verifyEvidence(dir, anchor);
+  const { lines } = await readLines(dir, masker);
+  const start = lines.find((l) => l.kind === 'run_start');
+  const end = lines.find((l) => l.kind === 'run_end');
+  const seal = lines.find((l) => l.kind === 'seal');
+  const rungs: Record<string, string> = {};
+  const unrecognised: string[] = [];
+  const similar: string[] = [];
+  for (const l of lines) {
+    if (l.kind === 'resolve' && l.data['ok'] === true && typeof l.data['rung'] === 'string') rungs[str(l.data['target'])] = l.data['rung'];
+    if (l.kind === 'screen_unrecognised') unrecognised.push(`after ${str(l.data['step'])}: ${str(l.data['signature'])}`);
+    if (l.kind === 'screen' && l.data['how'] === 'similar' && l.data['label']) similar.push(str(l.data['label']));
+  }
+  const duration = end?.data['duration_ms'];
+  return {
+    dir: path.resolve(dir),
+    run: verdict.ok ? verdict.run : str(end?.data['run_id']) || path.basename(path.resolve(dir)),
+    card: str(start?.data['card'] ?? end?.data['card']),
+    word: end ? str(end.data['word']) : seal ? str(seal.data['word']) : undefined,
+    code: str(end?.data['code']),
+    started: lines[0]?.at ?? '',
+    duration_ms: typeof duration === 'number' ? duration : null,
+    steps: lines.filter((l) => l.kind === 'step').length,
+    rungs,
+    unrecognised,
+    similar: [...new Set(similar)],
+    verdict,
+  };
+}
+
+/**
+ * Drift, per run: a target that resolved on a different rung than in the previous run of the same card (the
+ * page changed under the cheaper rung), and screens the run could not name. Runs are compared in the order they
+ * started, per card; the first run of a card has nothing to drift from.
+ */
+export function driftOf(runs: readonly RunSummary[]): Map<RunSummary, string[]> {
+  const out = new Map<RunSummary, string[]>();
+  const last = new Map<string, Record<string, string>>();
+  for (const r of [...runs].sort((a, b) => a.started.localeCompare(b.started))) {
+    const before = last.get(r.card) ?? {};
+    const notes: string[] = [];
+    for (const [target, rung] of Object.entries(r.rungs)) {
+      const was = before[target];
+      if (was !== undefined && was !== rung) notes.push(`${target}: rung ${was} → ${rung}`);
+    }
+    for (const u of r.unrecognised) notes.push(`screen not recognised ${u}`);
+    out.set(r, notes);
+    last.set(r.card, { ...before, ...r.rungs });
+  }
+  return out;
+}
+
+const median = (xs: readonly number[]): number | null => {
+  if (xs.length === 0) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[m] ?? null) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2;
+};
+
+/** The index over many runs: counts per word, durations, drift, each run linked to its own page (`hrefs`). */
+export function renderIndex(runs: readonly RunSummary[], hrefs: ReadonlyMap<RunSummary, string>): string {
+  const drift = driftOf(runs);
+  const ordered = [...runs].sort((a, b) => a.started.localeCompare(b.started));
+  const words = new Map<string, number>();
+  for (const r of runs) words.set(r.word ?? '(none)', (words.get(r.word ?? '(none)') ?? 0) + 1);
+  const durations = runs.map((r) => r.duration_ms).filter((d): d is number => d !== null);
+  const bad = runs.filter((r) => !r.verdict.ok).length;
+  const drifted = ordered.filter((r) => (drift.get(r) ?? []).length > 0).length;
+  const ms = (n: number | null): string => (n === null ? '–' : `${Math.round(n).toLocaleString('en')} ms`);
+  const wordCells = [...words.entries()].sort((a, b) => b[1] - a[1]).map(([w, n]) => `<tr><td><span class="word w-${esc(w)}">${esc(w)}</span></td><td class="num">${n}</td></tr>`);
+  const rows = ordered.map((r) => {
+    const v = r.verdict;
+    const evidence = !v.ok ? `<span class="bad">does not verify: line ${esc(String(v.line))}</span>` : v.anchored_by.length ? `intact, anchored by ${esc(v.anchored_by.join(' + '))}` : 'intact, unanchored';
+    const notes = drift.get(r) ?? [];
+    const href = hrefs.get(r);
+    return `<tr class="${notes.length ? 'drift' : ''}"><td>${esc(r.started)}</td><td>${href ? `<a href="${esc(href)}">${esc(r.run)}</a>` : esc(r.run)}</td><td>${esc(r.card)}</td><td>${r.word ? `<span class="word w-${esc(r.word)}">${esc(r.word)}</span>` : 'no word'} <code>${esc(r.code)}</code></td><td class="num">${esc(ms(r.duration_ms))}</td><td class="num">${r.steps}</td><td>${evidence}</td><td>${notes.length ? `<ul>${notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}${r.similar.length ? `<div class="note">named by similarity: ${esc(r.similar.join(', '))}</div>` : ''}</td></tr>`;
+  });
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'">
+<meta name="viewport" content="width=device-width,initial-scale=1">
+<title>Handrail runs · ${runs.length}</title>
+<style>${CSS}table.words,table.durations{width:auto;min-width:320px}tr.drift td{background:#fff8e6}.note{color:#555;font-size:12px}ul{margin:0;padding-left:18px}span.bad{color:#b3261e;font-weight:600}</style></head>
+<body>
+<header>
+<h1>Handrail runs</h1>
+<div id="totals">${runs.length} run${runs.length === 1 ? '' : 's'} · ${bad === 0 ? 'every evidence log verifies' : `<strong>${bad} evidence log${bad === 1 ? '' : 's'} do${bad === 1 ? 'es' : ''} not verify</strong>`} · ${drifted} with drift</div>
+</header>
+<main>
+<h2>Words</h2>
+<table class="words"><thead><tr><th>word</th><th>runs</th></tr></thead><tbody>${wordCells.join('')}</tbody></table>
+<h2>Durations</h2>
+<table class="durations"><thead><tr><th>median</th><th>fastest</th><th>slowest</th><th>total</th></tr></thead><tbody><tr><td class="num">${esc(ms(median(durations)))}</td><td class="num">${esc(ms(durations.length ? Math.min(...durations) : null))}</td><td class="num">${esc(ms(durations.length ? Math.max(...durations) : null))}</td><td class="num">${esc(ms(durations.length ? durations.reduce((a, b) => a + b, 0) : null))}</td></tr></tbody></table>
+<h2>Runs</h2>
+<table class="runs"><thead><tr><th>started</th><th>run</th><th>card</th><th>word</th><th>duration</th><th>steps</th><th>evidence</th><th>drift</th></tr></thead><tbody>${rows.join('')}</tbody></table>
+</main>
+</body></html>
+`;
 }

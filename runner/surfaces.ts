@@ -11,6 +11,8 @@ export interface OpenOptions {
   headed?: boolean;
   /** A browser to open a context in instead of launching one (serve shares one); asked for only when needed. */
   browser?: () => Promise<Browser>;
+  /** Record a Playwright trace of the run into this zip (`--trace`); the caller has refused cards with secrets. */
+  trace?: string;
 }
 
 /** How the runner opens one declared surface. */
@@ -83,7 +85,7 @@ const browser: SurfaceDriver = {
   async open(opts) {
     const { BrowserSurface } = await import('./browser/surface.ts');
     const shared = opts.browser ? await opts.browser() : undefined;
-    return BrowserSurface.launch({ ...(opts.headed !== undefined ? { headed: opts.headed } : {}), ...(shared ? { browser: shared } : {}) });
+    return BrowserSurface.launch({ ...(opts.headed !== undefined ? { headed: opts.headed } : {}), ...(shared ? { browser: shared } : {}), ...(opts.trace ? { trace: opts.trace } : {}) });
   },
 };
 

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { secretEnvName } from '../shared/inputs.ts';
 import { judgeBlankProblems, type Capability, type ExpectedChange, type Lifecycle } from '../shared/schema/capability.ts';
 import type { RunResult, Word } from '../shared/schema/result.ts';
-import { Masker, SecretError } from '../shared/secrets.ts';
+import { addEnvSecrets, Masker, SecretError } from '../shared/secrets.ts';
 import type { Surface } from '../shared/surface.ts';
 import { approvalStatus } from './approval.ts';
 import { filledChange, JudgeSpecError, unmet, type Judge } from './judge.ts';
@@ -33,6 +33,8 @@ export interface VerifyOptions {
   /** Each plate's evidence goes to <evidenceRoot>/plate-<n>. Default runs/verify-<run id>. */
   evidenceRoot?: string;
   progress?: (line: string) => void;
+  /** Called once per plate as soon as its report is final (refused or run), in plate order: for a progress bar. */
+  plateDone?: (plate: PlateReport, total: number) => void;
   settleTimeoutMs?: number;
   now?: () => Date;
   /** How one plate is run; default runCapability. A seam for tests of the verdict logic, not for callers. */
@@ -118,8 +120,7 @@ function maskerFor(card: Capability, inputs: Readonly<Record<string, string>>, e
     }
   };
   for (const [name, spec] of Object.entries(card.inputs)) if (spec.secret) add(name, inputs[name] ?? env[secretEnvName(name)]);
-  for (const [k, v] of Object.entries(env)) if (k.startsWith('HANDRAIL_SECRET_')) add(k.slice('HANDRAIL_SECRET_'.length).toLowerCase().replace(/[^a-z0-9_.-]/g, '_') || 'secret', v);
-  return m;
+  return addEnvSecrets(m, env);
 }
 
 const show = (v: unknown): string => JSON.stringify(v);
@@ -146,6 +147,10 @@ export async function verify(card: Capability, opts: VerifyOptions): Promise<Ver
   const say = opts.progress ?? ((): void => undefined);
   const runOne = opts.run ?? runCapability;
   const reports: PlateReport[] = [];
+  const push = (r: PlateReport): void => {
+    reports.push(r);
+    opts.plateDone?.(r, opts.plates.length);
+  };
   for (const [i, row] of opts.plates.entries()) {
     const inputs = { ...opts.fixedInputs, ...row };
     const plate = publicPart(card, inputs);
@@ -162,7 +167,7 @@ export async function verify(card: Capability, opts: VerifyOptions): Promise<Ver
     const base = { n: i + 1, plate, llm_calls: 0, classifier_calls: 0, run_id: null, evidence: null, evidence_head: null, word: null, code: null, duration_ms: 0 };
     const refuse = (judge: JudgeReport, why: string): void => {
       say(`  refused: ${why}`);
-      reports.push({ ...base, status: 'refused', judge, clean: false, why });
+      push({ ...base, status: 'refused', judge, clean: false, why });
     };
 
     // Before: the plate must be able to show the change. A record already in the after-state (or not in the
@@ -247,7 +252,7 @@ export async function verify(card: Capability, opts: VerifyOptions): Promise<Ver
       } else why = '';
     }
     if (why) say(`  not clean: ${why}`);
-    reports.push({ ...ran, status: why === '' ? 'clean' : 'failed', judge, clean: why === '', why });
+    push({ ...ran, status: why === '' ? 'clean' : 'failed', judge, clean: why === '', why });
   }
   const k = reports.filter((r) => r.clean).length;
   const n = reports.length;

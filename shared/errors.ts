@@ -79,6 +79,10 @@ const CODES = {
   SURFACE_UNAVAILABLE: 'REFUSED',
   ENV_NOT_ALLOWED: 'REFUSED',
   NOT_EVIDENCE: 'REFUSED',
+  // `replay --trace`: a Playwright trace records typed values as typed, so a card with secret inputs may not record one.
+  TRACE_WOULD_RECORD_SECRET: 'REFUSED',
+  // handrail.config.json (runner/config.ts): unreadable, not JSON, or not the schema.
+  CONFIG_INVALID: 'REFUSED',
   // Leases (runner/lease.ts): a lease file that cannot be read or written.
   LEASE_IO: 'FAILED',
   // Patterns (shared/regex.ts): a pattern refused at load.

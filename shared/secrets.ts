@@ -326,3 +326,19 @@ function normalisedWithMap(text: string): { norm: string; start: number[]; end: 
   }
   return { norm: parts.join(''), start, end };
 }
+
+/**
+ * Adds every `HANDRAIL_SECRET_<NAME>` of `env` to `m`, named by its lower-cased NAME. A value too short to mask is
+ * skipped: a run refuses such a secret in preflight, before anything is shown.
+ */
+export function addEnvSecrets(m: Masker, env: Readonly<Record<string, string | undefined>>): Masker {
+  for (const [k, v] of Object.entries(env)) {
+    if (!k.startsWith('HANDRAIL_SECRET_') || v === undefined) continue;
+    try {
+      m.add(k.slice('HANDRAIL_SECRET_'.length).toLowerCase().replace(/[^a-z0-9_.-]/g, '_') || 'secret', v);
+    } catch (e) {
+      if (!(e instanceof SecretError)) throw e;
+    }
+  }
+  return m;
+}

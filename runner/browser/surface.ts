@@ -43,6 +43,11 @@ export interface BrowserSurfaceOptions {
   headed?: boolean;
   /** Reuse a browser (one context per run); the surface then closes only its own context. */
   browser?: Browser;
+  /**
+   * Record a Playwright trace (actions, DOM snapshots, screenshots, network) and write it to this zip on close, for
+   * `npx playwright show-trace`. A trace holds every typed value as typed: only runs without secret inputs may ask.
+   */
+  trace?: string;
 }
 
 export class BrowserSurface implements Surface {
@@ -72,9 +77,14 @@ export class BrowserSurface implements Surface {
       browser = owned;
     }
     const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
+    if (opts.trace) await context.tracing.start({ screenshots: true, snapshots: true });
     const page = await context.newPage();
-    return new BrowserSurface(page, context, owned);
+    const surface = new BrowserSurface(page, context, owned);
+    if (opts.trace) surface.tracePath = opts.trace;
+    return surface;
   }
+
+  private tracePath: string | null = null;
 
   private alive(): void {
     if (this.crashed) throw new SurfaceError('BROWSER_CRASHED', this.crashed);
@@ -197,6 +207,9 @@ export class BrowserSurface implements Surface {
   }
 
   async close(): Promise<void> {
+    // The trace is written before the context goes. Closing never throws (a run's receipt must not be lost to a
+    // trace): the caller checks that the file is there (`handrail replay --trace` says when it is not).
+    if (this.tracePath) await this.context.tracing.stop({ path: this.tracePath }).catch(() => undefined);
     await this.context.close().catch(() => undefined);
     if (this.ownedBrowser) await this.ownedBrowser.close().catch(() => undefined);
   }

@@ -9,7 +9,9 @@ function program(setExit: (code: number) => void): Command {
     .description('Work a task out once, compile it into a reviewed capability, replay it with no model in the loop.')
     .exitOverride()
     .configureOutput({ writeOut: (s) => process.stdout.write(s), writeErr: (s) => process.stderr.write(s) })
-    .showHelpAfterError();
+    .showHelpAfterError()
+    .option('--config <file>', 'handrail.config.json to read (default: ./handrail.config.json if present); flags win over it');
+  type Cmd = { optsWithGlobals<T>(): T };
 
   cli
     .command('schema')
@@ -48,9 +50,10 @@ function program(setExit: (code: number) => void): Command {
     .option('--scout <claude|none>', 'after the referee, seat a model with commit struck off and a four-turn leash to name the page (believed only if the furniture agrees)')
     .option('--referee <local|claude|none>', 'when no tier names a page, ask this referee which expected screen it is (believed only if the furniture agrees; claude reads ANTHROPIC_API_KEY)')
     .option('--headed', 'show the browser')
-    .action(async (card: string, flags: import('./replay.ts').ReplayFlags) => {
+    .option('--trace <file.zip>', 'record a Playwright trace (npx playwright show-trace FILE); refused for a card with secret inputs')
+    .action(async (card: string, _flags: unknown, cmd: Cmd) => {
       const { replayCommand } = await import('./replay.ts');
-      setExit(await replayCommand(card, flags));
+      setExit(await replayCommand(card, cmd.optsWithGlobals<import('./replay.ts').ReplayFlags>()));
     });
 
   cli
@@ -67,9 +70,10 @@ function program(setExit: (code: number) => void): Command {
     .option('--max-turns <n>', 'turn budget')
     .option('--headed', 'show the browser')
     .option('--surface <name>', 'the surface the task is worked out on (runner/surfaces.ts)', 'browser')
-    .action(async (flags: import('./author.ts').AuthorFlags) => {
-      const { authorCommand } = await import('./author.ts');
-      setExit(await authorCommand(flags));
+    .action(async (flags: import('./author.ts').AuthorFlags, cmd: Cmd) => {
+      const [{ authorCommand }, { envWithConfig, loadConfig }] = await Promise.all([import('./author.ts'), import('../config.ts')]);
+      const { config } = await loadConfig(cmd.optsWithGlobals<{ config?: string }>().config);
+      setExit(await authorCommand(flags, { env: envWithConfig(process.env, config) }));
     });
 
   cli
@@ -89,7 +93,7 @@ function program(setExit: (code: number) => void): Command {
     .description('replay a card once per plate from cold; an independent judge confirms each; all clean → verified k of n')
     .argument('<card>', 'the capability JSON file (its lifecycle is written back)')
     .requiredOption('--inputs <plates.csv>', 'one plate per row; header row = input names')
-    .requiredOption('--judge <cmd|url>', 'the system of record, asked before and after each plate: a URL template (GET, ?phase=&card= added) or a command ({card, inputs, phase} JSON on stdin); either answers a JSON object')
+    .option('--judge <cmd|url>', '(or "judge" in the config) the system of record, asked before and after each plate: a URL template (GET, ?phase=&card= added) or a command ({card, inputs, phase} JSON on stdin); either answers a JSON object')
     .option('--change <file.json>', 'the expected change {"before": {...}, "after": {...}} (default: the card\'s judge.change)')
     .option('--judge-env <name...>', 'environment variables a command judge may see besides PATH, HOME, LANG (never HANDRAIL_SECRET_*, ANTHROPIC_*)')
     .option('--base-url <url>', 'fills {{env.BASE_URL}} in the entry')
@@ -98,9 +102,9 @@ function program(setExit: (code: number) => void): Command {
     .option('--evidence <dir>', 'where each plate keeps its evidence')
     .option('--settle-timeout <ms>', 'how long a step may take to settle')
     .option('--headed', 'show the browser')
-    .action(async (card: string, flags: import('./verify.ts').VerifyFlags) => {
+    .action(async (card: string, _flags: unknown, cmd: Cmd) => {
       const { verifyCommand } = await import('./verify.ts');
-      setExit(await verifyCommand(card, flags));
+      setExit(await verifyCommand(card, cmd.optsWithGlobals<import('./verify.ts').VerifyFlags>()));
     });
 
   cli
@@ -185,13 +189,23 @@ function program(setExit: (code: number) => void): Command {
 
   cli
     .command('report')
-    .description('one self-contained HTML page of a run from its evidence: steps, screens, rungs, screenshots, the word, the chain\'s verdict and seal')
-    .argument('<dir>', 'the evidence directory')
-    .option('-o, --out <file.html>', 'where to write it (default <dir>.html, beside the evidence)')
-    .option('--head <hash>', 'the evidence_head the run\'s receipt carried: the log must end there')
-    .action(async (dir: string, flags: import('./report.ts').ReportFlags) => {
+    .description('self-contained HTML pages of runs from their evidence (steps, screens, rungs, screenshots, the word, the verdict), and an index over many (words, durations, drift)')
+    .argument('[runs...]', 'evidence directories, directories of runs, or run ids (none: every run the journals under the state home know)')
+    .option('-o, --out <file.html>', 'where to write the page or the index (default <dir>.html beside the evidence; handrail-report.html for several)')
+    .option('--head <hash>', 'the evidence_head the run\'s receipt carried: the log must end there (one run only)')
+    .action(async (runs: string[], _flags: unknown, cmd: Cmd) => {
       const { reportCommand } = await import('./report.ts');
-      setExit(await reportCommand(dir, flags));
+      setExit(await reportCommand(runs, cmd.optsWithGlobals<import('./report.ts').ReportFlags>()));
+    });
+
+  cli
+    .command('show')
+    .description('a capability for review: inputs (secrets marked), steps in plain words with commits highlighted, screens and marks, approval and content hash')
+    .argument('<card>', 'the capability JSON file')
+    .option('--html <out.html>', 'write one self-contained HTML page instead of text')
+    .action(async (card: string, flags: import('./show.ts').ShowFlags) => {
+      const { showCommand } = await import('./show.ts');
+      setExit(await showCommand(card, flags));
     });
 
   const referee = cli.command('referee').description('the escalation ladder\'s referee');

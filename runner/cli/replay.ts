@@ -1,9 +1,11 @@
 // `handrail replay <card>`: one run, receipt as JSON on stdout, progress on stderr, exit code from the word.
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { ALLOW_ENV_VAR, envAllowProblem, formatIssues, INPUT_NAME_RE, loadCapability, type Capability } from '../../shared/schema/index.ts';
 import { EXIT_CODE, RunResult } from '../../shared/schema/result.ts';
 import { loadFailpoint } from '../engine/failpoint.ts';
+import { boundInputs, envWithConfig, loadConfig } from '../config.ts';
 import { stateHome, storeIn } from '../intent.ts';
 import { resultBeforeRun, runCapability, type ProbeRunner, type RunRequest } from '../run.ts';
 import { UsageError } from './errors.ts';
@@ -26,10 +28,29 @@ export interface ReplayFlags {
   probe?: boolean;
   /** Environment variables the card's entry may read besides BASE_URL (`{{env.NAME}}`). */
   allowEnv?: string[];
+  /** Record a Playwright trace of the run into this zip (refused for a card with secret inputs). */
+  trace?: string;
+  /** handrail.config.json to read (default: the one in the working directory, if any). */
+  config?: string;
   /** The escalation ladder's referee: `local` (no network), `claude` (ANTHROPIC_API_KEY) or `none` (the default). */
   referee?: string;
   /** The escalation ladder's scout: `claude` (ANTHROPIC_API_KEY) or `none` (the default). */
   scout?: string;
+}
+
+/**
+ * `--trace` is refused for a card with any secret input, rather than masked: a Playwright trace keeps each `fill`
+ * value in its action log, every input's value in its DOM snapshots, the typed text in its screencast frames and
+ * form posts in its network log. Masking would mean rewriting a zip whose formats Playwright owns and changes, and
+ * a picture cannot be masked by text at all; a refusal is the only answer that cannot leak.
+ */
+export function traceRefusal(card: Capability): UsageError | null {
+  const secrets = Object.entries(card.inputs).filter(([, spec]) => spec.secret).map(([name]) => name);
+  if (secrets.length === 0) return null;
+  return new UsageError(
+    `--trace: card ${card.id} has secret input${secrets.length === 1 ? '' : 's'} ${secrets.join(', ')}, and a Playwright trace records typed values (actions, DOM snapshots, screenshots, network) unmasked; trace only cards without secrets, or read the run's evidence (handrail report)`,
+    'TRACE_WOULD_RECORD_SECRET',
+  );
 }
 
 /** The scout `--scout` names: a model at the authoring card with commit struck off and a four-turn leash. */
@@ -132,9 +153,11 @@ export function printResult(result: RunResult): number {
 
 export async function replayCommand(cardPath: string, flags: ReplayFlags): Promise<number> {
   loadFailpoint();
-  const inputs = parseInputs(flags.input);
-  const referee = refereeFor(flags.referee, process.env);
-  const scout = scoutFor(flags.scout, process.env);
+  const { config } = await loadConfig(flags.config);
+  const given = parseInputs(flags.input);
+  // A Claude referee or scout takes its model from the config too (HANDRAIL_MODEL wins).
+  const referee = refereeFor(flags.referee, envWithConfig(process.env, config));
+  const scout = scoutFor(flags.scout, envWithConfig(process.env, config));
   const settle = flags.settleTimeout === undefined ? undefined : Number(flags.settleTimeout);
   if (settle !== undefined && !(Number.isInteger(settle) && settle > 0)) {
     throw new UsageError(`--settle-timeout expects milliseconds, got "${flags.settleTimeout}"`);
@@ -146,10 +169,19 @@ export async function replayCommand(cardPath: string, flags: ReplayFlags): Promi
     process.stderr.write(`${loaded.message}\n`);
     return printResult(resultBeforeRun(cardPath, 'none', 'REFUSED', 'CARD_INVALID', loaded.message.split('\n')[0] ?? ''));
   }
-  const env = withAllowedEnv({ ...process.env, ...(flags.baseUrl ? { BASE_URL: flags.baseUrl.replace(/\/+$/, '') } : {}) }, flags.allowEnv);
+  if (flags.trace !== undefined) {
+    const refused = traceRefusal(loaded.card);
+    if (refused) throw refused;
+  }
+  // Flags win over the config file: --input name by name, --base-url, --allow-env as a whole.
+  const inputs = boundInputs(config, loaded.card.inputs, given);
+  const baseUrl = flags.baseUrl ?? config.base_url;
+  const base = envWithConfig(process.env, config);
+  const env = withAllowedEnv({ ...base, ...(baseUrl ? { BASE_URL: baseUrl.replace(/\/+$/, '') } : {}) }, flags.allowEnv ?? config.allow_env);
   const progress = (line: string): void => void process.stderr.write(`${line}\n`);
   const probe = flags.probe ? await probeFor(loaded.card, cardPath, inputs, { env, open: { headed: Boolean(flags.headed) }, progress, ...(settle ? { settleTimeoutMs: settle } : {}) }) : undefined;
-  const notebook = await openNotebook(progress);
+  const trace = flags.trace === undefined ? undefined : resolvePath(flags.trace);
+  const notebook = await openNotebook(progress, base);
   const drifting = notebook?.drifting(loaded.card.id) ?? [];
   if (drifting.length) {
     progress(`warning: the last run of ${loaded.card.id} found ${drifting.map((d) => `${d.target} on ${d.latest} (first choice ${d.first_choice})`).join(', ')}: the application may have changed (handrail drift ${cardPath})`);
@@ -158,10 +190,10 @@ export async function replayCommand(cardPath: string, flags: ReplayFlags): Promi
     card: loaded.card,
     inputs,
     env,
-    open: { headed: Boolean(flags.headed) },
+    open: { headed: Boolean(flags.headed), ...(trace ? { trace } : {}) },
     progress: (line) => process.stderr.write(`${line}\n`),
     // Every replay is journalled: under $HANDRAIL_HOME by key, or in the file --journal names.
-    store: storeIn(stateHome(process.env)),
+    store: storeIn(stateHome(base)),
     lockWaitMs: wait,
     ...(flags.journal ? { journalPath: flags.journal } : {}),
     ...(flags.evidence ? { evidenceDir: flags.evidence } : {}),
@@ -181,5 +213,6 @@ export async function replayCommand(cardPath: string, flags: ReplayFlags): Promi
   if (result.unapproved) process.stderr.write('warning: this card ran without an approval bound to its content (--allow-unapproved)\n');
   const fromJournal = result.from_journal ? ' · answered from the journal' : '';
   process.stderr.write(`${result.word} ${result.code}${fromJournal}${result.evidence ? ` · evidence ${result.evidence}` : ''}\n`);
+  if (trace) process.stderr.write(existsSync(trace) ? `trace ${trace} (open it: npx playwright show-trace ${trace})\n` : `warning: no trace was written to ${trace} (the run opened no browser, or the trace could not be saved)\n`);
   return printResult(result);
 }

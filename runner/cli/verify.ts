@@ -3,7 +3,9 @@
 // summary on stdout; exit 0 only when the card is verified.
 import { readFile } from 'node:fs/promises';
 import { ExpectedChange } from '../../shared/schema/capability.ts';
+import { boundInputs, envWithConfig, loadConfig } from '../config.ts';
 import { judgeFrom, JudgeSpecError } from '../judge.ts';
+import { Progress } from '../progress.ts';
 import { parsePlatesCsv, verify, VerifyError, writeLifecycle, type PlateReport } from '../verify.ts';
 import { UsageError } from './errors.ts';
 import { parseInputs, readCard, withAllowedEnv } from './replay.ts';
@@ -11,8 +13,10 @@ import { parseInputs, readCard, withAllowedEnv } from './replay.ts';
 export interface VerifyFlags {
   /** CSV: a header of input names, one plate per row. */
   inputs: string;
-  /** A URL template (`http://…/_judge/holds/{{share_id}}`) or a shell command. */
-  judge: string;
+  /** A URL template (`http://…/_judge/holds/{{share_id}}`) or a shell command (default: the config's `judge`). */
+  judge?: string;
+  /** handrail.config.json to read (default: the one in the working directory, if any). */
+  config?: string;
   /** A JSON file `{"before": {...}, "after": {...}}`: the expected change, instead of the card's `judge.change`. */
   change?: string;
   /** Environment variables a command judge may see besides PATH, HOME and LANG (never secrets or keys). */
@@ -48,15 +52,17 @@ function table(plates: readonly PlateReport[]): string {
 
 export async function verifyCommand(cardPath: string, flags: VerifyFlags): Promise<number> {
   if (!flags.inputs) throw new UsageError('verify needs --inputs plates.csv');
-  if (!flags.judge) throw new UsageError('verify needs --judge <command|url>');
+  const { config } = await loadConfig(flags.config);
+  const judgeSpec = flags.judge ?? config.judge;
+  if (!judgeSpec) throw new UsageError('verify needs --judge <command|url> (or "judge" in handrail.config.json)');
   const settle = flags.settleTimeout === undefined ? undefined : Number(flags.settleTimeout);
   if (settle !== undefined && !(Number.isInteger(settle) && settle > 0)) {
     throw new UsageError(`--settle-timeout expects milliseconds, got "${flags.settleTimeout}"`);
   }
-  const fixed = parseInputs(flags.input);
+  const given = parseInputs(flags.input);
   let judge;
   try {
-    judge = judgeFrom(flags.judge, flags.judgeEnv ?? []);
+    judge = judgeFrom(judgeSpec, flags.judgeEnv ?? []);
   } catch (e) {
     if (e instanceof JudgeSpecError) throw new UsageError(e.message, e.code);
     throw e;
@@ -70,10 +76,15 @@ export async function verifyCommand(cardPath: string, flags: VerifyFlags): Promi
   }
   const loaded = await readCard(cardPath);
   if (!loaded.ok) throw new UsageError(loaded.message, 'CARD_INVALID');
-  const env = withAllowedEnv({ ...process.env, ...(flags.baseUrl ? { BASE_URL: flags.baseUrl.replace(/\/+$/, '') } : {}) }, flags.allowEnv);
-  const err = (line: string): boolean => process.stderr.write(`${line}\n`);
+  // Flags win over the config file: --input name by name, --base-url, --allow-env as a whole.
+  const fixed = boundInputs(config, loaded.card.inputs, given);
+  const baseUrl = flags.baseUrl ?? config.base_url;
+  const env = withAllowedEnv({ ...envWithConfig(process.env, config), ...(baseUrl ? { BASE_URL: baseUrl.replace(/\/+$/, '') } : {}) }, flags.allowEnv ?? config.allow_env);
+  let bar: Progress | undefined;
+  const err = (line: string): void => (bar ? bar.log(line) : void process.stderr.write(`${line}\n`));
   try {
     const plates = parsePlatesCsv(csv, flags.inputs);
+    bar = new Progress({ total: plates.length, label: 'plates' });
     const report = await verify(loaded.card, {
       plates,
       judge,
@@ -82,9 +93,11 @@ export async function verifyCommand(cardPath: string, flags: VerifyFlags): Promi
       fixedInputs: fixed,
       open: { headed: Boolean(flags.headed) },
       progress: err,
+      plateDone: (p) => bar?.tick(p.clean ? 'CLEAN' : p.status === 'refused' ? 'REFUSED' : 'FAILED'),
       ...(flags.evidence ? { evidenceRoot: flags.evidence } : {}),
       ...(settle ? { settleTimeoutMs: settle } : {}),
     });
+    bar.finish();
     await writeLifecycle(cardPath, report.lifecycle);
     err('');
     err(table(report.plates));
@@ -93,6 +106,7 @@ export async function verifyCommand(cardPath: string, flags: VerifyFlags): Promi
     process.stdout.write(`${JSON.stringify({ card: report.card, verified: report.verified, k: report.k, n: report.n, state: report.lifecycle.state, unconfirmed_commits: report.unconfirmed_commits, summary: report.summary, plates: report.plates }, null, 2)}\n`);
     return report.verified ? 0 : EXIT_NOT_VERIFIED;
   } catch (e) {
+    bar?.finish();
     if (e instanceof VerifyError) throw new UsageError(e.message, e.code);
     throw e;
   }

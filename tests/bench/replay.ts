@@ -15,6 +15,7 @@ import { readCard } from '../../runner/cli/replay.ts';
 import { runCapability } from '../../runner/run.ts';
 import type { Capability } from '../../shared/schema/index.ts';
 import { median } from './stats.ts';
+import { Progress } from '../../runner/progress.ts';
 
 export interface ReplayBench {
   name: string;
@@ -79,6 +80,8 @@ export async function benchReplay(runs = 15): Promise<ReplayBench> {
     await floor(browser, bank, password);
     const h: number[] = [];
     const f: number[] = [];
+    // Progress on stderr (a bar on a terminal): stdout carries only the result line.
+    const bar = new Progress({ total: runs, label: 'interleaved pairs' });
     for (let i = 0; i < runs; i++) {
       // Alternate which goes first so neither always gets the warmer machine.
       const order = i % 2 === 0 ? (['h', 'f'] as const) : (['f', 'h'] as const);
@@ -89,7 +92,9 @@ export async function benchReplay(runs = 15): Promise<ReplayBench> {
         else await floor(browser, bank, password);
         (which === 'h' ? h : f).push(performance.now() - t);
       }
+      bar.tick(`handrail ${Math.round(h.at(-1) ?? 0)} ms · floor ${Math.round(f.at(-1) ?? 0)} ms`);
     }
+    bar.finish();
     const handrailMedianMs = median(h);
     const floorMedianMs = median(f);
     return {

@@ -79,6 +79,9 @@ test('verify on three members, then approve: the card file says verified 3/3, th
   expect(JSON.parse(out)).toMatchObject({ verified: true, k: 3, n: 3, state: 'verified' });
   expect(err).toMatch(/3\s+OP1001 400445 400445-S0001 GARNISHMENT\s+SUCCESS OK\s+0\/0\s+changed\s+CLEAN/);
   expect(err).not.toContain(PASSWORD);
+  // Progress on stderr, plain lines off a terminal: one per plate, with counts and an ETA.
+  expect(err).toMatch(/^1\/3 plates \(33%\) · [\d.]+s · ETA [\d.]+s · CLEAN$/m);
+  expect(err).toMatch(/^3\/3 plates \(100%\) · .* · ETA 0\.0s · CLEAN$/m);
   for (const share of ['400118-S0005', '400337-S0001', '400445-S0001']) expect(bank.store.holdFor(share)).toMatchObject({ held: true, postPresses: 1 });
   const verified = load(JSON.parse(await readFile(file, 'utf8')));
   expect(verified.lifecycle).toMatchObject({ state: 'verified', reliability: { k: 3, n: 3 } });

@@ -13,6 +13,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startBank, type Bank } from '../../demo/plumbline/server.ts';
 import type { RunResult } from '../../shared/schema/result.ts';
 import { main as fuzzMain } from './fuzz-cards.ts';
+import { Progress } from '../../runner/progress.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CARD = join(ROOT, 'capabilities/plumbline-place-hold.json');
@@ -118,6 +119,8 @@ async function killTrials(): Promise<void> {
   const violations: string[] = [];
   const ends: string[] = [];
   let maxPresses = 0;
+  // The longest section: a bar with counts and ETA on a terminal, one plain line per trial elsewhere (stderr).
+  const bar = new Progress({ total: KILLS, label: 'kill trials' });
   for (let i = 0; i < KILLS; i++) {
     bank.store.reset();
     const h = await home();
@@ -137,8 +140,9 @@ async function killTrials(): Promise<void> {
     if (p > 1) violations.push(`trial ${i}: ${p} presses of ${share}`);
     if (!last.receipt || !['SUCCESS', 'UNSAFE_TO_RETRY'].includes(last.receipt.word)) violations.push(`trial ${i}: ended ${word(last)}`);
     if (last.receipt?.word === 'SUCCESS' && p !== 1) violations.push(`trial ${i}: SUCCESS but ${p} presses`);
-    log(`  kill ${i + 1}/${KILLS}: ${end} · presses ${p}`);
+    bar.tick(`${end} · presses ${p}`);
   }
+  bar.finish();
   rows.push({ section: 'kill trials (SIGKILL process group, rerun to the end)', trials: KILLS, outcome: tally(ends), maxPresses, violations });
 }
 

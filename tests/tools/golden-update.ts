@@ -3,6 +3,7 @@
 // reviews the diff (and commits it). What it regenerates:
 //   capabilities/plumbline-place-hold.authored.json   the PLUMBLINE book (tests/fixtures/author/) through the compiler
 //   capabilities/capability.schema.json               the JSON Schema, from the zod source
+//   handrail.config.schema.json                       the config file's JSON Schema, from runner/config.ts
 //   tests/fixtures/plumbline-{signon,member}.{menu.txt,observation.json}   a live PLUMBLINE through the walker
 //   with --docs, also docs/extension-sidepanel.png: builds the extension and runs tests/e2e/extension.spec.ts,
 //   whose side panel shot it copies (a picture for the README; no test compares it)
@@ -17,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { startBank } from '../../demo/plumbline/server.ts';
 import { findChromium } from '../../runner/browser/chromium.ts';
+import { configSchemaText } from '../../runner/config.ts';
 import { authoredCardText, DOC_SHOT_NAME, GOLDEN, menuText, observationText, readAuthoredBook, schemaText, walkPlumbline } from './golden.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -95,6 +97,7 @@ async function main(): Promise<void> {
   const results: boolean[] = [];
   results.push(put(GOLDEN.authoredCard, authoredCardText(readAuthoredBook())));
   results.push(put(GOLDEN.schema, schemaText()));
+  results.push(put(GOLDEN.configSchema, configSchemaText()));
 
   const password = randomBytes(9).toString('base64url');
   const bank = await startBank({ port: 0, operatorPassword: password });

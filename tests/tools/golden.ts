@@ -17,6 +17,7 @@ export const GOLDEN = {
   authoredCard: here('../../capabilities/plumbline-place-hold.authored.json'),
   authoredBook: here('../fixtures/author/plumbline.trace.jsonl'),
   schema: here('../../capabilities/capability.schema.json'),
+  configSchema: here('../../handrail.config.schema.json'),
   menu: (screen: PlumblineScreen): string => here(`../fixtures/plumbline-${screen}.menu.txt`),
   observation: (screen: PlumblineScreen): string => here(`../fixtures/plumbline-${screen}.observation.json`),
   /** The README's picture of the side panel asking the owner (`golden:update --docs`: not compared by any test). */

@@ -6,8 +6,9 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Journal } from '../../runner/engine/journal.ts';
 import { Evidence, LOG_FILE } from '../../runner/evidence.ts';
-import { renderReport } from '../../runner/report.ts';
+import { driftOf, renderIndex, renderReport, summarizeRun, type RunSummary } from '../../runner/report.ts';
 import { Masker } from '../../shared/secrets.ts';
 
 const SECRET = 'hunter2-correct-horse-battery';
@@ -28,9 +29,27 @@ async function run(dir: string): Promise<void> {
   await ev.close();
 }
 
-function cli(args: string[]): Promise<{ code: number | null; out: string }> {
+/** One run of a three-step card: `rung` resolves the member link, `unknown` adds a screen nobody could name. */
+async function runOf(dir: string, id: string, opts: { rung: string; word?: string; ms: number; unknown?: boolean; note?: string }): Promise<string> {
+  const ev = await Evidence.create(dir, new Masker([{ name: 'password', value: SECRET }]), id);
+  await ev.append('run_start', { card: 'plumbline_place_hold', version: 1, inputs: ['password'] });
+  await ev.append('screen', { label: 'signon', how: 'exact', signature: 'fb47', url: 'http://127.0.0.1:1/signon' });
+  await ev.append('resolve', { step: 'sign_on', target: 'sign_on_button', ok: true, rung: 'role_name' });
+  await ev.append('step', { step: 'sign_on', effect: 'navigate', verb: 'invoke', rung: 'role_name', screen_after: 'search', settle_ms: 5 });
+  await ev.append('screen', { label: 'search', how: opts.unknown ? 'similar' : 'exact', signature: 'aa01' });
+  await ev.append('resolve', { step: 'open_member', target: 'member_link', ok: true, rung: opts.rung });
+  await ev.append('step', { step: 'open_member', effect: 'navigate', verb: 'invoke', rung: opts.rung, screen_after: opts.unknown ? null : 'member', settle_ms: 5, note: opts.note ?? '' });
+  if (opts.unknown) await ev.append('screen_unrecognised', { step: 'open_member', label: null, signature: 'dead01', paths: [], text: 'Scheduled maintenance' });
+  const word = opts.word ?? 'SUCCESS';
+  await ev.append('run_end', { word, code: word === 'SUCCESS' ? 'OK' : 'SCREEN_MISMATCH', message: 'm', run_id: id, duration_ms: opts.ms, card: 'plumbline_place_hold' });
+  await ev.seal(word);
+  await ev.close();
+  return (await fs.readFile(path.join(dir, LOG_FILE), 'utf8')).trim().split('\n').length.toString();
+}
+
+function cli(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'runner/cli/main.ts', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'runner/cli/main.ts', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
@@ -95,9 +114,94 @@ describe('handrail report', () => {
   });
 
   it('a directory that holds no evidence is a one-line usage error', async () => {
-    const r = await cli(['report', tmp]);
+    const empty = path.join(tmp, 'empty');
+    await fs.mkdir(path.join(empty, 'not-a-run'), { recursive: true });
+    const r = await cli(['report', empty]);
     expect(r.code).toBe(2);
     expect(r.out).toMatch(/^handrail: .* is not an evidence directory/);
     expect(r.out).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('handrail report over many runs', () => {
+  it('counts words, sums durations and names drift: a rung that changed since the last run of the card, a screen not recognised', async () => {
+    const root = path.join(tmp, 'many');
+    await runOf(path.join(root, 'a'), 'run-20261201T090000-aaaaaa', { rung: 'role_name', ms: 1000 });
+    await runOf(path.join(root, 'b'), 'run-20261201T090100-bbbbbb', { rung: 'role_name', ms: 3000 });
+    await runOf(path.join(root, 'c'), 'run-20261201T090200-cccccc', { rung: 'label', ms: 2000, word: 'FAILED', unknown: true });
+    const runs: RunSummary[] = [];
+    for (const d of ['c', 'a', 'b']) runs.push(await summarizeRun(path.join(root, d)));
+    const drift = driftOf(runs);
+    const byId = (id: string): string[] => drift.get(runs.find((r) => r.run.endsWith(id)) ?? runs[0]!) ?? [];
+    expect(byId('aaaaaa')).toEqual([]);
+    expect(byId('bbbbbb')).toEqual([]);
+    expect(byId('cccccc')).toEqual(['member_link: rung role_name → label', 'screen not recognised after open_member: dead01']);
+    const html = renderIndex(runs, new Map(runs.map((r) => [r, `${path.basename(r.dir)}.html`])));
+    expect(html).toMatch(/<span class="word w-SUCCESS">SUCCESS<\/span><\/td><td class="num">2<\/td>/);
+    expect(html).toMatch(/<span class="word w-FAILED">FAILED<\/span><\/td><td class="num">1<\/td>/);
+    // median 2,000 · fastest 1,000 · slowest 3,000 · total 6,000
+    expect(html).toContain('<td class="num">2,000 ms</td><td class="num">1,000 ms</td><td class="num">3,000 ms</td><td class="num">6,000 ms</td>');
+    expect(html).toContain('<a href="c.html">run-20261201T090200-cccccc</a>');
+    expect(html).toContain('3 runs · every evidence log verifies · 1 with drift');
+    expect(html).toContain('named by similarity: search');
+    expect(html).not.toMatch(/<script/i);
+  });
+
+  it('the command writes every run\'s page and the index beside a directory of runs, and exits 1 when one log does not verify', async () => {
+    const root = path.join(tmp, 'cli-many');
+    await runOf(path.join(root, 'a'), 'run-20261201T100000-aaaaaa', { rung: 'role_name', ms: 1000 });
+    await runOf(path.join(root, 'b'), 'run-20261201T100100-bbbbbb', { rung: 'role_name', ms: 1200 });
+    const ok = await cli(['report', root]);
+    expect(ok.code).toBe(0);
+    expect(ok.out).toContain(`${root}.html`);
+    const index = await fs.readFile(`${root}.html`, 'utf8');
+    expect(index).toContain('<a href="cli-many/a.html">run-20261201T100000-aaaaaa</a>');
+    expect(await fs.readFile(path.join(root, 'a.html'), 'utf8')).toContain('<a href="../cli-many.html">← all runs</a>');
+    // Break run b's chain: the index says so and the command fails.
+    const log = path.join(root, 'b', LOG_FILE);
+    await fs.writeFile(log, (await fs.readFile(log, 'utf8')).replace('"role_name"', '"css"'));
+    const bad = await cli(['report', root]);
+    expect(bad.code).toBe(1);
+    expect(bad.out).toMatch(/run-20261201T100100-bbbbbb: evidence does NOT verify \(line \d+/);
+    expect(await fs.readFile(`${root}.html`, 'utf8')).toContain('1 evidence log does not verify');
+  });
+
+  it('finds run ids in the journals under the state home, anchors each by the head its receipt recorded, and masks the operator\'s secrets', async () => {
+    const home = path.join(tmp, 'home');
+    const runs = path.join(tmp, 'elsewhere');
+    const ids = ['run-20261201T110000-aaaaaa', 'run-20261201T110100-bbbbbb'];
+    const other = 'an-operator-secret-value';
+    for (const [i, id] of ids.entries()) {
+      const dir = path.join(runs, id);
+      // A log written without this secret's masker: the report still never shows it.
+      await runOf(dir, id, { rung: 'role_name', ms: 900, note: `typed ${other}` });
+      const { verifyEvidence } = await import('../../runner/evidence.ts');
+      const v = await verifyEvidence(dir);
+      if (!v.ok) throw new Error('setup');
+      const key = `plumbline_place_hold.${String(i).repeat(32)}`;
+      const j = await Journal.open(path.join(home, 'journals', `${key}.jsonl`), { key, card: 'plumbline_place_hold', content_hash: 'c'.repeat(64) });
+      await j.receipt(id, { word: 'SUCCESS', run_id: id, evidence: dir, evidence_head: v.head });
+      await j.close();
+    }
+    const env = { ...process.env, HANDRAIL_HOME: home, HANDRAIL_SECRET_OTHER: other };
+    const one = await cli(['report', ids[0]!, ids[1]!, '-o', path.join(tmp, 'by-id.html')], env);
+    expect(one.code).toBe(0);
+    const index = await fs.readFile(path.join(tmp, 'by-id.html'), 'utf8');
+    expect(index.match(/intact, anchored by head/g)).toHaveLength(2);
+    const page = await fs.readFile(path.join(runs, `${ids[0]}.html`), 'utf8');
+    expect(page).toContain('anchored by head');
+    expect(page).not.toContain(other);
+    expect(page).toContain('typed [secret:other]');
+    // One run id alone: its page, anchored by its receipt's head.
+    const byId = await cli(['report', ids[1]!], env);
+    expect(byId.code).toBe(0);
+    expect(byId.out).toContain(`${path.join(runs, ids[1]!)}.html · SUCCESS · evidence intact\n`);
+    // No argument: every run the journals know.
+    const all = await cli(['report', '-o', path.join(tmp, 'all.html')], env);
+    expect(all.code).toBe(0);
+    expect(await fs.readFile(path.join(tmp, 'all.html'), 'utf8')).toContain('2 runs');
+    const unknown = await cli(['report', 'run-nope'], env);
+    expect(unknown.code).toBe(2);
+    expect(unknown.out).toMatch(/^handrail: NOT_EVIDENCE: run-nope is neither an evidence directory nor a run id/);
   });
 });

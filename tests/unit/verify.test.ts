@@ -187,6 +187,17 @@ describe('the verdict: the word and the judge must tell the same story', () => {
     expect(report.summary).toContain('plate 1 refused as uninformative');
   });
 
+  it('tells a progress bar each plate as soon as its report is final, refused plates included, in order', async () => {
+    const record = new Map([['400226', { held: true, member: '400226' }]]);
+    const h = harness(record, [{ word: 'SUCCESS', change: true }]);
+    const seen: string[] = [];
+    await verify(card(), {
+      plates: [{ member_number: '400226' }, { member_number: '400118' }], judge: h.judge, run: h.run, env: {}, evidenceRoot: '/tmp/handrail-unused',
+      plateDone: (p, total) => seen.push(`${p.n}/${total} ${p.status}`),
+    });
+    expect(seen).toEqual(['1/2 refused', '2/2 clean']);
+  });
+
   it('a plate not in the before-state is refused too', async () => {
     const h = harness(new Map([['400226', { held: 'maybe' }]]), []);
     const report = await go(card(), h, [{ member_number: '400226' }]);
