@@ -37,7 +37,7 @@ export const HandrailConfig = z.strictObject({
   judge: z.string().min(1).optional(),
   /** Browser origins (`scheme://host[:port]`) `serve --http` admits besides this machine's (`--allow-origin`). */
   origins: z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'expected scheme://host[:port], no path')).optional(),
-  /** The model authoring uses (`HANDRAIL_MODEL`, default claude-sonnet-4-5). */
+  /** The model authoring uses (`HANDRAIL_MODEL`, default claude-sonnet-5-5). */
   model: z.string().min(1).optional(),
   /** Environment variables a card's entry may read as {{env.NAME}} besides BASE_URL (`--allow-env`). */
   allow_env: z.array(EnvName).optional(),

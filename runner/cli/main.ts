@@ -130,9 +130,15 @@ function program(setExit: (code: number) => void): Command {
     .option('--bind <name=value...>', 'an input the server fills for every call (e.g. operator_id=OP1001): not on the tool\'s schema, never asked of the agent')
     .option('--drain-ms <ms>', 'on SIGTERM/SIGINT, how long calls in flight may finish before they are cancelled (default 30000)')
     .option('--warm', 'start the shared browser at once instead of at the first call')
-    .action(async (dir: string, flags: import('./serve.ts').ServeFlags) => {
-      const { serveCommand } = await import('./serve.ts');
-      setExit(await serveCommand(dir, flags));
+    .action(async (dir: string, flags: import('./serve.ts').ServeFlags, cmd: Cmd) => {
+      const [{ serveCommand, parseBindings }, { envWithConfig, loadConfig }] = await Promise.all([import('./serve.ts'), import('../config.ts')]);
+      // handrail.config.json feeds the server as it feeds replay and verify; each flag wins over its config entry.
+      const { config } = await loadConfig(cmd.optsWithGlobals<{ config?: string }>().config);
+      Object.assign(process.env, envWithConfig(process.env, config));
+      const bind = { ...(config.bind ?? {}), ...parseBindings(flags.bind) };
+      const allowOrigin = flags.allowOrigin ?? config.origins;
+      const allowEnv = flags.allowEnv ?? config.allow_env;
+      setExit(await serveCommand(dir, { ...flags, bind, ...(allowOrigin ? { allowOrigin } : {}), ...(allowEnv ? { allowEnv } : {}) }));
     });
 
   const journal = cli.command('journal').description('read and settle the journals under $HANDRAIL_HOME (one per idempotency key)');

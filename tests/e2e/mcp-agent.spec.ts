@@ -381,6 +381,23 @@ test('--bind operator_id=OP1001: the agent is not asked for it, cannot pass it, 
   }
 });
 
+test('handrail.config.json binds inputs for the server too, with --bind flags added to them; a bad binding in the file is refused', async () => {
+  const file = join(scratch, 'serve.config.json');
+  await writeFile(file, JSON.stringify({ bind: { operator_id: 'OP1001', reason: 'LEGAL' } }));
+  const s = await serve(['--config', file, '--bind', 'reason=GARNISHMENT']);
+  try {
+    const { tools } = await s.client.listTools();
+    const props = Object.keys((tools[0]?.inputSchema.properties ?? {}) as object).sort();
+    expect(props).toEqual(['member_number', 'share_id']);
+  } finally {
+    await s.close();
+  }
+  await writeFile(file, JSON.stringify({ bind: { operator_id: 'NOPE' } }));
+  const bad = await handrail(['serve', capsDir, '--config', file], env());
+  expect(bad.code).toBe(2);
+  expect(bad.stderr).toMatch(/operator_id: does not match the pattern/);
+});
+
 test('progress per step, log lines at the level the client sets, and the evidence as resources', async () => {
   const s = await serve();
   try {
