@@ -2,6 +2,7 @@
 // A browser, a 3270 terminal and a macOS app each implement it; the engine never sees the app itself.
 import type { Rung, RungKind, ScopeLink, Verb, Observation, Control, FingerprintField } from './schema/index.ts';
 import type { SurfaceErrorCode, SurfaceName } from './surfaces.ts';
+import type { SeenWrite, WriteGate, WriteScope } from './writes.ts';
 
 export type { EvidenceKind, SurfaceErrorCode } from './surfaces.ts';
 
@@ -71,4 +72,12 @@ export interface Surface {
   evidence(kind: 'screenshot'): Promise<Uint8Array>;
   evidence(kind: 'text'): Promise<string>;
   close(): Promise<void>;
+  /**
+   * Side-effect detection (shared/writes.ts): from now on, record the writes to `scope` that the page sends. With a
+   * `gate`, a surface that can hold a request asks the gate before it leaves and stops it on false; one it cannot
+   * hold (a WebSocket message) is recorded `unasked`. Optional: a surface without it reports no writes.
+   */
+  watchWrites?(scope: WriteScope, gate?: WriteGate): Promise<void>;
+  /** The writes recorded since `watchWrites`, in the order sent; recording stops. */
+  takeWrites?(): Promise<SeenWrite[]>;
 }
