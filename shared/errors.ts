@@ -39,6 +39,7 @@ const CODES = {
   OUTPUT_NOT_FOUND: 'FAILED',
   UNDECLARED_OUTCOME: 'FAILED',
   COMMIT_IN_DOUBT: 'UNSAFE_TO_RETRY',
+  UNDECLARED_WRITE: 'UNSAFE_TO_RETRY',
   INTERNAL: 'FAILED',
   // A surface's "the page moved under the question": the engine reads it as still settling.
   STALE: 'FAILED',

@@ -71,6 +71,8 @@ export function describeLine(l: TraceLine): string {
       const who = l.effect.by === 'owner' ? `, ${l.effect.owner ?? 'owner'} said` : '';
       return `${l.seq} ${l.actor} ${l.verb} ${what}${value} [${l.effect.kind}${who}]`;
     }
+    case 'refusal':
+      return `${l.seq} refused ${l.tool}: ${l.code}`;
     case 'finish':
       return `${l.seq} finish: ${l.label}`;
     case 'end':

@@ -18,6 +18,7 @@ import { SurfaceError, type BoundTarget, type EvidenceKind, type Surface } from 
 import type { Evidence } from '../evidence.ts';
 import { failpoint } from './failpoint.ts';
 import type { Journal } from './journal.ts';
+import { WriteCheck } from './writes.ts';
 
 export interface ReplayContext {
   card: Capability;
@@ -93,6 +94,7 @@ export class Replay {
   private pressedCommit = false;
   private lastShotLabel: string | null = null;
   private pendingShot: Promise<void> = Promise.resolve();
+  private readonly writes: WriteCheck;
 
   constructor(
     private readonly ctx: ReplayContext,
@@ -107,6 +109,7 @@ export class Replay {
       marks: s.marks,
       afterCommit: afterCommit.has(label),
     }));
+    this.writes = new WriteCheck(surface, ctx.card, ctx.entry, ctx.evidence);
     this.now = ctx.now ?? Date.now;
     this.started = this.now();
   }
@@ -369,7 +372,7 @@ export class Replay {
         commitInFlight = null;
         this.stepsDone++;
       }
-      if (end.word === 'SUCCESS') end = this.finalWord();
+      if (end.word === 'SUCCESS') end = (await this.writes.end()) ?? this.finalWord();
     } catch (e) {
       await this.shotsTaken();
       if (e instanceof JournalReceipt) return await this.replayedReceipt(e.step);
@@ -473,6 +476,9 @@ export class Replay {
       };
     }
     this.rungs[step.target] = found.rung;
+    // Side-effect detection: the previous step's writes are judged, this step's are watched from here.
+    const wrote = await this.writes.begin(step);
+    if (wrote) return wrote;
     // 3. Journal.
     const journalled = JOURNALLED.has(step.effect.kind) && this.ctx.journal;
     const effect = step.effect.kind as 'stage' | 'commit';

@@ -20,6 +20,7 @@ import {
 } from '../schema/capability.ts';
 import type { ScopeLink } from '../schema/observation.ts';
 import type { TraceAct, TraceLabel, TraceLine, TraceStart } from '../schema/trace.ts';
+import { describeWrite, endpointOf, originOf } from '../writes.ts';
 
 export type HoleCode =
   | 'NO_START'
@@ -33,6 +34,8 @@ export type HoleCode =
   | 'NO_FINISH'
   | 'NO_VISIBLE_EFFECT'
   | 'UNKNOWN_POSTCONDITION_STEP'
+  | 'UNASKED_COMMIT'
+  | 'WRITE_REFUSED'
   | 'INVALID_CARD';
 
 export interface Hole {
@@ -178,6 +181,25 @@ function defaultId(goal: string): string {
   return slug(goal.split(/\s+/).slice(0, 5).join(' '), 40) || 'authored_capability';
 }
 
+/**
+ * The card's network block from a watched book: the origins it watched (blanked like the entry), and as ignorable
+ * every endpoint a step wrote to that the owner said was not a commit (a sign-on, a review page). Sorted, so a
+ * book always compiles to the same bytes.
+ */
+function networkOf(watched: { origins: string[]; ignore: string[] }, acts: readonly TraceAct[], entry: string, blankOrigin: boolean): { origins: string[]; ignore: string[] } {
+  const ignore = new Set(watched.ignore);
+  for (const a of acts) {
+    if (a.effect.kind === 'commit') continue;
+    for (const w of a.writes ?? []) if (w.fate === 'allowed') ignore.add(endpointOf(w));
+  }
+  const home = originOf(entry);
+  const origins = [...new Set(watched.origins.map((o) => {
+    const origin = originOf(o) ?? o;
+    return blankOrigin && origin === home ? '{{env.BASE_URL}}' : origin;
+  }))];
+  return { origins, ignore: [...ignore].sort() };
+}
+
 function entryOf(entry: string, blankOrigin: boolean): string {
   if (!blankOrigin || !/^https?:\/\//.test(entry)) return entry;
   try {
@@ -247,6 +269,15 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
           hole(line, 'UNKNOWN_BLANK', `{{${blank.source}.${blank.name}}} names no input declared in the start line`);
         }
       }
+    }
+    // Side-effect detection: a write that left before the owner was asked, or one the owner stopped.
+    if (l.effect.unasked) {
+      const w = l.writes?.find((x) => x.fate === 'unasked');
+      hole(line, 'UNASKED_COMMIT', `the ${l.control.role} '${labelOf(l.control)}' sent ${w ? describeWrite(w) : 'a write'} before the owner was asked: an unasked commit; work this step out again with the owner asked`);
+    }
+    const stopped = l.writes?.find((x) => x.fate === 'blocked');
+    if (stopped) {
+      hole(line, 'WRITE_REFUSED', `the ${l.control.role} '${labelOf(l.control)}' sends ${describeWrite(stopped)}, which the owner did not allow; a card cannot replay it`);
     }
     const c = l.control;
     if ([c.name, c.hint ?? '', ...c.scope.map((s) => s.name), ...l.rungs.map((r) => r.value ?? '')].some((t) => SECRET_MARK.test(t))) {
@@ -345,6 +376,7 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
     targets: Object.fromEntries([...byKey.values()].map((t) => [t.id, t.target])),
     steps,
     outcomes: { success: { screens: [done.label] }, business: {}, recovery: {}, failure: {} },
+    ...(start.writes ? { network: networkOf(start.writes, acts.map((a) => a.act), start.entry, opts.baseUrlBlank ?? true) } : {}),
     lifecycle: { state: 'draft', review_notes: notes },
   };
   const parsed = Capability.safeParse(card);

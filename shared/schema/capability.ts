@@ -313,6 +313,18 @@ const CapabilityShape = z.strictObject({
   probe: z.lazy(() => Probe).optional(),
   /** The expected change an independent judge checks in `handrail verify` (see the judge section below). */
   judge: JudgeDecl.optional(),
+  /**
+   * Side-effect detection in replay (shared/writes.ts): the app's origins (default: the entry's; blanks as in
+   * the entry) and the endpoints whose non-safe requests are not writes ("POST /signon", "/beacon*"). A step that is
+   * not a commit and sends a write to these origins ends the run UNSAFE_TO_RETRY. Absent: the card predates
+   * detection and its writes are recorded in the evidence but not checked.
+   */
+  network: z
+    .strictObject({
+      origins: z.array(z.string().min(1).max(2_000)).max(50).optional(),
+      ignore: z.array(z.string().regex(/^(?:[A-Z]+ )?\/\S*$/, 'expected "METHOD /path" or "/path" (a trailing * matches a prefix)').max(2_000)).max(200).default([]),
+    })
+    .optional(),
   lifecycle: Lifecycle,
 });
 

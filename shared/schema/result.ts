@@ -36,6 +36,8 @@ export const Code = z.enum([
   'OUTPUT_NOT_FOUND',
   'UNDECLARED_OUTCOME',
   'COMMIT_IN_DOUBT',
+  /** A step that is not a commit sent a write to the app (side-effect detection): the card is wrong, and it happened. */
+  'UNDECLARED_WRITE',
   'INTERNAL',
 ]);
 export type Code = z.infer<typeof Code>;

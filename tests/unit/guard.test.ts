@@ -38,7 +38,7 @@ async function refused(input: unknown, name = 'act') {
   return { ...s, out };
 }
 
-describe('the guard refuses, writing nothing', () => {
+describe('the guard refuses, doing nothing, and keeps each refusal in the book', () => {
   it.each([
     ['a row that does not exist', { row: 9, verb: 'invoke' }, 'NO_SUCH_ROW', 'there is no row 9'],
     ['a verb that is not the row\'s own', { row: 3, verb: 'set_value', value: 'x' }, 'WRONG_VERB', 'row 3 takes "invoke"'],
@@ -55,7 +55,8 @@ describe('the guard refuses, writing nothing', () => {
     expect(out.text).toContain(`(${code})`);
     expect(out.text).toContain(says);
     expect(out.text).not.toContain(SECRET);
-    expect(book.lines).toEqual([]);
+    expect(book.lines).toEqual([expect.objectContaining({ kind: 'refusal', tool: 'act', code })]);
+    expect(JSON.stringify(book.lines)).not.toContain(SECRET);
     expect(surface.log).toEqual([]);
   });
 
@@ -63,7 +64,7 @@ describe('the guard refuses, writing nothing', () => {
     const { out, book } = await refused({ label: 'signon' }, 'finish');
     expect(out).toMatchObject({ ok: false });
     expect(out.text).toContain('(NOT_LABELLED)');
-    expect(book.lines).toEqual([]);
+    expect(book.lines).toEqual([expect.objectContaining({ kind: 'refusal', tool: 'finish', code: 'NOT_LABELLED' })]);
   });
 
   it('finish on a labelled screen that is not showing', async () => {
@@ -75,7 +76,7 @@ describe('the guard refuses, writing nothing', () => {
     const out = await guard.handle({ id: 'c', name: 'finish', input: { label: 'signon' } });
     expect(out.text).toContain('(NOT_SHOWING)');
     expect(out.text).toContain('an unlabelled screen');
-    expect(book.lines.map((l) => (l as { kind: string }).kind)).toEqual(['label', 'act']);
+    expect(book.lines.map((l) => (l as { kind: string }).kind)).toEqual(['label', 'act', 'refusal']);
     expect(guard.finished).toBeNull();
   });
 
@@ -85,7 +86,7 @@ describe('the guard refuses, writing nothing', () => {
     await guard.handle({ id: 'a', name: 'act', input: { row: 3, verb: 'invoke' } });
     const out = await guard.handle({ id: 'b', name: 'act', input: { row: 1, verb: 'set_value', value: '{{input.operator_id}}' } });
     expect(out.text).toContain('(SCREEN_CHANGED)');
-    expect(book.lines).toHaveLength(1);
+    expect(book.lines.map((l) => (l as { kind: string }).kind)).toEqual(['act', 'refusal']);
   });
 
   it('a label that already names another screen', async () => {
