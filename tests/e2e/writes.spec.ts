@@ -1,18 +1,31 @@
 // Every write is seen: on PLUMBLINE's preferences desk a link that posts, a toggle and a select that submit when
 // changed, and a field that submits on Enter each change the store without a button — and the browser surface
 // reports each as a write, holds it while a gate is asked, and stops it when the gate says no.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { startBank, type Bank } from '../../demo/plumbline/server.ts';
 import { BrowserSurface } from '../../runner/browser/surface.ts';
+import { runCapability } from '../../runner/run.ts';
+import { runEvening } from '../../shared/author/evening.ts';
+import type { Owner, OwnerQuestion } from '../../shared/author/ports.ts';
+import { ScriptedModel, type ScriptCall } from '../../shared/author/scripted.ts';
+import { compile } from '../../shared/compile/index.ts';
+import { loadCapability, type CapabilityInput } from '../../shared/schema/index.ts';
 import type { Control } from '../../shared/schema/observation.ts';
+import type { TraceLine } from '../../shared/schema/trace.ts';
 import type { WriteScope } from '../../shared/writes.ts';
 
 let bank: Bank;
+let scratch: string;
 test.beforeAll(async () => {
   bank = await startBank({ port: 0 });
+  scratch = await mkdtemp(join(tmpdir(), 'handrail-writes-'));
 });
 test.afterAll(async () => {
   await bank.close();
+  await rm(scratch, { recursive: true, force: true });
 });
 
 const MEMBER = '400118';
@@ -85,4 +98,151 @@ test('reads and navigation are not writes, nor are requests to other origins or 
   } finally {
     await surface.close();
   }
+});
+
+/** A book in memory, as the guard writes it. */
+function memoryBook(): { lines: TraceLine[]; append(l: TraceLine): Promise<void> } {
+  return {
+    lines: [],
+    append(l) {
+      this.lines.push(l);
+      return Promise.resolve();
+    },
+  };
+}
+
+const SCRIPT: ScriptCall[][] = [
+  [{ tool: 'assert_screen', label: 'prefs' }, { tool: 'act', match: "link 'Send Statement Now'", verb: 'invoke' }],
+  [{ tool: 'act', match: "checkbox 'Paperless'", verb: 'toggle' }],
+  [{ tool: 'act', match: "combobox 'Statement Cycle'", verb: 'select', value: 'ANNUAL' }],
+  [{ tool: 'act', match: "textbox 'Nickname'", verb: 'set_value', value: 'SUNNY' }],
+  [{ tool: 'finish', label: 'prefs' }],
+];
+
+test('authoring over the four controls asks the owner about every write before it leaves', async () => {
+  const member = '400337';
+  const asked: OwnerQuestion[] = [];
+  const owner: Owner = {
+    ask(q) {
+      asked.push(q);
+      return Promise.resolve({ answer: 'commit', name: 'Dana Owner' });
+    },
+  };
+  const book = memoryBook();
+  const surface = await BrowserSurface.launch();
+  try {
+    const r = await runEvening({
+      surface,
+      model: new ScriptedModel({ turns: SCRIPT }),
+      owner,
+      book,
+      goal: 'Change statement preferences',
+      entry: `${bank.url}/prefs?m=${member}`,
+      inputs: [],
+      settle: { quietMs: 300 },
+    });
+    expect(r).toMatchObject({ ok: true, finished: 'prefs' });
+  } finally {
+    await surface.close();
+  }
+  // Asked four times — a link, a toggle, a select and a text field, none of them a button — each naming its write.
+  expect(asked.map((q) => [q.control, q.writes])).toEqual(
+    ACTIONS.map((a) => [`${a.role} '${a.name}'`, [`POST ${bank.url}${a.path} (form)`]]),
+  );
+  const acts = book.lines.filter((l) => l.kind === 'act');
+  expect(acts.map((l) => l.effect)).toEqual(ACTIONS.map(() => ({ kind: 'commit', by: 'owner', owner: 'Dana Owner' })));
+  expect(acts.map((l) => l.writes?.map((w) => w.fate))).toEqual(ACTIONS.map(() => ['allowed']));
+  expect(book.lines[0]).toMatchObject({ kind: 'start', writes: { origins: [`${bank.url}/prefs?m=${member}`], ignore: [] } });
+  // And each write reached the store once, after the owner said yes.
+  expect(await writesOf(member)).toEqual({ flag: 1, paperless: 1, cycle: 1, nickname: 1 });
+});
+
+test('an owner who does not answer in time is a no: the write is stopped, the book says so, the compiler refuses', async () => {
+  const member = '400445';
+  const owner: Owner = { ask: () => new Promise(() => undefined) };
+  const book = memoryBook();
+  const surface = await BrowserSurface.launch();
+  try {
+    await runEvening({
+      surface,
+      model: new ScriptedModel({ turns: [SCRIPT[0] as ScriptCall[], [{ tool: 'finish', label: 'prefs' }]] }),
+      owner,
+      book,
+      goal: 'Send a statement',
+      entry: `${bank.url}/prefs?m=${member}`,
+      inputs: [],
+      settle: { quietMs: 300 },
+      ownerTimeoutMs: 300,
+    });
+  } finally {
+    await surface.close();
+  }
+  const act = book.lines.find((l) => l.kind === "act");
+  expect(act).toMatchObject({
+    writes: [{ method: 'POST', url: `${bank.url}/prefs/flag`, fate: 'blocked' }],
+    asked: [{ write: `POST ${bank.url}/prefs/flag (form)`, answer: 'no_answer' }],
+  });
+  expect((await writesOf(member)).flag).toBe(0);
+  const compiled = compile(book.lines);
+  expect(compiled.ok).toBe(false);
+  if (!compiled.ok) expect(compiled.holes).toContainEqual(expect.objectContaining({ line: act?.seq, code: 'WRITE_REFUSED' }));
+});
+
+/** A one-step card over the preferences desk: toggle Paperless, declared `stage` — wrongly: it writes. */
+async function toggleCard(network: CapabilityInput['network']): Promise<CapabilityInput> {
+  const surface = await BrowserSurface.launch();
+  let obs;
+  try {
+    await surface.open(`${bank.url}/prefs?m=400513`);
+    obs = await surface.observe();
+  } finally {
+    await surface.close();
+  }
+  return {
+    schema: 'handrail.capability/v1',
+    id: 'plumbline_toggle_paperless',
+    intent: 'Toggle paperless statements',
+    surface: 'browser',
+    entry: '{{env.BASE_URL}}/prefs?m={{input.member_number}}',
+    inputs: { member_number: { type: 'string', pattern: '\\d{6}' } },
+    screens: { prefs: { title: 'Preferences', signature: obs.signature, paths: obs.paths } },
+    targets: {
+      paperless: { role: 'checkbox', hint: 'Paperless', supports: ['toggle'], ladder: [{ rung: 'label', cost: 200 }], fingerprint: { over: ['role'] } },
+    },
+    steps: [{ id: 'toggle_paperless', screen: 'prefs', op: { verb: 'toggle' }, target: 'paperless', effect: { kind: 'stage' }, settle: { kind: 'screen_is', screen: 'prefs' } }],
+    outcomes: { success: { screens: ['prefs'] } },
+    ...(network ? { network } : {}),
+    lifecycle: { state: 'draft' },
+  };
+}
+
+test('replaying a card whose non-commit step writes ends UNSAFE_TO_RETRY with the request in the evidence', async () => {
+  const loaded = loadCapability(await toggleCard({ ignore: [] }));
+  if (!loaded.ok) throw new Error(JSON.stringify(loaded.issues));
+  const r = await runCapability({
+    card: loaded.value,
+    inputs: { member_number: '400513' },
+    env: { BASE_URL: bank.url },
+    surface: () => BrowserSurface.launch(),
+    evidenceDir: await mkdtemp(join(scratch, 'ev-')),
+    allowUnapproved: true,
+  });
+  expect(r).toMatchObject({ word: 'UNSAFE_TO_RETRY', code: 'UNDECLARED_WRITE', at_step: 'toggle_paperless', retryable: false });
+  expect(r.message).toContain(`POST ${bank.url}/prefs/paperless`);
+  const evidence = await readFile(join(r.evidence ?? '', 'evidence.jsonl'), 'utf8');
+  expect(evidence).toContain('"undeclared_write"');
+  expect(evidence).toContain(`${bank.url}/prefs/paperless`);
+
+  // The same endpoint declared ignorable: the run succeeds.
+  const ignoring = loadCapability(await toggleCard({ ignore: ['POST /prefs/paperless'] }));
+  if (!ignoring.ok) throw new Error(JSON.stringify(ignoring.issues));
+  const ok = await runCapability({
+    card: ignoring.value,
+    inputs: { member_number: '400513' },
+    env: { BASE_URL: bank.url },
+    surface: () => BrowserSurface.launch(),
+    evidenceDir: await mkdtemp(join(scratch, 'ev-')),
+    allowUnapproved: true,
+  });
+  expect(ok).toMatchObject({ word: 'SUCCESS' });
 });
