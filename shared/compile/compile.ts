@@ -354,6 +354,10 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
     }
   }
   const notes = reviewNotes({ finish: done.label, commits, unconfirmed, owners, inputs, used });
+  const network = start.writes ? networkOf(start.writes, acts.map((a) => a.act), start.entry, opts.baseUrlBlank ?? true) : null;
+  if (network?.ignore.length) {
+    notes.push(`Writes the owner said are not commits are ignored in replay (network.ignore): ${network.ignore.join(', ')}. Check that none of them changes a record.`);
+  }
   const card: CapabilityInput = {
     schema: CAPABILITY_SCHEMA_ID,
     id: opts.id ?? defaultId(start.goal),
@@ -376,7 +380,7 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
     targets: Object.fromEntries([...byKey.values()].map((t) => [t.id, t.target])),
     steps,
     outcomes: { success: { screens: [done.label] }, business: {}, recovery: {}, failure: {} },
-    ...(start.writes ? { network: networkOf(start.writes, acts.map((a) => a.act), start.entry, opts.baseUrlBlank ?? true) } : {}),
+    ...(network ? { network } : {}),
     lifecycle: { state: 'draft', review_notes: notes },
   };
   const parsed = Capability.safeParse(card);
