@@ -40,6 +40,7 @@ const CODES = {
   UNDECLARED_OUTCOME: 'FAILED',
   COMMIT_IN_DOUBT: 'UNSAFE_TO_RETRY',
   UNDECLARED_WRITE: 'UNSAFE_TO_RETRY',
+  SECRET_FIELD: 'FAILED',
   INTERNAL: 'FAILED',
   // A surface's "the page moved under the question": the engine reads it as still settling.
   STALE: 'FAILED',

@@ -36,6 +36,8 @@ export type Resolution =
 export interface Operation {
   verb: Verb;
   value?: string;
+  /** The value holds a secret: the surface masks this field in every screenshot from now on. */
+  secret?: boolean;
 }
 
 /** What `act` did. `read` carries the element's text; nothing else carries data back. */
@@ -72,6 +74,8 @@ export interface Surface {
   evidence(kind: 'screenshot'): Promise<Uint8Array>;
   evidence(kind: 'text'): Promise<string>;
   close(): Promise<void>;
+  /** How many fields holding a secret the last screenshot masked (0 or absent: none). The evidence records it. */
+  readonly maskedLastShot?: number;
   /**
    * Side-effect detection (shared/writes.ts): from now on, record the writes to `scope` that the page sends. With a
    * `gate`, a surface that can hold a request asks the gate before it leaves and stops it on false; one it cannot

@@ -22,6 +22,8 @@ import { frameAt } from './frames.ts';
 import { elementOf, findInFrame, observePage, textOfRef } from './observe.ts';
 
 const NAV_TIMEOUT_MS = 15_000;
+/** The attribute that marks a field a secret was typed into, for the screenshot mask. */
+const SECRET_ATTR = 'data-handrail-secret';
 
 const ACTION_TIMEOUT_MS = 5_000;
 const ENTRY_FRAMES_MS = 5_000;
@@ -71,6 +73,9 @@ export class BrowserSurface implements Surface {
   private last: Observation | null = null;
   private cdp: CDPSession | null = null;
   private watch: Watch | null = null;
+  /** A secret has been typed on this page: screenshots look for the fields holding one, to mask them. */
+  private secretTyped = false;
+  maskedLastShot = 0;
   private routed = false;
 
   private constructor(
@@ -175,6 +180,11 @@ export class BrowserSurface implements Surface {
           await el.click();
           return {};
         case 'set_value':
+          // A field that holds a secret is tagged, so every screenshot masks its box (Playwright's `mask`).
+          if (op.secret) {
+            await el.evaluate((e, attr) => e.setAttribute(attr, ''), SECRET_ATTR);
+            this.secretTyped = true;
+          }
           await el.fill(op.value ?? '');
           // Leave the field, as a person moving on does: whatever the page does when a value is entered (a
           // change handler that submits) happens now, inside this action's watch, not during the next one.
@@ -217,6 +227,17 @@ export class BrowserSurface implements Surface {
    * (which sets up a session and hides the caret each call) — it matters, a run takes one per screen reached.
    */
   private async screenshot(): Promise<Uint8Array> {
+    this.maskedLastShot = 0;
+    if (this.secretTyped) {
+      const masks = this.page.frames().map((f) => f.locator(`[${SECRET_ATTR}]`));
+      const counts = await Promise.all(masks.map((m) => m.count().catch(() => 0)));
+      const boxes = counts.reduce((a, b) => a + b, 0);
+      if (boxes > 0) {
+        const png = await this.page.screenshot({ type: 'png', timeout: ACTION_TIMEOUT_MS, mask: masks, maskColor: '#FF00FF' });
+        this.maskedLastShot = boxes;
+        return png;
+      }
+    }
     try {
       this.cdp ??= await this.context.newCDPSession(this.page);
       const shot = await this.cdp.send('Page.captureScreenshot', { format: 'png', optimizeForSpeed: true });

@@ -1,7 +1,7 @@
 // The replay engine: follows an approved card step by step with no model in the loop.
 // Each step passes six checkpoints: right screen? → resolve → journal → act → settle → expected screen?
 // It never imports a model SDK and never sees the application: only the Surface port.
-import { fillBlanks } from '../../shared/schema/blanks.ts';
+import { blanksIn, fillBlanks } from '../../shared/schema/blanks.ts';
 import { JOURNALLED } from '../../shared/operations.ts';
 
 /** The stickers this engine journals: the operations table's, re-exported so a test can hold the engine to it. */
@@ -138,6 +138,11 @@ export class Replay {
     return bound;
   }
 
+  /** Whether the step's value names a secret input. */
+  private typesSecret(step: Step): boolean {
+    return blanksIn(step.op.value ?? '').some((b) => b.source === 'input' && this.card.inputs[b.name]?.secret === true);
+  }
+
   /** Asks the surface what is showing now (one `evaluate`; settling polls this, the surface never waits). */
   private async look(): Promise<Named> {
     const answer = await this.surface.evaluate({ kind: 'observe' });
@@ -175,6 +180,9 @@ export class Replay {
     if (!this.attaches('screenshot')) return;
     try {
       await this.ctx.evidence.screenshot(name, await this.surface.evidence('screenshot'));
+      // Every screenshot masks the fields holding a secret; the evidence says how many it masked.
+      const masked = this.surface.maskedLastShot ?? 0;
+      if (masked > 0) await this.ctx.evidence.append('screenshot_masked', { name, secret_fields: masked });
     } catch (e) {
       await this.ctx.evidence.append('screenshot_failed', { reason: (e as Error).message }).catch(() => undefined);
     }
@@ -476,6 +484,10 @@ export class Replay {
       };
     }
     this.rungs[step.target] = found.rung;
+    const secret = this.typesSecret(step);
+    if (secret && !step.shows_secret && !found.control?.secret) {
+      return { word: 'FAILED', code: 'SECRET_FIELD', message: `${step.id} would type a secret into ${step.target}, which the page does not report as a password field`, atStep: step.id };
+    }
     // Side-effect detection: the previous step's writes are judged, this step's are watched from here.
     const wrote = await this.writes.begin(step);
     if (wrote) return wrote;
@@ -495,7 +507,7 @@ export class Replay {
     // 4. Act.
     await this.shotsTaken();
     failpoint(step.id, 'before_act');
-    const op = step.op.value === undefined ? { verb: step.op.verb } : { verb: step.op.verb, value: this.fill(step.op.value) };
+    const op = step.op.value === undefined ? { verb: step.op.verb } : { verb: step.op.verb, value: this.fill(step.op.value), ...(secret ? { secret: true } : {}) };
     const acted = await this.surface.act(found.ref, op);
     failpoint(step.id, 'after_act');
     if (step.op.verb === 'read') this.extract(step, acted.read ?? '');

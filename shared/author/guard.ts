@@ -30,6 +30,7 @@ export type RefusalCode =
   | 'VALUE_REQUIRED'
   | 'VALUE_NOT_ALLOWED'
   | 'SECRET_LITERAL'
+  | 'SECRET_FIELD'
   | 'INPUT_LITERAL'
   | 'UNKNOWN_BLANK'
   | 'SCREEN_CHANGED'
@@ -365,6 +366,11 @@ export class Guard {
     }
     const before = current.obs;
     const control = live.control;
+    const secretNames = new Set(this.#o.inputs.filter((i) => i.secret).map((i) => i.name));
+    const typesSecret = value !== undefined && blanksIn(value).some((b) => secretNames.has(b.name));
+    if (typesSecret && !control.secret) {
+      return refuse(call.id, 'SECRET_FIELD', `row ${n} is not a password field: a secret typed there would show on the screen and in screenshots`);
+    }
     const css = (await this.#o.selectorsFor?.(control.ref).catch(() => [])) ?? [];
     const probed = await probeRungs(this.#o.surface, control, css);
     const over: FingerprintField[] = control.name ? ['role', 'name', 'supports', 'ancestor_roles'] : ['role', 'supports', 'ancestor_roles'];
@@ -389,7 +395,10 @@ export class Guard {
     await this.#o.dispatching?.({ call: call.id, line: this.#o.masker.maskDeep(line) });
     const watch = this.#watching ? await this.#watch(live, screenLabel, effect) : null;
     try {
-      await this.#o.surface.act(control.ref, value === undefined ? { verb } : { verb, value: fillBlanks(value, { input: values, env: {} }) });
+      await this.#o.surface.act(
+        control.ref,
+        value === undefined ? { verb } : { verb, value: fillBlanks(value, { input: values, env: {} }), ...(typesSecret ? { secret: true } : {}) },
+      );
     } catch (e) {
       if (watch) await this.#o.surface.takeWrites?.();
       if (!(e instanceof SurfaceError)) throw e;

@@ -167,6 +167,11 @@ export const Step = z.strictObject({
   expect: Expect.optional(),
   /** Commit steps only: what must hold after the commit (checked on the success path). */
   post: z.array(Postcondition).optional(),
+  /**
+   * A reviewer's word that this step may type a secret into a field that shows it (not a password field). Without
+   * it, replay refuses to type a secret anywhere the surface does not report as secret.
+   */
+  shows_secret: z.literal(true).optional(),
 });
 export type Step = z.infer<typeof Step>;
 

@@ -29,6 +29,8 @@ export const Control = z.strictObject({
   /** For comboboxes / listboxes: the visible option labels. */
   options: z.array(z.string()).optional(),
   disabled: z.boolean().optional(),
+  /** The field hides what is typed into it (a password field): the only kind a secret may be typed into. */
+  secret: z.boolean().optional(),
 });
 export type Control = z.infer<typeof Control>;
 

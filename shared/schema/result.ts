@@ -38,6 +38,8 @@ export const Code = z.enum([
   'COMMIT_IN_DOUBT',
   /** A step that is not a commit sent a write to the app (side-effect detection): the card is wrong, and it happened. */
   'UNDECLARED_WRITE',
+  /** A secret would be typed into a field the surface does not report as secret, and the step does not allow it. */
+  'SECRET_FIELD',
   'INTERNAL',
 ]);
 export type Code = z.infer<typeof Code>;

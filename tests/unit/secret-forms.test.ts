@@ -95,7 +95,9 @@ describe('the guard refuses every spelling as a literal', () => {
       expect(out.text).toContain('(SECRET_LITERAL)');
       expect(out.text).toContain('{{input.password}}');
       expect(out.text).not.toContain(spelled);
-      expect(book.lines).toEqual([]);
+      // The refusal is kept in the book, and the book holds no spelling of the secret.
+      expect(book.lines).toEqual([expect.objectContaining({ kind: 'refusal', code: 'SECRET_LITERAL' })]);
+      expect(JSON.stringify(book.lines)).not.toContain(spelled);
       expect(surface.log).toEqual([]);
     });
   }
