@@ -279,7 +279,7 @@ ${items}
  * checkbox and a select that submit when changed, and a field that submits on Enter (or when it is left). The
  * kind of page that hides writes from anyone who only asks about buttons. No sign-on, like the notes desk.
  */
-export function prefsPage(member: string, prefs: Prefs): string {
+export function prefsPage(member: string, prefs: Prefs, remark?: string): string {
   const m = esc(member);
   const hidden = `<input type="hidden" name="m" value="${m}">`;
   const cycles = StatementCycle.options
@@ -289,14 +289,15 @@ export function prefsPage(member: string, prefs: Prefs): string {
     'PLUMBLINE - STATEMENT PREFERENCES',
     `${heading('MBRPRF', 'STATEMENT PREFERENCES')}
 <p>MEMBER ${m}</p>
-<p>PAPERLESS ${prefs.paperless ? 'YES' : 'NO'} / CYCLE ${esc(prefs.cycle)} / NICKNAME ${esc(prefs.nickname || '(NONE)')} / STATEMENTS SENT ${prefs.statementsSent}</p>
+${remark ? `<p>REMARKS: ${esc(remark)}</p>\n` : ''}<p>PAPERLESS ${prefs.paperless ? 'YES' : 'NO'} / CYCLE ${esc(prefs.cycle)} / NICKNAME ${esc(prefs.nickname || '(NONE)')} / STATEMENTS SENT ${prefs.statementsSent}</p>
 <form id="flag" method="post" action="/prefs/flag">${hidden}</form>
 <p><a href="/prefs?m=${m}" onclick="document.getElementById('flag').submit(); return false;">Send Statement Now</a></p>
 <table border="0" cellpadding="4" cellspacing="0">
 <tr><td>Paperless</td><td><form method="post" action="/prefs/paperless">${hidden}<input type="checkbox" name="on" value="1"${prefs.paperless ? ' checked' : ''} onchange="this.form.submit()"></form></td></tr>
 <tr><td>Statement Cycle</td><td><form method="post" action="/prefs/cycle">${hidden}<select name="cycle" onchange="this.form.submit()">${cycles}</select></form></td></tr>
 <tr><td>Nickname</td><td><form method="post" action="/prefs/nickname">${hidden}<input name="nickname" size="20" maxlength="20" onchange="this.form.submit()"></form></td><td>PRESS ENTER TO SAVE</td></tr>
-</table>`,
+</table>
+<div style="display:none"><form method="post" action="/prefs/flag">${hidden}<input type="submit" value="Post Hold"></form></div>`,
   );
 }
 

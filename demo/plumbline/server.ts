@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { AddressInfo } from 'node:net';
 import { Drift } from './pages.ts';
 import * as pages from './pages.ts';
-import { HoldReason, StatementCycle, Store, UnknownShareError } from './store.ts';
+import { HoldReason, REMARKS, StatementCycle, Store, UnknownShareError } from './store.ts';
 
 export { Drift } from './pages.ts';
 export { Store } from './store.ts';
@@ -228,7 +228,7 @@ export async function startBank(opts: BankOptions = {}): Promise<Bank> {
   function prefsGet(url: URL): Reply {
     const m = store.member(url.searchParams.get('m') ?? '');
     if (!m) return errorReply(404, 'ERR 404', 'MEMBER NOT ON FILE');
-    return html(pages.prefsPage(m.number, store.prefsOf(m.number)));
+    return html(pages.prefsPage(m.number, store.prefsOf(m.number), REMARKS[m.number]));
   }
 
   function prefsPost(path: string, form: URLSearchParams): Reply {

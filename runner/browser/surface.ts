@@ -267,7 +267,10 @@ export class BrowserSurface implements Surface {
     const decided = (async () => {
       const ok = await gate(r).catch(() => false);
       w.seen.set(req, { ...r, fate: ok ? 'allowed' : 'blocked' });
-      await (ok ? route.fallback() : route.abort('blockedbyclient')).catch(() => undefined);
+      // A stopped form submission is answered 204 No Content, so the page stays where it was (an aborted
+      // navigation would leave an error page); any other stopped request fails as blocked.
+      const settled = ok ? route.fallback() : r.via === 'form' ? route.fulfill({ status: 204, body: '' }) : route.abort('blockedbyclient');
+      await settled.catch(() => undefined);
     })();
     w.pending.add(decided);
     await decided;
