@@ -197,6 +197,11 @@ export class Masker {
     for (const s of secrets ?? []) this.add(s.name, s.value);
   }
 
+  /** The masker of an authoring session: its secret inputs (the evening's and the extension's, built one way). */
+  static forInputs(inputs: Iterable<{ name: string; value: string; secret: boolean }>): Masker {
+    return new Masker([...inputs].filter((i) => i.secret).map((i) => ({ name: i.name, value: i.value })));
+  }
+
   /** Registers a secret. Refuses values shorter than MIN_SECRET_LENGTH; the message never carries the value. */
   add(name: string, value: string): void {
     if (!NAME.test(name)) {

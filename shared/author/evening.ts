@@ -137,7 +137,7 @@ class Evening {
     private readonly o: EveningOptions,
     private readonly from: EveningResume | null,
   ) {
-    this.#masker = new Masker(o.inputs.filter((i) => i.secret).map((i) => ({ name: i.name, value: i.value })));
+    this.#masker = Masker.forInputs(o.inputs);
     const canWatch = typeof o.surface.watchWrites === 'function' && typeof o.surface.takeWrites === 'function';
     this.#writes = canWatch ? scopeOf(o.entry, o.writes) : null;
     this.#guard = new Guard({

@@ -5,12 +5,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { Replay } from '../../runner/engine/engine.ts';
+import { runCapability } from '../../runner/run.ts';
 import { Evidence, LOG_FILE } from '../../runner/evidence.ts';
 import { Capability, type CapabilityInput } from '../../shared/schema/capability.ts';
 import { Masker } from '../../shared/secrets.ts';
 import { MemorySurface, type MemoryApp } from '../fixtures/memory-surface.ts';
 
 const SECRET = 'tr0ub4dor-and-3';
+/** A secret the caller knows that is no input of the card (verify masks every HANDRAIL_SECRET_* it was given). */
+const OTHER = 'session-key-0xC0FFEE';
 
 /** A sign-on screen with a plain field and a password field; Next leads to a screen whose Back returns to it. */
 function app(): MemoryApp {
@@ -25,7 +28,7 @@ function app(): MemoryApp {
           { role: 'button', name: 'Next', ancestors: ['form'], on: { invoke: 'next' } },
         ],
       },
-      next: { title: 'Next', furniture: ["heading 'Next'"], elements: [{ role: 'link', name: 'Back', on: { invoke: 'signon' } }] },
+      next: { title: 'Next', furniture: ["heading 'Next'"], text: `SESSION ${OTHER}`, elements: [{ role: 'link', name: 'Back', on: { invoke: 'signon' } }] },
     },
   };
 }
@@ -95,4 +98,22 @@ it('types it into a field that shows it when the step says so', async () => {
   const { result } = await replay(s, card(s, 'Operator ID', true));
   expect(result).toMatchObject({ word: 'SUCCESS' });
   expect(s.acts[0]).toMatchObject({ verb: 'set_value', element: expect.anything() });
+});
+
+it('one masker: a run uses the masker its caller hands it, so what the caller knows is masked in the run\'s evidence too', async () => {
+  const s = new MemorySurface(app());
+  // The way back is gone: the run fails on the screen that shows the caller's secret, and keeps its text.
+  const c = Capability.parse({ ...card(s, 'Password'), targets: { ...card(s, 'Password').targets, back: { ...card(s, 'Password').targets['back'], name: { eq: 'Nowhere' } } } });
+  const evidenceDir = path.join(tmp, 'shared-masker');
+  const masker = new Masker([{ name: 'session', value: OTHER }]);
+  const result = await runCapability({ card: c, inputs: { token: SECRET }, env: {}, surface: () => Promise.resolve(s), evidenceDir, allowUnapproved: true, masker });
+  expect(result).toMatchObject({ word: 'FAILED', code: 'TARGET_NOT_FOUND' });
+  expect(JSON.stringify(result)).not.toContain(OTHER);
+  const all = (await fs.readdir(evidenceDir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name));
+  const text = (await Promise.all(all.map((f) => fs.readFile(f, 'utf8')))).join('\n');
+  expect(text).toContain('[secret:session]');
+  expect(text).not.toContain(OTHER);
+  expect(text).not.toContain(SECRET);
+  // The run added its own secret to the caller's masker: the caller masks it too.
+  expect(masker.mask(`typed ${SECRET}`)).toBe('typed [secret:token]');
 });
