@@ -246,3 +246,33 @@ test('replaying a card whose non-commit step writes ends UNSAFE_TO_RETRY with th
   });
   expect(ok).toMatchObject({ word: 'SUCCESS' });
 });
+
+test('a fetch PUT and a beacon are writes too, each held for the owner and stopped on a no', async () => {
+  const { serveFixtures } = await import('../fixtures/server.ts');
+  const page = `<!doctype html><title>effects</title>
+<button onclick="fetch('/api/item', { method: 'PUT', body: 'x' })">Save Item</button>
+<button onclick="navigator.sendBeacon('/beacon', 'seen')">Send Beacon</button>`;
+  const server = await serveFixtures({ '/effects': page });
+  const surface = await BrowserSurface.launch();
+  try {
+    await surface.open(`${server.url}/effects`);
+    const scope: WriteScope = { origins: [server.url], ignore: [] };
+    const asked: string[] = [];
+    const gate = (w: { method: string; url: string }): Promise<boolean> => {
+      asked.push(`${w.method} ${new URL(w.url).pathname}`);
+      return Promise.resolve(false);
+    };
+    await surface.watchWrites(scope, gate);
+    await surface.act((await controlOf(surface, 'button', 'Save Item')).ref, { verb: 'invoke' });
+    await settle(500);
+    expect(await surface.takeWrites()).toEqual([{ method: 'PUT', url: `${server.url}/api/item`, via: 'request', fate: 'blocked' }]);
+    await surface.watchWrites(scope, gate);
+    await surface.act((await controlOf(surface, 'button', 'Send Beacon')).ref, { verb: 'invoke' });
+    await settle(500);
+    expect(await surface.takeWrites()).toEqual([{ method: 'POST', url: `${server.url}/beacon`, via: 'beacon', fate: 'blocked' }]);
+    expect(asked).toEqual(['PUT /api/item', 'POST /beacon']);
+  } finally {
+    await surface.close();
+    await server.close();
+  }
+});
