@@ -276,3 +276,49 @@ test('a fetch PUT and a beacon are writes too, each held for the owner and stopp
     await server.close();
   }
 });
+
+test('a WebSocket message cannot be held: authoring records an unasked commit and the compiler refuses that step', async () => {
+  const { createHash } = await import('node:crypto');
+  const { createServer } = await import('node:http');
+  // The smallest WebSocket server (RFC 6455 §4.2.2 handshake); it only has to accept, the page sends.
+  const page = `<!doctype html><title>live</title><h1>Live Desk</h1>
+<button onclick="window.sock.send('HOLD 400118-S0001')">Go Live</button>
+<script>window.sock = new WebSocket('ws://' + location.host + '/live');</script>`;
+  const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(page));
+  const sockets: { destroy(): void }[] = [];
+  server.on('upgrade', (req, socket) => {
+    sockets.push(socket);
+    const accept = createHash('sha1').update(`${String(req.headers['sec-websocket-key'])}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
+    socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
+    socket.on('data', () => undefined);
+    socket.on('error', () => undefined);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  const asked: string[] = [];
+  const book = memoryBook();
+  const surface = await BrowserSurface.launch();
+  try {
+    await runEvening({
+      surface,
+      model: new ScriptedModel({ turns: [[{ tool: 'assert_screen', label: 'live' }, { tool: 'act', match: "invoke button 'Go Live'" }], [{ tool: 'finish', label: 'live' }]] }),
+      owner: { ask: (q) => (asked.push(q.control), Promise.resolve({ answer: 'commit', name: 'Dana Owner' })) },
+      book,
+      goal: 'Go live',
+      entry: `${url}/`,
+      inputs: [],
+      settle: { quietMs: 300 },
+    });
+  } finally {
+    await surface.close();
+    for (const s of sockets) s.destroy();
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  }
+  const act = book.lines.find((l) => l.kind === 'act');
+  expect(act).toMatchObject({ effect: { kind: 'commit', by: 'effects', unasked: true }, writes: [{ method: 'SEND', url: `ws://127.0.0.1:${new URL(url).port}/live`, via: 'websocket', fate: 'unasked' }] });
+  expect(asked).toEqual([]);
+  const compiled = compile(book.lines);
+  expect(compiled.ok).toBe(false);
+  if (!compiled.ok) expect(compiled.holes).toContainEqual(expect.objectContaining({ line: act?.seq, code: 'UNASKED_COMMIT' }));
+});
