@@ -141,6 +141,8 @@ export class Guard {
   #finished: string | null = null;
   /** The act line already says why this call was refused (a write the owner declined): no refusal line too. */
   #wroteRefusal = false;
+  /** A watch that stops writes is on between actions (see #watchBetween). */
+  #between = false;
 
   constructor(opts: GuardOptions) {
     this.#o = opts;
@@ -313,6 +315,32 @@ export class Guard {
   }
 
   /**
+   * Between actions nothing the model asked for is happening, so a write the page sends then (a delayed autosave,
+   * a timer) is stopped where it can be held, and kept for the next call to report (`#strays`).
+   */
+  async #watchBetween(): Promise<void> {
+    await this.#o.surface.watchWrites?.(this.#o.writes as WriteScope, () => Promise.resolve(false));
+    this.#between = true;
+  }
+
+  /** Writes the page sent between actions go into the book as a refusal line; one that left unasked is a hole. */
+  async #strays(): Promise<void> {
+    if (!this.#between) return;
+    this.#between = false;
+    const stray = (await this.#o.surface.takeWrites?.()) ?? [];
+    if (stray.length === 0) return;
+    const unasked = stray.some((w) => w.fate === 'unasked');
+    await this.write({
+      kind: 'refusal',
+      tool: 'page',
+      code: unasked ? 'UNASKED_WRITE' : 'STRAY_WRITE',
+      message: this.#o.masker.mask(
+        `between actions the page sent ${stray.map(describeWrite).join(', ')}: ${unasked ? 'it left before anyone could be asked' : 'it was stopped'}`,
+      ),
+    });
+  }
+
+  /**
    * Watches the action's writes: the first one is held while the owner is asked (unless the step is already a
    * commit the owner confirmed); the answer stands for the action's other writes. Returns what to read after.
    */
@@ -393,6 +421,7 @@ export class Guard {
       before: this.#seen(before),
     };
     await this.#o.dispatching?.({ call: call.id, line: this.#o.masker.maskDeep(line) });
+    await this.#strays();
     const watch = this.#watching ? await this.#watch(live, screenLabel, effect) : null;
     try {
       await this.#o.surface.act(
@@ -400,7 +429,10 @@ export class Guard {
         value === undefined ? { verb } : { verb, value: fillBlanks(value, { input: values, env: {} }), ...(typesSecret ? { secret: true } : {}) },
       );
     } catch (e) {
-      if (watch) await this.#o.surface.takeWrites?.();
+      if (watch) {
+        await this.#o.surface.takeWrites?.();
+        await this.#watchBetween();
+      }
       if (!(e instanceof SurfaceError)) throw e;
       const after = await look(this.#o.surface);
       this.#current = { obs: after, menu: buildMenu(after) };
@@ -413,6 +445,7 @@ export class Guard {
     if (watch) {
       // Waits for the owner's answers to held writes; a write let go after the screen settled moves it again.
       writes = (await this.#o.surface.takeWrites?.()) ?? [];
+      await this.#watchBetween();
       if (writes.length) after = await settleAfter(this.#o.surface, before.signature, this.#o.settle);
       const failed = watch.failure();
       if (failed) throw failed;
@@ -479,6 +512,7 @@ export class Guard {
     const obs = (this.#current as Shown).obs;
     const here = this.#labelOf(obs);
     if (here !== label) return refuse(call.id, 'NOT_SHOWING', `${label} is not the screen showing now (${here ?? 'an unlabelled screen'} is)`);
+    await this.#strays();
     await this.write({ kind: 'finish', label, screen: this.#seen(obs) });
     this.#finished = label;
     return { id: call.id, ok: true, text: `finished on ${label}` };

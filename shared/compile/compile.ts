@@ -241,6 +241,10 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
       finish = { line, label: l.label };
       return;
     }
+    if (l.kind === 'refusal' && l.code === 'UNASKED_WRITE') {
+      hole(line, 'UNASKED_COMMIT', `${l.message}: an unasked write between actions; work the task out again with the owner asked`);
+      return;
+    }
     if (l.kind !== 'act') return;
     const screen = labelBySig.get(l.before.signature) ?? null;
     if (!screen) {

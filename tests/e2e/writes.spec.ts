@@ -322,3 +322,46 @@ test('a WebSocket message cannot be held: authoring records an unasked commit an
   expect(compiled.ok).toBe(false);
   if (!compiled.ok) expect(compiled.holes).toContainEqual(expect.objectContaining({ line: act?.seq, code: 'UNASKED_COMMIT' }));
 });
+
+/** A model that thinks for two seconds before each turn after the first: a page's timers fire meanwhile. */
+function slowly(model: ScriptedModel): ScriptedModel {
+  const next = model.next.bind(model);
+  model.next = async (turn) => {
+    if (turn.turn > 1) await settle(2_000);
+    return next(turn);
+  };
+  return model;
+}
+
+test('a write the page sends after the action has settled (a delayed autosave) is stopped, and the book says so', async () => {
+  const { serveFixtures } = await import('../fixtures/server.ts');
+  const page = `<!doctype html><title>autosave</title><h1>Draft</h1>
+<button onclick="setTimeout(() => fetch('/api/autosave', { method: 'POST', body: 'draft' }), 1200)">Edit Later</button>`;
+  const server = await serveFixtures({ '/autosave': page });
+  const book = memoryBook();
+  const surface = await BrowserSurface.launch();
+  try {
+    const r = await runEvening({
+      surface,
+      model: slowly(new ScriptedModel({
+        turns: [[{ tool: 'assert_screen', label: 'draft' }, { tool: 'act', match: "invoke button 'Edit Later'" }], [{ tool: 'finish', label: 'draft' }]],
+      })),
+      owner: { ask: () => Promise.resolve({ answer: 'commit', name: 'Dana Owner' }) },
+      book,
+      goal: 'Edit',
+      entry: `${server.url}/autosave`,
+      inputs: [],
+      settle: { quietMs: 200 },
+      progress: () => undefined,
+    });
+    expect(r).toMatchObject({ ok: true });
+  } finally {
+    await surface.close();
+    await server.close();
+  }
+  const act = book.lines.find((l) => l.kind === 'act');
+  expect(act).toMatchObject({ effect: { kind: 'navigate', by: 'effects' }, writes: [] });
+  const stray = book.lines.find((l) => l.kind === 'refusal');
+  expect(stray).toMatchObject({ tool: 'page', code: 'STRAY_WRITE' });
+  expect(stray?.kind === 'refusal' && stray.message).toContain(`POST ${server.url}/api/autosave`);
+});

@@ -90,6 +90,16 @@ describe('the guard and the compiler, watching writes', () => {
     }
   });
 
+  it('a write that left between actions, unasked, is a hole at its book line', () => {
+    const lines: TraceLine[] = [
+      START,
+      { seq: 1, at: 'x', kind: 'refusal', tool: 'page', code: 'UNASKED_WRITE', message: 'between actions the page sent SEND ws://127.0.0.1:8080/live (websocket)' },
+    ];
+    const r = compile(lines);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.holes).toContainEqual(expect.objectContaining({ line: 2, code: 'UNASKED_COMMIT' }));
+  });
+
   it('the commit policy answers from effects: a button that writes nothing is not asked about, a link that posts is a commit', async () => {
     const policy = new CommitPolicyOwner('Pat Policy');
     const asked: OwnerQuestion[] = [];
