@@ -9,6 +9,7 @@
 // automatically: a person checks that host and removes the file. Breaking happens under a second O_EXCL file
 // (`<lease>.break`) and re-reads the lease first, so two waiters that both saw the same dead holder cannot
 // delete a live lease taken in between; a `.break` file older than BREAK_GRACE_MS is itself stale.
+import { HandrailError } from '../shared/errors.ts';
 import { randomBytes } from 'node:crypto';
 import { constants as fsc, promises as fs, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -31,14 +32,8 @@ export const LeaseInfo = z.strictObject({
 });
 export type LeaseInfo = z.infer<typeof LeaseInfo>;
 
-export class LeaseError extends Error {
+export class LeaseError extends HandrailError<'LEASE_IO'> {
   override readonly name = 'LeaseError';
-  constructor(
-    readonly code: 'LEASE_IO',
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 export type Acquired = { ok: true; lease: Lease } | { ok: false; holder: LeaseInfo | null; file: string };

@@ -1,6 +1,7 @@
 // One run of a capability, wired: preflight of the request, then the key's lease and journal (which may answer
 // at once), then reachability, then the engine over a surface, with journal, evidence and masking.
 // The CLI, `verify`, the MCP server and the demo all come through here.
+import { writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { validateInputs } from '../shared/inputs.ts';
@@ -16,6 +17,8 @@ import { Evidence, EVIDENCE_KEY_ENV } from './evidence.ts';
 import { Journal, JournalError } from './engine/journal.ts';
 import { intentOf, journalFile, leaseFile, type Intent, type Store } from './intent.ts';
 import { Lease, LeaseError } from './lease.ts';
+import type { Referee } from './escalate/referee.ts';
+import type { Scout } from './escalate/scout.ts';
 
 export interface RunRequest {
   card: Capability;
@@ -49,6 +52,10 @@ export interface RunRequest {
   /** The ports whose calls the receipt counts (the escalation ladder's model and classifier). */
   model?: CallCounter;
   classifier?: CallCounter;
+  /** The escalation ladder's referee (runner/escalate/): asked about a page no tier could name. */
+  referee?: Referee;
+  /** The escalation ladder's scout (runner/escalate/scout.ts). */
+  scout?: Scout;
   quietMs?: number;
   /** With `--probe`: the read-only probe that may settle an in-doubt commit of this card by itself. */
   probe?: ProbeRunner;
@@ -318,14 +325,49 @@ async function drive(
         ...(req.quietMs ? { quietMs: req.quietMs } : {}),
         ...(req.model ? { model: req.model } : {}),
         ...(req.classifier ? { classifier: req.classifier } : {}),
+        ...(req.referee ? { referee: req.referee } : {}),
+        ...(req.scout ? { scout: req.scout } : {}),
       },
       surface,
     );
     const result = await replay.run();
+    if (replay.repairs.length) await proposeRepair(req, runId, evidence.dir, replay.repairs, masker);
     return await sealRun(unapproved ? { ...result, unapproved: true } : result, evidence, masker, req);
   } finally {
     await surface?.close();
     await evidence.close();
+  }
+}
+
+/**
+ * Writes a proposed card beside the run's evidence (`<evidence dir>.proposed.json`): the card with each screen a
+ * rung named re-recorded from the live page, as a draft with no approval and a review note saying who proposed what.
+ * Never applied: a reviewer reads `handrail diff <card> <proposal>` and puts it through verify and approve
+ * (docs/ARCHITECTURE.md, "The escalation ladder"). A proposal that cannot be written is said and the run's word stands.
+ */
+async function proposeRepair(req: RunRequest, runId: string, dir: string, repairs: Replay['repairs'], masker: Masker): Promise<void> {
+  const card = structuredClone(req.card);
+  for (const r of repairs) {
+    const screen = card.screens[r.label];
+    if (screen) Object.assign(screen, { signature: r.signature, paths: r.paths.map((p) => masker.mask(p)) });
+  }
+  card.lifecycle = {
+    state: 'draft',
+    review_notes: [
+      ...card.lifecycle.review_notes,
+      ...repairs.map((r) =>
+        r.unproven
+          ? `run ${runId}: the ${r.by} named screen ${r.label} after step ${r.step}, but ${r.label} follows a commit and its marks did not show, so the run did not believe it; re-recorded from the live page: set marks that prove the effect before approving`
+          : `run ${runId}: the ${r.by} named screen ${r.label} after step ${r.step} on furniture the card did not hold; re-recorded from the live page`,
+      ),
+    ],
+  };
+  const file = `${dir}.proposed.json`;
+  try {
+    await writeFile(file, `${JSON.stringify(card, null, 2)}\n`, { flag: 'wx' });
+    req.progress?.(`a repair is proposed: ${file} (review it: handrail diff <card> ${file})`);
+  } catch (e) {
+    req.progress?.(`the proposed repair was not written: ${(e as Error).message.split('\n')[0] ?? ''}`);
   }
 }
 

@@ -2,6 +2,7 @@
 // card's `surface`, for replay, verify, serve and the demo (through runner/run.ts) and for author. A surface
 // declared but not built, or a name no surface has, is a typed refusal naming it — never a silent browser.
 // Each driver's module is imported only when its surface is opened, so choosing one never loads another.
+import { HandrailError } from '../shared/errors.ts';
 import type { Browser } from 'playwright-core';
 import type { Surface } from '../shared/surface.ts';
 import { SURFACES, SurfaceName, type SurfaceDeclaration, type SurfaceRefusal } from '../shared/surfaces.ts';
@@ -21,13 +22,11 @@ export interface SurfaceDriver {
 export type Chosen = { ok: true; driver: SurfaceDriver } | ({ ok: false } & SurfaceRefusal);
 
 /** Thrown by `open` for a surface that cannot be chosen; `code` is the refusal's. Compare `code`, not the class. */
-export class SurfaceChoiceError extends Error {
+export class SurfaceChoiceError extends HandrailError<SurfaceRefusal['code']> {
   override readonly name = 'SurfaceChoiceError';
-  readonly code: SurfaceRefusal['code'];
   readonly surface: string;
   constructor(r: SurfaceRefusal) {
-    super(r.message);
-    this.code = r.code;
+    super(r.code, r.message, 'surface');
     this.surface = r.surface;
   }
 }

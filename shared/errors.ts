@@ -1,4 +1,4 @@
-// One base error and one closed set of codes (STYLE.md 4: results across boundaries, exceptions for bugs). Every
+// One base error and one closed set of codes (results across boundaries, exceptions for bugs). Every
 // code the product raises or answers with is listed once below with the typed word it means when it ends a run or
 // a command on its own; the exit code follows from the word (EXIT_CODE). A caller decides from `code`, never from
 // message text, and compares `code`/`name` rather than `instanceof` (extension, page and Node are different realms).
@@ -79,6 +79,18 @@ const CODES = {
   SURFACE_UNAVAILABLE: 'REFUSED',
   ENV_NOT_ALLOWED: 'REFUSED',
   NOT_EVIDENCE: 'REFUSED',
+  // Leases (runner/lease.ts): a lease file that cannot be read or written.
+  LEASE_IO: 'FAILED',
+  // Patterns (shared/regex.ts): a pattern refused at load.
+  PATTERN_INVALID: 'REFUSED',
+  // The model (runner/author/anthropic.ts, extension/lib/anthropic.ts): no key configured.
+  MODEL_NOT_CONFIGURED: 'REFUSED',
+  MODEL_DEPRECATED: 'REFUSED',
+  // The escalation ladder (runner/escalate/): a referee that could not answer is climbed past.
+  REFEREE_UNAVAILABLE: 'FAILED',
+  // `handrail observe`.
+  BAD_URL: 'REFUSED',
+  UNREACHABLE: 'RECOVERABLE',
 } as const satisfies Record<Code, Word> & Record<string, Word>;
 
 export type ErrorCode = keyof typeof CODES;
@@ -97,6 +109,11 @@ export function exitCodeOf(code: ErrorCode): number {
 /** A refusal as data: which code, where (a dotted path into what was refused: `inputs.member_number`, a file, or ''), why. */
 export const Refusal = z.strictObject({ code: ErrorCode, path: z.string(), message: z.string() });
 export type Refusal = z.infer<typeof Refusal>;
+
+/** A refusal as the one line a person reads, in the CLI, the MCP server and the side panel alike: code, message, where. */
+export function refusalLine(r: { code: string; message: string; path?: string | undefined }): string {
+  return `${r.code}: ${r.message}${r.path && !r.message.includes(r.path) ? ` (at ${r.path})` : ''}`;
+}
 
 /** The base of every error the product raises on purpose. Subclasses narrow `C` to their own codes and set `name`. */
 export class HandrailError<C extends ErrorCode = ErrorCode> extends Error {

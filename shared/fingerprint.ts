@@ -1,13 +1,9 @@
 // A control's fingerprint: after a rung finds exactly one element, its role, name, verbs and container roles
-// must hash as they did when the step was recorded. The walker version is part of it, so a walker whose rules
-// changed fails the check loudly instead of matching by accident.
-import { z } from 'zod';
+// must hash as they did when the step was recorded. The surface's observer version is part of it, so an observer
+// (the browser's DOM walker) whose rules changed fails the check loudly instead of matching by accident.
 import { hashStrings } from './hash.ts';
-import { WALKER_VERSION } from './dom/version.ts';
+import { FingerprintField } from './schema/capability.ts';
 import type { Control } from './schema/observation.ts';
-
-export const FingerprintField = z.enum(['role', 'name', 'supports', 'ancestor_roles']);
-export type FingerprintField = z.infer<typeof FingerprintField>;
 
 function part(c: Pick<Control, 'role' | 'name' | 'hint' | 'verbs' | 'ancestors'>, field: FingerprintField): string {
   switch (field) {
@@ -27,8 +23,9 @@ function part(c: Pick<Control, 'role' | 'name' | 'hint' | 'verbs' | 'ancestors'>
 export function fingerprint(
   control: Pick<Control, 'role' | 'name' | 'hint' | 'verbs' | 'ancestors'>,
   over: readonly FingerprintField[],
-  walker: string = WALKER_VERSION,
+  /** The observer version of the surface that saw the control (Surface.observer, Observation.observer). */
+  observer: string,
 ): string {
   const fields = FingerprintField.options.filter((f) => over.includes(f));
-  return hashStrings([walker, ...fields.map((f) => `${f}=${part(control, f)}`)]);
+  return hashStrings([observer, ...fields.map((f) => `${f}=${part(control, f)}`)]);
 }

@@ -2,6 +2,7 @@
 // element wins, two or more is ambiguous and stops, none tries the next rung; then the fingerprint check.
 // A surface supplies only how one rung is asked in its frame and how a ref maps back to a control.
 import type { FindQuery } from './dom/api.ts';
+import { WALKER_VERSION } from './dom/version.ts';
 import { fingerprint } from './fingerprint.ts';
 import { framePathOfScope } from './ref.ts';
 import type { Control, ScopeLink } from './schema/observation.ts';
@@ -48,7 +49,7 @@ export async function walkLadder(target: BoundTarget, ports: LadderPorts): Promi
     const control = ports.controlOf(ref);
     const fp = target.fingerprint;
     if (fp.value !== undefined && control) {
-      const seen = fingerprint(control, fp.over);
+      const seen = fingerprint(control, fp.over, WALKER_VERSION);
       if (seen !== fp.value) {
         return {
           ok: false,

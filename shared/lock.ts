@@ -1,4 +1,4 @@
-// In-process mutual exclusion, written once (STYLE.md 12): the guard's one-call-at-a-time, the journal's and the
+// In-process mutual exclusion, written once: the guard's one-call-at-a-time, the journal's and the
 // evidence log's append order, the MCP service's per-key queue and concurrency limit, and the extension's
 // per-session queue all use these. They order promises inside one JavaScript realm and nothing more: keeping
 // other processes off a journal is the OS-level lease's job (runner/lease.ts), not this module's.

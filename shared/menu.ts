@@ -19,6 +19,19 @@ export function labelOf(c: Control): string {
   return c.name || c.hint || '';
 }
 
+/**
+ * The label a menu row shows. A field's visual label (the cell beside it) is its label; but an unnamed button or
+ * link is offered as unnamed — the text near it is often the row's data ("Buy milk" before a delete icon), not
+ * its name — with that hint shown apart, and told from its namesakes by its row, group or region.
+ */
+export function menuLabel(c: Control): string {
+  return c.name || (c.verbs.includes('invoke') ? '' : c.hint || '');
+}
+
+function hintPart(c: Control): string {
+  return !c.name && c.hint && c.verbs.includes('invoke') ? ` (hint ${quote(c.hint)})` : '';
+}
+
 function quote(s: string): string {
   return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
@@ -56,14 +69,14 @@ export function buildMenu(obs: Pick<Observation, 'parts'>): MenuRow[] {
   const controls = obs.parts.flatMap((f) => f.controls).filter((c) => !c.disabled);
   const byKey = new Map<string, Control[]>();
   for (const c of controls) {
-    const key = `${c.role}\u0000${labelOf(c)}`;
+    const key = `${c.role}\u0000${menuLabel(c)}`;
     const list = byKey.get(key);
     if (list) list.push(c);
     else byKey.set(key, [c]);
   }
   const rows: MenuRow[] = [];
   for (const c of controls) {
-    const namesakes = byKey.get(`${c.role}\u0000${labelOf(c)}`) ?? [c];
+    const namesakes = byKey.get(`${c.role}\u0000${menuLabel(c)}`) ?? [c];
     const where = namesakes.length > 1 ? disambiguate(c, namesakes) : '';
     for (const verb of c.verbs) {
       if (!VERBS[verb].menu) continue;
@@ -73,10 +86,11 @@ export function buildMenu(obs: Pick<Observation, 'parts'>): MenuRow[] {
   return rows;
 }
 
-/** `7: invoke button 'F5=Sign On'`, `12: invoke link 'Hold' in row '400118-S0001'`, one row a line. */
+/** `7: invoke button 'F5=Sign On'`, `12: invoke link 'Hold' in row '400118-S0001'`,
+ *  `9: invoke button '' (hint 'Buy milk') in row 'Buy milk'`, one row a line. */
 export function renderRow(r: MenuRow): string {
   const where = r.where ? (r.where.startsWith('(') ? ` ${r.where}` : ` in ${r.where}`) : '';
-  return `${r.n}: ${r.verb} ${r.control.role} ${quote(labelOf(r.control))}${where}`;
+  return `${r.n}: ${r.verb} ${r.control.role} ${quote(menuLabel(r.control))}${hintPart(r.control)}${where}`;
 }
 
 export function renderMenu(rows: readonly MenuRow[]): string {

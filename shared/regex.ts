@@ -30,6 +30,7 @@ export interface SafeMatcher {
   exec(text: string): [string, ...(string | undefined)[]] | null;
 }
 
+/** Duck-typed like HandrailError (its code is in shared/errors.ts): the card schema imports this module, and errors.ts imports the schema. */
 export class PatternError extends Error {
   override readonly name = 'PatternError';
   readonly code = 'PATTERN_INVALID';

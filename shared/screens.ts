@@ -90,6 +90,16 @@ function hasMarks(s: KnownScreen): boolean {
 }
 
 /**
+ * Whether a page may be called this screen on anyone's word but the namer's own (an escalation rung's): any screen
+ * may, except one that can follow a commit — that needs marks, all of them showing, because a refusal can share a
+ * success page's furniture and only the marks tell them apart. A model's say-so proves no effect.
+ */
+export function provable(seen: Seen, s: KnownScreen): boolean {
+  if (!s.afterCommit) return true;
+  return hasMarks(s) && marksPresent(seen, s, new Set(seen.paths));
+}
+
+/**
  * Names the screen showing: exact when its signature is a declared screen's (and that screen's marks hold),
  * else similar when exactly one declared screen scores Jaccard >= 0.85 and passes its marks. A screen that can
  * follow a commit needs marks to be named by the similar tier. Two candidates are never guessed between.
@@ -111,4 +121,13 @@ export function nameScreen(seen: Seen, screens: readonly KnownScreen[]): ScreenM
   if (candidates.size !== 1) return null;
   const [label, score] = [...candidates.entries()][0] as [string, number];
   return { label, how: 'similar', score };
+}
+
+/**
+ * Whether a screen is already labelled, and as what: the one answer the authoring guard and the compiler both
+ * use, so a screen the guard calls labelled (exactly or as similar) is the screen the compiler calls labelled.
+ * `labelled` are the screens named so far, as the label lines recorded them (no marks: marks are the card's).
+ */
+export function labelledAs(seen: Seen, labelled: readonly KnownScreen[]): string | null {
+  return nameScreen(seen, labelled)?.label ?? null;
 }

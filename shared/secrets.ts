@@ -1,16 +1,11 @@
 // Secret masking: every value registered as a secret is replaced by `[secret:<name>]` in any text
 // before it reaches a file, a log or an output — raw, and in the encodings a page, a URL, a JSON body
 // or an HTML document would give it. Pure: runs in Node, the extension worker and pages alike.
+import { HandrailError } from './errors.ts';
 
 /** A typed refusal: a misconfigured secret is an error for the user, never a silent no-op. */
-export class SecretError extends Error {
+export class SecretError extends HandrailError<'SECRET_TOO_SHORT' | 'SECRET_NAME_INVALID'> {
   override readonly name = 'SecretError';
-  constructor(
-    readonly code: 'SECRET_TOO_SHORT' | 'SECRET_NAME_INVALID',
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 /** Masking a one- or two-character value would blank half of every screen and hide a misconfiguration. */

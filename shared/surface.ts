@@ -1,5 +1,6 @@
 // The Surface port: the six verbs through which the engine and the authoring loop reach any application.
 // A browser, a 3270 terminal and a macOS app each implement it; the engine never sees the app itself.
+import { HandrailError } from './errors.ts';
 import type { Rung, RungKind, ScopeLink, Verb, Observation, Control, FingerprintField } from './schema/index.ts';
 import type { SurfaceErrorCode, SurfaceName } from './surfaces.ts';
 import type { SeenWrite, WriteGate, WriteScope } from './writes.ts';
@@ -52,20 +53,22 @@ export type Answer = { kind: 'observe'; observation: Observation } | { kind: 'te
 
 
 /** A typed failure from a surface: the engine turns its code into a run result word. */
-export class SurfaceError extends Error {
+export class SurfaceError extends HandrailError<SurfaceErrorCode> {
   override readonly name = 'SurfaceError';
-  constructor(
-    /** One of the words the surface declares (shared/surfaces.ts, `errors`). */
-    readonly code: SurfaceErrorCode,
-    message: string,
-  ) {
-    super(message);
+  /** `code` is one of the words the surface declares (shared/surfaces.ts, `errors`). */
+  constructor(code: SurfaceErrorCode, message: string) {
+    super(code, message);
   }
 }
 
 export interface Surface {
-  /** Which declared surface this is (shared/surfaces.ts): the guard reads its risk rules. Absent: the browser. */
-  readonly kind?: SurfaceName;
+  /** Which declared surface this is (shared/surfaces.ts): the guard reads its risk rules, the book's start line names it. */
+  readonly kind: SurfaceName;
+  /**
+   * The version of this surface's observer (the browser's DOM walker): observations carry it and fingerprints hash
+   * it, so an observer whose rules changed fails a fingerprint loudly instead of matching by accident.
+   */
+  readonly observer: string;
   open(entry: string): Promise<void>;
   observe(): Promise<Observation>;
   resolve(target: BoundTarget): Promise<Resolution>;

@@ -27,6 +27,11 @@ export interface SurfaceDeclaration {
   risk: Readonly<Record<string, EffectKind>>;
   /** How a run checks the surface is there before opening it: `http` (a GET of the entry), or not at all. */
   reachability: 'http' | 'none';
+  /**
+   * Which part of an entry the compiler turns into `{{env.BASE_URL}}` so a card runs against any deployment: a URL's
+   * origin (`url_origin`), the whole entry (`whole`, e.g. a terminal's host:port), or nothing.
+   */
+  entryBase: 'url_origin' | 'whole' | 'none';
   /** What `evidence(kind)` can attach. */
   evidence: readonly EvidenceKind[];
   /** The error words `SurfaceError` may carry from this surface. */
@@ -41,9 +46,10 @@ export const SURFACES: Readonly<Record<SurfaceName, SurfaceDeclaration>> = {
     available: true,
     entry: 'a URL (http, https, file)',
     rungs: ['role_name', 'label', 'text', 'css'],
-    scopes: ['frame', 'row', 'group', 'dialog', 'table', 'form', 'region'],
+    scopes: ['frame', 'row', 'group', 'dialog', 'table', 'form', 'region', 'landmark'],
     risk: { link: 'navigate' },
     reachability: 'http',
+    entryBase: 'url_origin',
     evidence: ['screenshot', 'text'],
     errors: [...COMMON_ERRORS, 'NAVIGATION_FAILED', 'BROWSER_CRASHED'],
   },
@@ -56,6 +62,7 @@ export const SURFACES: Readonly<Record<SurfaceName, SurfaceDeclaration>> = {
     scopes: ['region'],
     risk: {},
     reachability: 'none',
+    entryBase: 'whole',
     evidence: ['text'],
     errors: COMMON_ERRORS,
   },
@@ -67,6 +74,7 @@ export const SURFACES: Readonly<Record<SurfaceName, SurfaceDeclaration>> = {
     scopes: ['group', 'dialog', 'table', 'row', 'region'],
     risk: {},
     reachability: 'none',
+    entryBase: 'none',
     evidence: ['screenshot', 'text'],
     errors: COMMON_ERRORS,
   },

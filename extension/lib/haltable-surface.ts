@@ -6,10 +6,15 @@ import type { ExtensionSurface } from './surface.ts';
 
 export class HaltableSurface implements Surface {
   halted = false;
+  readonly kind;
+  readonly observer;
   constructor(
     readonly inner: ExtensionSurface,
     private readonly seen: (obs: Observation) => Promise<void>,
-  ) {}
+  ) {
+    this.kind = inner.kind;
+    this.observer = inner.observer;
+  }
   #live(): void {
     if (this.halted) throw new SurfaceError('ACTION_FAILED', 'the clerk stopped the session');
   }

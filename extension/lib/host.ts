@@ -5,7 +5,6 @@
 // on, so a worker killed between two events comes back, finds the session in IndexedDB and carries on: no book
 // line lost, none written twice, and a press under way is never made twice. This file starts, stops and ends
 // sessions and routes the panel's commands; the parts named above do the rest.
-import { WALKER_VERSION } from '../../shared/dom/version.ts';
 import { KeyedLock } from '../../shared/lock.ts';
 import { TRACE_SCHEMA_ID, TraceLine } from '../../shared/schema/trace.ts';
 import { openLive } from './live-session.ts';
@@ -121,7 +120,8 @@ export class Host {
         goal: record.goal,
         entry,
         inputs: record.inputs.map((i) => (i.secret ? { name: i.name, secret: true } : { name: i.name, secret: false, value: i.value ?? '' })),
-        walker: WALKER_VERSION,
+        surface: live.surface.kind,
+        walker: live.surface.observer,
         author: { kind: 'human' },
       });
       await guard.show();

@@ -1,8 +1,9 @@
 // Every message between the extension's realms (side panel, worker, content scripts) as a zod schema: each is
-// parsed on the way in (STYLE.md 3), and anything that does not parse is dropped. Page scripts cannot reach
+// parsed on the way in, and anything that does not parse is dropped. Page scripts cannot reach
 // these channels at all (runtime messaging is extension-only); the sender is still checked by the receiver.
 import { z } from 'zod';
 import { Control, Verb } from '../../shared/schema/observation.ts';
+import { RungKind } from '../../shared/schema/capability.ts';
 
 export const Mode = z.enum(['record', 'model']);
 export type Mode = z.infer<typeof Mode>;
@@ -43,7 +44,8 @@ export type PanelCommand = z.infer<typeof PanelCommand>;
 /** What the worker answers a panel command with. */
 export const CommandReply = z.union([
   z.strictObject({ ok: z.literal(true), session: z.string().optional(), text: z.string().optional() }),
-  z.strictObject({ ok: z.literal(false), code: z.string(), message: z.string() }),
+  /** A refusal as data (shared/errors.ts `Refusal`); the panel renders it with `refusalLine`. */
+  z.strictObject({ ok: z.literal(false), code: z.string(), message: z.string(), path: z.string().optional() }),
 ]);
 export type CommandReply = z.infer<typeof CommandReply>;
 
@@ -85,7 +87,7 @@ export const FrameCall = z.discriminatedUnion('op', [
   z.strictObject({
     op: z.literal('find'),
     query: z.strictObject({
-      rung: z.enum(['role_name', 'label', 'text', 'css']),
+      rung: RungKind,
       role: z.string().optional(),
       name: z.string().optional(),
       value: z.string().optional(),

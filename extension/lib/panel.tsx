@@ -3,6 +3,7 @@
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import { browser } from 'wxt/browser';
 import type { TraceLine } from '../../shared/schema/trace.ts';
+import { refusalLine } from '../../shared/errors.ts';
 import { Changed, CommandReply, type PanelCommand } from './messages.ts';
 import { compileBook, emptyForm, fileStem, sessionView, startCommand, toLabel, type CompileView, type StartForm } from './panel-state.ts';
 import { DEFAULT_BASE_URL, DEFAULT_MODEL, readSettings, saveSettings, viewOf, type SettingsView } from './settings.ts';
@@ -110,7 +111,7 @@ function NewSession(props: { tab: { id: number; url: string }; onStarted: (id: s
     if (!built.ok) return setError(built.message);
     if (!(await ensureAccess(props.tab.url))) return setError(`Handrail needs access to ${props.tab.url} to record there`);
     const r = await send(built.cmd);
-    if (!r.ok) return setError(r.message);
+    if (!r.ok) return setError(refusalLine(r));
     setError(null);
     setForm({ ...form, inputs: form.inputs.map((x) => ({ ...x, value: x.secret ? '' : x.value })) });
     if (r.session) props.onStarted(r.session);
@@ -173,7 +174,7 @@ function Live(props: { s: SessionRecord; lines: TraceLine[]; owner: string }) {
   const [error, setError] = useState<string | null>(null);
   const run = async (cmd: PanelCommand): Promise<void> => {
     const r = await send(cmd);
-    setError(r.ok ? null : r.message);
+    setError(r.ok ? null : refusalLine(r));
   };
   return (
     <section data-testid="live" data-phase={v.phase}>

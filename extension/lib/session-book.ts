@@ -1,5 +1,5 @@
 // The book of one extension session: trace lines in IndexedDB keyed by (session, seq), numbered by the guard
-// (which resumes from the book). Every line is parsed on its way in (STYLE.md 3).
+// (which resumes from the book). Every line is parsed on its way in.
 import type { Book } from '../../shared/author/ports.ts';
 import { TraceLine } from '../../shared/schema/trace.ts';
 import type { BookStore } from './store.ts';

@@ -5,7 +5,8 @@ import { browser } from 'wxt/browser';
 import { z } from 'zod';
 
 export const DEFAULT_BASE_URL = 'https://api.anthropic.com';
-export const DEFAULT_MODEL = 'claude-sonnet-4-5';
+export { DEFAULT_MODEL } from '../../shared/author/models.ts';
+import { DEFAULT_MODEL } from '../../shared/author/models.ts';
 
 export const ModelSettings = z.strictObject({
   apiKey: z.string(),

@@ -38,6 +38,7 @@ function splitRef(ref: string): { key: string; local: string } {
 
 export class ExtensionSurface implements Surface {
   readonly kind = 'browser' as const;
+  readonly observer = WALKER_VERSION;
   #frames = new Map<string, number>();
   #last: Observation | null = null;
   /** Whether frames should catch the clerk's own actions (record mode). */

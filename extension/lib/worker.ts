@@ -1,8 +1,9 @@
 // The worker's wiring: the store, the tab channel, the vault, the model, and the message listeners, in one place
-// (STYLE.md 2). Listeners are added synchronously when the worker starts, so the message that woke a stopped
+// Listeners are added synchronously when the worker starts, so the message that woke a stopped
 // worker is the first thing it handles.
 import { browser, type Browser } from 'wxt/browser';
 import { ExtensionAnthropicModel } from './anthropic.ts';
+import { refusalOf } from '../../shared/errors.ts';
 import { Host } from './host.ts';
 import { AgentHello, ClerkAct, PanelCommand, type CommandReply, type HelloReply } from './messages.ts';
 import { readSettings, vault } from './settings.ts';
@@ -66,12 +67,12 @@ export function startWorker(): void {
       if (!cmd.success) {
         // A 'changed' broadcast from this worker reaches other extension pages, not us; anything else is malformed.
         if ((raw as { type?: unknown } | null)?.type === 'changed') return false;
-        sendResponse({ ok: false, code: 'BAD_MESSAGE', message: cmd.error.issues[0]?.message ?? 'malformed command' });
+        sendResponse({ ok: false, code: 'USAGE', path: cmd.error.issues[0]?.path.join('.') ?? '', message: cmd.error.issues[0]?.message ?? 'malformed command' });
         return false;
       }
       host
         .then((h) => h.command(cmd.data))
-        .then(sendResponse, (e: unknown) => sendResponse({ ok: false, code: (e as { code?: string }).code ?? 'FAILED', message: (e as Error).message }));
+        .then(sendResponse, (e: unknown) => sendResponse({ ok: false, ...refusalOf(e) }));
       return true;
     }
     if (fromContent(sender) && AgentHello.safeParse(raw).success) {
@@ -92,7 +93,7 @@ export function startWorker(): void {
         .then((h) => h.clerkAct(act.data, tabId))
         .then(
           () => sendResponse({ ok: true }),
-          (e: unknown) => sendResponse({ ok: false, code: (e as { code?: string }).code ?? 'FAILED', message: (e as Error).message }),
+          (e: unknown) => sendResponse({ ok: false, ...refusalOf(e) }),
         );
       return true;
     }

@@ -20,6 +20,7 @@ import { isWrite, type Request, type SeenWrite, type WriteGate, type WriteScope,
 import { findChromium } from './chromium.ts';
 import { frameAt } from './frames.ts';
 import { elementOf, findInFrame, observePage, textOfRef } from './observe.ts';
+import { WALKER_VERSION } from './walker-bundle.ts';
 
 const NAV_TIMEOUT_MS = 15_000;
 /** The attribute that marks a field a secret was typed into, for the screenshot mask. */
@@ -69,6 +70,7 @@ export interface BrowserSurfaceOptions {
 
 export class BrowserSurface implements Surface {
   readonly kind = 'browser' as const;
+  readonly observer = WALKER_VERSION;
   private crashed: string | null = null;
   private last: Observation | null = null;
   private cdp: CDPSession | null = null;

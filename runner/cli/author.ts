@@ -99,6 +99,8 @@ export function summary(result: EveningResult, book: string): Record<string, unk
     lines: result.lines,
     book,
     approx_tokens_per_turn: { mean, max: Math.max(0, ...tokens) },
+    // What the API itself counted (tokens in and out, cache reads), when the model reports it.
+    ...(result.usage ? { usage: result.usage } : {}),
   };
 }
 

@@ -45,6 +45,8 @@ function program(setExit: (code: number) => void): Command {
     .option('--allow-unapproved', 'run a card that commits although no approval is bound to its content (the receipt and evidence say so)')
     .option('--probe', 'when the journal holds this intent\'s commit in doubt, run the card\'s read-only probe and let a conclusive answer settle it')
     .option('--allow-env <name...>', 'an environment variable the card\'s entry may read as {{env.NAME}} besides BASE_URL (never HANDRAIL_*, ANTHROPIC_*)')
+    .option('--scout <claude|none>', 'after the referee, seat a model with commit struck off and a four-turn leash to name the page (believed only if the furniture agrees)')
+    .option('--referee <local|claude|none>', 'when no tier names a page, ask this referee which expected screen it is (believed only if the furniture agrees; claude reads ANTHROPIC_API_KEY)')
     .option('--headed', 'show the browser')
     .action(async (card: string, flags: import('./replay.ts').ReplayFlags) => {
       const { replayCommand } = await import('./replay.ts');
@@ -190,6 +192,39 @@ function program(setExit: (code: number) => void): Command {
     .action(async (dir: string, flags: import('./report.ts').ReportFlags) => {
       const { reportCommand } = await import('./report.ts');
       setExit(await reportCommand(dir, flags));
+    });
+
+  const referee = cli.command('referee').description('the escalation ladder\'s referee');
+  referee
+    .command('calibration')
+    .description('the referee\'s verdicts by confidence: how often a verdict that sure was borne out by its run (from $HANDRAIL_HOME/runs.db)')
+    .option('--backend <name>', 'only this backend\'s verdicts (local, claude)')
+    .option('--json', 'the bins as JSON')
+    .action(async (flags: { backend?: string; json?: boolean }) => {
+      const { calibrationCommand } = await import('./notebook.ts');
+      setExit(await calibrationCommand(flags));
+    });
+
+  cli
+    .command('diff')
+    .description('what changed between two capabilities, in the terms a card is reviewed in (commits first); exit 1 when anything did')
+    .argument('<card>', 'the card as it is')
+    .argument('<other>', 'the card as proposed (a repair beside a run\'s evidence, or any edit)')
+    .option('--json', 'the changes as JSON')
+    .action(async (card: string, other: string, flags: { json?: boolean }) => {
+      const { diffCommand } = await import('./diff.ts');
+      setExit(await diffCommand(card, other, flags));
+    });
+
+  cli
+    .command('drift')
+    .description('targets of a card whose resolving rung moved off their first choice over its latest runs: the early warning that an application changed')
+    .argument('<card>', 'the capability JSON file')
+    .option('--window <n>', 'how many of the latest runs (default 20)')
+    .option('--json', 'the rows as JSON')
+    .action(async (card: string, flags: { json?: boolean; window?: string }) => {
+      const { driftCommand } = await import('./notebook.ts');
+      setExit(await driftCommand(card, flags));
     });
 
   cli

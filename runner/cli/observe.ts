@@ -1,5 +1,6 @@
 // `handrail observe <url>`: open a page headlessly and print what the walker sees — the observation JSON, the
 // numbered menu (grouped by frame), or the screen text. Output on stdout; one clear line on stderr on failure.
+import { HandrailError } from '../../shared/errors.ts';
 import { SurfaceError, type Surface } from '../../shared/surface.ts';
 import { surfaces } from '../surfaces.ts';
 import { screenDump } from '../../shared/screens.ts';
@@ -8,14 +9,8 @@ import type { Observation } from '../../shared/schema/observation.ts';
 
 export type ObserveFormat = 'json' | 'menu' | 'text';
 
-class ObserveError extends Error {
+class ObserveError extends HandrailError<'BAD_URL' | 'UNREACHABLE' | 'NO_BROWSER' | 'UNKNOWN_SURFACE' | 'SURFACE_UNAVAILABLE'> {
   override readonly name = 'ObserveError';
-  constructor(
-    readonly code: 'BAD_URL' | 'UNREACHABLE' | 'NO_BROWSER' | 'UNKNOWN_SURFACE' | 'SURFACE_UNAVAILABLE',
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 function parseUrl(raw: string): URL {

@@ -7,6 +7,12 @@ import { loadFailpoint } from '../engine/failpoint.ts';
 import { stateHome, storeIn } from '../intent.ts';
 import { resultBeforeRun, runCapability, type ProbeRunner, type RunRequest } from '../run.ts';
 import { UsageError } from './errors.ts';
+import { openNotebook } from './notebook.ts';
+import { AnthropicModel, anthropicOptionsFromEnv } from '../author/anthropic.ts';
+import { CountedModel, Scout } from '../escalate/scout.ts';
+import { ClaudeReferee } from '../escalate/claude.ts';
+import { LocalReferee } from '../escalate/local.ts';
+import type { Referee } from '../escalate/referee.ts';
 
 export interface ReplayFlags {
   input?: string[];
@@ -20,6 +26,25 @@ export interface ReplayFlags {
   probe?: boolean;
   /** Environment variables the card's entry may read besides BASE_URL (`{{env.NAME}}`). */
   allowEnv?: string[];
+  /** The escalation ladder's referee: `local` (no network), `claude` (ANTHROPIC_API_KEY) or `none` (the default). */
+  referee?: string;
+  /** The escalation ladder's scout: `claude` (ANTHROPIC_API_KEY) or `none` (the default). */
+  scout?: string;
+}
+
+/** The scout `--scout` names: a model at the authoring card with commit struck off and a four-turn leash. */
+export function scoutFor(name: string | undefined, env: Readonly<Record<string, string | undefined>>): Scout | undefined {
+  if (name === undefined || name === 'none') return undefined;
+  if (name === 'claude') return new Scout(new CountedModel(new AnthropicModel(anthropicOptionsFromEnv(env))));
+  throw new UsageError(`--scout expects claude or none, got "${name.slice(0, 20)}"`);
+}
+
+/** The referee `--referee` names; `claude` reads its key, endpoint and model from the environment. */
+export function refereeFor(name: string | undefined, env: Readonly<Record<string, string | undefined>>): Referee | undefined {
+  if (name === undefined || name === 'none') return undefined;
+  if (name === 'local') return new LocalReferee();
+  if (name === 'claude') return new ClaudeReferee(anthropicOptionsFromEnv(env));
+  throw new UsageError(`--referee expects local, claude or none, got "${name.slice(0, 20)}"`);
 }
 
 /**
@@ -108,6 +133,8 @@ export function printResult(result: RunResult): number {
 export async function replayCommand(cardPath: string, flags: ReplayFlags): Promise<number> {
   loadFailpoint();
   const inputs = parseInputs(flags.input);
+  const referee = refereeFor(flags.referee, process.env);
+  const scout = scoutFor(flags.scout, process.env);
   const settle = flags.settleTimeout === undefined ? undefined : Number(flags.settleTimeout);
   if (settle !== undefined && !(Number.isInteger(settle) && settle > 0)) {
     throw new UsageError(`--settle-timeout expects milliseconds, got "${flags.settleTimeout}"`);
@@ -122,6 +149,11 @@ export async function replayCommand(cardPath: string, flags: ReplayFlags): Promi
   const env = withAllowedEnv({ ...process.env, ...(flags.baseUrl ? { BASE_URL: flags.baseUrl.replace(/\/+$/, '') } : {}) }, flags.allowEnv);
   const progress = (line: string): void => void process.stderr.write(`${line}\n`);
   const probe = flags.probe ? await probeFor(loaded.card, cardPath, inputs, { env, open: { headed: Boolean(flags.headed) }, progress, ...(settle ? { settleTimeoutMs: settle } : {}) }) : undefined;
+  const notebook = await openNotebook(progress);
+  const drifting = notebook?.drifting(loaded.card.id) ?? [];
+  if (drifting.length) {
+    progress(`warning: the last run of ${loaded.card.id} found ${drifting.map((d) => `${d.target} on ${d.latest} (first choice ${d.first_choice})`).join(', ')}: the application may have changed (handrail drift ${cardPath})`);
+  }
   const result = await runCapability({
     card: loaded.card,
     inputs,
@@ -136,7 +168,16 @@ export async function replayCommand(cardPath: string, flags: ReplayFlags): Promi
     ...(settle ? { settleTimeoutMs: settle } : {}),
     ...(flags.allowUnapproved ? { allowUnapproved: true } : {}),
     ...(probe ? { probe } : {}),
+    ...(referee ? { referee } : {}),
+    ...(scout ? { scout } : {}),
   });
+  try {
+    await notebook?.record(loaded.card, result);
+  } catch (e) {
+    progress(`note: the run was not written to the notebook: ${(e as Error).message.split('\n')[0] ?? ''}`);
+  } finally {
+    notebook?.close();
+  }
   if (result.unapproved) process.stderr.write('warning: this card ran without an approval bound to its content (--allow-unapproved)\n');
   const fromJournal = result.from_journal ? ' · answered from the journal' : '';
   process.stderr.write(`${result.word} ${result.code}${fromJournal}${result.evidence ? ` · evidence ${result.evidence}` : ''}\n`);

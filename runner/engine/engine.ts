@@ -11,11 +11,15 @@ import type { Observation } from '../../shared/schema/observation.ts';
 import { RETRYABLE, RunResult, type Word } from '../../shared/schema/result.ts';
 import type { RungKind } from '../../shared/schema/capability.ts';
 import { afterCommitScreens } from '../../shared/marks.ts';
+import { Lock } from '../../shared/lock.ts';
 import { compileSafe } from '../../shared/regex.ts';
-import { nameScreen, screenWords, type KnownScreen } from '../../shared/screens.ts';
+import { nameScreen, provable, screenWords, type KnownScreen } from '../../shared/screens.ts';
 import type { Masker } from '../../shared/secrets.ts';
 import { SurfaceError, type BoundTarget, type EvidenceKind, type Surface } from '../../shared/surface.ts';
 import type { Evidence } from '../evidence.ts';
+import { nextRung, type AttemptOutcome, type Attempt, type RungName } from '../escalate/decide.ts';
+import { judge, type Judgement, type Referee, type RefereeQuestion, type ScreenOption } from '../escalate/referee.ts';
+import type { Scout } from '../escalate/scout.ts';
 import { failpoint } from './failpoint.ts';
 import type { Journal } from './journal.ts';
 import { WriteCheck } from './writes.ts';
@@ -47,6 +51,15 @@ export interface ReplayContext {
    */
   model?: CallCounter;
   classifier?: CallCounter;
+  /**
+   * The escalation ladder's first rung (runner/escalate/): asked which expected screen an unnamed page is, believed
+   * only through `judge` (the acceptance bar and the furniture re-check). Absent: the ladder stops at the engine.
+   */
+  referee?: Referee;
+  /** The escalation ladder's second rung: a model with commit struck off and a four-turn leash (runner/escalate/scout.ts). */
+  scout?: Scout;
+  /** The wall-clock ceiling on all climbing in one run (default 60 s). */
+  ladderCeilingMs?: number;
 }
 
 /** A port that counts its own calls: the receipt reports what was asked, not what was meant to be asked. */
@@ -67,6 +80,7 @@ type Waited = { named: Named; settled: true; ms: number } | { named: Named; sett
 
 const DEFAULT_SETTLE_TIMEOUT_MS = 10_000;
 const DEFAULT_QUIET_MS = 1_000;
+const DEFAULT_LADDER_CEILING_MS = 60_000;
 /** The most page text a receipt carries: enough for a status line, never a whole document. */
 const PAGE_TEXT_MAX = 1_500;
 const POLL_STEPS_MS = [0, 10, 20, 40, 80, 120];
@@ -76,6 +90,35 @@ class InDoubt extends Error {
   override readonly name = 'InDoubt';
 }
 
+
+/**
+ * Whether the screen is at rest: the same furniture and words since the last change (docs/ARCHITECTURE.md,
+ * "Settling"). Waiting for a screen and waiting for a commit's postconditions both stop on it.
+ */
+class Rest {
+  #state: string | null = null;
+  #since: number;
+  constructor(private readonly now: () => number) {
+    this.#since = now();
+  }
+  /** Records a look; true when the screen changed since the last one (the rest starts again). */
+  see(named: Named): boolean {
+    const state = `${named.obs.signature}\n${named.text}`;
+    if (state === this.#state) return false;
+    this.#state = state;
+    this.#since = this.now();
+    return true;
+  }
+  /** The screen moved under a question (STALE): not at rest. */
+  moved(): void {
+    this.#state = null;
+    this.#since = this.now();
+  }
+  /** How long the screen has shown the same thing. */
+  get ms(): number {
+    return this.now() - this.#since;
+  }
+}
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
@@ -93,8 +136,19 @@ export class Replay {
   private current: Named | null = null;
   private pressedCommit = false;
   private lastShotLabel: string | null = null;
-  private pendingShot: Promise<void> = Promise.resolve();
   private readonly writes: WriteCheck;
+  /** Screenshots in the order screens were reached, detached from the steps that asked for them. */
+  private readonly shots = new Lock();
+  /** The escalation ladder's attempts in this run, and the time spent climbing (the facts `nextRung` decides from). */
+  private readonly attempts: Attempt[] = [];
+  private climbMs = 0;
+  /**
+   * Screens a rung named on furniture the card does not hold: the page as it is now, per label. After the run the
+   * caller may write them into a proposed card (never applied to the card itself).
+   */
+  readonly repairs: { label: string; signature: string; paths: string[]; by: string; step: string; unproven?: boolean }[] = [];
+  /** Signatures a rung named in this run, and the name: a later look at the same furniture is the same screen. */
+  private readonly namedByRung = new Map<string, string>();
 
   constructor(
     private readonly ctx: ReplayContext,
@@ -150,7 +204,8 @@ export class Replay {
     const obs = answer.observation;
     const text = screenWords(obs);
     const named = nameScreen({ signature: obs.signature, paths: obs.paths, text }, this.screens);
-    const current = { obs, label: named?.label ?? null, text };
+    // A page a rung named in this run (the furniture agreed) keeps that name while it shows the same furniture.
+    const current = { obs, label: named?.label ?? this.namedByRung.get(obs.signature) ?? null, text };
     this.current = current;
     if (obs.signature !== this.lastSignature) {
       this.lastSignature = obs.signature;
@@ -161,7 +216,7 @@ export class Replay {
       if (current.label && current.label !== this.lastShotLabel) {
         this.lastShotLabel = current.label;
         const label = current.label;
-        this.pendingShot = this.pendingShot.then(() => this.shot(label));
+        void this.shots.run(() => this.shot(label));
       }
     }
     return current;
@@ -171,8 +226,8 @@ export class Replay {
     return (this.ctx.attachments ?? ['screenshot', 'text']).includes(kind);
   }
 
-  private async shotsTaken(): Promise<void> {
-    await this.pendingShot;
+  private shotsTaken(): Promise<void> {
+    return this.shots.idle();
   }
 
   /** Never rejects: it runs detached from the step that asked for it, and a lost picture must not end a run. */
@@ -218,10 +273,15 @@ export class Replay {
   private async settle(step: Step): Promise<Waited> {
     const wanted = this.wanted(step);
     if (!wanted) return { named: await this.look(), settled: true, ms: 0 };
-    const timeout =
-      ('timeout_ms' in step.settle ? step.settle.timeout_ms : undefined) ?? this.ctx.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS;
-    const quiet = ('quiet_ms' in step.settle ? step.settle.quiet_ms : undefined) ?? this.ctx.quietMs ?? DEFAULT_QUIET_MS;
-    return this.waitFor(wanted, { timeout, quiet, leaving: step.screen });
+    return this.waitFor(wanted, { ...this.timing(step), leaving: step.screen });
+  }
+
+  /** How long a step may wait for its screen, and how long a page must stay unchanged to count as at rest. */
+  private timing(step: Step): { timeout: number; quiet: number } {
+    return {
+      timeout: ('timeout_ms' in step.settle ? step.settle.timeout_ms : undefined) ?? this.ctx.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS,
+      quiet: ('quiet_ms' in step.settle ? step.settle.quiet_ms : undefined) ?? this.ctx.quietMs ?? DEFAULT_QUIET_MS,
+    };
   }
 
   /**
@@ -234,25 +294,20 @@ export class Replay {
     const deadline = began + opts.timeout;
     let attempt = 0;
     let last: Named | null = null;
-    let restingOn: string | null = null;
-    let restingSince = began;
+    const rest = new Rest(this.now);
     for (;;) {
       try {
         last = await this.look();
         const ms = this.now() - began;
         if (last.label && wanted.includes(last.label)) return { named: last, settled: true, ms };
         if (this.outcomeOf(last)) return { named: last, settled: true, ms };
-        const state = `${last.obs.signature}\n${last.text}`;
-        if (state !== restingOn) {
-          restingOn = state;
-          restingSince = this.now();
-        } else if (last.label !== opts.leaving && this.now() - restingSince >= opts.quiet) {
+        if (!rest.see(last) && last.label !== opts.leaving && rest.ms >= opts.quiet) {
           return { named: last, settled: false, why: 'stable', ms };
         }
       } catch (e) {
-        // A frame navigating under the walker is the page still settling; anything else is real.
+        // A part changing under the observer (a frame navigating) is the screen still settling; anything else is real.
         if (!(e instanceof SurfaceError && e.code === 'STALE')) throw e;
-        restingOn = null;
+        rest.moved();
       }
       if (this.now() >= deadline) {
         return { named: last ?? (await this.look()), settled: false, why: 'timeout', ms: this.now() - began };
@@ -289,30 +344,24 @@ export class Replay {
    */
   private async postconditions(step: Step, settled: Named): Promise<Postcondition | null> {
     if (!step.post?.length) return null;
-    const timeout = ('timeout_ms' in step.settle ? step.settle.timeout_ms : undefined) ?? this.ctx.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS;
-    const quiet = ('quiet_ms' in step.settle ? step.settle.quiet_ms : undefined) ?? this.ctx.quietMs ?? DEFAULT_QUIET_MS;
+    const { timeout, quiet } = this.timing(step);
     const began = this.now();
     let named = settled;
-    let restingOn = `${named.obs.signature}\n${named.text}`;
-    let restingSince = began;
+    const rest = new Rest(this.now);
+    rest.see(named);
     let attempt = 0;
     for (;;) {
       const unmet = this.unmetPostcondition(step, named);
       if (!unmet) return null;
-      if (this.now() - restingSince >= quiet || this.now() - began >= timeout) return unmet;
+      if (rest.ms >= quiet || this.now() - began >= timeout) return unmet;
       await sleep(POLL_STEPS_MS[Math.min(attempt++, POLL_STEPS_MS.length - 1)] ?? 100);
       try {
         named = await this.look();
+        rest.see(named);
       } catch (e) {
-        // The page navigating under the walker (a form submitted) is the effect still arriving.
+        // A part changing under the observer (a form submitted) is the effect still arriving.
         if (!(e instanceof SurfaceError && e.code === 'STALE')) throw e;
-        restingSince = this.now();
-        continue;
-      }
-      const state = `${named.obs.signature}\n${named.text}`;
-      if (state !== restingOn) {
-        restingOn = state;
-        restingSince = this.now();
+        rest.moved();
       }
     }
   }
@@ -327,8 +376,8 @@ export class Replay {
       run_id: this.ctx.runId,
       ...(end.outcome ? { outcome: end.outcome } : {}),
       outputs: this.ctx.masker.maskDeep(this.outputs),
-      llm_calls: this.ctx.model?.calls ?? 0,
-      classifier_calls: this.ctx.classifier?.calls ?? 0,
+      llm_calls: (this.ctx.model?.calls ?? 0) + (this.ctx.referee?.kind === 'model' ? this.ctx.referee.calls : 0) + (this.ctx.scout?.model.calls ?? 0),
+      classifier_calls: (this.ctx.classifier?.calls ?? 0) + (this.ctx.referee?.kind === 'classifier' ? this.ctx.referee.calls : 0),
       rungs: this.rungs,
       ...(end.atStep ? { at_step: end.atStep } : {}),
       screen: this.current?.label ?? null,
@@ -512,7 +561,7 @@ export class Replay {
     failpoint(step.id, 'after_act');
     if (step.op.verb === 'read') this.extract(step, acted.read ?? '');
     // 5. Settle.
-    const settled = await this.settle(step);
+    let settled = await this.settle(step);
     this.say(
       `${tag}: screen ${step.screen} · rung ${found.rung} · ${step.op.verb}${step.effect.kind === 'read' ? '' : ` (${step.effect.kind})`} · ` +
         `settled ${settled.named.label ?? '?'} in ${settled.ms}ms`,
@@ -526,8 +575,12 @@ export class Replay {
       settle_ms: settled.ms,
     });
     if (!settled.settled) {
-      const showing = settled.named.label ?? 'an unrecognised screen';
       await this.unknownScreen(step, settled.named);
+      const named = settled.named.label ? null : await this.climb(step, settled.named, this.wanted(step) ?? [], step.effect.kind === 'commit');
+      if (named) settled = { named, settled: true, ms: settled.ms };
+    }
+    if (!settled.settled) {
+      const showing = settled.named.label ?? 'an unrecognised screen';
       if (step.effect.kind === 'commit') {
         throw new InDoubt(
           settled.why === 'stable'
@@ -589,8 +642,127 @@ export class Replay {
       quiet: this.ctx.quietMs ?? DEFAULT_QUIET_MS,
       leaving: null,
     });
-    if (!waited.settled) await this.unknownScreen(step, waited.named);
-    return waited;
+    if (waited.settled) return waited;
+    await this.unknownScreen(step, waited.named);
+    const named = await this.climb(step, waited.named, [step.screen], false);
+    return named ? { named, settled: true, ms: waited.ms } : waited;
+  }
+
+  /**
+   * Climbs the escalation ladder (docs/ARCHITECTURE.md, "The escalation ladder") for a page no tier could name:
+   * `nextRung` decides from the attempts so far, each verdict is judged against the furniture, and every decision
+   * and verdict goes into the evidence. Returns the page named, or null when the climb stops without a name.
+   */
+  private async climb(step: Step, page: Named, wanted: readonly string[], commitInFlight: boolean): Promise<Named | null> {
+    const referee = this.ctx.referee;
+    const scout = this.ctx.scout;
+    const onCall: RungName[] = [...(referee ? (['referee'] as const) : []), ...(scout ? (['scout'] as const) : [])];
+    const options = this.refereeOptions(wanted);
+    for (;;) {
+      const decision = nextRung({
+        screen: page.obs.signature,
+        onCall,
+        attempts: this.attempts,
+        elapsedMs: this.climbMs,
+        ceilingMs: this.ctx.ladderCeilingMs ?? DEFAULT_LADDER_CEILING_MS,
+        commitInFlight,
+      });
+      await this.ctx.evidence.append('ladder', { step: step.id, screen: page.obs.signature, decision });
+      if ('stop' in decision) return null;
+      if (decision.ask === 'scout' && scout) {
+        const named = await this.scoutFor(step, page, options, scout, commitInFlight);
+        if (named) return named;
+        continue;
+      }
+      if (decision.ask !== 'referee' || !referee) return null;
+      const began = this.now();
+      const question: RefereeQuestion = { options, page: { paths: page.obs.paths, text: this.ctx.masker.mask(page.text) } };
+      let outcome: AttemptOutcome;
+      let label: string | null = null;
+      try {
+        const verdict = await referee.ask(question);
+        const judged = this.proven(judge(verdict, question), page);
+        await this.ctx.evidence.append('referee', { step: step.id, backend: verdict.backend, probabilities: verdict.probabilities, judgement: judged });
+        outcome = judged.kind === 'unproven' ? 'refused' : judged.kind;
+        if (judged.kind === 'unproven') this.proposeOnly(judged.label, page, `${referee.name} referee`, step.id);
+        if (judged.kind === 'named') label = judged.label;
+      } catch (e) {
+        outcome = 'unavailable';
+        await this.ctx.evidence.append('referee_unavailable', { step: step.id, backend: referee.name, reason: this.ctx.masker.mask((e instanceof Error ? e.message : String(e)).split('\n')[0] ?? '') });
+      }
+      this.attempts.push({ rung: 'referee', screen: page.obs.signature, outcome });
+      this.climbMs += this.now() - began;
+      if (label) {
+        this.say(`${step.id}: the referee named the page ${label} (furniture re-checked)`);
+        if (!this.repairs.some((r) => r.label === label)) this.repairs.push({ label, signature: page.obs.signature, paths: [...page.obs.paths], by: `${referee.name} referee`, step: step.id });
+        this.namedByRung.set(page.obs.signature, label);
+        const named = { ...page, label };
+        this.current = named;
+        return named;
+      }
+    }
+  }
+
+  /**
+   * Seats the scout, then believes it only as far as the furniture goes: the page is observed afresh and the name it
+   * gave is judged like a referee's sure verdict (overlap ≥ 0.5, and no other expected screen fitting better).
+   */
+  private async scoutFor(step: Step, page: Named, options: ScreenOption[], scout: Scout, lookOnly: boolean): Promise<Named | null> {
+    const began = this.now();
+    let outcome: AttemptOutcome = 'none';
+    let named: Named | null = null;
+    try {
+      const report = await scout.run(this.surface, options, lookOnly, (t) => this.ctx.masker.mask(t));
+      await this.ctx.evidence.append('scout', { step: step.id, named: report.named, turns: report.turns, log: report.log.map((l) => this.ctx.masker.mask(l)) });
+      if (report.named) {
+        const now = await this.look();
+        const question: RefereeQuestion = { options, page: { paths: now.obs.paths, text: '' } };
+        const judged = this.proven(judge({ backend: 'scout', probabilities: { [report.named]: 1 } }, question), now);
+        await this.ctx.evidence.append('scout_checked', { step: step.id, judgement: judged });
+        outcome = judged.kind === 'named' ? 'named' : 'refused';
+        if (judged.kind === 'unproven') this.proposeOnly(judged.label, now, 'scout', step.id);
+        if (judged.kind === 'named') {
+          named = { ...now, label: judged.label };
+          this.current = named;
+          if (!this.repairs.some((r) => r.label === judged.label)) this.repairs.push({ label: judged.label, signature: now.obs.signature, paths: [...now.obs.paths], by: 'scout', step: step.id });
+          this.namedByRung.set(now.obs.signature, judged.label);
+          this.say(`${step.id}: the scout named the page ${judged.label} (furniture re-checked)`);
+        }
+      }
+    } catch (e) {
+      outcome = 'unavailable';
+      await this.ctx.evidence.append('scout_unavailable', { step: step.id, reason: this.ctx.masker.mask((e instanceof Error ? e.message : String(e)).split('\n')[0] ?? '') });
+    }
+    this.attempts.push({ rung: 'scout', screen: page.obs.signature, outcome });
+    this.climbMs += this.now() - began;
+    return named;
+  }
+
+  /**
+   * A rung's naming the furniture bore out still cannot stand for a screen that follows a commit unless that screen's
+   * marks all show (shared/screens.ts `provable`): a success and a refusal can share furniture. Such a naming is
+   * `unproven` — the run does not believe it — and is kept only as a proposal for a reviewer.
+   */
+  private proven(j: Judgement, page: Named): Judgement | { kind: 'unproven'; label: string; confidence: number; overlap: number; why: string } {
+    if (j.kind !== 'named') return j;
+    const known = this.screens.find((s) => s.label === j.label);
+    if (!known || provable({ signature: page.obs.signature, paths: page.obs.paths, text: page.text }, known)) return j;
+    return { kind: 'unproven', label: j.label, confidence: j.confidence, overlap: j.overlap, why: `${j.label} can follow a commit and its marks do not show: a rung's word proves no effect` };
+  }
+
+  /** Keeps a naming the run may not believe as a repair a reviewer can take up (with marks that prove the effect). */
+  private proposeOnly(label: string, page: Named, by: string, step: string): void {
+    if (!this.repairs.some((r) => r.label === label)) this.repairs.push({ label, signature: page.obs.signature, paths: [...page.obs.paths], by, step, unproven: true });
+  }
+
+  /** The screens a referee may choose among: the ones the step hoped for, then every declared outcome's screen. */
+  private refereeOptions(wanted: readonly string[]): ScreenOption[] {
+    const labels = new Set(wanted);
+    for (const kind of ['business', 'failure', 'recovery'] as const) for (const rule of Object.values(this.card.outcomes[kind])) labels.add(rule.screen);
+    return [...labels].flatMap((label) => {
+      const s = this.card.screens[label];
+      return s ? [{ label, title: s.title, paths: s.paths, marks: s.marks }] : [];
+    });
   }
 
   /** Records the screen a wait gave up on: its label (if any), path set and words, so nobody has to open a picture. */

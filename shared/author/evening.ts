@@ -4,13 +4,13 @@
 // A host whose process may die mid-evening (an MV3 worker) keeps the EveningState it is handed after each model
 // answer and each call, and calls resumeEvening with it and the book: the evening goes on from there.
 import { z } from 'zod';
-import { WALKER_VERSION } from '../dom/version.ts';
 import { labelOf, renderRow, type MenuRow } from '../menu.ts';
 import { TRACE_SCHEMA_ID, type TraceLine } from '../schema/trace.ts';
 import { Masker } from '../secrets.ts';
 import type { Surface } from '../surface.ts';
 import { BookResumeError, Dispatch, Guard } from './guard.ts';
 import type { Book, EveningInput, Model, Owner, ToolCall, ToolOutcome } from './ports.ts';
+import type { ModelUsage } from './models.ts';
 import { approxTokens, screenText, systemText } from './prompt.ts';
 import type { SettleOptions } from './settle.ts';
 import { scopeOf, type WriteScope } from '../writes.ts';
@@ -82,8 +82,8 @@ export interface TurnCost {
 export type EveningCode = 'NO_FINISH' | 'OVER_BUDGET' | 'MODEL_FAILED' | 'SURFACE_FAILED' | 'OWNER_FAILED' | 'HOST_FAILED' | 'PRESS_UNCERTAIN';
 
 export type EveningResult =
-  | { ok: true; finished: string; turns: number; lines: number; costs: TurnCost[] }
-  | { ok: false; code: EveningCode; message: string; turns: number; lines: number; costs: TurnCost[] };
+  | { ok: true; finished: string; turns: number; lines: number; costs: TurnCost[]; usage?: ModelUsage }
+  | { ok: false; code: EveningCode; message: string; turns: number; lines: number; costs: TurnCost[]; usage?: ModelUsage };
 
 function firstLine(e: unknown): string {
   const m = e instanceof Error ? e.message : String(e);
@@ -180,14 +180,22 @@ class Evening {
   /** Closes the book with a failed `end` line: the evening's typed failure. */
   async #end(code: EveningCode, message: string): Promise<EveningResult> {
     const masked = this.#masker.mask(message);
-    await this.#guard.write({ kind: 'end', outcome: 'failed', code, message: masked });
+    const usage = this.#usage();
+    await this.#guard.write({ kind: 'end', outcome: 'failed', code, message: masked, ...(usage ? { usage } : {}) });
     this.#say(`evening failed: ${code}: ${masked}`);
-    return { ok: false, code, message: masked, turns: this.#turns, lines: this.#guard.lines, costs: this.#costs };
+    return { ok: false, code, message: masked, turns: this.#turns, lines: this.#guard.lines, costs: this.#costs, ...(usage ? { usage } : {}) };
   }
 
   async #finished(): Promise<EveningResult> {
-    await this.#guard.write({ kind: 'end', outcome: 'finished' });
-    return { ok: true, finished: this.#guard.finished as string, turns: this.#turns, lines: this.#guard.lines, costs: this.#costs };
+    const usage = this.#usage();
+    await this.#guard.write({ kind: 'end', outcome: 'finished', ...(usage ? { usage } : {}) });
+    return { ok: true, finished: this.#guard.finished as string, turns: this.#turns, lines: this.#guard.lines, costs: this.#costs, ...(usage ? { usage } : {}) };
+  }
+
+  /** The model API's own count of what this evening sent and got, when the model reports one. */
+  #usage(): ModelUsage | undefined {
+    const u = this.o.model.usage?.();
+    return u && u.requests > 0 ? u : undefined;
   }
 
   /** Keeps the evening's place for a host that may be stopped. */
@@ -214,7 +222,8 @@ class Evening {
       goal: o.goal,
       entry: o.entry,
       inputs: o.inputs.map((i) => (i.secret ? { name: i.name, secret: true } : { name: i.name, secret: false, value: i.value })),
-      walker: WALKER_VERSION,
+      surface: this.o.surface.kind,
+      walker: this.o.surface.observer,
       ...(this.#writes ? { writes: { origins: [...this.#writes.origins], ignore: [...this.#writes.ignore] } } : {}),
       author: { kind: 'model', model: o.model.name },
     });

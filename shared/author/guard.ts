@@ -11,7 +11,7 @@ import type { Observation } from '../schema/observation.ts';
 import { z } from 'zod';
 import { TraceAct, TraceLine, type ScreenSeen } from '../schema/trace.ts';
 type ActLine = z.infer<typeof TraceAct>;
-import { nameScreen, type KnownScreen } from '../screens.ts';
+import { labelledAs, type KnownScreen } from '../screens.ts';
 import type { Masker } from '../secrets.ts';
 import { SurfaceError, type Surface } from '../surface.ts';
 import { riskOf } from '../surfaces.ts';
@@ -38,6 +38,7 @@ export type RefusalCode =
   | 'LABEL_TAKEN'
   | 'ALREADY_LABELLED'
   | 'NOT_LABELLED'
+  | 'UNLABELLED_SCREEN'
   | 'NOT_SHOWING'
   | 'ACTION_FAILED'
   | 'WRITE_REFUSED'
@@ -180,7 +181,7 @@ export class Guard {
   }
 
   #labelOf(obs: Observation): string | null {
-    return nameScreen(obs, this.#known())?.label ?? null;
+    return labelledAs(obs, this.#known());
   }
 
   #seen(obs: Observation): ScreenSeen {
@@ -386,6 +387,11 @@ export class Guard {
       const bad = this.#checkValue(call.id, value);
       if (bad) return bad;
     }
+    const secretNames = new Set(this.#o.inputs.filter((i) => i.secret).map((i) => i.name));
+    const typesSecret = value !== undefined && blanksIn(value).some((b) => secretNames.has(b.name));
+    if (typesSecret && !row.control.secret) {
+      return refuse(call.id, 'SECRET_FIELD', `row ${n} is not a password field: a secret typed there would show on the screen and in screenshots`);
+    }
     // The screen is unchanged since it was shown (else #changed would be set): the current menu is the shown one.
     const current = this.#current as Shown;
     const live = current.menu.find((r) => r.n === n);
@@ -393,12 +399,11 @@ export class Guard {
       return refuse(call.id, 'SCREEN_CHANGED', 'the menu changed since you saw it; you will be shown the new screen');
     }
     const before = current.obs;
-    const control = live.control;
-    const secretNames = new Set(this.#o.inputs.filter((i) => i.secret).map((i) => i.name));
-    const typesSecret = value !== undefined && blanksIn(value).some((b) => secretNames.has(b.name));
-    if (typesSecret && !control.secret) {
-      return refuse(call.id, 'SECRET_FIELD', `row ${n} is not a password field: a secret typed there would show on the screen and in screenshots`);
+    // An act on a screen nobody named could not compile (the card's step needs the screen it starts on).
+    if (this.#labelOf(before) === null) {
+      return refuse(call.id, 'UNLABELLED_SCREEN', 'this screen has no label yet; name it with assert_screen before acting on it');
     }
+    const control = live.control;
     const css = (await this.#o.selectorsFor?.(control.ref).catch(() => [])) ?? [];
     const probed = await probeRungs(this.#o.surface, control, css);
     const over: FingerprintField[] = control.name ? ['role', 'name', 'supports', 'ancestor_roles'] : ['role', 'supports', 'ancestor_roles'];

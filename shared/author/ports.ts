@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { EffectKind } from '../schema/capability.ts';
 import type { TraceLine } from '../schema/trace.ts';
 import { HandrailError } from '../errors.ts';
+import type { ModelUsage } from './models.ts';
 
 /** The three tools on the card the model holds. Nothing a model says becomes a selector, a coordinate or code. */
 export const ActInput = z.strictObject({
@@ -53,6 +54,8 @@ export interface Model {
    * which its own adapter restores. Never a key; the host masks secret values before it keeps it.
    */
   save?(): unknown;
+  /** What the model API reported it counted so far (tokens, cache reads); absent for models that report nothing. */
+  usage?(): ModelUsage;
 }
 
 /** The owner's answer to "is this button a commit?", in their name. */

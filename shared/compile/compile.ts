@@ -4,7 +4,7 @@
 import { fingerprint } from '../fingerprint.ts';
 import { proposeMarks } from '../marks.ts';
 import { intentText, VERBS } from '../operations.ts';
-import type { SurfaceName } from '../surfaces.ts';
+import { SURFACES, type SurfaceName } from '../surfaces.ts';
 import { labelOf } from '../menu.ts';
 import { blankFor, blanksIn } from '../schema/blanks.ts';
 import { canonicalJson } from '../schema/canonical.ts';
@@ -21,6 +21,7 @@ import {
 import type { ScopeLink } from '../schema/observation.ts';
 import type { TraceAct, TraceLabel, TraceLine, TraceStart } from '../schema/trace.ts';
 import { describeWrite, endpointOf, originOf } from '../writes.ts';
+import { labelledAs, type KnownScreen } from '../screens.ts';
 
 export type HoleCode =
   | 'NO_START'
@@ -160,7 +161,9 @@ function buildTarget(act: TraceAct, b: Blanker, walker: string): Omit<Built, 'id
   };
   const shown = nameBlank ? (blanksIn(nameBlank)[0]?.name ?? '') : labelOf(c).replace(/^F\d+=/, '');
   const base = slug(`${slug(shown) || c.role}_${ROLE_WORD[c.role] ?? slug(c.role)}`, 40) || 'control';
-  const key = canonicalJson({ role: target.role, name: target.name, hint: target.hint, scope: target.scope });
+  // Two controls read the same (a header's "Log in" and a dialog's) yet are different elements when their
+  // fingerprints differ: one target each, so neither is replayed against the other's fingerprint.
+  const key = canonicalJson({ role: target.role, name: target.name, hint: target.hint, scope: target.scope, fp: target.fingerprint });
   return { key, target, base };
 }
 
@@ -200,8 +203,12 @@ function networkOf(watched: { origins: string[]; ignore: string[] }, acts: reado
   return { origins, ignore: [...ignore].sort() };
 }
 
-function entryOf(entry: string, blankOrigin: boolean): string {
-  if (!blankOrigin || !/^https?:\/\//.test(entry)) return entry;
+/** The entry with its deployment-specific part blanked, as the card's surface declares it (shared/surfaces.ts). */
+export function entryOf(entry: string, surface: SurfaceName, blank: boolean): string {
+  const base = SURFACES[surface].entryBase;
+  if (!blank || base === 'none') return entry;
+  if (base === 'whole') return '{{env.BASE_URL}}';
+  if (!/^https?:\/\//.test(entry)) return entry;
   try {
     const u = new URL(entry);
     return `{{env.BASE_URL}}${u.pathname}${u.search}${u.hash}`;
@@ -223,7 +230,9 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
   const b = blanker(inputs.filter((i) => !i.secret && i.value !== undefined).map((i) => ({ name: i.name, value: i.value as string })));
   const walker = start?.walker ?? '';
 
-  const labelBySig = new Map<string, string>();
+  // The screens labelled so far, named by the guard's own rule (shared/screens.ts labelledAs).
+  const labelled: KnownScreen[] = [];
+  const labelOfScreen = (seen: TraceAct['before']): string | null => labelledAs(seen, labelled);
   const labels = new Map<string, TraceLabel>();
   const acts: { line: number; act: TraceAct; screen: string | null; after: string | null }[] = [];
   const stepLines = new Map<string, number>();
@@ -234,7 +243,7 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
     if (finish) return;
     if (l.kind === 'label') {
       if (!labels.has(l.label)) labels.set(l.label, l);
-      if (!labelBySig.has(l.screen.signature)) labelBySig.set(l.screen.signature, l.label);
+      labelled.push({ label: l.label, signature: l.screen.signature, paths: l.screen.paths });
       return;
     }
     if (l.kind === 'finish') {
@@ -246,11 +255,11 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
       return;
     }
     if (l.kind !== 'act') return;
-    const screen = labelBySig.get(l.before.signature) ?? null;
+    const screen = labelOfScreen(l.before);
     if (!screen) {
       hole(line, 'UNLABELLED_SCREEN', `acts on a screen no label names (signature ${l.before.signature}); name it with assert_screen before acting on it`);
     }
-    let after = labelBySig.get(l.after.signature) ?? null;
+    let after = labelOfScreen(l.after);
     if (l.after.signature !== l.before.signature && !after) {
       const next = lines[i + 1];
       if (next?.kind === 'label' && next.screen.signature === l.after.signature) after = next.label;
@@ -358,6 +367,7 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
     }
   }
   const notes = reviewNotes({ finish: done.label, commits, unconfirmed, owners, inputs, used });
+  const surface: SurfaceName = opts.surface ?? start.surface ?? 'browser';
   const network = start.writes ? networkOf(start.writes, acts.map((a) => a.act), start.entry, opts.baseUrlBlank ?? true) : null;
   if (network?.ignore.length) {
     notes.push(`Writes the owner said are not commits are ignored in replay (network.ignore): ${network.ignore.join(', ')}. Check that none of them changes a record.`);
@@ -367,8 +377,8 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
     id: opts.id ?? defaultId(start.goal),
     version: 1,
     intent: start.goal.trim() || 'Authored capability (no goal was given)',
-    surface: opts.surface ?? start.surface ?? 'browser',
-    entry: entryOf(start.entry, opts.baseUrlBlank ?? true),
+    surface,
+    entry: entryOf(start.entry, surface, opts.baseUrlBlank ?? true),
     inputs: Object.fromEntries(
       inputs.map((i) => [
         i.name,

@@ -1,8 +1,9 @@
 // The in-page API the walker bundle installs as `globalThis.__handrail`, shared by the runner and the extension.
+import type { RungKind } from '../schema/capability.ts';
 import type { Control, ScopeLink } from '../schema/observation.ts';
 
-/** Rungs the page itself can answer. `label` matches `hint`; `text` and `css` read `value`. */
-export type FindRung = 'role_name' | 'label' | 'text' | 'css';
+/** Rungs the page itself can answer: the browser's declared rung kinds. `label` matches `hint`; `text` and `css` read `value`. */
+export type FindRung = RungKind;
 
 export interface FindQuery {
   rung: FindRung;

@@ -2,10 +2,12 @@
 // "exactly one" from "ambiguous" from "none" (docs/ARCHITECTURE.md, "The six verbs": resolve).
 import type { ScopeLink } from '../schema/observation.ts';
 import type { FindQuery } from './api.ts';
+import { activeModal, isBlocked } from './modal.ts';
 import { accessibleName, normalize } from './name.ts';
 import { roleOf } from './role.ts';
+import { newRowCache, plainText, rowKey } from './rows.ts';
 import { isHiddenForAria, isIgnoredTag, type DomCache } from './style.ts';
-import { hintOf, plainText, rowKey } from './walk.ts';
+import { hintOf, LANDMARK_ROLES } from './walk.ts';
 
 const SCOPE_ROLES: Record<ScopeLink['role'], readonly string[]> = {
   frame: [],
@@ -15,14 +17,23 @@ const SCOPE_ROLES: Record<ScopeLink['role'], readonly string[]> = {
   form: ['form'],
   dialog: ['dialog', 'alertdialog'],
   region: ['region'],
+  landmark: [...LANDMARK_ROLES],
 };
 
+/** Every element under the roots in the flat tree: shadow trees, and the light-DOM elements slotted into them. */
 function descendants(roots: readonly Element[]): Element[] {
   const out = new Set<Element>();
   const add = (root: Element | ShadowRoot) => {
     for (const e of root.querySelectorAll('*')) {
       out.add(e);
       if (e.shadowRoot) add(e.shadowRoot);
+      if (e.tagName === 'SLOT') {
+        for (const s of (e as HTMLSlotElement).assignedElements({ flatten: true })) {
+          if (out.has(s)) continue;
+          out.add(s);
+          add(s);
+        }
+      }
     }
   };
   for (const r of roots) add(r);
@@ -32,12 +43,17 @@ function descendants(roots: readonly Element[]): Element[] {
 /** Containers matching the scope chain; an empty result means the scope itself is not on the page. */
 export function scopeRoots(doc: Document, c: DomCache, scope: readonly ScopeLink[]): Element[] {
   let roots: Element[] = doc.documentElement ? [doc.documentElement] : [];
+  const rows = newRowCache();
   for (const link of scope) {
     if (link.role === 'frame') continue;
     const want = normalize(link.name);
     const found = descendants(roots).filter((e) => {
-      if (link.role === 'row') return e.tagName === 'TR' && rowKey(e) === want;
-      return SCOPE_ROLES[link.role].includes(roleOf(c, e)) && accessibleName(c, e) === want;
+      if (link.role === 'row') return rowKey(c, rows, e) === want;
+      const role = roleOf(c, e);
+      if (!SCOPE_ROLES[link.role].includes(role)) return false;
+      // An unnamed landmark is named by its role (shared/dom/walk.ts).
+      const name = accessibleName(c, e);
+      return name === want || (link.role === 'landmark' && !name && role === want);
     });
     // Nested matches collapse to the outermost: their descendants are already searched.
     roots = found.filter((e) => !found.some((o) => o !== e && o.contains(e)));
@@ -47,6 +63,12 @@ export function scopeRoots(doc: Document, c: DomCache, scope: readonly ScopeLink
 }
 
 export function findElements(doc: Document, c: DomCache, q: FindQuery): Element[] {
+  const modal = activeModal(doc, c);
+  // What the walker does not offer (under inert, behind a modal dialog) is not found either.
+  return findAll(doc, c, q).filter((e) => !isBlocked(e, modal));
+}
+
+function findAll(doc: Document, c: DomCache, q: FindQuery): Element[] {
   const roots = scopeRoots(doc, c, q.scope);
   if (!roots.length) return [];
   switch (q.rung) {

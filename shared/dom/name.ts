@@ -60,6 +60,11 @@ function idRefs(el: Element, attr: string | null): Element[] {
   return out;
 }
 
+/** aria-labelledby, else its common misspelling aria-labeledby (null when neither is there). */
+export function labelledByAttr(el: Element): string | null {
+  return el.getAttribute('aria-labelledby') ?? el.getAttribute('aria-labeledby');
+}
+
 export function accessibleName(c: DomCache, el: Element): string {
   const cached = c.name.get(el);
   if (cached !== undefined) return cached;
@@ -87,8 +92,9 @@ function textAlternative(el: Element, w: Walk): string {
     return '';
   }
 
-  // Step 2B: aria-labelledby, not followed recursively.
-  const labelledBy = idRefs(el, el.getAttribute('aria-labelledby'));
+  // Step 2B: aria-labelledby, not followed recursively. Chromium and Firefox also honour the misspelling
+  // aria-labeledby when aria-labelledby is absent (Chromium's AXNodeObject reads both).
+  const labelledBy = idRefs(el, labelledByAttr(el));
   if (!w.labelledBy) {
     const text = labelledBy
       .map((ref) =>
@@ -174,12 +180,16 @@ function textAlternative(el: Element, w: Walk): string {
   return '';
 }
 
+/**
+ * The text of the element's <label>s. A label that is itself hidden (display:none, visibility:hidden, aria-hidden,
+ * the hidden attribute) gives nothing: Chromium names such a control '' (Playwright and the WPT accname tests
+ * still use the hidden label; the walker follows the browser).
+ */
 function fromLabels(el: Element, w: Walk): string {
   const labels = [...((el as HTMLInputElement).labels ?? [])];
   return labels
-    .map((label) =>
-      textAlternative(label, { c: w.c, visited: w.visited, target: undefined, label: { hidden: isHiddenForAria(w.c, label) } }),
-    )
+    .filter((label) => !isHiddenForAria(w.c, label))
+    .map((label) => textAlternative(label, { c: w.c, visited: w.visited, target: undefined, label: { hidden: false } }))
     .filter((t) => !!t)
     .join(' ');
 }
@@ -189,11 +199,14 @@ function nativeTextAlternative(el: Element, tag: string, hasLabelledBy: boolean,
   const input = el as HTMLInputElement;
   const title = () => el.getAttribute('title') || '';
   if (tag === 'INPUT' && ['button', 'submit', 'reset'].includes(input.type)) {
-    // HTML-AAM §4.1.4: value, else the UA's default label ("Submit", "Reset"), else title.
+    // HTML-AAM §4.1.4: <label>, then value, else the UA's default label ("Submit", "Reset") when there is no value
+    // attribute at all (Chromium: value="" names it ''), else title.
     w.visited.add(el);
+    const label = !hasLabelledBy && !w.labelledBy && input.labels?.length ? fromLabels(el, w) : '';
+    if (label) return label;
     if (input.value.trim()) return input.value;
-    if (input.type === 'submit') return 'Submit';
-    if (input.type === 'reset') return 'Reset';
+    if (!el.hasAttribute('value') && input.type === 'submit') return 'Submit';
+    if (!el.hasAttribute('value') && input.type === 'reset') return 'Reset';
     return title();
   }
   if (tag === 'INPUT' && input.type === 'file') {
@@ -223,7 +236,8 @@ function nativeTextAlternative(el: Element, tag: string, hasLabelledBy: boolean,
   if (!hasLabelledBy && ['TEXTAREA', 'SELECT', 'INPUT', 'METER', 'PROGRESS'].includes(tag)) {
     // HTML-AAM §4.1.1/§4.1.2: <label>, then title, then placeholder (text-like inputs), as Chromium orders them.
     w.visited.add(el);
-    if (input.labels?.length) return fromLabels(el, w);
+    const label = input.labels?.length ? fromLabels(el, w) : '';
+    if (label) return label;
     const usePlaceholder = (tag === 'INPUT' && PLACEHOLDER_TYPES.has(input.type)) || tag === 'TEXTAREA';
     if (!usePlaceholder || title()) return title();
     return el.getAttribute('placeholder') || '';
@@ -254,6 +268,17 @@ function nativeTextAlternative(el: Element, tag: string, hasLabelledBy: boolean,
     }
     const summary = el.getAttribute('summary') || '';
     if (summary) return summary;
+    return undefined;
+  }
+  if (tag === 'SVG') {
+    // SVG-AAM §8.1 "Name computation": the first <title> child element, then (as for any element) title.
+    w.visited.add(el);
+    for (let ch = el.firstElementChild; ch; ch = ch.nextElementSibling) {
+      if (ch.tagName.toUpperCase() === 'TITLE') {
+        const t = ch.textContent || '';
+        if (t.trim()) return t;
+      }
+    }
     return undefined;
   }
   if (tag === 'AREA') {

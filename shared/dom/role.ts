@@ -41,7 +41,14 @@ export function explicitRole(el: Element): string | null {
 }
 
 function hasExplicitName(el: Element): boolean {
-  return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby');
+  return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') || el.hasAttribute('aria-labeledby');
+}
+
+/** The summary of its <details> (HTML §4.11.1: the first summary child). HTML-AAM gives it no ARIA role; Chromium
+ *  exposes it as a focusable disclosure control and Firefox as a button, which is what the walker offers. */
+function isDetailsSummary(el: Element): boolean {
+  const p = el.parentElement;
+  return !!p && p.tagName.toUpperCase() === 'DETAILS' && p.querySelector(':scope > summary') === el;
 }
 
 export function isListBoxSelect(el: Element): boolean {
@@ -138,6 +145,7 @@ function implicitRoleOfTag(el: Element): string | null {
     case 'SELECT': return isListBoxSelect(el) ? 'listbox' : 'combobox';
     case 'STRONG': return 'strong';
     case 'SUB': return 'subscript';
+    case 'SUMMARY': return isDetailsSummary(el) ? 'button' : null;
     case 'SUP': return 'superscript';
     case 'SVG': return 'img';
     case 'TABLE': return 'table';

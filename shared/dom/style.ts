@@ -5,7 +5,10 @@ export interface DomCache {
   style: Map<Element, CSSStyleDeclaration | undefined>;
   before: Map<Element, string | undefined>;
   after: Map<Element, string | undefined>;
+  /** Per document or shadow root: whether any of its style sheets could give an element ::before/::after content. */
+  pseudo: Map<Node, boolean>;
   hiddenChain: Map<Element, boolean>;
+  ariaHidden: Map<Element, boolean>;
   hidden: Map<Element, boolean>;
   role: Map<Element, string>;
   name: Map<Element, string>;
@@ -16,7 +19,9 @@ export function newCache(): DomCache {
     style: new Map(),
     before: new Map(),
     after: new Map(),
+    pseudo: new Map(),
     hiddenChain: new Map(),
+    ariaHidden: new Map(),
     hidden: new Map(),
     role: new Map(),
     name: new Map(),
@@ -31,18 +36,36 @@ export function styleOf(c: DomCache, el: Element): CSSStyleDeclaration | undefin
   return s;
 }
 
-/** Parent element, crossing an open shadow root boundary to its host. */
+/**
+ * Parent in the flat tree (DOM §4.2.2.3 "flat tree"; the accessibility tree follows it): the slot an element is
+ * assigned to, else its parent element, crossing an open shadow root boundary to its host.
+ */
 export function parentOf(el: Element): Element | null {
+  if (el.assignedSlot) return el.assignedSlot;
   if (el.parentElement) return el.parentElement;
   const p = el.parentNode;
   if (p && p.nodeType === 11 && (p as ShadowRoot).host) return (p as ShadowRoot).host;
   return null;
 }
 
-const IGNORED = new Set(['STYLE', 'SCRIPT', 'NOSCRIPT', 'TEMPLATE']);
+// Both spellings: HTML elements' tagName is upper case, SVG's (<svg><style>) lower case.
+const IGNORED = new Set(['STYLE', 'SCRIPT', 'NOSCRIPT', 'TEMPLATE', 'style', 'script', 'noscript', 'template']);
 
 export function isIgnoredTag(el: Element): boolean {
-  return IGNORED.has(el.tagName.toUpperCase());
+  return IGNORED.has(el.tagName);
+}
+
+/** aria-hidden="true" on the element or a flat-tree ancestor (no style read). */
+function inAriaHiddenChain(c: DomCache, el: Element): boolean {
+  const cached = c.ariaHidden.get(el);
+  if (cached !== undefined) return cached;
+  let hidden = (el.getAttribute('aria-hidden') || '').toLowerCase() === 'true';
+  if (!hidden) {
+    const p = parentOf(el);
+    if (p) hidden = inAriaHiddenChain(c, p);
+  }
+  c.ariaHidden.set(el, hidden);
+  return hidden;
 }
 
 /** display:none or aria-hidden="true" on the element or any ancestor (WAI-ARIA 1.2 §aria-hidden, HTML "hidden"). */
@@ -76,7 +99,11 @@ export function isHiddenForAria(c: DomCache, el: Element): boolean {
     hidden = true;
   } else {
     const s = styleOf(c, el);
-    if (s && s.display === 'contents' && el.nodeName !== 'SLOT') {
+    if (el.nodeName === 'SLOT') {
+      // A slot is display:contents by default and has no box, so checkVisibility() is false for it even when its
+      // assigned nodes render; it is hidden only by its ancestors (its assigned nodes answer for themselves).
+      hidden = inHiddenChain(c, el) || (!!s && s.display === 'none');
+    } else if (s && s.display === 'contents') {
       hidden = true;
       for (let ch = el.firstElementChild; ch; ch = ch.nextElementSibling) {
         if (!isHiddenForAria(c, ch)) {
@@ -95,7 +122,10 @@ export function isHiddenForAria(c: DomCache, el: Element): boolean {
     } else {
       const optionInSelect = el.nodeName === 'OPTION' && !!el.closest('select');
       const styleVisible = !s || (el.checkVisibility() && s.visibility === 'visible');
-      hidden = (!optionInSelect && !styleVisible) || inHiddenChain(c, el);
+      // checkVisibility() already fails under a display:none flat-tree ancestor, so a visible element needs only
+      // the aria-hidden chain; an option of a closed <select> has no box and needs the display chain too.
+      if (optionInSelect) hidden = inHiddenChain(c, el);
+      else hidden = !styleVisible || inAriaHiddenChain(c, el);
     }
   }
   c.hidden.set(el, hidden);
@@ -110,6 +140,9 @@ export function isHiddenForAria(c: DomCache, el: Element): boolean {
 export function cssContent(c: DomCache, el: Element, pseudo: '::before' | '::after' | ''): string | undefined {
   const cache = pseudo === '::before' ? c.before : pseudo === '::after' ? c.after : undefined;
   if (cache && cache.has(el)) return cache.get(el);
+  // A pseudo-element's computed style is dear; where no author rule names ::before/::after there is none to read
+  // (the UA's own, such as <q>'s quotes, are not strings and give no text).
+  if (pseudo && !mayHavePseudo(c, el)) return undefined;
   const view = el.ownerDocument.defaultView;
   const s = pseudo ? view?.getComputedStyle(el, pseudo) : styleOf(c, el);
   let out: string | undefined;
@@ -117,7 +150,10 @@ export function cssContent(c: DomCache, el: Element, pseudo: '::before' | '::aft
     const value = s.content;
     if (value && value !== 'none' && value !== 'normal' && s.display !== 'none' && s.visibility !== 'hidden') {
       out = parseContent(el, value, pseudo !== '');
-      if (pseudo && out !== undefined && (s.display || 'inline') !== 'inline') out = ` ${out} `;
+      // A block pseudo-element, and one with alternative text (`content: "★" / "Starred"`), stand apart from the
+      // element's text in Chromium's names ("Starred Star").
+      const alone = (s.display || 'inline') !== 'inline' || /["')]\s*\/\s*["']/.test(value);
+      if (pseudo && out !== undefined && alone) out = ` ${out} `;
     }
   }
   cache?.set(el, out);
@@ -154,4 +190,37 @@ function parseContent(el: Element, value: string, isPseudo: boolean): string | u
     else return undefined;
   }
   return out;
+}
+
+const PSEUDO_SELECTOR = /:(?::)?(?:before|after)\b/i;
+
+function rulesMention(rules: CSSRuleList): boolean {
+  for (const rule of rules) {
+    if ('selectorText' in rule && PSEUDO_SELECTOR.test(String((rule as CSSStyleRule).selectorText))) return true;
+    if ('cssRules' in rule && rulesMention((rule as CSSGroupingRule).cssRules)) return true;
+  }
+  return false;
+}
+
+/** Whether the style sheets of the element's document or shadow root could give it ::before/::after content
+ *  (a sheet whose rules cannot be read, such as a cross-origin one, counts as could). */
+function mayHavePseudo(c: DomCache, el: Element): boolean {
+  const root = el.getRootNode() as Document | ShadowRoot;
+  const hit = c.pseudo.get(root);
+  if (hit !== undefined) return hit;
+  let may = false;
+  const sheets = [...(root.styleSheets ?? []), ...(root.adoptedStyleSheets ?? [])];
+  for (const sheet of sheets) {
+    try {
+      if (rulesMention(sheet.cssRules)) may = true;
+    } catch {
+      may = true;
+    }
+    if (may) break;
+  }
+  // Each root answers for its own elements: a document's selectors do not match inside a shadow tree, nor a
+  // shadow tree's outside it (slotted light-DOM elements have the document as root). Not seen: a document rule
+  // `::part(x)::before` styling a shadow element.
+  c.pseudo.set(root, may);
+  return may;
 }

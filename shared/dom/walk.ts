@@ -1,8 +1,10 @@
 // One pass over one document: controls (role, name, hint, verbs, scope, ancestors), structural paths and text.
 // Computed style is read only for candidates (controls and furniture), never for every element.
 import type { Control, ScopeLink, Verb } from '../schema/observation.ts';
+import { activeModal } from './modal.ts';
 import { accessibleName, normalize } from './name.ts';
 import { roleOf } from './role.ts';
+import { isHeaderRow, newRowCache, plainText, rowKey, rowKind, type RowCache } from './rows.ts';
 import { isDisabled } from './state.ts';
 import { isHiddenForAria, isIgnoredTag, type DomCache } from './style.ts';
 
@@ -12,6 +14,11 @@ export const VERBS_BY_ROLE: Readonly<Record<string, readonly Verb[]>> = {
   button: ['invoke'],
   menuitem: ['invoke'],
   tab: ['invoke'],
+  // An option of a custom listbox and a tree item are chosen by clicking them (a native <select>'s options are
+  // not controls: they are the select's `options`).
+  option: ['invoke'],
+  treeitem: ['invoke'],
+  slider: ['set_value', 'read'],
   textbox: ['set_value', 'read'],
   searchbox: ['set_value', 'read'],
   spinbutton: ['set_value', 'read'],
@@ -38,6 +45,19 @@ const SCOPE_ROLE: Record<string, ScopeLink['role']> = {
   dialog: 'dialog', alertdialog: 'dialog', region: 'region',
 };
 
+/**
+ * Landmarks (WAI-ARIA 1.2 §5.3.4 "Landmark Roles") and dialogs scope what is inside them even unnamed: a header's
+ * "Log in" and a dialog's "Log in" are different targets. A landmark without a name is named by its role. Neither
+ * adds a path: the screen's furniture, and so its signature, is what it was without these links.
+ */
+export const LANDMARK_ROLES = new Set(['banner', 'navigation', 'main', 'contentinfo', 'complementary', 'search']);
+
+function unnamedScope(role: string): ScopeLink | null {
+  if (LANDMARK_ROLES.has(role)) return { role: 'landmark', name: role };
+  if (role === 'dialog' || role === 'alertdialog') return { role: 'dialog', name: '' };
+  return null;
+}
+
 /** Subtrees never descended: their content is not page structure (options are read from the select). */
 const OPAQUE = new Set(['SELECT', 'TEXTAREA', 'DATALIST', 'OPTION', 'SVG', 'svg']);
 
@@ -57,8 +77,10 @@ export interface Walked {
 interface Ctx {
   ancestors: string[];
   scope: ScopeLink[];
-  /** Nearest non-header <tr>, for the row scope link. */
+  /** Nearest row (shared/dom/rows.ts), for the row scope link. */
   row: Element | null;
+  /** Under `inert` or outside the active modal dialog: nothing here is offered or is furniture (shared/dom/modal.ts). */
+  blocked: boolean;
   /** Inside a body row of a data table (one with header cells): text there is data, not furniture. */
   dataRow: boolean;
   dataTable: boolean;
@@ -67,54 +89,6 @@ interface Ctx {
 /** Data masked out of path labels: every run of digits becomes `#` (member numbers, confirmations, dates). */
 export function maskData(s: string): string {
   return s.replace(/\d+/g, '#');
-}
-
-/** Visible-ish text of a subtree without layout: text nodes and push-button labels, skipping script/style/template. */
-export function plainText(el: Element): string {
-  let out = '';
-  const visit = (n: Node) => {
-    if (n.nodeType === 3) out += n.nodeValue || '';
-    else if (n.nodeType === 1 && !isIgnoredTag(n as Element)) {
-      const e = n as Element;
-      if (e.tagName === 'BR') out += ' ';
-      // A push button's label is drawn text a reader sees (Playwright's text matching counts it too).
-      if (e.tagName === 'INPUT' && ['submit', 'button', 'reset'].includes((e as HTMLInputElement).type)) {
-        out += ` ${(e as HTMLInputElement).value} `;
-      }
-      for (let ch = n.firstChild; ch; ch = ch.nextSibling) visit(ch);
-      out += ' ';
-    }
-  };
-  for (let ch = el.firstChild; ch; ch = ch.nextSibling) visit(ch);
-  return normalize(out);
-}
-
-function isHeaderRow(tr: Element): boolean {
-  let cells = 0;
-  for (let ch = tr.firstElementChild; ch; ch = ch.nextElementSibling) {
-    if (ch.tagName === 'TD') return false;
-    if (ch.tagName === 'TH') cells++;
-  }
-  return cells > 0;
-}
-
-/** The row key: trimmed text of the first non-empty cell (`400118-S0001`). '' for header rows. */
-export function rowKey(tr: Element, cache?: Map<Element, string>): string {
-  const hit = cache?.get(tr);
-  if (hit !== undefined) return hit;
-  let key = '';
-  if (!isHeaderRow(tr)) {
-    for (let ch = tr.firstElementChild; ch; ch = ch.nextElementSibling) {
-      if (ch.tagName !== 'TD' && ch.tagName !== 'TH') continue;
-      const t = plainText(ch);
-      if (t) {
-        key = t;
-        break;
-      }
-    }
-  }
-  cache?.set(tr, key);
-  return key;
 }
 
 function isDataTable(table: Element): boolean {
@@ -216,12 +190,36 @@ function controlValue(el: Element, role: string): { value?: string; options?: st
     const options = [...sel.options].map((o) => normalize(o.label || o.text));
     return { value: [...sel.selectedOptions].map((o) => normalize(o.label || o.text)).join(', '), options };
   }
-  if (role === 'checkbox' || role === 'radio' || role === 'switch' || role.startsWith('menuitem')) {
+  if (role === 'checkbox' || role === 'radio' || role === 'switch' || role === 'menuitemcheckbox' || role === 'menuitemradio') {
     const v = (el.getAttribute('aria-checked') || '').toLowerCase();
     return { value: v === 'true' ? 'checked' : v === 'mixed' ? 'mixed' : 'unchecked' };
   }
+  if (role === 'slider' || role === 'spinbutton') {
+    // WAI-ARIA 1.2 §6.6 aria-valuetext: the human-readable value wins over the number.
+    const v = el.getAttribute('aria-valuetext') ?? el.getAttribute('aria-valuenow');
+    return v === null ? {} : { value: normalize(v) };
+  }
   if (role === 'textbox' || role === 'searchbox') return { value: normalize(el.textContent) };
   return {};
+}
+
+/** Roles that can be selected (WAI-ARIA 1.2 §6.6 aria-selected: gridcell, option, row, tab; treeitem inherits it). */
+const SELECTABLE = new Set(['option', 'tab', 'treeitem', 'gridcell', 'row']);
+
+/**
+ * Expanded and selected states (WAI-ARIA 1.2 §6.6 aria-expanded, aria-selected). A <summary> is expanded when its
+ * <details> is open (HTML §4.11.1). Absent when the control does not carry the state.
+ */
+function controlState(el: Element, role: string): { expanded?: boolean; selected?: boolean } {
+  const out: { expanded?: boolean; selected?: boolean } = {};
+  const expanded = (el.getAttribute('aria-expanded') || '').toLowerCase();
+  if (expanded === 'true' || expanded === 'false') out.expanded = expanded === 'true';
+  else if (el.tagName === 'SUMMARY' && el.parentElement?.tagName === 'DETAILS') out.expanded = (el.parentElement as HTMLDetailsElement).open;
+  if (SELECTABLE.has(role)) {
+    const selected = (el.getAttribute('aria-selected') || '').toLowerCase();
+    if (selected === 'true' || selected === 'false' || role === 'option' || role === 'tab') out.selected = selected === 'true';
+  }
+  return out;
 }
 
 function chainRole(el: Element, role: string): string | null {
@@ -239,7 +237,8 @@ function chainRole(el: Element, role: string): string | null {
 export function walkDocument(doc: Document, c: DomCache): Walked {
   const controls: WalkedControl[] = [];
   const paths = new Set<string>();
-  const keys = new Map<Element, string>();
+  const rows: RowCache = newRowCache();
+  const modal = activeModal(doc, c);
   const dataTables = new Map<Element, boolean>();
   const title = normalize(doc.title);
   if (title) paths.add(`title '${maskData(title)}'`);
@@ -254,10 +253,14 @@ export function walkDocument(doc: Document, c: DomCache): Walked {
     if (isIgnoredTag(el)) return;
     // aria-hidden="true" removes the whole subtree (WAI-ARIA 1.2 §6.6 aria-hidden).
     if ((el.getAttribute('aria-hidden') || '').toLowerCase() === 'true') return;
+    if (el === modal) ctx = { ...ctx, blocked: false };
+    if (el.hasAttribute('inert')) ctx = { ...ctx, blocked: true };
     const tag = el.tagName;
     const role = roleOf(c, el);
     const verbs = VERBS_BY_ROLE[role];
-    if (verbs) {
+    if (ctx.blocked) {
+      // Behind a modal dialog or under inert: neither offered nor furniture (the dialog is the screen).
+    } else if (verbs) {
       if (visible(el)) {
         const name = accessibleName(c, el);
         const control: Omit<Control, 'ref'> = {
@@ -267,13 +270,13 @@ export function walkDocument(doc: Document, c: DomCache): Walked {
           scope: [...ctx.scope],
           ancestors: [...ctx.ancestors],
         };
-        const key = ctx.row ? rowKey(ctx.row, keys) : '';
+        const key = ctx.row && ctx.row !== el ? rowKey(c, rows, ctx.row) : '';
         if (key) control.scope.push({ role: 'row', name: key });
         if (!name) {
           const hint = hintOf(el);
           if (hint) control.hint = hint;
         }
-        Object.assign(control, controlValue(el, role));
+        Object.assign(control, controlValue(el, role), controlState(el, role));
         if (isDisabled(el)) control.disabled = true;
         if (isSecretField(el)) control.secret = true;
         controls.push({ el, control });
@@ -308,8 +311,13 @@ export function walkDocument(doc: Document, c: DomCache): Walked {
         const name = accessibleName(c, el);
         if (name) {
           next.scope = [...ctx.scope, { role: scopeRole, name }];
-          if (visible(el)) addPath(ctx, role, name);
+          if (visible(el) && !ctx.blocked) addPath(ctx, role, name);
         }
+      }
+      if (next.scope === ctx.scope) {
+        const landmark = LANDMARK_ROLES.has(role) ? accessibleName(c, el) : '';
+        const link = landmark ? { role: 'landmark' as const, name: landmark } : unnamedScope(role);
+        if (link) next.scope = [...ctx.scope, link];
       }
       if (tag === 'TABLE') {
         let data = dataTables.get(el);
@@ -323,12 +331,24 @@ export function walkDocument(doc: Document, c: DomCache): Walked {
         next.dataRow = ctx.dataTable && !header;
       }
     }
-    for (let ch = el.firstElementChild; ch; ch = ch.nextElementSibling) visit(ch, next);
-    if (el.shadowRoot) for (let ch = el.shadowRoot.firstElementChild; ch; ch = ch.nextElementSibling) visit(ch, next);
+    if (tag !== 'TR') {
+      const kind = rowKind(c, rows, el);
+      // An ARIA row is data, as a data table's row is; a list item keeps its list's furniture rules.
+      // A row that names nothing (a list item holding only a link) leaves the outer row in charge.
+      if (kind && rowKey(c, rows, el)) next = { ...next, row: el, dataRow: kind === 'aria' ? true : next.dataRow };
+      else if (role === 'row') next = { ...next, row: null };
+    }
+    // The flat tree (DOM §4.2.2.3), as the accessibility tree follows it: a shadow host's shadow tree in place of
+    // its children, and a slot's assigned elements (else its fallback content) in place of the slot.
+    // A slot with assigned text only renders that text, not its fallback.
+    const slotted = tag === 'SLOT' && (el as HTMLSlotElement).assignedNodes().length > 0;
+    if (slotted) for (const ch of (el as HTMLSlotElement).assignedElements()) visit(ch, next);
+    else if (el.shadowRoot) for (let ch = el.shadowRoot.firstElementChild; ch; ch = ch.nextElementSibling) visit(ch, next);
+    else for (let ch = el.firstElementChild; ch; ch = ch.nextElementSibling) visit(ch, next);
   };
 
   const root = doc.documentElement;
-  if (root) visit(root, { ancestors: [], scope: [], row: null, dataRow: false, dataTable: false });
+  if (root) visit(root, { ancestors: [], scope: [], row: null, blocked: modal !== null, dataRow: false, dataTable: false });
   const body = doc.body;
   const text = body && body.tagName !== 'FRAMESET' ? normalize(body.innerText) : '';
   return { controls, paths: [...paths].sort(), text, title, url: doc.URL };

@@ -7,9 +7,12 @@ import { z } from 'zod';
 export const Verb = z.enum(['invoke', 'set_value', 'select', 'toggle', 'read']);
 export type Verb = z.infer<typeof Verb>;
 
-/** One link of a scope chain, outermost first: the frame, a named container, a table row. */
+/**
+ * One link of a scope chain, outermost first: the frame, a named container, a dialog (named or not), a landmark
+ * (banner, navigation, main, contentinfo, complementary, search: named by its accessible name, else its role), a row.
+ */
 export const ScopeLink = z.strictObject({
-  role: z.enum(['frame', 'row', 'group', 'dialog', 'table', 'form', 'region']),
+  role: z.enum(['frame', 'row', 'group', 'dialog', 'table', 'form', 'region', 'landmark']),
   name: z.string(),
 });
 export type ScopeLink = z.infer<typeof ScopeLink>;
@@ -31,6 +34,10 @@ export const Control = z.strictObject({
   disabled: z.boolean().optional(),
   /** The field hides what is typed into it (a password field): the only kind a secret may be typed into. */
   secret: z.boolean().optional(),
+  /** aria-expanded (a <summary>: its <details> open), when the control carries it. */
+  expanded: z.boolean().optional(),
+  /** aria-selected of an option, tab, tree item or grid row, when the control carries it. */
+  selected: z.boolean().optional(),
 });
 export type Control = z.infer<typeof Control>;
 

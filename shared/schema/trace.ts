@@ -116,6 +116,16 @@ export const TraceEnd = z.strictObject({
   outcome: z.enum(['finished', 'failed']),
   code: z.string().optional(),
   message: z.string().optional(),
+  /** What the model API said it counted over the evening (absent for a model that reports nothing, e.g. scripted). */
+  usage: z
+    .strictObject({
+      requests: z.number().int().nonnegative(),
+      input_tokens: z.number().int().nonnegative(),
+      output_tokens: z.number().int().nonnegative(),
+      cache_read_input_tokens: z.number().int().nonnegative(),
+      cache_creation_input_tokens: z.number().int().nonnegative(),
+    })
+    .optional(),
 });
 
 export const TraceLine = z.discriminatedUnion('kind', [TraceStart, TraceLabel, TraceAct, TraceRefusal, TraceFinish, TraceEnd]);

@@ -4,7 +4,7 @@ import { test, expect, type Frame, type Locator, type Page } from '@playwright/t
 import { frameAt } from '../../runner/browser/frames.ts';
 import { elementOf, observePage } from '../../runner/browser/observe.ts';
 import { frameKey, parseRef } from '../../shared/ref.ts';
-import { VERBS_BY_ROLE } from '../../shared/dom/walk.ts';
+import { LANDMARK_ROLES, VERBS_BY_ROLE } from '../../shared/dom/walk.ts';
 import type { Control, Observation, ScopeLink } from '../../shared/schema/observation.ts';
 import { startBank } from '../../demo/plumbline/server.ts';
 import { serveFixtures } from '../fixtures/server.ts';
@@ -29,6 +29,10 @@ function scopeLocator(frame: Frame, scope: readonly ScopeLink[]): Locator {
     if (link.role === 'row') {
       const cell = frame.locator('td, th').filter({ hasText: new RegExp(`^\\s*${escapeRegex(link.name)}\\s*$`) });
       loc = loc.locator('tr').filter({ has: cell });
+    } else if (link.role === 'landmark') {
+      // A landmark named by its role (unnamed), else any landmark role with that accessible name.
+      const named = [...LANDMARK_ROLES].map((r) => loc.getByRole(r as AriaRole, { name: link.name, exact: true }));
+      loc = LANDMARK_ROLES.has(link.name) ? loc.getByRole(link.name as AriaRole) : named.reduce((a, b) => a.or(b));
     } else {
       loc = loc.getByRole(link.role, { name: link.name, exact: true });
     }
@@ -79,7 +83,10 @@ async function checkAgainstOracle(page: Page, obs: Observation): Promise<Checked
     }
     // The other way round: every control role Playwright sees in the frame, the walker reports too.
     for (const role of Object.keys(VERBS_BY_ROLE)) {
-      const theirs = await frame.getByRole(role as AriaRole).count();
+      // A native <select>'s options are the select's `options`, not controls of their own.
+      const theirs = await frame
+        .getByRole(role as AriaRole)
+        .evaluateAll((els) => els.filter((e) => !(e.tagName === 'OPTION' && e.closest('select, datalist'))).length);
       const ours = f.controls.filter((c) => c.role === role).length;
       if (theirs !== ours) mismatches.push(`frame '${key}' role ${role}: getByRole counts ${theirs}, walker ${ours}`);
     }

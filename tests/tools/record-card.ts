@@ -13,6 +13,7 @@ import { observePage } from '../../runner/browser/observe.ts';
 import { BrowserSurface } from '../../runner/browser/surface.ts';
 import { runCapability } from '../../runner/run.ts';
 import { fingerprint } from '../../shared/fingerprint.ts';
+import { WALKER_VERSION } from '../../shared/dom/version.ts';
 import { loadCapability, type Capability } from '../../shared/schema/index.ts';
 import type { Resolution, Surface } from '../../shared/surface.ts';
 
@@ -109,7 +110,7 @@ async function main(): Promise<void> {
     if (result.word !== 'SUCCESS') throw new Error(`recording replay ended ${result.word} ${result.code}: ${result.message}`);
     for (const [id, t] of Object.entries(raw.targets)) {
       const r = seen.get(id);
-      if (r?.ok && r.control) t.fingerprint.value = fingerprint(r.control, t.fingerprint.over);
+      if (r?.ok && r.control) t.fingerprint.value = fingerprint(r.control, t.fingerprint.over, WALKER_VERSION);
     }
     await writeFile(CARD, `${JSON.stringify(raw, null, 2)}\n`);
     process.stderr.write(`recorded ${Object.keys(raw.screens).length} screens and ${seen.size} targets into ${CARD}\n`);

@@ -48,6 +48,11 @@ describe('AnthropicModel against a fake Messages API', () => {
     // Only the latest screen is sent in full; the first is compacted.
     expect(JSON.stringify(body.messages[0])).not.toContain('Operator ID');
     expect(model.sizes).toHaveLength(2);
+    // The API's own counts, summed over both requests (the fake counts a token per four characters, 10 per block + 5).
+    const usage = model.usage();
+    expect(usage.requests).toBe(2);
+    expect(usage.output_tokens).toBe(10 * 3 + 5 + (10 * 1 + 5));
+    expect(usage.input_tokens).toBe(fake.bodies.reduce((n, b) => n + Math.ceil(b.length / 4), 0));
   });
 
   it('reports a broken request shape (a missing tool_result) as a problem of the fake, proving the check can fail', async () => {
@@ -72,5 +77,18 @@ describe('AnthropicModel against a fake Messages API', () => {
     });
     expect(new AnthropicModel(anthropicOptionsFromEnv({ ANTHROPIC_API_KEY: 'k' })).name).toBe(DEFAULT_ANTHROPIC_MODEL);
     expect(() => anthropicOptionsFromEnv({})).toThrow(ModelConfigError);
+  });
+
+  it('refuses a deprecated model before any request, naming the model to use', () => {
+    let thrown: unknown;
+    try {
+      new AnthropicModel({ apiKey: 'k', model: 'claude-sonnet-4-5' });
+    } catch (e) {
+      thrown = e;
+    }
+    expect(thrown).toBeInstanceOf(ModelConfigError);
+    expect(thrown).toMatchObject({ code: 'MODEL_DEPRECATED' });
+    expect((thrown as Error).message).toContain(`use ${DEFAULT_ANTHROPIC_MODEL}`);
+    expect((thrown as Error).message).not.toContain('k');
   });
 });

@@ -83,8 +83,9 @@ describe('one at a time, in order', () => {
       settle: { quietMs: 0, pollMs: 1 },
     });
     await guard.show();
-    const outs = await Promise.all(FILL_FILL_CLICK.map((c, i) => guard.handle({ id: `x${i}`, ...c })));
-    expect(outs.map((o) => o.ok)).toEqual([true, true, true]);
+    const calls = [{ name: 'assert_screen', input: { label: 'signon' } }, ...FILL_FILL_CLICK];
+    const outs = await Promise.all(calls.map((c, i) => guard.handle({ id: `x${i}`, ...c })));
+    expect(outs.map((o) => o.ok)).toEqual([true, true, true, true]);
     expect(surface.log).toEqual(['start set_value |c0', 'end set_value |c0', 'start set_value |c1', 'end set_value |c1', 'start invoke |c2', 'end invoke |c2']);
   });
 });

@@ -3,8 +3,11 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parsePost } from '../../runner/cli/compile.ts';
-import { cardBytes, compile } from '../../shared/compile/compile.ts';
-import { TraceLine, type TraceAct } from '../../shared/schema/trace.ts';
+import { cardBytes, compile, entryOf } from '../../shared/compile/compile.ts';
+import { TRACE_SCHEMA_ID, TraceLine, type TraceAct } from '../../shared/schema/trace.ts';
+import { Guard } from '../../shared/author/guard.ts';
+import { Masker } from '../../shared/secrets.ts';
+import { FakeSurface, MemoryBook, control } from '../fixtures/author/fake-surface.ts';
 
 const BOOK = fileURLToPath(new URL('../fixtures/author/plumbline.trace.jsonl', import.meta.url));
 const GOLDEN = fileURLToPath(new URL('../../capabilities/plumbline-place-hold.authored.json', import.meta.url));
@@ -130,5 +133,97 @@ describe('handrail compile --post', () => {
     });
     expect(() => parsePost(['add_note=shows:x'])).toThrow(/step=text:WORDS or step=control:ROLE:NAME/);
     expect(() => parsePost(['add_note=control:link'])).toThrow(/ROLE:NAME/);
+  });
+});
+
+describe('the entry is blanked as its surface declares', () => {
+  it('a URL loses its origin; a terminal entry (host:port) is blanked whole; nothing else is touched', () => {
+    expect(entryOf('http://127.0.0.1:8080/signon?x=1', 'browser', true)).toBe('{{env.BASE_URL}}/signon?x=1');
+    expect(entryOf('file:///tmp/page.html', 'browser', true)).toBe('file:///tmp/page.html');
+    expect(entryOf('127.0.0.1:3270', 'tn3270', true)).toBe('{{env.BASE_URL}}');
+    expect(entryOf('com.apple.TextEdit', 'macos', true)).toBe('com.apple.TextEdit');
+    expect(entryOf('http://127.0.0.1:8080/signon', 'browser', false)).toBe('http://127.0.0.1:8080/signon');
+  });
+
+  it('a book from another surface is held to that surface: browser rungs and frame scopes do not load on tn3270', () => {
+    const lines = book();
+    const start = lines[0];
+    if (start?.kind !== 'start') throw new Error('the fixture book starts with its start line');
+    const terminal = compile([{ ...start, surface: 'tn3270', entry: '127.0.0.1:3270' }, ...lines.slice(1)]);
+    expect(terminal.ok).toBe(false);
+    if (!terminal.ok) expect(terminal.holes.map((h) => h.message).join('\n')).toMatch(/tn3270 surface cannot resolve a "css" rung/);
+  });
+});
+
+describe('the guard and the compiler agree on which screens are labelled', () => {
+  it('a screen the guard calls already labelled (similar furniture) is no unlabelled landing to the compiler', async () => {
+    const links = Array.from({ length: 30 }, (_, i) => control(`|c${i}`, 'link', `Item ${i}`));
+    const surface = new FakeSurface({
+      list: { controls: [...links, control('|c30', 'button', 'Refresh')], text: 'LIST', next: { '|c30': 'refreshed' } },
+      // One banner more than the list (and the fake's own screen path differs): Jaccard 31/34, the similar tier names it `list`.
+      refreshed: { controls: [...links, control('|c30', 'button', 'Refresh'), control('|c31', 'link', 'Updated')], text: 'LIST' },
+    }, 'list');
+    const book = new MemoryBook();
+    const guard = new Guard({
+      surface, book, masker: new Masker([]), goal: 'refresh', inputs: [],
+      owner: { ask: () => Promise.resolve({ answer: 'navigate', name: 'Olive Owner' }) },
+      settle: { quietMs: 0, pollMs: 1 },
+    });
+    await guard.show();
+    expect((await guard.handle({ id: 'a', name: 'assert_screen', input: { label: 'list' } })).ok).toBe(true);
+    const acted = await guard.handle({ id: 'b', name: 'act', input: { row: 31, verb: 'invoke' } });
+    expect(acted.text).toContain('the screen changed to list');
+    await guard.show();
+    expect((await guard.handle({ id: 'c', name: 'assert_screen', input: { label: 'refreshed' } })).text).toContain('(ALREADY_LABELLED)');
+    expect((await guard.handle({ id: 'd', name: 'finish', input: { label: 'list' } })).ok).toBe(true);
+    const start = TraceLine.parse({
+      seq: 0, at: '2026-12-01T00:00:00.000Z', kind: 'start', schema: TRACE_SCHEMA_ID, goal: 'refresh', entry: 'fake://list',
+      inputs: [], walker: surface.observer, author: { kind: 'model', model: 'list' }, surface: 'browser',
+    });
+    const lines = [start, ...book.lines.map((l) => TraceLine.parse(l))];
+    const r = compile(lines, { id: 'refresh' });
+    expect(r.ok ? [] : r.holes.map((h) => h.code)).not.toContain('UNLABELLED_LANDING');
+    expect(r.ok ? [] : r.holes.map((h) => h.code)).not.toContain('UNLABELLED_SCREEN');
+  });
+});
+
+describe('two controls with one role and name in different places', () => {
+  it('are two targets, each with its own fingerprint, so replay of a correct page never mismatches', async () => {
+    // The header's "Log in" opens a modal dialog whose own "Log in" is then the only one offered (the header's is
+    // behind the modal), so both are found by role and name alone at scope [] — yet they are different elements.
+    const header = control('|c0', 'button', 'Log in', { ancestors: ['banner'] });
+    const inDialog = control('|c1', 'button', 'Log in', { ancestors: ['dialog', 'form'] });
+    const surface = new FakeSurface({
+      home: { controls: [header], text: 'HOME', next: { '|c0': 'dialog' } },
+      dialog: { controls: [control('|c0', 'textbox', 'User'), inDialog], text: 'SIGN IN', next: { '|c1': 'done' } },
+      done: { controls: [control('|c0', 'link', 'Log out')], text: 'WELCOME' },
+    }, 'home');
+    const book = new MemoryBook();
+    const guard = new Guard({
+      surface, book, masker: new Masker([]), goal: 'log in', inputs: [],
+      owner: { ask: () => Promise.resolve({ answer: 'navigate', name: 'Olive Owner' }) },
+      settle: { quietMs: 0, pollMs: 1 },
+    });
+    const say = async (name: string, input: unknown) => {
+      await guard.show();
+      const out = await guard.handle({ id: name, name, input });
+      expect(out.ok, out.text).toBe(true);
+    };
+    await say('assert_screen', { label: 'home' });
+    await say('act', { row: 1, verb: 'invoke' });
+    await say('assert_screen', { label: 'sign_in' });
+    await say('act', { row: 2, verb: 'invoke' });
+    await say('assert_screen', { label: 'welcome' });
+    await say('finish', { label: 'welcome' });
+    const start = TraceLine.parse({
+      seq: 0, at: '2026-12-01T00:00:00.000Z', kind: 'start', schema: TRACE_SCHEMA_ID, goal: 'log in', entry: 'fake://home',
+      inputs: [], walker: surface.observer, author: { kind: 'model', model: 'list' }, surface: 'browser',
+    });
+    const lines = [start, ...book.lines.map((l) => TraceLine.parse(l))];
+    const r = compile(lines, { id: 'log_in' });
+    if (!r.ok) throw new Error(JSON.stringify(r.holes));
+    const acts = lines.filter((l): l is TraceAct => l.kind === 'act');
+    expect(r.card.steps.map((s) => r.card.targets[s.target]?.fingerprint.value)).toEqual(acts.map((a) => a.fingerprint.value));
+    expect(new Set(r.card.steps.map((s) => s.target)).size).toBe(2);
   });
 });

@@ -6,8 +6,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Replay } from '../../runner/engine/engine.ts';
 import { Journal } from '../../runner/engine/journal.ts';
 import { Evidence, LOG_FILE, verifyEvidence } from '../../runner/evidence.ts';
-import { intentOf } from '../../runner/intent.ts';
+import { intentOf, storeIn } from '../../runner/intent.ts';
 import { runCapability } from '../../runner/run.ts';
+import { LocalReferee } from '../../runner/escalate/local.ts';
+import { cardDiff } from '../../runner/diff.ts';
+import { CountedModel, Scout } from '../../runner/escalate/scout.ts';
+import { ScriptedModel, type Script } from '../../shared/author/scripted.ts';
+import { NONE, type Referee, type RefereeQuestion, type Verdict } from '../../runner/escalate/referee.ts';
 import { Capability, type CapabilityInput } from '../../shared/schema/capability.ts';
 import { RunResult } from '../../shared/schema/result.ts';
 import { Masker } from '../../shared/secrets.ts';
@@ -174,7 +179,7 @@ interface Run {
 }
 
 /** One replay of `card` over `surface`, with evidence in a fresh directory and, if given, a journal file. */
-async function replay(surface: MemorySurface, card: Capability, opts: { journal?: string; inputs?: Record<string, string> } = {}): Promise<Run> {
+async function replay(surface: MemorySurface, card: Capability, opts: { journal?: string; inputs?: Record<string, string>; referee?: Referee; scout?: Scout } = {}): Promise<Run> {
   const runId = `run-${++runs}`;
   const masker = new Masker([{ name: 'password', value: PASSWORD }]);
   const dir = path.join(tmp, runId);
@@ -183,7 +188,7 @@ async function replay(surface: MemorySurface, card: Capability, opts: { journal?
   const progress: string[] = [];
   try {
     const result = await new Replay(
-      { card, inputs: opts.inputs ?? INPUTS, entry: card.entry, runId, masker, evidence, journal, progress: (l) => progress.push(l) },
+      { card, inputs: opts.inputs ?? INPUTS, entry: card.entry, runId, masker, evidence, journal, progress: (l) => progress.push(l), ...(opts.referee ? { referee: opts.referee } : {}), ...(opts.scout ? { scout: opts.scout } : {}) },
       surface,
     ).run();
     // As runner/run.ts does: a run that pressed a commit leaves its receipt in the journal.
@@ -598,6 +603,36 @@ describe('REFUSED, before any surface opens (runner/run.ts preflight)', () => {
   });
 });
 
+describe('BUSY, when another run holds the same intent (runner/lease.ts)', () => {
+  it('a second run of the same card and inputs is BUSY and retryable while the first is pressing, and opens nothing', async () => {
+    const store = storeIn(path.join(tmp, 'home'));
+    const first = new MemorySurface(bank());
+    let release: () => void = () => undefined;
+    let pressing: () => void = () => undefined;
+    const atCommit = new Promise<void>((r) => (pressing = r));
+    first.onAct = (a) =>
+      a.element === 'F10=Post Hold' ? (pressing(), new Promise<void>((r) => (release = r))) : undefined;
+    const card = cardFor(first);
+    const common = { card, inputs: INPUTS, env: {}, store, allowUnapproved: true };
+    const running = runCapability({ ...common, surface: () => Promise.resolve(first), evidenceDir: path.join(tmp, `busy-${++runs}`) });
+    await atCommit;
+    let opened = 0;
+    const second = await runCapability({
+      ...common,
+      surface: () => {
+        opened++;
+        return Promise.resolve(new MemorySurface(bank()));
+      },
+      evidenceDir: path.join(tmp, `busy-${++runs}`),
+    });
+    expect(second).toMatchObject({ word: 'BUSY', code: 'BUSY', retryable: true, steps_done: 0 });
+    expect(opened).toBe(0);
+    release();
+    expect((await running).word).toBe('SUCCESS');
+    expect(first.presses('F10=Post Hold')).toBe(1);
+  });
+});
+
 describe('the truth of the word (docs/ARCHITECTURE.md, "The truth of the word")', () => {
   /** The bank with a refusal page that has the result page's furniture and other words. */
   function refusingBank(): MemoryApp {
@@ -685,5 +720,162 @@ describe('the truth of the word (docs/ARCHITECTURE.md, "The truth of the word")'
     const result = await replayer.run();
     await evidence.close();
     expect(result).toMatchObject({ word: 'SUCCESS', llm_calls: 3, classifier_calls: 1 });
+  });
+});
+
+describe('the escalation ladder\'s first rung: the referee (docs/ARCHITECTURE.md, "The escalation ladder")', () => {
+  /** Extra furniture on a screen the card recorded: three new paths take the review screen below the similar tier. */
+  const drift = (app: MemoryApp, screen: string, n: number): void => {
+    for (let i = 0; i < n; i++) app.screens[screen]?.furniture?.push(`strong 'NOTICE ${i}'`);
+  };
+  const evidenceOf = async (dir: string): Promise<Array<{ kind: string; data: Record<string, unknown> }>> =>
+    (await fs.readFile(path.join(dir, LOG_FILE), 'utf8'))
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { kind: string; data: Record<string, unknown> });
+
+  it('names a drifted screen no tier could name, once the furniture agrees, and the run goes on to SUCCESS', async () => {
+    const app = bank();
+    const s = new MemorySurface(app);
+    const card = cardFor(s);
+    drift(app, 'review', 3);
+    const without = await replay(new MemorySurface(app), card);
+    expect(without.result).toMatchObject({ word: 'FAILED', at_step: 'sign_on', classifier_calls: 0 });
+    const referee = new LocalReferee();
+    const { result, evidence } = await replay(s, card, { referee });
+    expect(result).toMatchObject({ word: 'SUCCESS', classifier_calls: 1, llm_calls: 0, outputs: { confirmation: '123456' } });
+    const lines = await evidenceOf(evidence);
+    const verdict = lines.find((l) => l.kind === 'referee');
+    expect(verdict?.data).toMatchObject({ backend: 'local', judgement: { kind: 'named', label: 'review' } });
+    expect(s.presses('F10=Post Hold')).toBe(1);
+  });
+
+  it('proposes a repair beside the evidence, never applied: a draft with the screen re-recorded and a review note', async () => {
+    const app = bank();
+    const s = new MemorySurface(app);
+    const card = cardFor(s);
+    const before = JSON.stringify(card);
+    drift(app, 'review', 3);
+    const evidenceDir = path.join(tmp, `repair-${++runs}`);
+    const result = await runCapability({ card, inputs: INPUTS, env: {}, surface: () => Promise.resolve(s), evidenceDir, allowUnapproved: true, referee: new LocalReferee() });
+    expect(result).toMatchObject({ word: 'SUCCESS', classifier_calls: 1 });
+    expect(JSON.stringify(card)).toBe(before);
+    const proposed = Capability.parse(JSON.parse(await fs.readFile(`${evidenceDir}.proposed.json`, 'utf8')));
+    expect(proposed.lifecycle.state).toBe('draft');
+    expect(proposed.lifecycle.review_notes.join('\n')).toMatch(/local referee named screen review after step sign_on/);
+    const changes = cardDiff(card, proposed);
+    expect(changes.filter((c) => c.area === 'screens').map((c) => c.key)).toEqual(['review']);
+    expect(changes.find((c) => c.area === 'screens')?.detail).toContain("+ strong 'NOTICE 0'");
+  });
+
+  it('says none of these to a result whose marks are gone: the commit stays in doubt, and it is asked once', async () => {
+    const app = bank();
+    const s = new MemorySurface(app);
+    const card = cardFor(s, (c) => {
+      const posted = c.screens['posted'];
+      if (posted) posted.marks = { paths: ["heading 'Hold Posted'"], text: [] };
+    });
+    const posted = app.screens['posted'];
+    if (posted) posted.furniture = ["heading 'Hold Accepted'"];
+    const { result, evidence } = await replay(s, card, { referee: new LocalReferee() });
+    expect(result).toMatchObject({ word: 'UNSAFE_TO_RETRY', code: 'COMMIT_IN_DOUBT', classifier_calls: 1 });
+    const lines = await evidenceOf(evidence);
+    expect(lines.filter((l) => l.kind === 'referee').map((l) => (l.data['judgement'] as { kind: string }).kind)).toEqual(['none']);
+    expect(lines.filter((l) => l.kind === 'ladder').map((l) => l.data['decision'])).toEqual([{ ask: 'referee' }, { stop: 'exhausted' }]);
+  });
+
+  /** A referee that answers what it is told to, whatever the page shows. */
+  class Scripted implements Referee {
+    readonly name = 'scripted';
+    readonly kind = 'model' as const;
+    calls = 0;
+    constructor(private readonly answer: (q: RefereeQuestion) => Verdict | Error) {}
+    ask(q: RefereeQuestion): Promise<Verdict> {
+      this.calls++;
+      const a = this.answer(q);
+      return a instanceof Error ? Promise.reject(a) : Promise.resolve(a);
+    }
+  }
+
+  it('refuses a confident wrong verdict the furniture contradicts, and the run ends as it would without a referee', async () => {
+    const app = bank();
+    const s = new MemorySurface(app);
+    const card = cardFor(s);
+    el(app, 'review', 'F10=Post Hold').on = { invoke: 'maintenance' };
+    const liar = new Scripted(() => ({ backend: 'scripted', probabilities: { posted: 0.99, [NONE]: 0.01 } }));
+    const { result, evidence } = await replay(s, card, { referee: liar });
+    expect(result).toMatchObject({ word: 'UNSAFE_TO_RETRY', code: 'COMMIT_IN_DOUBT', llm_calls: 1 });
+    const verdict = (await evidenceOf(evidence)).find((l) => l.kind === 'referee');
+    expect(verdict?.data['judgement']).toMatchObject({ kind: 'refused', label: 'posted' });
+  });
+
+  it('climbs past a referee that cannot answer, and records why without any secret', async () => {
+    const app = bank();
+    const s = new MemorySurface(app);
+    const card = cardFor(s);
+    drift(app, 'review', 3);
+    const down = new Scripted(() => new Error(`upstream 503 for ${PASSWORD}`));
+    const { result, evidence } = await replay(s, card, { referee: down });
+    expect(result).toMatchObject({ word: 'FAILED', at_step: 'sign_on', llm_calls: 1 });
+    const log = await fs.readFile(path.join(evidence, LOG_FILE), 'utf8');
+    expect(log).toContain('referee_unavailable');
+    expect(log).not.toContain(PASSWORD);
+  });
+});
+
+describe('the escalation ladder\'s second rung: the scout', () => {
+  const scoutOf = (turns: Script['turns']): Scout => new Scout(new CountedModel(new ScriptedModel({ turns })), 300);
+  const drift = (app: MemoryApp, screen: string, n: number): void => {
+    for (let i = 0; i < n; i++) app.screens[screen]?.furniture?.push(`strong 'NOTICE ${i}'`);
+  };
+
+  it('a scout that names the reworded result is not believed for a screen after a commit: in doubt, and a repair proposed', async () => {
+    const app = bank();
+    const s = new MemorySurface(app);
+    const card = cardFor(s, (c) => {
+      const posted = c.screens['posted'];
+      if (posted) posted.marks = { paths: ["heading 'Hold Posted'"], text: [] };
+    });
+    const posted = app.screens['posted'];
+    if (posted) posted.furniture = ["heading 'Hold Accepted'"];
+    const scout = scoutOf([[{ tool: 'finish', label: 'posted' }]]);
+    const evidenceDir = path.join(tmp, `scout-${++runs}`);
+    const result = await runCapability({ card, inputs: INPUTS, env: {}, surface: () => Promise.resolve(s), evidenceDir, allowUnapproved: true, referee: new LocalReferee(), scout });
+    // The furniture agrees, but a refusal could share it: only the marks prove the hold was posted.
+    expect(result).toMatchObject({ word: 'UNSAFE_TO_RETRY', code: 'COMMIT_IN_DOUBT', classifier_calls: 1, llm_calls: 1 });
+    const log = await fs.readFile(path.join(evidenceDir, LOG_FILE), 'utf8');
+    expect(log).toContain('"judgement":{"kind":"unproven","label":"posted"');
+    const proposed = Capability.parse(JSON.parse(await fs.readFile(`${evidenceDir}.proposed.json`, 'utf8')));
+    expect(proposed.lifecycle.review_notes.join('\n')).toMatch(/scout named screen posted after step post, but .* its marks did not show.*set marks that prove the effect/);
+    expect(s.presses('F10=Post Hold')).toBe(1);
+  });
+
+  it('is refused when it tries to press a commit, and its naming still has to agree with the furniture', async () => {
+    const app = bank();
+    const s = new MemorySurface(app);
+    const card = cardFor(s);
+    drift(app, 'review', 3);
+    const scout = scoutOf([[{ tool: 'act', match: "button 'F10=Post Hold'", verb: 'invoke' }], [{ tool: 'finish', label: 'review' }]]);
+    const { result, evidence } = await replay(s, card, { scout });
+    expect(result).toMatchObject({ word: 'SUCCESS', llm_calls: 2 });
+    // The engine pressed Post Hold once, as the card says; the scout never did.
+    expect(s.presses('F10=Post Hold')).toBe(1);
+    const log = await fs.readFile(path.join(evidence, LOG_FILE), 'utf8');
+    expect(log).toMatch(/refused act: .*F10=Post Hold.* may change data \(commit struck off\)/);
+  });
+
+  it('a scout that names a screen the page contradicts is refused; one that wanders names nothing; the run ends as before', async () => {
+    const app = bank();
+    const s = new MemorySurface(app);
+    const card = cardFor(s);
+    drift(app, 'review', 3);
+    const liar = scoutOf([[{ tool: 'finish', label: 'already' }]]);
+    const lied = await replay(s, card, { scout: liar });
+    expect(lied.result).toMatchObject({ word: 'FAILED', at_step: 'sign_on', llm_calls: 1 });
+    expect(await fs.readFile(path.join(lied.evidence, LOG_FILE), 'utf8')).toContain('"judgement":{"kind":"refused"');
+    const s2 = new MemorySurface(app);
+    const wanderer = scoutOf([[{ tool: 'act', match: "link 'Cancel'", verb: 'invoke' }], [], [], []]);
+    const wandered = await replay(s2, card, { scout: wanderer });
+    expect(wandered.result).toMatchObject({ word: 'FAILED', llm_calls: 4 });
   });
 });

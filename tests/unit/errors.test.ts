@@ -1,10 +1,16 @@
 // One base error: every code the product raises maps once to a typed word and an exit code, a refusal is data ({code, path, message}), and codes are read across realms without instanceof.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { JournalError } from '../../runner/engine/journal.ts';
 import { EvidenceError } from '../../runner/evidence.ts';
-import { UsageError } from '../../runner/cli/errors.ts';
+import { renderRefusal, reportError, UsageError } from '../../runner/cli/errors.ts';
+import { LeaseError } from '../../runner/lease.ts';
+import { SurfaceChoiceError } from '../../runner/surfaces.ts';
+import { ModelConfigError } from '../../runner/author/anthropic.ts';
+import { PatternError } from '../../shared/regex.ts';
+import { SecretError } from '../../shared/secrets.ts';
+import { SurfaceError } from '../../shared/surface.ts';
 import { OwnerError } from '../../shared/author/ports.ts';
-import { ErrorCode, errorCodeOf, exitCodeOf, HandrailError, Refusal, refusalOf, wordOf } from '../../shared/errors.ts';
+import { ErrorCode, errorCodeOf, exitCodeOf, HandrailError, Refusal, refusalLine, refusalOf, wordOf } from '../../shared/errors.ts';
 import { Code, EXIT_CODE, Word } from '../../shared/schema/result.ts';
 
 describe('the closed set of codes', () => {
@@ -56,5 +62,37 @@ describe('reading a code from any realm', () => {
     expect(errorCodeOf(crossed)).toBe('NO_SESSION');
     expect(errorCodeOf(Object.assign(new Error('x'), { code: 'ENOENT' }))).toBeUndefined();
     expect(refusalOf(new TypeError('undefined is not a function'))).toEqual({ code: 'INTERNAL', path: '', message: 'undefined is not a function' });
+  });
+});
+
+describe('every error class the product raises', () => {
+  it('carries a code from the one table, so every surface renders it as a refusal', () => {
+    const raised = [
+      new LeaseError('LEASE_IO', 'cannot write the lease'),
+      new SurfaceChoiceError({ code: 'UNKNOWN_SURFACE', surface: 'x', message: 'no surface x' }),
+      new ModelConfigError('no key'),
+      new PatternError('bad pattern'),
+      new SecretError('SECRET_TOO_SHORT', 'too short'),
+      new SurfaceError('TIMEOUT', 'slow'),
+    ];
+    for (const e of raised) expect(errorCodeOf(e), e.name).toBeDefined();
+    expect(raised.map((e) => refusalOf(e).code)).toEqual(['LEASE_IO', 'UNKNOWN_SURFACE', 'MODEL_NOT_CONFIGURED', 'PATTERN_INVALID', 'SECRET_TOO_SHORT', 'TIMEOUT']);
+  });
+});
+
+describe('the CLI renders a refusal from its data', () => {
+  it('puts the code first and the path when the message does not name it; a bug is one line and exit 70', () => {
+    expect(renderRefusal({ code: 'MISSING_INPUT', path: 'inputs.reason', message: 'a value is required' })).toBe('handrail: MISSING_INPUT: a value is required (at inputs.reason)');
+    // The side panel renders the worker's refusal with the same line, less the command's name.
+    expect(refusalLine({ code: 'NO_SESSION', message: 'no session s1', path: '' })).toBe('NO_SESSION: no session s1');
+    const err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      expect(reportError(new HandrailError('CARD_INVALID', 'steps.3.target: no such target', 'steps.3.target'))).toBe(2);
+      expect(String(err.mock.calls.at(-1)?.[0])).toBe('handrail: CARD_INVALID: steps.3.target: no such target\n');
+      expect(reportError(new TypeError('x is undefined'))).toBe(70);
+      expect(err.mock.calls.map((c) => String(c[0])).join('')).not.toMatch(/at .*\.ts:\d+/);
+    } finally {
+      err.mockRestore();
+    }
   });
 });

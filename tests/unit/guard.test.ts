@@ -84,10 +84,19 @@ describe('the guard refuses, doing nothing, and keeps each refusal in the book',
   it('a call after one that changed the screen, in the same message', async () => {
     const { guard, book } = setup();
     await guard.show();
+    await guard.handle({ id: 'l', name: 'assert_screen', input: { label: 'signon' } });
     await guard.handle({ id: 'a', name: 'act', input: { row: 3, verb: 'invoke' } });
     const out = await guard.handle({ id: 'b', name: 'act', input: { row: 1, verb: 'set_value', value: '{{input.operator_id}}' } });
     expect(out.text).toContain('(SCREEN_CHANGED)');
-    expect(book.lines.map((l) => (l as { kind: string }).kind)).toEqual(['act', 'refusal']);
+    expect(book.lines.map((l) => (l as { kind: string }).kind)).toEqual(['label', 'act', 'refusal']);
+  });
+
+  it('an action on a screen nobody has labelled yet', async () => {
+    const { out, book, surface } = await refused({ row: 3, verb: 'invoke' });
+    expect(out.text).toContain('(UNLABELLED_SCREEN)');
+    expect(out.text).toContain('assert_screen');
+    expect(book.lines).toEqual([expect.objectContaining({ kind: 'refusal', code: 'UNLABELLED_SCREEN' })]);
+    expect(surface.log).toEqual([]);
   });
 
   it('a label that already names another screen', async () => {

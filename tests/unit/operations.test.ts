@@ -65,9 +65,10 @@ describe('the operations table', () => {
         settle: { quietMs: 0, pollMs: 1 },
       });
       await guard.show();
+      await guard.handle({ id: 'l', name: 'assert_screen', input: { label: 's' } });
       const out = await guard.handle({ id: 'a', name: 'act', input: { row: 1, verb, ...(takesValue(verb) ? { value: 'x' } : {}) } });
       expect(out.ok, out.text).toBe(true);
-      const line = book.lines[0] as { effect: { kind: string; by: string } };
+      const line = book.lines[1] as { effect: { kind: string; by: string } };
       const rule = VERBS[verb].sticker;
       expect(line.effect).toMatchObject(rule === 'by_risk' ? { kind: 'commit', by: 'owner' } : { kind: rule, by: 'rule' });
       expect(asked).toBe(rule === 'by_risk' ? 1 : 0);

@@ -1,4 +1,5 @@
 // A card's surface is chosen in one place, by its own `surface`: a surface not built yet is refused by name before anything opens, a card may use only what its surface declares, a new surface is added by following docs/ARCHITECTURE.md's checklist, and the engine never sees the process environment.
+import type { SurfaceName } from '../../shared/surfaces.ts';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -41,7 +42,8 @@ function terminalApp(): MemoryApp {
 
 /** Step 1 of "How to add a surface": a Surface that says which declared surface it is. */
 class FakeTerminal extends MemorySurface {
-  readonly kind = 'tn3270' as const;
+  override readonly kind: SurfaceName = 'tn3270';
+  override readonly observer = 'fake-terminal/1';
 }
 
 function terminalCard(s: MemorySurface, edit: (c: CapabilityInput) => void = () => undefined): CapabilityInput {
@@ -186,8 +188,9 @@ describe('a card is checked against its surface\'s declaration', () => {
         settle: { quietMs: 0, pollMs: 1 },
       });
       await guard.show();
+      await guard.handle({ id: 'l', name: 'assert_screen', input: { label: 'here' } });
       expect((await guard.handle({ id: 'a', name: 'act', input: { row: 1, verb: 'invoke' } })).ok).toBe(true);
-      expect((book.lines[0] as { effect: unknown }).effect, kind).toMatchObject(expected);
+      expect((book.lines[1] as { effect: unknown }).effect, kind).toMatchObject(expected);
     }
   });
 });

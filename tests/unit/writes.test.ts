@@ -105,6 +105,7 @@ describe('the guard and the compiler, watching writes', () => {
     const asked: OwnerQuestion[] = [];
     const { guard, book } = guardOver({ ask: (q) => (asked.push(q), policy.ask()) });
     await guard.show();
+    await guard.handle({ id: 'l', name: 'assert_screen', input: { label: 'desk' } });
     await guard.handle({ id: 'a', name: 'act', input: { row: 1, verb: 'invoke' } });
     await guard.show();
     await guard.handle({ id: 'b', name: 'act', input: { row: 3, verb: 'invoke' } });
@@ -125,11 +126,12 @@ describe('the guard and the compiler, watching writes', () => {
       settle: { quietMs: 0, pollMs: 1 }, writes: { origins: [APP], ignore: [] }, ownerTimeoutMs: 20,
     });
     await slow.show();
+    await slow.handle({ id: 'l', name: 'assert_screen', input: { label: 'desk' } });
     const out = await slow.handle({ id: 'a', name: 'act', input: { row: 3, verb: 'invoke' } });
     expect(out).toMatchObject({ ok: false });
     expect(out.text).toContain('(WRITE_REFUSED)');
     expect(out.text).toContain('did not answer in time');
     expect(surface.screen).toBe('desk');
-    expect(book.lines).toEqual([expect.objectContaining({ kind: 'act', asked: [{ write: `POST ${APP}/flag (form)`, answer: 'no_answer' }], writes: [expect.objectContaining({ fate: 'blocked' })] })]);
+    expect(book.lines).toEqual([expect.objectContaining({ kind: 'label' }), expect.objectContaining({ kind: 'act', asked: [{ write: `POST ${APP}/flag (form)`, answer: 'no_answer' }], writes: [expect.objectContaining({ fate: 'blocked' })] })]);
   });
 });

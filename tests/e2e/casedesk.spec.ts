@@ -1,0 +1,72 @@
+// CASEDESK, driven as a clerk drives it, in real Chromium: the four tasks its capabilities are for — add with Enter,
+// rename by double-click, assign through the custom combobox, close through the modal confirm — each confirmed by
+// the judge, with the server answering after random delays and a spinner while it does.
+import { expect, test } from '@playwright/test';
+import { DEMO_PASSWORD, startCaseDesk, type Desk } from '../../demo/casedesk/server.ts';
+
+let desk: Desk;
+test.beforeAll(async () => {
+  desk = await startCaseDesk({ delayMs: [300, 1200], seed: 7 });
+});
+test.afterAll(async () => {
+  await desk.close();
+});
+test.beforeEach(() => desk.store.reset());
+
+const judge = async (id: string) => (await (await fetch(`${desk.url}/_judge/cases/${id}`)).json()) as { case: { title: string; assignee: string | null; status: string }; writes: Record<string, number> };
+
+test('a clerk adds, renames, assigns and closes cases; each write reaches the store once', async ({ page }) => {
+  await page.goto(`${desk.url}/`);
+  // Two "Log in" buttons once the dialog is open: the header's and the dialog's.
+  await page.getByRole('button', { name: 'Log in' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Log in' });
+  await dialog.getByLabel('User name').fill('clerk');
+  await dialog.getByLabel('Password').fill(DEMO_PASSWORD);
+  await dialog.getByRole('button', { name: 'Log in' }).click();
+  await expect(page.getByRole('status')).toHaveText('Logged in as clerk');
+  const cases = page.getByRole('region', { name: 'Cases' });
+  await expect(cases.getByRole('listitem')).toHaveCount(4);
+
+  // Add with Enter: no button to press.
+  await cases.getByLabel('New case').fill('Burst pipe in a top-floor flat');
+  await expect(page.getByRole('progressbar', { name: 'Loading' })).toBeHidden();
+  await cases.getByLabel('New case').press('Enter');
+  await expect(page.getByRole('progressbar', { name: 'Loading' })).toBeVisible();
+  await expect(page.getByRole('status')).toHaveText('Added case C-1005: Burst pipe in a top-floor flat');
+  expect(((await (await fetch(`${desk.url}/_judge/added?title=${encodeURIComponent('Burst pipe in a top-floor flat')}`)).json()) as { presses: number }).presses).toBe(1);
+
+  // Rename by double-click on the title, Enter to save.
+  const row = cases.getByRole('listitem').filter({ hasText: 'C-1001' });
+  await row.getByText('Water damage, 14 Elm Street').dblclick();
+  await row.getByRole('textbox', { name: 'Case title' }).fill('Water damage, 16 Elm Street');
+  await row.getByRole('textbox', { name: 'Case title' }).press('Enter');
+  await expect(page.getByRole('status')).toHaveText('Renamed C-1001 to Water damage, 16 Elm Street');
+  expect((await judge('C-1001')).case.title).toBe('Water damage, 16 Elm Street');
+
+  // The row's actions are icon-only and appear on hover.
+  const assignIcon = cases.getByRole('listitem').filter({ hasText: 'C-1003' }).getByRole('button', { name: 'Assign case' });
+  await expect(assignIcon).toBeHidden();
+  await cases.getByRole('listitem').filter({ hasText: 'C-1003' }).hover();
+  await assignIcon.click();
+  const panel = page.getByRole('region', { name: /Assign C-1003/ });
+  await panel.getByRole('combobox', { name: 'Assignee' }).click();
+  await panel.getByRole('option', { name: 'Dana Kowalski' }).click();
+  await expect(panel.getByRole('combobox', { name: 'Assignee' })).toHaveValue('Dana Kowalski');
+  await panel.getByRole('button', { name: 'Assign' }).click();
+  await expect(page.getByRole('status')).toHaveText('Assigned C-1003 to Dana Kowalski');
+  expect(await judge('C-1003')).toMatchObject({ case: { assignee: 'Dana Kowalski' }, writes: { assigns: 1 } });
+
+  // Close through the modal: the page behind it is inert while it is open.
+  const row2 = cases.getByRole('listitem').filter({ hasText: 'C-1002' });
+  await row2.hover();
+  await row2.getByRole('button', { name: 'Close case' }).click();
+  const confirm = page.getByRole('dialog', { name: 'Close this case?' });
+  await expect(confirm).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Close case' })).toHaveCount(1); // only the dialog's: the rows are inert
+  await confirm.getByRole('button', { name: 'Close case' }).click();
+  await expect(page.getByRole('status')).toHaveText('Closed C-1002');
+  expect(await judge('C-1002')).toMatchObject({ case: { status: 'closed' }, writes: { closes: 1 } });
+  // A closed case offers no actions.
+  await cases.getByRole('listitem').filter({ hasText: 'C-1002' }).hover();
+  await expect(cases.getByRole('listitem').filter({ hasText: 'C-1002' }).getByRole('button')).toHaveCount(0);
+});

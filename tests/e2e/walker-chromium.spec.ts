@@ -1,0 +1,34 @@
+// The walker names what Chromium names: over the naming and modern-app test pages, each control the walker offers has the role and name Chromium's own accessibility tree computes (CDP), and each control Chromium exposes is offered.
+import { test, expect } from '@playwright/test';
+import { observePage } from '../../runner/browser/observe.ts';
+import { serveFixtures } from '../fixtures/server.ts';
+import { compareWithChromium, describeMismatches } from './support/ax-oracle.ts';
+
+const PAGES = ['tricky.html', 'walker-names.html', 'walker-apps.html', 'walker-modal.html', 'walker-aria-modal.html'];
+
+test('walker names match Chromium computed names on at least 97% of interactive rows', async ({ page }) => {
+  const server = await serveFixtures();
+  try {
+    let matched = 0;
+    let total = 0;
+    let deliberate = 0;
+    const report: string[] = [];
+    for (const p of PAGES) {
+      await page.goto(`${server.url}/${p}`);
+      await page.waitForLoadState('load');
+      const obs = await observePage(page);
+      const r = await compareWithChromium(page, obs);
+      matched += r.matched;
+      total += r.total;
+      deliberate += r.skipped.length;
+      report.push(`${p}: ${r.matched}/${r.total}`, ...describeMismatches(r).map((m) => `  ${m}`), ...r.skipped.map((m) => `  left out on purpose: ${m}`));
+    }
+    const pct = (100 * matched) / total;
+    test.info().annotations.push({ type: 'match', description: `${matched}/${total} = ${pct.toFixed(1)}%` });
+    process.stdout.write(`walker vs Chromium: ${matched}/${total} interactive rows match (${pct.toFixed(1)}%), ${deliberate} left out on purpose\n${report.join('\n')}\n`);
+    expect(total).toBeGreaterThan(80);
+    expect(pct, report.join('\n')).toBeGreaterThanOrEqual(97);
+  } finally {
+    await server.close();
+  }
+});
