@@ -69,6 +69,12 @@ export interface RunRequest {
   signal?: AbortSignal;
   settleTimeoutMs?: number;
   runId?: string;
+  /**
+   * The masker every writer of this run uses (evidence, journal, receipt, progress): a caller that shows more of
+   * the run (verify, with its judge's output) hands its own, so one masker covers all of it. The run's bound
+   * secrets are added to it. Default: a new one with the bound secrets only.
+   */
+  masker?: Masker;
 }
 
 export function newRunId(now = new Date()): string {
@@ -117,7 +123,8 @@ export async function preflight(
   }
   let masker: Masker;
   try {
-    masker = new Masker(inputs.secrets);
+    masker = req.masker ?? new Masker();
+    for (const s of inputs.secrets) masker.add(s.name, s.value);
   } catch (e) {
     // A secret too short to mask is refused: masking "ab" everywhere would hide a misconfiguration, not a secret.
     if (!(e instanceof SecretError)) throw e;

@@ -209,6 +209,8 @@ export async function verify(card: Capability, opts: VerifyOptions): Promise<Ver
         allowUnapproved: true,
         evidenceDir: join(root, `plate-${i + 1}`),
         progress: (line) => say(`  ${line}`),
+        // One masker for the plate: what the run writes and what the judge says are masked alike.
+        masker,
         ...(opts.settleTimeoutMs ? { settleTimeoutMs: opts.settleTimeoutMs } : {}),
       });
     } finally {

@@ -41,6 +41,8 @@ const CODES = {
   COMMIT_IN_DOUBT: 'UNSAFE_TO_RETRY',
   CANCELLED: 'RECOVERABLE',
   SHUTTING_DOWN: 'RECOVERABLE',
+  UNDECLARED_WRITE: 'UNSAFE_TO_RETRY',
+  SECRET_FIELD: 'FAILED',
   INTERNAL: 'FAILED',
   // A surface's "the page moved under the question": the engine reads it as still settling.
   STALE: 'FAILED',

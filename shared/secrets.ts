@@ -106,6 +106,37 @@ function base64(bytes: Uint8Array): string {
   return out;
 }
 
+const hexOf = (bytes: Uint8Array): string => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
+const b64 = (s: string): string => base64(utf8(s));
+const b64url = (s: string): string => b64(s).replace(/\+/g, '-').replace(/\//g, '_');
+
+/**
+ * Every spelling of a secret this module promises to catch, by name: what the masker masks, the guard refuses and
+ * the secret scan (tests/tools/secret-scan.ts) plants to prove it finds. Written with no Node API (shared/ runs
+ * anywhere). Hex and base64 forms are caught for values of MIN_ENCODED_BYTES or more.
+ */
+export const SPELLINGS: Readonly<Record<string, (s: string) => string>> = {
+  raw: (s) => s,
+  base64: b64,
+  'base64 without padding': (s) => b64(s).replace(/=+$/, ''),
+  base64url: (s) => b64url(s).replace(/=+$/, ''),
+  'base64url with padding': b64url,
+  'base64 inside user:secret (Basic auth)': (s) => b64(`operator:${s}`),
+  'base64 after one byte': (s) => b64(`x${s}`),
+  'base64 after two bytes': (s) => b64(`xy${s}`),
+  'hex lowercase': (s) => hexOf(utf8(s)),
+  'hex uppercase': (s) => hexOf(utf8(s)).toUpperCase(),
+  'URL-encoded': (s) => encodeURIComponent(s),
+  'URL-encoded every byte': (s) => Array.from(utf8(s), (b) => `%${b.toString(16).padStart(2, '0')}`).join(''),
+  reversed: (s) => Array.from(s).reverse().join(''),
+  'split by zero-width spaces': (s) => Array.from(s).join('\u200b'),
+  'split by zero-width joiners and a BOM': (s) => `\ufeff${Array.from(s).join('\u200d')}`,
+  'split by soft hyphens': (s) => Array.from(s).join('\u00ad'),
+  'split by control characters': (s) => Array.from(s).join('\u0007'),
+  'full-width (NFKC)': (s) => s.replace(/[!-~]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0)),
+};
+
 /**
  * Base64 spellings of a secret (RFC 4648 §4 standard and §5 URL-safe alphabets, with and without `=` padding),
  * standing alone and inside a longer encoded value (`user:secret` in a Basic header): for each of the three
@@ -159,6 +190,11 @@ export class Masker {
 
   constructor(secrets?: Iterable<{ name: string; value: string }>) {
     for (const s of secrets ?? []) this.add(s.name, s.value);
+  }
+
+  /** The masker of an authoring session: its secret inputs (the evening's and the extension's, built one way). */
+  static forInputs(inputs: Iterable<{ name: string; value: string; secret: boolean }>): Masker {
+    return new Masker([...inputs].filter((i) => i.secret).map((i) => ({ name: i.name, value: i.value })));
   }
 
   /** Registers a secret. Refuses values shorter than MIN_SECRET_LENGTH; the message never carries the value. */

@@ -3,6 +3,7 @@
 import { HandrailError } from './errors.ts';
 import type { Rung, RungKind, ScopeLink, Verb, Observation, Control, FingerprintField } from './schema/index.ts';
 import type { SurfaceErrorCode, SurfaceName } from './surfaces.ts';
+import type { SeenWrite, WriteGate, WriteScope } from './writes.ts';
 
 export type { EvidenceKind, SurfaceErrorCode } from './surfaces.ts';
 
@@ -36,6 +37,8 @@ export type Resolution =
 export interface Operation {
   verb: Verb;
   value?: string;
+  /** The value holds a secret: the surface masks this field in every screenshot from now on. */
+  secret?: boolean;
 }
 
 /** What `act` did. `read` carries the element's text; nothing else carries data back. */
@@ -74,4 +77,14 @@ export interface Surface {
   evidence(kind: 'screenshot'): Promise<Uint8Array>;
   evidence(kind: 'text'): Promise<string>;
   close(): Promise<void>;
+  /** How many fields holding a secret the last screenshot masked (0 or absent: none). The evidence records it. */
+  readonly maskedLastShot?: number;
+  /**
+   * Side-effect detection (shared/writes.ts): from now on, record the writes to `scope` that the page sends. With a
+   * `gate`, a surface that can hold a request asks the gate before it leaves and stops it on false; one it cannot
+   * hold (a WebSocket message) is recorded `unasked`. Optional: a surface without it reports no writes.
+   */
+  watchWrites?(scope: WriteScope, gate?: WriteGate): Promise<void>;
+  /** The writes recorded since `watchWrites`, in the order sent; recording stops. */
+  takeWrites?(): Promise<SeenWrite[]>;
 }

@@ -2,7 +2,8 @@
 // HTML 4.01, layout tables, a field's caption in the neighbouring cell (no <label>, no ARIA),
 // PF-key buttons, uppercase wording. That is deliberate: it is the kind of page Handrail exists for.
 // Every value that came from a request is escaped here, once.
-import type { Branch, HoldReason, Member, Share } from './store.ts';
+import type { Branch, HoldReason, Member, Prefs, Share } from './store.ts';
+import { StatementCycle } from './store.ts';
 import { HoldReason as HoldReasonEnum } from './store.ts';
 import { z } from 'zod';
 
@@ -270,6 +271,33 @@ ${items}
 <tr><td>New Note</td><td><input name="note" size="40" maxlength="60"></td><td>${button}</td></tr>
 </table>
 </form>`,
+  );
+}
+
+/**
+ * The preferences desk: four controls that each change the store without any button — a link that posts, a
+ * checkbox and a select that submit when changed, and a field that submits on Enter (or when it is left). The
+ * kind of page that hides writes from anyone who only asks about buttons. No sign-on, like the notes desk.
+ */
+export function prefsPage(member: string, prefs: Prefs, remark?: string): string {
+  const m = esc(member);
+  const hidden = `<input type="hidden" name="m" value="${m}">`;
+  const cycles = StatementCycle.options
+    .map((c) => `<option value="${c}"${c === prefs.cycle ? ' selected' : ''}>${c}</option>`)
+    .join('');
+  return doc(
+    'PLUMBLINE - STATEMENT PREFERENCES',
+    `${heading('MBRPRF', 'STATEMENT PREFERENCES')}
+<p>MEMBER ${m}</p>
+${remark ? `<p>REMARKS: ${esc(remark)}</p>\n` : ''}<p>PAPERLESS ${prefs.paperless ? 'YES' : 'NO'} / CYCLE ${esc(prefs.cycle)} / NICKNAME ${esc(prefs.nickname || '(NONE)')} / STATEMENTS SENT ${prefs.statementsSent}</p>
+<form id="flag" method="post" action="/prefs/flag">${hidden}</form>
+<p><a href="/prefs?m=${m}" onclick="document.getElementById('flag').submit(); return false;">Send Statement Now</a></p>
+<table border="0" cellpadding="4" cellspacing="0">
+<tr><td>Paperless</td><td><form method="post" action="/prefs/paperless">${hidden}<input type="checkbox" name="on" value="1"${prefs.paperless ? ' checked' : ''} onchange="this.form.submit()"></form></td></tr>
+<tr><td>Statement Cycle</td><td><form method="post" action="/prefs/cycle">${hidden}<select name="cycle" onchange="this.form.submit()">${cycles}</select></form></td></tr>
+<tr><td>Nickname</td><td><form method="post" action="/prefs/nickname">${hidden}<input name="nickname" size="20" maxlength="20" onchange="this.form.submit()"></form></td><td>PRESS ENTER TO SAVE</td></tr>
+</table>
+<div style="display:none"><form method="post" action="/prefs/flag">${hidden}<input type="submit" value="Post Hold"></form></div>`,
   );
 }
 

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { AddressInfo } from 'node:net';
 import { Drift } from './pages.ts';
 import * as pages from './pages.ts';
-import { HoldReason, Store, UnknownShareError } from './store.ts';
+import { HoldReason, REMARKS, StatementCycle, Store, UnknownShareError } from './store.ts';
 
 export { Drift } from './pages.ts';
 export { Store } from './store.ts';
@@ -131,6 +131,13 @@ export async function startBank(opts: BankOptions = {}): Promise<Bank> {
         return allow(['GET', 'POST']) ?? (method === 'GET' ? signonGet(req, url) : signonPost(req));
       case '/notes':
         return allow(['GET', 'POST']) ?? (method === 'GET' ? notesGet(url) : notesPost(await readForm(req)));
+      case '/prefs':
+        return allow(['GET']) ?? prefsGet(url);
+      case '/prefs/flag':
+      case '/prefs/paperless':
+      case '/prefs/cycle':
+      case '/prefs/nickname':
+        return allow(['POST']) ?? prefsPost(path, await readForm(req));
       case '/signoff': {
         const bad = allow(['GET']);
         if (bad) return bad;
@@ -218,6 +225,35 @@ export async function startBank(opts: BankOptions = {}): Promise<Bank> {
     return redirect(`/notes?m=${encodeURIComponent(m.number)}`);
   }
 
+  function prefsGet(url: URL): Reply {
+    const m = store.member(url.searchParams.get('m') ?? '');
+    if (!m) return errorReply(404, 'ERR 404', 'MEMBER NOT ON FILE');
+    return html(pages.prefsPage(m.number, store.prefsOf(m.number), REMARKS[m.number]));
+  }
+
+  function prefsPost(path: string, form: URLSearchParams): Reply {
+    const m = store.member(form.get('m') ?? '');
+    if (!m) return errorReply(404, 'ERR 404', 'MEMBER NOT ON FILE');
+    const now = store.prefsOf(m.number);
+    switch (path) {
+      case '/prefs/flag':
+        store.changePrefs(m.number, 'flag', { statementsSent: now.statementsSent + 1 });
+        break;
+      case '/prefs/paperless':
+        store.changePrefs(m.number, 'paperless', { paperless: form.get('on') === '1' });
+        break;
+      case '/prefs/cycle': {
+        const cycle = StatementCycle.safeParse(form.get('cycle'));
+        if (!cycle.success) return errorReply(400, 'ERR 400', 'INVALID STATEMENT CYCLE');
+        store.changePrefs(m.number, 'cycle', { cycle: cycle.data });
+        break;
+      }
+      default:
+        store.changePrefs(m.number, 'nickname', { nickname: (form.get('nickname') ?? '').trim().toUpperCase().slice(0, 20) });
+    }
+    return redirect(`/prefs?m=${encodeURIComponent(m.number)}`);
+  }
+
   function results(url: URL): Reply {
     const by = url.searchParams.get('by') ?? 'number';
     const value = (url.searchParams.get('value') ?? '').trim();
@@ -294,6 +330,13 @@ export async function startBank(opts: BankOptions = {}): Promise<Bank> {
       const member = path.slice(notesPrefix.length);
       if (!store.member(member)) return json({ error: 'UNKNOWN_MEMBER', message: `no member ${member}` }, 404);
       return json(store.notesFor(member));
+    }
+    const prefsPrefix = '/_judge/prefs/';
+    if (path.startsWith(prefsPrefix)) {
+      if (method !== 'GET') return json({ error: 'METHOD_NOT_ALLOWED', message: `${method} ${path}: use GET` }, 405);
+      const member = path.slice(prefsPrefix.length);
+      if (!store.member(member)) return json({ error: 'UNKNOWN_MEMBER', message: `no member ${member}` }, 404);
+      return json(store.prefsFor(member));
     }
     if (path === '/_judge/reset') {
       if (method !== 'POST') return json({ error: 'METHOD_NOT_ALLOWED', message: `${method} ${path}: use POST` }, 405);

@@ -21,7 +21,7 @@ export async function openLive(ctx: Pick<SessionContext, 'd' | 'update'>, s: Ses
     if (value === undefined) throw Object.assign(new Error(`the value of the secret "${i.name}" is gone (the browser was closed); start a new session`), { code: 'SECRET_GONE' });
     inputs.push({ name: i.name, value, secret: i.secret });
   }
-  const masker = new Masker(inputs.filter((i) => i.secret).map((i) => ({ name: i.name, value: i.value })));
+  const masker = Masker.forInputs(inputs);
   const inner = new ExtensionSurface(d.tab(s.tabId));
   inner.recording = s.mode === 'record';
   // The labels already in the book (a restarted worker), for the panel's view of the live screen.

@@ -75,6 +75,8 @@ export function describeLine(l: TraceLine): string {
       const who = l.effect.by === 'owner' ? `, ${l.effect.owner ?? 'owner'} said` : '';
       return `${l.seq} ${l.actor} ${l.verb} ${what}${value} [${l.effect.kind}${who}]`;
     }
+    case 'refusal':
+      return `${l.seq} refused ${l.tool}: ${l.code}`;
     case 'finish':
       return `${l.seq} finish: ${l.label}`;
     case 'end':
@@ -105,6 +107,8 @@ export function plainLine(l: TraceLine): string {
       const who = l.effect.by === 'owner' ? ` (${l.effect.owner ?? 'the owner'} said)` : '';
       return `${done}${kind}${kind ? who : ''}`;
     }
+    case 'refusal':
+      return `Refused: ${l.message}`;
     case 'finish':
       return `Done: the task ends on ${l.label}`;
     case 'end':

@@ -1,10 +1,15 @@
 // Owners for the Node host: a person at the terminal (`--owner-policy ask`), or, for unattended runs, a policy
-// that answers "commit" for every button in the owner's name (`--owner-policy commit`) — recorded in the book.
+// in the owner's name (`--owner-policy commit`) computed from the effects seen: an action that sends a write is a
+// commit, one asked about before anything was sent (a surface that cannot watch writes) is too — recorded in the book.
 import { createInterface } from 'node:readline/promises';
 import { OwnerError, type Owner, type OwnerAnswer, type OwnerQuestion } from '../../shared/author/ports.ts';
 
 export class CommitPolicyOwner implements Owner {
   constructor(private readonly name: string) {}
+  /**
+   * Where writes are watched, the guard asks only about an action that is sending one: that is a commit. Where
+   * they cannot be, a press is asked about before it happens, and the policy cannot know: a commit, to be safe.
+   */
   ask(): Promise<OwnerAnswer> {
     return Promise.resolve({ answer: 'commit', name: this.name });
   }
@@ -35,9 +40,10 @@ export class TerminalOwner implements Owner {
     try {
       for (let i = 0; i < 3; i++) {
         const where = q.screen ? ` on screen ${q.screen}` : '';
+        const sends = q.writes?.length ? ` It is sending ${q.writes.join(', ')} (held until you answer).` : '';
         const got = await Promise.race([
           rl.question(
-            `\n${this.name}: the model wants to press ${q.control}${where}.\n` +
+            `\n${this.name}: the model wants to press ${q.control}${where}.${sends}\n` +
               `Is it a commit (changes something that matters), navigate (only moves), or stage (fills in)? [c/n/s] `,
           ),
           closed,

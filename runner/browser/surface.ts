@@ -1,6 +1,6 @@
 // The browser surface: Playwright behind the six verbs. Targets are found by the same walker the extension
 // uses (injected into every frame), so what authoring saw and what replay resolves cannot disagree.
-import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
+import type { Browser, BrowserContext, CDPSession, Page, Request as PwRequest, Route } from 'playwright-core';
 import { chromium } from 'playwright-core';
 import { frameScope, walkLadder } from '../../shared/ladder.ts';
 import { frameKey } from '../../shared/ref.ts';
@@ -16,12 +16,15 @@ import {
   type Resolution,
   type Surface,
 } from '../../shared/surface.ts';
+import { isWrite, type Request, type SeenWrite, type WriteGate, type WriteScope, type WriteVia } from '../../shared/writes.ts';
 import { findChromium } from './chromium.ts';
 import { frameAt } from './frames.ts';
 import { elementOf, findInFrame, observePage, textOfRef } from './observe.ts';
 import { WALKER_VERSION } from './walker-bundle.ts';
 
 const NAV_TIMEOUT_MS = 15_000;
+/** The attribute that marks a field a secret was typed into, for the screenshot mask. */
+const SECRET_ATTR = 'data-handrail-secret';
 
 const ACTION_TIMEOUT_MS = 5_000;
 const ENTRY_FRAMES_MS = 5_000;
@@ -37,6 +40,26 @@ function isStale(e: unknown): boolean {
 function firstLine(e: unknown): string {
   const m = e instanceof Error ? e.message : String(e);
   return (m.split('\n')[0] ?? m).replace(/^[a-zA-Z.]+: /, '');
+}
+
+/** How a Playwright request left the page: a POST navigation is a form submission, a `ping` a beacon. */
+function viaOf(req: PwRequest): WriteVia {
+  const type = req.resourceType();
+  if (type === 'ping') return 'beacon';
+  if (type === 'document' && req.method() !== 'GET') return 'form';
+  return 'request';
+}
+
+function requestOf(req: PwRequest): Request {
+  return { method: req.method(), url: req.url(), via: viaOf(req) };
+}
+
+/** One watch window: the writes seen, by the request that made them, and the gate decisions still pending. */
+interface Watch {
+  scope: WriteScope;
+  gate: WriteGate | undefined;
+  seen: Map<PwRequest | object, SeenWrite>;
+  pending: Set<Promise<void>>;
 }
 
 export interface BrowserSurfaceOptions {
@@ -56,6 +79,11 @@ export class BrowserSurface implements Surface {
   private crashed: string | null = null;
   private last: Observation | null = null;
   private cdp: CDPSession | null = null;
+  private watch: Watch | null = null;
+  /** A secret has been typed on this page: screenshots look for the fields holding one, to mask them. */
+  private secretTyped = false;
+  maskedLastShot = 0;
+  private routed = false;
 
   private constructor(
     readonly page: Page,
@@ -64,6 +92,12 @@ export class BrowserSurface implements Surface {
   ) {
     page.on('crash', () => (this.crashed = 'the page crashed'));
     context.browser()?.on('disconnected', () => (this.crashed ??= 'the browser went away'));
+    // Side-effect detection: every request and every WebSocket message the page sends is looked at while a
+    // watch is on. Holding (the gate) needs routing, installed on the first watch that asks for it.
+    context.on('request', (req) => this.record(req, requestOf(req)));
+    page.on('websocket', (ws) =>
+      ws.on('framesent', () => this.record({}, { method: 'SEND', url: ws.url(), via: 'websocket' })),
+    );
     page.setDefaultTimeout(ACTION_TIMEOUT_MS);
     page.setDefaultNavigationTimeout(NAV_TIMEOUT_MS);
   }
@@ -158,7 +192,15 @@ export class BrowserSurface implements Surface {
           await el.click();
           return {};
         case 'set_value':
+          // A field that holds a secret is tagged, so every screenshot masks its box (Playwright's `mask`).
+          if (op.secret) {
+            await el.evaluate((e, attr) => e.setAttribute(attr, ''), SECRET_ATTR);
+            this.secretTyped = true;
+          }
           await el.fill(op.value ?? '');
+          // Leave the field, as a person moving on does: whatever the page does when a value is entered (a
+          // change handler that submits) happens now, inside this action's watch, not during the next one.
+          await el.evaluate((e) => (e as HTMLElement).blur()).catch(() => undefined);
           return {};
         case 'select': {
           const value = op.value ?? '';
@@ -197,6 +239,17 @@ export class BrowserSurface implements Surface {
    * (which sets up a session and hides the caret each call) — it matters, a run takes one per screen reached.
    */
   private async screenshot(): Promise<Uint8Array> {
+    this.maskedLastShot = 0;
+    if (this.secretTyped) {
+      const masks = this.page.frames().map((f) => f.locator(`[${SECRET_ATTR}]`));
+      const counts = await Promise.all(masks.map((m) => m.count().catch(() => 0)));
+      const boxes = counts.reduce((a, b) => a + b, 0);
+      if (boxes > 0) {
+        const png = await this.page.screenshot({ type: 'png', timeout: ACTION_TIMEOUT_MS, mask: masks, maskColor: '#FF00FF' });
+        this.maskedLastShot = boxes;
+        return png;
+      }
+    }
     try {
       this.cdp ??= await this.context.newCDPSession(this.page);
       const shot = await this.cdp.send('Page.captureScreenshot', { format: 'png', optimizeForSpeed: true });
@@ -204,6 +257,52 @@ export class BrowserSurface implements Surface {
     } catch {
       return await this.page.screenshot({ type: 'png', timeout: ACTION_TIMEOUT_MS });
     }
+  }
+
+  /** A write seen by the request event: `unasked` unless the route already held it (or will: see `held`). */
+  private record(key: PwRequest | object, r: Request): void {
+    const w = this.watch;
+    if (!w || !isWrite(r, w.scope) || w.seen.has(key)) return;
+    w.seen.set(key, { ...r, fate: 'unasked' });
+  }
+
+  /** The route handler: a write is held while the gate is asked, then let go or stopped. */
+  private async held(route: Route): Promise<void> {
+    const req = route.request();
+    const r = requestOf(req);
+    const w = this.watch;
+    if (!w?.gate || !isWrite(r, w.scope)) {
+      await route.fallback().catch(() => undefined);
+      return;
+    }
+    const gate = w.gate;
+    const decided = (async () => {
+      const ok = await gate(r).catch(() => false);
+      w.seen.set(req, { ...r, fate: ok ? 'allowed' : 'blocked' });
+      // A stopped form submission is answered 204 No Content, so the page stays where it was (an aborted
+      // navigation would leave an error page); any other stopped request fails as blocked.
+      const settled = ok ? route.fallback() : r.via === 'form' ? route.fulfill({ status: 204, body: '' }) : route.abort('blockedbyclient');
+      await settled.catch(() => undefined);
+    })();
+    w.pending.add(decided);
+    await decided;
+    w.pending.delete(decided);
+  }
+
+  async watchWrites(scope: WriteScope, gate?: WriteGate): Promise<void> {
+    if (gate && !this.routed) {
+      await this.context.route('**/*', (route) => this.held(route));
+      this.routed = true;
+    }
+    this.watch = { scope, gate, seen: new Map(), pending: new Set() };
+  }
+
+  async takeWrites(): Promise<SeenWrite[]> {
+    const w = this.watch;
+    if (!w) return [];
+    while (w.pending.size) await Promise.all([...w.pending]);
+    this.watch = null;
+    return [...w.seen.values()];
   }
 
   async close(): Promise<void> {

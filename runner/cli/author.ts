@@ -24,6 +24,10 @@ export interface AuthorFlags {
   secret?: string[];
   owner?: string;
   ownerPolicy?: string;
+  /** Seconds the owner has to answer before it counts as a no. */
+  ownerTimeout?: string;
+  origin?: string[];
+  ignoreWrite?: string[];
   /** `anthropic` (default) or `scripted:FILE`. */
   model?: string;
   out: string;
@@ -110,6 +114,13 @@ export async function authorCommand(flags: AuthorFlags, deps: AuthorDeps = {}): 
   if (maxTurns !== undefined && !(Number.isInteger(maxTurns) && maxTurns > 0)) {
     throw new UsageError(`--max-turns expects a positive integer, got "${flags.maxTurns}"`);
   }
+  const ownerTimeout = flags.ownerTimeout === undefined ? undefined : Number(flags.ownerTimeout);
+  if (ownerTimeout !== undefined && !(Number.isFinite(ownerTimeout) && ownerTimeout > 0 && ownerTimeout <= 86_400)) {
+    throw new UsageError(`--owner-timeout expects seconds between 1 and 86400, got "${String(flags.ownerTimeout).slice(0, 40)}"`);
+  }
+  for (const e of flags.ignoreWrite ?? []) {
+    if (!/^(?:[A-Z]+ )?\/\S*$/.test(e)) throw new UsageError(`--ignore-write expects "METHOD /path" or "/path", got "${e.slice(0, 60)}"`);
+  }
   const chosen = surfaces.choose(flags.surface ?? 'browser');
   if (!chosen.ok) throw new UsageError(chosen.message, chosen.code);
   const inputs = inputsOf(flags, env);
@@ -128,6 +139,8 @@ export async function authorCommand(flags: AuthorFlags, deps: AuthorDeps = {}): 
       entry: flags.url,
       inputs,
       ...(maxTurns !== undefined ? { maxTurns } : {}),
+      ...(ownerTimeout !== undefined ? { ownerTimeoutMs: ownerTimeout * 1000 } : {}),
+      ...(flags.origin || flags.ignoreWrite ? { writes: { ...(flags.origin ? { origins: flags.origin } : {}), ...(flags.ignoreWrite ? { ignore: flags.ignoreWrite } : {}) } } : {}),
       // A browser host may also offer CSS selectors as the last rung.
       ...(surface instanceof BrowserSurface ? { selectorsFor: selectorsFor(surface.page) } : {}),
       progress: say,

@@ -1,7 +1,7 @@
 // The replay engine: follows an approved card step by step with no model in the loop.
 // Each step passes six checkpoints: right screen? → resolve → journal → act → settle → expected screen?
 // It never imports a model SDK and never sees the application: only the Surface port.
-import { fillBlanks } from '../../shared/schema/blanks.ts';
+import { blanksIn, fillBlanks } from '../../shared/schema/blanks.ts';
 import { JOURNALLED } from '../../shared/operations.ts';
 
 /** The stickers this engine journals: the operations table's, re-exported so a test can hold the engine to it. */
@@ -22,6 +22,7 @@ import { judge, type Judgement, type Referee, type RefereeQuestion, type ScreenO
 import type { Scout } from '../escalate/scout.ts';
 import { failpoint } from './failpoint.ts';
 import type { Journal } from './journal.ts';
+import { WriteCheck } from './writes.ts';
 
 export interface ReplayContext {
   card: Capability;
@@ -153,6 +154,7 @@ export class Replay {
   private current: Named | null = null;
   private pressedCommit = false;
   private lastShotLabel: string | null = null;
+  private readonly writes: WriteCheck;
   /** Screenshots in the order screens were reached, detached from the steps that asked for them. */
   private readonly shots = new Lock();
   /** The escalation ladder's attempts in this run, and the time spent climbing (the facts `nextRung` decides from). */
@@ -179,6 +181,7 @@ export class Replay {
       marks: s.marks,
       afterCommit: afterCommit.has(label),
     }));
+    this.writes = new WriteCheck(surface, ctx.card, ctx.entry, ctx.evidence);
     this.now = ctx.now ?? Date.now;
     this.started = this.now();
   }
@@ -209,6 +212,11 @@ export class Replay {
     if (t.name) bound.name = this.fill(t.name.eq);
     if (t.hint) bound.hint = this.fill(t.hint);
     return bound;
+  }
+
+  /** Whether the step's value names a secret input. */
+  private typesSecret(step: Step): boolean {
+    return blanksIn(step.op.value ?? '').some((b) => b.source === 'input' && this.card.inputs[b.name]?.secret === true);
   }
 
   /** Asks the surface what is showing now (one `evaluate`; settling polls this, the surface never waits). */
@@ -249,6 +257,9 @@ export class Replay {
     if (!this.attaches('screenshot')) return;
     try {
       await this.ctx.evidence.screenshot(name, await this.surface.evidence('screenshot'));
+      // Every screenshot masks the fields holding a secret; the evidence says how many it masked.
+      const masked = this.surface.maskedLastShot ?? 0;
+      if (masked > 0) await this.ctx.evidence.append('screenshot_masked', { name, secret_fields: masked });
     } catch (e) {
       await this.ctx.evidence.append('screenshot_failed', { reason: (e as Error).message }).catch(() => undefined);
     }
@@ -453,7 +464,7 @@ export class Replay {
         commitInFlight = null;
         this.stepsDone++;
       }
-      if (end.word === 'SUCCESS') end = this.finalWord();
+      if (end.word === 'SUCCESS') end = (await this.writes.end()) ?? this.finalWord();
     } catch (e) {
       await this.shotsTaken();
       if (e instanceof JournalReceipt) return await this.replayedReceipt(e.step);
@@ -558,6 +569,13 @@ export class Replay {
       };
     }
     this.rungs[step.target] = found.rung;
+    const secret = this.typesSecret(step);
+    if (secret && !step.shows_secret && !found.control?.secret) {
+      return { word: 'FAILED', code: 'SECRET_FIELD', message: `${step.id} would type a secret into ${step.target}, which the page does not report as a password field`, atStep: step.id };
+    }
+    // Side-effect detection: the previous step's writes are judged, this step's are watched from here.
+    const wrote = await this.writes.begin(step);
+    if (wrote) return wrote;
     // 3. Journal. The last moment a cancellation can stop a commit: after its `dispatched` line it may be pressed.
     if (step.effect.kind === 'commit') {
       const stop = this.cancelled(step);
@@ -579,7 +597,7 @@ export class Replay {
     // 4. Act.
     await this.shotsTaken();
     failpoint(step.id, 'before_act');
-    const op = step.op.value === undefined ? { verb: step.op.verb } : { verb: step.op.verb, value: this.fill(step.op.value) };
+    const op = step.op.value === undefined ? { verb: step.op.verb } : { verb: step.op.verb, value: this.fill(step.op.value), ...(secret ? { secret: true } : {}) };
     const acted = await this.surface.act(found.ref, op);
     failpoint(step.id, 'after_act');
     if (step.op.verb === 'read') this.extract(step, acted.read ?? '');

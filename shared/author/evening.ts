@@ -13,6 +13,7 @@ import type { Book, EveningInput, Model, Owner, ToolCall, ToolOutcome } from './
 import type { ModelUsage } from './models.ts';
 import { approxTokens, screenText, systemText } from './prompt.ts';
 import type { SettleOptions } from './settle.ts';
+import { scopeOf, type WriteScope } from '../writes.ts';
 
 export const DEFAULT_MAX_TURNS = 30;
 
@@ -35,6 +36,10 @@ export interface EveningOptions {
    * stopped keeps it, with secret values masked, and hands it back to resumeEvening. Awaited before going on.
    */
   checkpoint?: (state: EveningState) => Promise<void>;
+  /** The app's origins (default: the entry's) and ignorable endpoints, for side-effect detection. */
+  writes?: { origins?: string[]; ignore?: string[] };
+  /** How long the owner has to answer before it counts as a "no" (see GuardOptions). */
+  ownerTimeoutMs?: number;
 }
 
 const Outcome = z.strictObject({ id: z.string(), ok: z.boolean(), text: z.string() });
@@ -119,6 +124,8 @@ class Evening {
   readonly #masker: Masker;
   readonly #guard: Guard;
   readonly #maxTurns: number;
+  /** The writes watched, when the surface can watch them; written into the start line for the compiler. */
+  readonly #writes: WriteScope | null;
   readonly #costs: TurnCost[] = [];
   /** This turn as last kept: the guard's dispatch hook keeps it again with the action about to be done. */
   #cur: Turn | null = null;
@@ -130,8 +137,12 @@ class Evening {
     private readonly o: EveningOptions,
     private readonly from: EveningResume | null,
   ) {
-    this.#masker = new Masker(o.inputs.filter((i) => i.secret).map((i) => ({ name: i.name, value: i.value })));
+    this.#masker = Masker.forInputs(o.inputs);
+    const canWatch = typeof o.surface.watchWrites === 'function' && typeof o.surface.takeWrites === 'function';
+    this.#writes = canWatch ? scopeOf(o.entry, o.writes) : null;
     this.#guard = new Guard({
+      ...(this.#writes ? { writes: this.#writes } : {}),
+      ...(o.ownerTimeoutMs !== undefined ? { ownerTimeoutMs: o.ownerTimeoutMs } : {}),
       surface: o.surface,
       owner: o.owner,
       book: o.book,
@@ -213,6 +224,7 @@ class Evening {
       inputs: o.inputs.map((i) => (i.secret ? { name: i.name, secret: true } : { name: i.name, secret: false, value: i.value })),
       surface: this.o.surface.kind,
       walker: this.o.surface.observer,
+      ...(this.#writes ? { writes: { origins: [...this.#writes.origins], ignore: [...this.#writes.ignore] } } : {}),
       author: { kind: 'model', model: o.model.name },
     });
   }
@@ -249,6 +261,10 @@ class Evening {
     for (const line of from.lines.slice(state.lines)) {
       const call = state.calls[results.length];
       if (!call) throw new BookResumeError(`book line ${line.seq} answers no call of the interrupted turn`);
+      if (line.kind === 'refusal') {
+        results.push({ id: call.id, ok: false, text: `refused (${line.code}): ${line.message}` });
+        continue;
+      }
       results.push({ id: call.id, ok: true, text: `done (book line ${line.seq}, written before the evening was interrupted)` });
       if (line.kind === 'act' && line.after.signature !== line.before.signature) changed = true;
     }

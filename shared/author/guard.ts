@@ -10,6 +10,7 @@ import type { EffectKind, FingerprintField } from '../schema/capability.ts';
 import type { Observation } from '../schema/observation.ts';
 import { z } from 'zod';
 import { lineHash, TraceAct, TraceLine, type ScreenSeen } from '../schema/trace.ts';
+type ActLine = z.infer<typeof TraceAct>;
 import { labelledAs, type KnownScreen } from '../screens.ts';
 import type { Masker } from '../secrets.ts';
 import { SurfaceError, type Surface } from '../surface.ts';
@@ -19,6 +20,7 @@ import { ActInput, AssertScreenInput, FinishInput, type Book, type EveningInput,
 import { probeRungs } from './probe.ts';
 import { look, settleAfter, type SettleOptions } from './settle.ts';
 import { HandrailError } from '../errors.ts';
+import { describeWrite, type Request, type SeenWrite, type WriteScope } from '../writes.ts';
 
 export type RefusalCode =
   | 'BAD_CALL'
@@ -28,6 +30,7 @@ export type RefusalCode =
   | 'VALUE_REQUIRED'
   | 'VALUE_NOT_ALLOWED'
   | 'SECRET_LITERAL'
+  | 'SECRET_FIELD'
   | 'INPUT_LITERAL'
   | 'UNKNOWN_BLANK'
   | 'SCREEN_CHANGED'
@@ -39,6 +42,7 @@ export type RefusalCode =
   | 'NOT_SHOWING'
   | 'ACTION_FAILED'
   | 'CANCELLED'
+  | 'WRITE_REFUSED'
   | 'FINISHED';
 
 /** Lines as the guard builds them; `seq`, `at` and `prev` are added when written. */
@@ -68,7 +72,19 @@ export interface GuardOptions {
    * after: a host that may be stopped between the action and its line keeps it, to `recover` it on resume.
    */
   dispatching?: (d: Dispatch) => Promise<void>;
+  /**
+   * Side-effect detection: the app's origins and ignorable endpoints. When the surface can watch writes, every
+   * write an action sends is held while the owner is asked (a button is then asked about only if it writes).
+   */
+  writes?: WriteScope;
+  /** How long the owner has to answer before the answer is a "no", recorded as such (default 5 minutes). */
+  ownerTimeoutMs?: number;
 }
+
+export const DEFAULT_OWNER_TIMEOUT_MS = 5 * 60_000;
+
+type Asked = NonNullable<ActLine['asked']>[number];
+type Classified = { kind: EffectKind; by: 'rule' | 'owner' | 'effects'; owner?: string; unasked?: true };
 
 /** An act line before the action: everything but the screen it led to. */
 export const DispatchedLine = TraceAct.omit({ seq: true, at: true, prev: true, after: true });
@@ -113,6 +129,8 @@ function refuse(id: string, code: RefusalCode, message: string): ToolOutcome {
   return { id, ok: false, text: `refused (${code}): ${message}` };
 }
 
+const REFUSED_RE = /^refused \(([A-Z_]+)\): ([\s\S]*)$/;
+
 export class Guard {
   readonly #o: GuardOptions;
   readonly #lock = new Lock();
@@ -125,6 +143,10 @@ export class Guard {
   #current: Shown | null = null;
   #changed = false;
   #finished: string | null = null;
+  /** The act line already says why this call was refused (a write the owner declined): no refusal line too. */
+  #wroteRefusal = false;
+  /** A watch that stops writes is on between actions (see #watchBetween). */
+  #between = false;
 
   constructor(opts: GuardOptions) {
     this.#o = opts;
@@ -203,7 +225,16 @@ export class Guard {
 
   /** One tool call, after every call before it has finished (book line written). */
   handle(call: ToolCall): Promise<ToolOutcome> {
-    return this.#lock.run(() => this.#handle(call));
+    return this.#lock.run(async () => {
+      const outcome = await this.#handle(call);
+      // Every refusal is kept in the book (masked like every line), so a reviewer sees what the model tried.
+      const m = outcome.ok ? null : REFUSED_RE.exec(outcome.text);
+      if (m && !this.#wroteRefusal) {
+        await this.write({ kind: 'refusal', tool: String(call.name).slice(0, 40), code: m[1] as string, message: m[2] as string });
+      }
+      this.#wroteRefusal = false;
+      return outcome;
+    });
   }
 
   async #handle(call: ToolCall): Promise<ToolOutcome> {
@@ -252,21 +283,105 @@ export class Guard {
     return null;
   }
 
-  /** The press's effect sticker, or null when the owner cancelled it. */
-  async #classify(row: MenuRow, screen: string | null): Promise<{ kind: EffectKind; by: 'rule' | 'owner'; owner?: string } | null> {
+  /** Whether writes are watched: the host gave a scope and the surface can hold and report them. */
+  get #watching(): boolean {
+    return this.#o.writes !== undefined && typeof this.#o.surface.watchWrites === 'function' && typeof this.#o.surface.takeWrites === 'function';
+  }
+
+  /** The owner's answer, or `null` when none came in time (a "no"). An OwnerError (nobody can be asked) propagates. */
+  async #ask(row: MenuRow, screen: string | null, writes?: string[]): Promise<OwnerAnswer | null> {
+    const ms = this.#o.ownerTimeoutMs ?? DEFAULT_OWNER_TIMEOUT_MS;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), ms)));
+    try {
+      return await Promise.race([
+        this.#o.owner.ask({
+          control: `${row.control.role} '${labelOf(row.control)}'${row.where ? ` in ${row.where}` : ''}`,
+          screen,
+          goal: this.#o.goal,
+          ...(writes ? { writes } : {}),
+        }),
+        late,
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** The press's effect sticker; null when the owner gave no answer in time (a no); `cancelled` when the owner cancelled it. */
+  async #classify(row: MenuRow, screen: string | null): Promise<Classified | null | 'cancelled'> {
     const sticker = VERBS[row.verb].sticker;
     if (sticker !== 'by_risk') return { kind: sticker, by: 'rule' };
     // The surface's risk rules by role (a browser link navigates); anything else pressed is a commit until the
     // owner says otherwise.
     const ruled = riskOf(this.#o.surface.kind ?? 'browser', row.control.role);
     if (ruled) return { kind: ruled, by: 'rule' };
-    const a: OwnerAnswer = await this.#o.owner.ask({
-      control: `${row.control.role} '${labelOf(row.control)}'${row.where ? ` in ${row.where}` : ''}`,
-      screen,
-      goal: this.#o.goal,
-    });
-    if (a.answer === 'cancel') return null;
+    // Watching writes, the owner is asked when the press sends one (held until the answer); none: it only moves.
+    if (this.#watching) return { kind: 'navigate', by: 'effects' };
+    const a = await this.#ask(row, screen);
+    if (!a) return null;
+    if (a.answer === 'cancel') return 'cancelled';
     return { kind: a.answer, by: 'owner', owner: a.name };
+  }
+
+  /**
+   * Between actions nothing the model asked for is happening, so a write the page sends then (a delayed autosave,
+   * a timer) is stopped where it can be held, and kept for the next call to report (`#strays`).
+   */
+  async #watchBetween(): Promise<void> {
+    await this.#o.surface.watchWrites?.(this.#o.writes as WriteScope, () => Promise.resolve(false));
+    this.#between = true;
+  }
+
+  /** Writes the page sent between actions go into the book as a refusal line; one that left unasked is a hole. */
+  async #strays(): Promise<void> {
+    if (!this.#between) return;
+    this.#between = false;
+    const stray = (await this.#o.surface.takeWrites?.()) ?? [];
+    if (stray.length === 0) return;
+    const unasked = stray.some((w) => w.fate === 'unasked');
+    await this.write({
+      kind: 'refusal',
+      tool: 'page',
+      code: unasked ? 'UNASKED_WRITE' : 'STRAY_WRITE',
+      message: this.#o.masker.mask(
+        `between actions the page sent ${stray.map(describeWrite).join(', ')}: ${unasked ? 'it left before anyone could be asked' : 'it was stopped'}`,
+      ),
+    });
+  }
+
+  /**
+   * Watches the action's writes: the first one is held while the owner is asked (unless the step is already a
+   * commit the owner confirmed); the answer stands for the action's other writes. Returns what to read after.
+   */
+  async #watch(row: MenuRow, screen: string | null, effect: Classified): Promise<{ asked: Asked[]; failure: () => unknown }> {
+    const asked: Asked[] = [];
+    let failure: unknown = null;
+    let decided: boolean | null = effect.kind === 'commit' && effect.by === 'owner' ? true : null;
+    const gate = async (w: Request): Promise<boolean> => {
+      if (decided !== null) return decided;
+      const write = this.#o.masker.mask(describeWrite(w));
+      try {
+        const a = await this.#ask(row, screen, [write]);
+        if (!a) {
+          asked.push({ write, answer: 'no_answer' });
+          decided = false;
+        } else if (a.answer === 'cancel') {
+          asked.push({ write, answer: 'no', owner: a.name });
+          decided = false;
+        } else {
+          asked.push({ write, answer: a.answer, owner: a.name });
+          Object.assign(effect, { kind: a.answer, by: 'owner', owner: a.name });
+          decided = true;
+        }
+      } catch (e) {
+        failure = e;
+        decided = false;
+      }
+      return decided;
+    };
+    await this.#o.surface.watchWrites?.(this.#o.writes as WriteScope, gate);
+    return { asked, failure: () => failure };
   }
 
   async #act(call: ToolCall): Promise<ToolOutcome> {
@@ -284,6 +399,11 @@ export class Guard {
       const bad = this.#checkValue(call.id, value);
       if (bad) return bad;
     }
+    const secretNames = new Set(this.#o.inputs.filter((i) => i.secret).map((i) => i.name));
+    const typesSecret = value !== undefined && blanksIn(value).some((b) => secretNames.has(b.name));
+    if (typesSecret && !row.control.secret) {
+      return refuse(call.id, 'SECRET_FIELD', `row ${n} is not a password field: a secret typed there would show on the screen and in screenshots`);
+    }
     // The screen is unchanged since it was shown (else #changed would be set): the current menu is the shown one.
     const current = this.#current as Shown;
     const live = current.menu.find((r) => r.n === n);
@@ -300,8 +420,10 @@ export class Guard {
     const probed = await probeRungs(this.#o.surface, control, css);
     const over: FingerprintField[] = control.name ? ['role', 'name', 'supports', 'ancestor_roles'] : ['role', 'supports', 'ancestor_roles'];
     const fp = { over, value: fingerprint(control, over, before.observer) };
-    const effect = await this.#classify(live, this.#labelOf(before));
-    if (!effect) return refuse(call.id, 'CANCELLED', `the owner cancelled pressing ${control.role} '${labelOf(control)}': nothing was pressed or written`);
+    const screenLabel = this.#labelOf(before);
+    const effect = await this.#classify(live, screenLabel);
+    if (effect === 'cancelled') return refuse(call.id, 'CANCELLED', `the owner cancelled pressing ${control.role} '${labelOf(control)}': nothing was pressed or written`);
+    if (!effect) return refuse(call.id, 'WRITE_REFUSED', `the owner did not answer within ${Math.round((this.#o.ownerTimeoutMs ?? DEFAULT_OWNER_TIMEOUT_MS) / 1000)} s whether ${renderRow(live)} is a commit; it was not done`);
     const values = Object.fromEntries(this.#o.inputs.map((i) => [i.name, i.value]));
     const line: DispatchedLine = {
       kind: 'act',
@@ -317,21 +439,59 @@ export class Guard {
       before: this.#seen(before),
     };
     await this.#o.dispatching?.({ call: call.id, line: this.#o.masker.maskDeep(line) });
+    await this.#strays();
+    const watch = this.#watching ? await this.#watch(live, screenLabel, effect) : null;
     try {
-      await this.#o.surface.act(control.ref, value === undefined ? { verb } : { verb, value: fillBlanks(value, { input: values, env: {} }) });
+      await this.#o.surface.act(
+        control.ref,
+        value === undefined ? { verb } : { verb, value: fillBlanks(value, { input: values, env: {} }), ...(typesSecret ? { secret: true } : {}) },
+      );
     } catch (e) {
+      if (watch) {
+        await this.#o.surface.takeWrites?.();
+        await this.#watchBetween();
+      }
       if (!(e instanceof SurfaceError)) throw e;
       const after = await look(this.#o.surface);
       this.#current = { obs: after, menu: buildMenu(after) };
       this.#changed = after.signature !== before.signature;
       return refuse(call.id, 'ACTION_FAILED', this.#o.masker.mask(`${verb} on row ${n} failed: ${e.message}`));
     }
-    const after =
-      verb === 'invoke' ? await settleAfter(this.#o.surface, before.signature, this.#o.settle) : await look(this.#o.surface);
+    let after =
+      verb === 'invoke' || watch ? await settleAfter(this.#o.surface, before.signature, this.#o.settle) : await look(this.#o.surface);
+    let writes: SeenWrite[] = [];
+    if (watch) {
+      // Waits for the owner's answers to held writes; a write let go after the screen settled moves it again.
+      writes = (await this.#o.surface.takeWrites?.()) ?? [];
+      await this.#watchBetween();
+      if (writes.length) after = await settleAfter(this.#o.surface, before.signature, this.#o.settle);
+      const failed = watch.failure();
+      if (failed) throw failed;
+      // A write that left before anyone could be asked, from a step not confirmed a commit: an unasked commit.
+      if (writes.some((w) => w.fate === 'unasked') && !(effect.kind === 'commit' && effect.by === 'owner')) {
+        Object.assign(effect, { kind: 'commit', by: 'effects', unasked: true });
+        delete effect.owner;
+      }
+    }
     this.#current = { obs: after, menu: buildMenu(after) };
-    await this.write({ ...line, after: this.#seen(after) });
+    await this.write({
+      ...line,
+      effect,
+      ...(watch ? { writes: writes.map((w) => ({ method: w.method, url: w.url, via: w.via, fate: w.fate })) } : {}),
+      ...(watch?.asked.length ? { asked: watch.asked } : {}),
+      after: this.#seen(after),
+    });
     const changed = after.signature !== before.signature;
     this.#changed = changed;
+    const blocked = writes.filter((w) => w.fate === 'blocked');
+    if (blocked.length) {
+      this.#wroteRefusal = true;
+      const why = watch?.asked.some((a) => a.answer === 'no_answer') ? 'the owner did not answer in time' : 'the owner said no';
+      return refuse(call.id, 'WRITE_REFUSED', this.#o.masker.mask(`${renderRow(live)} sends ${describeWrite(blocked[0] as SeenWrite)}, and ${why}: the write was stopped`));
+    }
+    if (effect.unasked) {
+      return { id: call.id, ok: true, text: this.#o.masker.mask(`done: ${renderRow(live)}, but it sent ${describeWrite(writes[0] as SeenWrite)} before the owner could be asked; the compiler will refuse this step`) };
+    }
     const found = probed.rungs.length ? '' : ' (warning: no rung finds this control again; the compiler will refuse this step)';
     if (!changed) return { id: call.id, ok: true, text: `done: ${renderRow(live)}${found}` };
     const label = this.#labelOf(after);
@@ -370,6 +530,7 @@ export class Guard {
     const obs = (this.#current as Shown).obs;
     const here = this.#labelOf(obs);
     if (here !== label) return refuse(call.id, 'NOT_SHOWING', `${label} is not the screen showing now (${here ?? 'an unlabelled screen'} is)`);
+    await this.#strays();
     await this.write({ kind: 'finish', label, screen: this.#seen(obs) });
     this.#finished = label;
     return { id: call.id, ok: true, text: `finished on ${label}` };

@@ -71,6 +71,11 @@ export interface OwnerQuestion {
   /** The label of the screen it is on, when the model has named it. */
   screen: string | null;
   goal: string;
+  /**
+   * The writes this action is sending, held until the answer ("POST http://…/post (form)", masked). Absent: the
+   * question comes before the press, on a surface that cannot watch writes.
+   */
+  writes?: string[];
 }
 
 export interface Owner {

@@ -21,6 +21,7 @@ import {
 import type { ScopeLink } from '../schema/observation.ts';
 import { continuityHoles } from './continuity.ts';
 import type { TraceAct, TraceLabel, TraceLine, TraceStart } from '../schema/trace.ts';
+import { describeWrite, endpointOf, originOf } from '../writes.ts';
 import { labelledAs, type KnownScreen } from '../screens.ts';
 
 export type HoleCode =
@@ -35,6 +36,8 @@ export type HoleCode =
   | 'NO_FINISH'
   | 'NO_VISIBLE_EFFECT'
   | 'UNKNOWN_POSTCONDITION_STEP'
+  | 'UNASKED_COMMIT'
+  | 'WRITE_REFUSED'
   | 'INVALID_CARD'
   // The book is not one unbroken account (continuity.ts).
   | 'BOOK_GAP'
@@ -187,6 +190,25 @@ function defaultId(goal: string): string {
   return slug(goal.split(/\s+/).slice(0, 5).join(' '), 40) || 'authored_capability';
 }
 
+/**
+ * The card's network block from a watched book: the origins it watched (blanked like the entry), and as ignorable
+ * every endpoint a step wrote to that the owner said was not a commit (a sign-on, a review page). Sorted, so a
+ * book always compiles to the same bytes.
+ */
+function networkOf(watched: { origins: string[]; ignore: string[] }, acts: readonly TraceAct[], entry: string, blankOrigin: boolean): { origins: string[]; ignore: string[] } {
+  const ignore = new Set(watched.ignore);
+  for (const a of acts) {
+    if (a.effect.kind === 'commit') continue;
+    for (const w of a.writes ?? []) if (w.fate === 'allowed') ignore.add(endpointOf(w));
+  }
+  const home = originOf(entry);
+  const origins = [...new Set(watched.origins.map((o) => {
+    const origin = originOf(o) ?? o;
+    return blankOrigin && origin === home ? '{{env.BASE_URL}}' : origin;
+  }))];
+  return { origins, ignore: [...ignore].sort() };
+}
+
 /** The entry with its deployment-specific part blanked, as the card's surface declares it (shared/surfaces.ts). */
 export function entryOf(entry: string, surface: SurfaceName, blank: boolean): string {
   const base = SURFACES[surface].entryBase;
@@ -234,6 +256,10 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
       finish = { line, label: l.label };
       return;
     }
+    if (l.kind === 'refusal' && l.code === 'UNASKED_WRITE') {
+      hole(line, 'UNASKED_COMMIT', `${l.message}: an unasked write between actions; work the task out again with the owner asked`);
+      return;
+    }
     if (l.kind !== 'act') return;
     const screen = labelOfScreen(l.before);
     if (!screen) {
@@ -262,6 +288,15 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
           hole(line, 'UNKNOWN_BLANK', `{{${blank.source}.${blank.name}}} names no input declared in the start line`);
         }
       }
+    }
+    // Side-effect detection: a write that left before the owner was asked, or one the owner stopped.
+    if (l.effect.unasked) {
+      const w = l.writes?.find((x) => x.fate === 'unasked');
+      hole(line, 'UNASKED_COMMIT', `the ${l.control.role} '${labelOf(l.control)}' sent ${w ? describeWrite(w) : 'a write'} before the owner was asked: an unasked commit; work this step out again with the owner asked`);
+    }
+    const stopped = l.writes?.find((x) => x.fate === 'blocked');
+    if (stopped) {
+      hole(line, 'WRITE_REFUSED', `the ${l.control.role} '${labelOf(l.control)}' sends ${describeWrite(stopped)}, which the owner did not allow; a card cannot replay it`);
     }
     const c = l.control;
     if ([c.name, c.hint ?? '', ...c.scope.map((s) => s.name), ...l.rungs.map((r) => r.value ?? '')].some((t) => SECRET_MARK.test(t))) {
@@ -339,6 +374,10 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
   }
   const notes = reviewNotes({ finish: done.label, commits, unconfirmed, owners, inputs, used });
   const surface: SurfaceName = opts.surface ?? start.surface ?? 'browser';
+  const network = start.writes ? networkOf(start.writes, acts.map((a) => a.act), start.entry, opts.baseUrlBlank ?? true) : null;
+  if (network?.ignore.length) {
+    notes.push(`Writes the owner said are not commits are ignored in replay (network.ignore): ${network.ignore.join(', ')}. Check that none of them changes a record.`);
+  }
   const card: CapabilityInput = {
     schema: CAPABILITY_SCHEMA_ID,
     id: opts.id ?? defaultId(start.goal),
@@ -361,6 +400,7 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
     targets: Object.fromEntries([...byKey.values()].map((t) => [t.id, t.target])),
     steps,
     outcomes: { success: { screens: [done.label] }, business: {}, recovery: {}, failure: {} },
+    ...(network ? { network } : {}),
     lifecycle: { state: 'draft', review_notes: notes },
   };
   const parsed = Capability.safeParse(card);

@@ -163,6 +163,16 @@ function cellAtColumn(tr: Element, col: number): Element | null {
   return null;
 }
 
+/**
+ * Whether the field hides what is typed into it: a password input, or a field styled not to display its text
+ * (`-webkit-text-security`, the non-standard property browsers honour). Secrets may be typed only into these.
+ */
+function isSecretField(el: Element): boolean {
+  if (el.tagName === 'INPUT' && (el as HTMLInputElement).type === 'password') return true;
+  const security = (getComputedStyle(el) as CSSStyleDeclaration & { webkitTextSecurity?: string }).webkitTextSecurity;
+  return security !== undefined && security !== '' && security !== 'none';
+}
+
 function controlValue(el: Element, role: string): { value?: string; options?: string[] } {
   const tag = el.tagName;
   if (tag === 'INPUT' || tag === 'TEXTAREA') {
@@ -268,6 +278,7 @@ export function walkDocument(doc: Document, c: DomCache): Walked {
         }
         Object.assign(control, controlValue(el, role), controlState(el, role));
         if (isDisabled(el)) control.disabled = true;
+        if (isSecretField(el)) control.secret = true;
         controls.push({ el, control });
         // Furniture: buttons and labelled fields always; links only outside data rows (there they are data).
         let label: string;

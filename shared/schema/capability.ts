@@ -167,6 +167,11 @@ export const Step = z.strictObject({
   expect: Expect.optional(),
   /** Commit steps only: what must hold after the commit (checked on the success path). */
   post: z.array(Postcondition).optional(),
+  /**
+   * A reviewer's word that this step may type a secret into a field that shows it (not a password field). Without
+   * it, replay refuses to type a secret anywhere the surface does not report as secret.
+   */
+  shows_secret: z.literal(true).optional(),
 });
 export type Step = z.infer<typeof Step>;
 
@@ -313,6 +318,18 @@ const CapabilityShape = z.strictObject({
   probe: z.lazy(() => Probe).optional(),
   /** The expected change an independent judge checks in `handrail verify` (see the judge section below). */
   judge: JudgeDecl.optional(),
+  /**
+   * Side-effect detection in replay (shared/writes.ts): the app's origins (default: the entry's; blanks as in
+   * the entry) and the endpoints whose non-safe requests are not writes ("POST /signon", "/beacon*"). A step that is
+   * not a commit and sends a write to these origins ends the run UNSAFE_TO_RETRY. Absent: the card predates
+   * detection and its writes are recorded in the evidence but not checked.
+   */
+  network: z
+    .strictObject({
+      origins: z.array(z.string().min(1).max(2_000)).max(50).optional(),
+      ignore: z.array(z.string().regex(/^(?:[A-Z]+ )?\/\S*$/, 'expected "METHOD /path" or "/path" (a trailing * matches a prefix)').max(2_000)).max(200).default([]),
+    })
+    .optional(),
   lifecycle: Lifecycle,
 });
 

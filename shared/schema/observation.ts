@@ -32,6 +32,8 @@ export const Control = z.strictObject({
   /** For comboboxes / listboxes: the visible option labels. */
   options: z.array(z.string()).optional(),
   disabled: z.boolean().optional(),
+  /** The field hides what is typed into it (a password field): the only kind a secret may be typed into. */
+  secret: z.boolean().optional(),
   /** aria-expanded (a <summary>: its <details> open), when the control carries it. */
   expanded: z.boolean().optional(),
   /** aria-selected of an option, tab, tree item or grid row, when the control carries it. */

@@ -40,6 +40,10 @@ export const Code = z.enum([
   'CANCELLED',
   /** The server is stopping and takes no new call: try again on another (or after it restarts). */
   'SHUTTING_DOWN',
+  /** A step that is not a commit sent a write to the app (side-effect detection): the card is wrong, and it happened. */
+  'UNDECLARED_WRITE',
+  /** A secret would be typed into a field the surface does not report as secret, and the step does not allow it. */
+  'SECRET_FIELD',
   'INTERNAL',
 ]);
 export type Code = z.infer<typeof Code>;

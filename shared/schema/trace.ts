@@ -52,7 +52,28 @@ export const TraceStart = z.strictObject({
     }),
   ),
   walker: z.string(),
+  /**
+   * The app's origins and ignorable endpoints the guard watched for writes (shared/writes.ts). Absent: the book
+   * was written without side-effect detection (an older book, or a surface that cannot watch).
+   */
+  writes: z.strictObject({ origins: z.array(z.string()), ignore: z.array(z.string()) }).optional(),
   author: z.strictObject({ kind: z.enum(['model', 'human']), model: z.string().optional() }),
+});
+
+export const TraceWrite = z.strictObject({
+  method: z.string(),
+  url: z.string(),
+  via: z.enum(['request', 'form', 'beacon', 'websocket']),
+  fate: z.enum(['allowed', 'blocked', 'unasked']),
+});
+
+/** A call the guard refused (no such row, a secret literal, a write the owner declined…): kept so a reviewer sees it. */
+export const TraceRefusal = z.strictObject({
+  ...Base,
+  kind: z.literal('refusal'),
+  tool: z.string(),
+  code: z.string(),
+  message: z.string(),
 });
 
 export const TraceLabel = z.strictObject({
@@ -79,10 +100,19 @@ export const TraceAct = z.strictObject({
   fingerprint: z.strictObject({ over: z.array(FingerprintField), value: z.string() }),
   effect: z.strictObject({
     kind: EffectKind,
-    /** Who classified it: the guard's rule, or an owner's answer. */
-    by: z.enum(['rule', 'owner']),
+    /**
+     * Who classified it: the guard's rule, an owner's answer, or the effects seen (`effects`: no write left the
+     * page, so it only moved; or a write left before anyone could be asked, an unasked commit).
+     */
+    by: z.enum(['rule', 'owner', 'effects']),
     owner: z.string().optional(),
+    /** A write left the page before the owner was asked: the compiler refuses the book at this line. */
+    unasked: z.literal(true).optional(),
   }),
+  /** The writes this action sent (side-effect detection), each with its fate; absent when nothing watched. */
+  writes: z.array(TraceWrite).optional(),
+  /** What the owner was asked about this action's writes, and answered (`no_answer`: the time ran out, a no). */
+  asked: z.array(z.strictObject({ write: z.string(), answer: z.enum(['commit', 'navigate', 'stage', 'no', 'no_answer']), owner: z.string().optional() })).optional(),
   before: ScreenSeen,
   after: ScreenSeen,
 });
@@ -107,7 +137,7 @@ export const TraceEnd = z.strictObject({
     .optional(),
 });
 
-export const TraceLine = z.discriminatedUnion('kind', [TraceStart, TraceLabel, TraceAct, TraceFinish, TraceEnd]);
+export const TraceLine = z.discriminatedUnion('kind', [TraceStart, TraceLabel, TraceAct, TraceRefusal, TraceFinish, TraceEnd]);
 export type TraceLine = z.infer<typeof TraceLine>;
 export type TraceAct = z.infer<typeof TraceAct>;
 export type TraceLabel = z.infer<typeof TraceLabel>;

@@ -4,7 +4,7 @@
 // violation. Counts: HANDRAIL_REL_KILLS, HANDRAIL_REL_RACE_ROUNDS, HANDRAIL_REL_RACE_PROCS, HANDRAIL_REL_RESTARTS.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -14,6 +14,7 @@ import { startBank, type Bank } from '../../demo/plumbline/server.ts';
 import type { RunResult } from '../../shared/schema/result.ts';
 import { main as fuzzMain } from './fuzz-cards.ts';
 import { Progress } from '../../runner/progress.ts';
+import { scan as scanSecrets } from '../tools/secret-scan.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CARD = join(ROOT, 'capabilities/plumbline-place-hold.json');
@@ -69,10 +70,13 @@ function replay(home: string, share: string, opts: { reason?: string; card?: str
       cwd: ROOT,
       detached: true,
       env: { ...process.env, HANDRAIL_HOME: home, HANDRAIL_SECRET_PASSWORD: PASSWORD, ...opts.env },
-      stdio: ['ignore', 'pipe', 'ignore'],
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
+    let errText = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    // Captured for the secret scan at the end (a child's stderr is its progress and any error it printed).
+    child.stderr.on('data', (d: Buffer) => (errText += d.toString()));
     const timer = opts.killAfterMs === undefined ? undefined : setTimeout(() => {
       try {
         process.kill(-(child.pid ?? 0), 'SIGKILL');
@@ -83,13 +87,16 @@ function replay(home: string, share: string, opts: { reason?: string; card?: str
     child.on('error', fail);
     child.on('close', (code, signal) => {
       if (timer) clearTimeout(timer);
+      const tag = `replay-${began}-${randomBytes(3).toString('hex')}`;
+      const kept = Promise.all([writeFile(join(scratch, 'logs', `${tag}.stdout`), out), writeFile(join(scratch, 'logs', `${tag}.stderr`), errText)]);
       let receipt: RunResult | null = null;
       try {
         receipt = out ? (JSON.parse(out) as RunResult) : null;
       } catch {
         receipt = null;
       }
-      done({ code, signal, receipt, ms: Date.now() - began });
+      const ms = Date.now() - began;
+      void kept.catch(() => undefined).then(() => done({ code, signal, receipt, ms }));
     });
   });
 }
@@ -302,6 +309,7 @@ function table(): string {
 async function main(): Promise<number> {
   bank = await startBank({ port: 0, operatorPassword: PASSWORD });
   scratch = await mkdtemp(join(tmpdir(), 'handrail-reliability-'));
+  await mkdir(join(scratch, 'logs'));
   const began = Date.now();
   try {
     log(`reliability: kills=${KILLS} race rounds=${RACE_ROUNDS}×${RACE_PROCS} restarts=${RESTARTS} (scratch ${scratch})`);
@@ -312,6 +320,16 @@ async function main(): Promise<number> {
     await killTrials();
   } finally {
     await bank.close();
+    // The secret scan: every file the runs wrote (evidence, journals, receipts, captured stdout/stderr), for the
+    // password in every spelling the masker knows. One hit is a violation.
+    const scanned = await scanSecrets([scratch], [{ name: 'password', value: PASSWORD }]).catch((e: unknown) => ({ files: 0, hits: [{ file: `scan failed: ${(e as Error).message}`, secret: 'password', at: 0 }] }));
+    rows.push({
+      section: 'secret scan',
+      trials: scanned.files,
+      outcome: `${scanned.hits.length} hits in ${scanned.files} files`,
+      maxPresses: 0,
+      violations: scanned.hits.map((h) => `secret "${h.secret}" in ${h.file}`),
+    });
     await rm(scratch, { recursive: true, force: true });
   }
   process.stdout.write(`${table()}\n`);

@@ -35,7 +35,7 @@ function bank(): MemoryApp {
         text: 'OPERATOR SIGN ON',
         furniture: layout('signon'),
         elements: [
-          { role: 'textbox', hint: 'Password', ancestors: ['form'], css: ['input[name=pw]'] },
+          { role: 'textbox', hint: 'Password', secret: true, ancestors: ['form'], css: ['input[name=pw]'] },
           { role: 'button', name: 'Sign On', ancestors: ['form'], css: ['#signon'], on: { invoke: 'review' } },
         ],
       },

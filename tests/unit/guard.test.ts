@@ -38,11 +38,12 @@ async function refused(input: unknown, name = 'act') {
   return { ...s, out };
 }
 
-describe('the guard refuses, writing nothing', () => {
+describe('the guard refuses, doing nothing, and keeps each refusal in the book', () => {
   it.each([
     ['a row that does not exist', { row: 9, verb: 'invoke' }, 'NO_SUCH_ROW', 'there is no row 9'],
     ['a verb that is not the row\'s own', { row: 3, verb: 'set_value', value: 'x' }, 'WRONG_VERB', 'row 3 takes "invoke"'],
     ['a secret typed as a literal', { row: 2, verb: 'set_value', value: SECRET }, 'SECRET_LITERAL', '{{input.password}}'],
+    ['a secret typed into a field that shows it', { row: 1, verb: 'set_value', value: '{{input.password}}' }, 'SECRET_FIELD', 'not a password field'],
     ['a secret inside a longer literal', { row: 1, verb: 'set_value', value: `id ${SECRET}` }, 'SECRET_LITERAL', '{{input.password}}'],
     ['an input\'s value typed as a literal', { row: 1, verb: 'set_value', value: 'OP1001' }, 'INPUT_LITERAL', '{{input.operator_id}}'],
     ['a blank naming no input', { row: 1, verb: 'set_value', value: '{{input.nobody}}' }, 'UNKNOWN_BLANK', 'names no input'],
@@ -55,7 +56,8 @@ describe('the guard refuses, writing nothing', () => {
     expect(out.text).toContain(`(${code})`);
     expect(out.text).toContain(says);
     expect(out.text).not.toContain(SECRET);
-    expect(book.lines).toEqual([]);
+    expect(book.lines).toEqual([expect.objectContaining({ kind: 'refusal', tool: 'act', code })]);
+    expect(JSON.stringify(book.lines)).not.toContain(SECRET);
     expect(surface.log).toEqual([]);
   });
 
@@ -69,7 +71,8 @@ describe('the guard refuses, writing nothing', () => {
     expect(out.ok).toBe(false);
     expect(out.text).toContain('(CANCELLED)');
     expect(out.text).toContain('nothing was pressed');
-    expect(book.lines.length).toBe(written);
+    // Nothing done; the refusal itself is kept for the reviewer, like every refused call.
+    expect(book.lines.slice(written)).toEqual([expect.objectContaining({ kind: 'refusal', tool: 'act', code: 'CANCELLED' })]);
     expect(surface.log).toEqual([]);
   });
 
@@ -77,7 +80,7 @@ describe('the guard refuses, writing nothing', () => {
     const { out, book } = await refused({ label: 'signon' }, 'finish');
     expect(out).toMatchObject({ ok: false });
     expect(out.text).toContain('(NOT_LABELLED)');
-    expect(book.lines).toEqual([]);
+    expect(book.lines).toEqual([expect.objectContaining({ kind: 'refusal', tool: 'finish', code: 'NOT_LABELLED' })]);
   });
 
   it('finish on a labelled screen that is not showing', async () => {
@@ -89,7 +92,7 @@ describe('the guard refuses, writing nothing', () => {
     const out = await guard.handle({ id: 'c', name: 'finish', input: { label: 'signon' } });
     expect(out.text).toContain('(NOT_SHOWING)');
     expect(out.text).toContain('an unlabelled screen');
-    expect(book.lines.map((l) => (l as { kind: string }).kind)).toEqual(['label', 'act']);
+    expect(book.lines.map((l) => (l as { kind: string }).kind)).toEqual(['label', 'act', 'refusal']);
     expect(guard.finished).toBeNull();
   });
 
@@ -100,14 +103,14 @@ describe('the guard refuses, writing nothing', () => {
     await guard.handle({ id: 'a', name: 'act', input: { row: 3, verb: 'invoke' } });
     const out = await guard.handle({ id: 'b', name: 'act', input: { row: 1, verb: 'set_value', value: '{{input.operator_id}}' } });
     expect(out.text).toContain('(SCREEN_CHANGED)');
-    expect(book.lines).toHaveLength(2);
+    expect(book.lines.map((l) => (l as { kind: string }).kind)).toEqual(['label', 'act', 'refusal']);
   });
 
   it('an action on a screen nobody has labelled yet', async () => {
     const { out, book, surface } = await refused({ row: 3, verb: 'invoke' });
     expect(out.text).toContain('(UNLABELLED_SCREEN)');
     expect(out.text).toContain('assert_screen');
-    expect(book.lines).toEqual([]);
+    expect(book.lines).toEqual([expect.objectContaining({ kind: 'refusal', code: 'UNLABELLED_SCREEN' })]);
     expect(surface.log).toEqual([]);
   });
 

@@ -84,9 +84,10 @@ describe('the guard resumed from a book', () => {
     await g2.handle({ id: 'd', name: 'assert_screen', input: { label: 'home' } });
     await g2.handle({ id: 'e', name: 'act', input: { row: 1, verb: 'invoke' } });
     const more = lines(book);
-    expect(more.map((l) => l.seq)).toEqual([3, 4]);
+    // The refused label is kept in the book too.
+    expect(more.map((l) => `${l.seq} ${l.kind}`)).toEqual(['3 refusal', '4 label', '5 act']);
     // Back on the sign-on screen, the act line names it by the label from the old book; the actor is the clerk.
-    expect(more[1]).toMatchObject({ kind: 'act', actor: 'human', before: { label: 'home' }, after: { label: 'signon' } });
+    expect(more[2]).toMatchObject({ kind: 'act', actor: 'human', before: { label: 'home' }, after: { label: 'signon' } });
 
     const g3 = new Guard({ surface, owner: answers, book, masker, goal: 'g', inputs: INPUTS, resume: [...lines(first), ...more] });
     await g3.show();

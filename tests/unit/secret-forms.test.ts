@@ -3,35 +3,11 @@
 // zero-width or control characters, or in full-width letters. Every form is generated and checked against both.
 import { describe, expect, it } from 'vitest';
 import { Guard } from '../../shared/author/guard.ts';
-import { Masker } from '../../shared/secrets.ts';
+import { Masker, SPELLINGS } from '../../shared/secrets.ts';
 import { FakeSurface, MemoryBook, signOnScreens } from '../fixtures/author/fake-surface.ts';
 
-const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
-const b64url = (s: string): string => Buffer.from(s, 'utf8').toString('base64url');
-const hex = (s: string): string => Buffer.from(s, 'utf8').toString('hex');
-const fullWidth = (s: string): string => s.replace(/[!-~]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0));
-
-/** Every spelling of a secret the issue names; each must be masked and refused. */
-export const FORMS: Record<string, (s: string) => string> = {
-  raw: (s) => s,
-  'base64': b64,
-  'base64 without padding': (s) => b64(s).replace(/=+$/, ''),
-  'base64url': b64url,
-  'base64url with padding': (s) => b64(s).replace(/\+/g, '-').replace(/\//g, '_'),
-  'base64 inside user:secret (Basic auth)': (s) => b64(`operator:${s}`),
-  'base64 after one byte': (s) => b64(`x${s}`),
-  'base64 after two bytes': (s) => b64(`xy${s}`),
-  'hex lowercase': hex,
-  'hex uppercase': (s) => hex(s).toUpperCase(),
-  'URL-encoded': (s) => encodeURIComponent(s),
-  'URL-encoded every byte': (s) => Array.from(new TextEncoder().encode(s), (b) => `%${b.toString(16).padStart(2, '0')}`).join(''),
-  reversed: (s) => Array.from(s).reverse().join(''),
-  'split by zero-width spaces': (s) => Array.from(s).join('\u200b'),
-  'split by zero-width joiners and a BOM': (s) => Array.from(s).join('\u200d').replace(/^/, '\ufeff'),
-  'split by soft hyphens': (s) => Array.from(s).join('\u00ad'),
-  'split by control characters': (s) => Array.from(s).join('\u0007'),
-  'full-width (NFKC)': fullWidth,
-};
+/** Every spelling of a secret the issue names (shared/secrets.ts): each must be masked and refused. */
+export const FORMS = SPELLINGS;
 
 const SECRETS = ['hunter-22-zz', 'p@ss w0rd/+?', 'Zürich-pin-42', 'tok_9fQx/+=='];
 
@@ -56,7 +32,7 @@ describe('the masker catches every spelling', () => {
 
   it('leaves ordinary text, hashes and base64 of other things alone', () => {
     const m = new Masker([{ name: 'password', value: 'hunter-22-zz' }]);
-    const text = `sha256:${'0123456789abcdef'.repeat(4)} ${b64('hunter-23-zz')} ｆｕｌｌ ｗｉｄｔｈ a\u200bb`;
+    const text = `sha256:${'0123456789abcdef'.repeat(4)} ${SPELLINGS['base64']?.('hunter-23-zz') ?? ''} ｆｕｌｌ ｗｉｄｔｈ a\u200bb`;
     expect(m.mask(text)).toBe(text);
     expect(m.has(text)).toBe(false);
   });
@@ -95,7 +71,9 @@ describe('the guard refuses every spelling as a literal', () => {
       expect(out.text).toContain('(SECRET_LITERAL)');
       expect(out.text).toContain('{{input.password}}');
       expect(out.text).not.toContain(spelled);
-      expect(book.lines).toEqual([]);
+      // The refusal is kept in the book, and the book holds no spelling of the secret.
+      expect(book.lines).toEqual([expect.objectContaining({ kind: 'refusal', code: 'SECRET_LITERAL' })]);
+      expect(JSON.stringify(book.lines)).not.toContain(spelled);
       expect(surface.log).toEqual([]);
     });
   }

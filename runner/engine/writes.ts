@@ -1,0 +1,70 @@
+// Side-effect detection in replay (docs/ARCHITECTURE.md, "Writes"): each step's window runs from just before it
+// is journalled to just before the next one is, so a write sent while the page settles, or a moment later, is
+// still its own. A step that is not a commit and sends a write to the card's origins ends the run
+// UNSAFE_TO_RETRY / UNDECLARED_WRITE with the requests (masked by the evidence) in the evidence.
+import type { Capability, Step } from '../../shared/schema/capability.ts';
+import type { Surface } from '../../shared/surface.ts';
+import { describeWrite, originOf, scopeOf, type WriteScope } from '../../shared/writes.ts';
+import type { Evidence } from '../evidence.ts';
+
+export interface WriteEnding {
+  word: 'UNSAFE_TO_RETRY';
+  code: 'UNDECLARED_WRITE';
+  message: string;
+  atStep: string;
+}
+
+export class WriteCheck {
+  readonly #scope: WriteScope;
+  readonly #enforced: boolean;
+  #step: Step | null = null;
+
+  constructor(
+    private readonly surface: Surface,
+    card: Capability,
+    /** The filled entry: `{{env.BASE_URL}}` in an origin is its origin (the one environment blank a card holds). */
+    entry: string,
+    private readonly evidence: Evidence,
+  ) {
+    const base = originOf(entry) ?? entry;
+    this.#scope = scopeOf(entry, card.network, (o) => o.replaceAll('{{env.BASE_URL}}', base));
+    this.#enforced = card.network !== undefined;
+  }
+
+  get #can(): boolean {
+    return typeof this.surface.watchWrites === 'function' && typeof this.surface.takeWrites === 'function';
+  }
+
+  /** Closes the previous step's window (an ending if it wrote undeclared) and opens this step's. */
+  async begin(step: Step): Promise<WriteEnding | null> {
+    const ended = await this.end();
+    if (ended) return ended;
+    if (!this.#can) return null;
+    await this.surface.watchWrites?.(this.#scope);
+    this.#step = step;
+    return null;
+  }
+
+  /** Closes the open window: its writes go into the evidence; one from a step that is no commit ends the run. */
+  async end(): Promise<WriteEnding | null> {
+    const step = this.#step;
+    this.#step = null;
+    if (!step) return null;
+    const writes = (await this.surface.takeWrites?.()) ?? [];
+    if (writes.length === 0) return null;
+    const undeclared = step.effect.kind !== 'commit';
+    await this.evidence.append(undeclared ? 'undeclared_write' : 'writes', {
+      step: step.id,
+      effect: step.effect.kind,
+      checked: this.#enforced,
+      writes: writes.map((w) => ({ method: w.method, url: w.url, via: w.via })),
+    });
+    if (!undeclared || !this.#enforced) return null;
+    return {
+      word: 'UNSAFE_TO_RETRY',
+      code: 'UNDECLARED_WRITE',
+      message: `${step.id} is not a commit (${step.effect.kind}) but sent ${writes.map(describeWrite).join(', ')}: it changed the application; check it before running again`,
+      atStep: step.id,
+    };
+  }
+}
