@@ -68,6 +68,7 @@ export function frameObservation(path: FramePath, doc: DocumentObservation): Par
     controls: doc.controls.map((c) => ({ ...c, ref: formatRef(path, c.ref), scope: [...link, ...c.scope] })),
     paths: doc.paths,
     text: doc.text,
+    ...(doc.busy ? { busy: true as const } : {}),
   };
 }
 

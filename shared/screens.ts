@@ -28,6 +28,7 @@ export function combineParts(parts: readonly Part[], observerVersion: string): O
     parts: [...parts],
     paths,
     signature: hashStrings(paths),
+    ...(parts.some((p) => p.busy) ? { busy: true as const } : {}),
     observer: observerVersion,
   };
 }

@@ -222,7 +222,7 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
       if (asking) answer(rec);
       else recording = rec;
       const d = api.observe();
-      return { frame: framePath(win), url: d.url, title: d.title, controls: d.controls, paths: d.paths, text: d.text };
+      return { frame: framePath(win), url: d.url, title: d.title, controls: d.controls, paths: d.paths, text: d.text, busy: d.busy };
     },
     call(c: FrameCall): FrameReply {
       switch (c.op) {

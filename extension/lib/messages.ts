@@ -83,6 +83,7 @@ export const FrameReport = z.strictObject({
   controls: z.array(Control),
   paths: z.array(z.string()),
   text: z.string(),
+  busy: z.boolean().default(false),
 });
 export type FrameReport = z.infer<typeof FrameReport>;
 

@@ -37,8 +37,34 @@ async function observeDocument(frame: Frame): Promise<DocumentObservation> {
 }
 
 async function observeFrame(frame: Frame): Promise<Part> {
+  if (await pendingNavigation(frame)) {
+    // Never touch a frame that is still on its first empty document while its own page is on the way: evaluating
+    // script in it there can cancel that navigation in Chromium (a slow server then leaves the frame blank for good).
+    // The part is reported empty and busy, so settling waits for it (docs/ARCHITECTURE.md, "Settling").
+    return frameObservation(await framePath(frame), { url: 'about:blank', title: '', controls: [], paths: [], text: '', busy: true });
+  }
   const [doc, path] = await Promise.all([observeDocument(frame), framePath(frame)]);
   return frameObservation(path, doc);
+}
+
+/** A child frame still showing its initial about:blank while its element names another page to load. */
+async function pendingNavigation(frame: Frame): Promise<boolean> {
+  if (!frame.parentFrame()) return false;
+  const url = frame.url();
+  if (url !== '' && url !== 'about:blank') return false;
+  const el = await frame.frameElement().catch(() => null);
+  if (!el) return false;
+  try {
+    const src = await el.evaluate((n) => {
+      const e = n as Element;
+      return e.getAttribute('srcdoc') !== null ? '' : (e.getAttribute('src') ?? '').trim();
+    });
+    return src !== '' && !/^about:blank/i.test(src) && !/^javascript:/i.test(src);
+  } catch {
+    return false;
+  } finally {
+    await el.dispose().catch(() => undefined);
+  }
 }
 
 /** Every frame that has a document we can reach, about:blank and unnamed frames included. */

@@ -119,8 +119,12 @@ class Rest {
   constructor(private readonly now: () => number) {
     this.#since = now();
   }
-  /** Records a look; true when the screen changed since the last one (the rest starts again). */
+  /** Records a look; true when the screen changed since the last one (the rest starts again). A busy screen never rests. */
   see(named: Named): boolean {
+    if (named.obs.busy) {
+      this.moved();
+      return true;
+    }
     const state = `${named.obs.signature}\n${named.text}`;
     if (state === this.#state) return false;
     this.#state = state;

@@ -36,8 +36,9 @@ export async function settleAfter(surface: Surface, before: string, opts: Settle
   let since = Date.now();
   let repeats = 0;
   for (;;) {
-    if (last.signature !== before && repeats >= 2) return last;
-    if (last.signature === before && Date.now() - since >= quietMs) return last;
+    // A busy screen (loading, a busy region, a progress bar) is not where the action led yet, whatever it shows.
+    if (!last.busy && last.signature !== before && repeats >= 2) return last;
+    if (!last.busy && last.signature === before && Date.now() - since >= quietMs) return last;
     if (Date.now() >= deadline) return last;
     await sleep(pollMs);
     const obs = await look(surface);

@@ -22,6 +22,8 @@ export interface DocumentObservation {
   controls: Control[];
   paths: string[];
   text: string;
+  /** Still loading (`document.readyState` not complete: a frame or resource pending) or showing a busy region or a progress bar. */
+  busy: boolean;
 }
 
 export interface InPage {

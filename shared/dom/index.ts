@@ -9,6 +9,23 @@ import { newCache } from './style.ts';
 import { WALKER_VERSION } from './version.ts';
 import { walkDocument } from './walk.ts';
 
+const BUSY = '[aria-busy="true"],[role="progressbar"],progress';
+
+/**
+ * Whether the document says it is not done: still loading (its load event waits for frames and images), or showing
+ * a busy region or a progress indicator anywhere, open shadow roots included (docs/ARCHITECTURE.md, "Settling").
+ */
+export function isBusy(doc: Document): boolean {
+  if (doc.readyState !== 'complete') return true;
+  const shown = (el: Element): boolean => (typeof el.checkVisibility === 'function' ? el.checkVisibility() : true);
+  const search = (root: Document | ShadowRoot): boolean => {
+    for (const el of root.querySelectorAll(BUSY)) if (shown(el)) return true;
+    for (const el of root.querySelectorAll('*')) if (el.shadowRoot && search(el.shadowRoot)) return true;
+    return false;
+  };
+  return search(doc);
+}
+
 export function createInPage(doc: Document): InPage {
   let byRef = new Map<string, Element>();
   let refOf = new WeakMap<Element, string>();
@@ -35,7 +52,7 @@ export function createInPage(doc: Document): InPage {
         refOf.set(el, ref);
         return { ref, ...control };
       });
-      return { url: walked.url, title: walked.title, controls, paths: walked.paths, text: walked.text };
+      return { url: walked.url, title: walked.title, controls, paths: walked.paths, text: walked.text, busy: isBusy(doc) };
     },
     element(ref: string): Element | null {
       const el = byRef.get(ref);

@@ -59,6 +59,8 @@ export const Part = z.strictObject({
   paths: z.array(z.string()),
   /** Visible text of the part, whitespace-normalised. */
   text: z.string(),
+  /** The surface says this part is not done (loading, a busy region, a progress bar): not at rest, whatever it shows. */
+  busy: z.literal(true).optional(),
 });
 export type Part = z.infer<typeof Part>;
 
@@ -70,6 +72,8 @@ export const Observation = z.strictObject({
   paths: z.array(z.string()),
   /** Hash of `paths`: two screens with the same furniture share a signature. */
   signature: z.string(),
+  /** Some part is not done (see Part.busy): waiting goes on while it is, up to the step's timeout. */
+  busy: z.literal(true).optional(),
   /** Version of the surface's observer (the browser's DOM walker) that produced this: it goes into fingerprints. */
   observer: z.string(),
 });

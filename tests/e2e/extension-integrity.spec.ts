@@ -310,11 +310,13 @@ test('a question can be cancelled: the press is not made and nothing is written;
   await expect(panel.getByTestId('note')).toContainText('cancelled', { timeout: 20_000 });
   await expect(panel.getByTestId('phase')).toHaveText('recording');
   expect(new URL(page.url()).pathname).toBe('/signon');
-  await expect(book(panel)).toHaveCount(4);
+  // Nothing pressed; the cancelled question itself is kept for the reviewer, as every refused call is.
+  await expect(book(panel)).toHaveCount(5);
+  await expect(book(panel).last()).toContainText('Refused');
 
   await page.getByRole('button', { name: 'F5=Sign On' }).click();
   await answer(panel, "button 'F5=Sign On'", 'navigate');
-  await expect(book(panel)).toHaveCount(5, { timeout: 20_000 });
+  await expect(book(panel)).toHaveCount(6, { timeout: 20_000 });
   await expect(book(panel).last()).toContainText('F5=Sign On');
   await page.close();
   await panel.close();

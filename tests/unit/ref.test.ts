@@ -77,6 +77,7 @@ describe('the element ref codec', () => {
       controls: [{ ref: 'c0', role: 'button', name: 'Send', verbs: ['invoke' as const], scope: [{ role: 'form' as const, name: 'T' }], ancestors: ['form'] }],
       paths: ["form>button 'Send'"],
       text: 'Send',
+      busy: false,
     };
     const f = frameObservation(['#1'], doc);
     expect(f.controls[0]).toMatchObject({ ref: '#1|c0', scope: [{ role: 'frame', name: '#1' }, { role: 'form', name: 'T' }] });
