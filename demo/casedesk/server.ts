@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { build } from 'esbuild';
+import { seeded } from '../random.ts';
 import { CaseStore, PEOPLE, type Outcome } from './store.ts';
 
 export { CaseStore, PEOPLE } from './store.ts';
@@ -58,18 +59,6 @@ const problem = (status: number, code: string, message: string): Reply => json({
 const STATUS_OF: Record<string, number> = { NO_SUCH_CASE: 404, ALREADY_CLOSED: 409, DUPLICATE: 409, BAD_TITLE: 422, NO_SUCH_PERSON: 422 };
 const answer = (o: Outcome<unknown>, created = false): Reply => (o.ok ? json(o.value, created ? 201 : 200) : problem(STATUS_OF[o.code] ?? 400, o.code, o.message));
 
-/** A small seeded generator (mulberry32): the same seed gives the same delays. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
   let size = 0;
   const chunks: Buffer[] = [];
@@ -106,7 +95,7 @@ export async function startCaseDesk(opts: DeskOptions = {}): Promise<Desk> {
   const store = new CaseStore();
   const password = opts.password ?? DEMO_PASSWORD;
   const [min, max] = opts.delayMs ?? [300, 3000];
-  const next = random(opts.seed ?? 20261201);
+  const next = seeded(opts.seed ?? 20261201);
   const sessions = new Map<string, string>();
   const bundle = await build({ entryPoints: [CLIENT], bundle: true, write: false, format: 'iife', target: 'chrome120', logLevel: 'silent' });
   const appJs = bundle.outputFiles[0]?.text ?? '';

@@ -2,6 +2,7 @@
 // unicode, duplicate keys, prototype keys, pathological regexes, blanks naming nothing, truncation) must each load or
 // be refused with typed issues that name a path, within 1 s: 0 crashes, 0 hangs. Seeded, so a failure replays.
 // Standalone: `npx tsx tests/reliability/fuzz-cards.ts [--count N] [--seed S]`; `main()` for a shared runner.
+import { seeded } from '../../demo/random.ts';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { validateInputs } from '../../shared/inputs.ts';
@@ -48,16 +49,7 @@ export interface FuzzReport {
 }
 
 /** mulberry32: small, seedable, good enough to spread mutations. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = seeded;
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type Slot = { parent: Json[] | Record<string, Json>; key: string | number; value: Json };

@@ -788,11 +788,25 @@ describe('a cancellation (docs/ARCHITECTURE.md, "Cancelling a run")', () => {
   });
 });
 
+/** Extra furniture on a screen the card recorded: three new paths take the review screen below the similar tier. */
+function drift(app: MemoryApp, screen: string, n: number): void {
+  for (let i = 0; i < n; i++) app.screens[screen]?.furniture?.push(`strong 'NOTICE ${i}'`);
+}
+
+/** The bank whose result page was reworded after the card was recorded: its mark (the heading) is gone. */
+function rewordedResult(): { app: MemoryApp; s: MemorySurface; card: Capability } {
+  const app = bank();
+  const s = new MemorySurface(app);
+  const card = cardFor(s, (c) => {
+    const posted = c.screens['posted'];
+    if (posted) posted.marks = { paths: ["heading 'Hold Posted'"], text: [] };
+  });
+  const posted = app.screens['posted'];
+  if (posted) posted.furniture = ["heading 'Hold Accepted'"];
+  return { app, s, card };
+}
+
 describe('the escalation ladder\'s first rung: the referee (docs/ARCHITECTURE.md, "The escalation ladder")', () => {
-  /** Extra furniture on a screen the card recorded: three new paths take the review screen below the similar tier. */
-  const drift = (app: MemoryApp, screen: string, n: number): void => {
-    for (let i = 0; i < n; i++) app.screens[screen]?.furniture?.push(`strong 'NOTICE ${i}'`);
-  };
   const evidenceOf = async (dir: string): Promise<Array<{ kind: string; data: Record<string, unknown> }>> =>
     (await fs.readFile(path.join(dir, LOG_FILE), 'utf8'))
       .split('\n')
@@ -834,14 +848,7 @@ describe('the escalation ladder\'s first rung: the referee (docs/ARCHITECTURE.md
   });
 
   it('says none of these to a result whose marks are gone: the commit stays in doubt, and it is asked once', async () => {
-    const app = bank();
-    const s = new MemorySurface(app);
-    const card = cardFor(s, (c) => {
-      const posted = c.screens['posted'];
-      if (posted) posted.marks = { paths: ["heading 'Hold Posted'"], text: [] };
-    });
-    const posted = app.screens['posted'];
-    if (posted) posted.furniture = ["heading 'Hold Accepted'"];
+    const { s, card } = rewordedResult();
     const { result, evidence } = await replay(s, card, { referee: new LocalReferee() });
     expect(result).toMatchObject({ word: 'UNSAFE_TO_RETRY', code: 'COMMIT_IN_DOUBT', classifier_calls: 1 });
     const lines = await evidenceOf(evidence);
@@ -890,19 +897,9 @@ describe('the escalation ladder\'s first rung: the referee (docs/ARCHITECTURE.md
 
 describe('the escalation ladder\'s second rung: the scout', () => {
   const scoutOf = (turns: Script['turns']): Scout => new Scout(new CountedModel(new ScriptedModel({ turns })), 300);
-  const drift = (app: MemoryApp, screen: string, n: number): void => {
-    for (let i = 0; i < n; i++) app.screens[screen]?.furniture?.push(`strong 'NOTICE ${i}'`);
-  };
 
   it('a scout that names the reworded result is not believed for a screen after a commit: in doubt, and a repair proposed', async () => {
-    const app = bank();
-    const s = new MemorySurface(app);
-    const card = cardFor(s, (c) => {
-      const posted = c.screens['posted'];
-      if (posted) posted.marks = { paths: ["heading 'Hold Posted'"], text: [] };
-    });
-    const posted = app.screens['posted'];
-    if (posted) posted.furniture = ["heading 'Hold Accepted'"];
+    const { s, card } = rewordedResult();
     const scout = scoutOf([[{ tool: 'finish', label: 'posted' }]]);
     const evidenceDir = path.join(tmp, `scout-${++runs}`);
     const result = await runCapability({ card, inputs: INPUTS, env: {}, surface: () => Promise.resolve(s), evidenceDir, allowUnapproved: true, referee: new LocalReferee(), scout });
