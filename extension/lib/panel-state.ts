@@ -145,6 +145,14 @@ export function compileBook(lines: readonly TraceLine[], id?: string): CompileVi
   return { ok: true, id: r.card.id, steps: r.card.steps.length, notes: r.notes, bytes: cardBytes(r.card) };
 }
 
+/** Why a capability id the reviewer typed cannot be used, in words for the panel; null when it can. */
+export function cardIdProblem(id: string): string | null {
+  if (!id) return 'Give the capability an id, e.g. place_hold.';
+  if (id.length > 64) return 'An id is at most 64 characters.';
+  if (!/^[a-z][a-z0-9_]*$/.test(id)) return 'An id is lower-case letters, digits and underscores, starting with a letter (e.g. place_hold).';
+  return null;
+}
+
 /** A file name for a session's downloads: the goal's first words and the session's start. */
 export function fileStem(s: Pick<SessionRecord, 'goal' | 'created'>): string {
   const words = s.goal.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || 'trace';

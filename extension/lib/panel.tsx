@@ -5,7 +5,7 @@ import { browser } from 'wxt/browser';
 import type { TraceLine } from '../../shared/schema/trace.ts';
 import { refusalLine } from '../../shared/errors.ts';
 import { Changed, CommandReply, type PanelCommand } from './messages.ts';
-import { busyOf, compileBook, emptyForm, fileStem, noteOf, sessionView, startCommand, toLabel, type CompileView, type StartForm } from './panel-state.ts';
+import { busyOf, cardIdProblem, compileBook, emptyForm, fileStem, noteOf, sessionView, startCommand, toLabel, type CompileView, type StartForm } from './panel-state.ts';
 import { DEFAULT_BASE_URL, DEFAULT_MODEL, readSettings, saveSettings, viewOf, type SettingsView } from './settings.ts';
 import { BookStore, toJsonl, type SessionRecord } from './store.ts';
 
@@ -337,7 +337,19 @@ function Saved(props: { store: BookStore; sessions: SessionRecord[]; onOpen: (id
   /** The session whose Delete was pressed once: deleting asks first. */
   const [deleting, setDeleting] = useState<string | null>(null);
   const exportBook = async (s: SessionRecord): Promise<void> => download(`${fileStem(s)}.trace.jsonl`, toJsonl(await props.store.lines(s.id)), 'application/jsonl');
-  const compileIt = async (s: SessionRecord): Promise<void> => setCompiled({ id: s.id, view: compileBook(await props.store.lines(s.id)) });
+  const compileIt = async (s: SessionRecord): Promise<void> => {
+    const view = compileBook(await props.store.lines(s.id));
+    setCompiled({ id: s.id, view });
+    setCardId(view.ok ? view.id : '');
+  };
+  /** The capability id the reviewer may change before download; the card is compiled again under it. */
+  const [cardId, setCardId] = useState('');
+  const idProblem = cardIdProblem(cardId);
+  const downloadCard = async (): Promise<void> => {
+    if (!compiled || idProblem) return;
+    const view = compileBook(await props.store.lines(compiled.id), cardId);
+    if (view.ok) download(`${view.id}.json`, view.bytes, 'application/json');
+  };
   return (
     <section data-testid="saved">
       <h2>Saved traces</h2>
@@ -400,13 +412,16 @@ function Saved(props: { store: BookStore; sessions: SessionRecord[]; onOpen: (id
                   <li>{n}</li>
                 ))}
               </ul>
-              <button
-                data-testid="download-card"
-                onClick={() => {
-                  const view = compiled.view;
-                  if (view.ok) download(`${view.id}.json`, view.bytes, 'application/json');
-                }}
-              >
+              <label>
+                Capability id{' '}
+                <input data-testid="card-id" value={cardId} aria-invalid={idProblem ? 'true' : 'false'} onInput={(e) => setCardId((e.target as HTMLInputElement).value)} />
+              </label>
+              {idProblem && (
+                <p class="error" role="alert" data-testid="card-id-error">
+                  {idProblem}
+                </p>
+              )}
+              <button data-testid="download-card" disabled={idProblem !== null} onClick={() => void downloadCard()}>
                 Download draft card
               </button>
             </>

@@ -186,8 +186,22 @@ function intentOf(act: TraceAct, t: Target): string {
   return intentText(act.verb, `${t.role} '${t.name?.eq ?? t.hint ?? ''}'`, act.value);
 }
 
-function defaultId(goal: string): string {
-  return slug(goal.split(/\s+/).slice(0, 5).join(' '), 40) || 'authored_capability';
+/** Words a capability id does without: articles, most prepositions, quantities ("on" and "in" stay: sign on, log in). */
+const STOPWORDS = new Set('a an the of into to for from with by at as and or one two some any this that these those its their my our your via'.split(' '));
+
+/**
+ * A capability id from the task's words, the way a person would name it: the first two content words, so "Place a
+ * LEGAL hold on one share of a PLUMBLINE member" is `place_hold` and "Close the case through the confirm dialog" is
+ * `close_case`. Words written in capitals (LEGAL, PLUMBLINE: values and names) and numbers are left out. The
+ * reviewer can always give another (`--id`, or the side panel's field before download).
+ */
+export function idFromGoal(goal: string): string {
+  const words = goal
+    .split(/[^A-Za-z0-9]+/)
+    .filter((w) => w && !/^[A-Z0-9]{2,}$/.test(w) && !/^\d/.test(w))
+    .map((w) => w.toLowerCase())
+    .filter((w) => !STOPWORDS.has(w));
+  return slug(words.slice(0, 2).join(' '), 40) || slug(goal.split(/\s+/).slice(0, 5).join(' '), 40) || 'authored_capability';
 }
 
 /**
@@ -380,7 +394,7 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
   }
   const card: CapabilityInput = {
     schema: CAPABILITY_SCHEMA_ID,
-    id: opts.id ?? defaultId(start.goal),
+    id: opts.id ?? idFromGoal(start.goal),
     version: 1,
     intent: start.goal.trim() || 'Authored capability (no goal was given)',
     surface,

@@ -357,7 +357,14 @@ test('the side panel passes axe-core with no serious or critical violation in ea
   seen['finished'] = await axeProblems(panel);
   await panel.getByTestId('saved-compile').first().click();
   await expect(panel.getByTestId('download-card')).toBeVisible();
+  // The id comes from the task's words, and the reviewer may change it before download.
+  await expect(panel.getByTestId('card-id')).toHaveValue('sign_on');
   seen['compiled'] = await axeProblems(panel);
+  await panel.getByTestId('card-id').fill('Sign On!');
+  await expect(panel.getByTestId('card-id-error')).toContainText('lower-case letters');
+  await expect(panel.getByTestId('download-card')).toBeDisabled();
+  await panel.getByTestId('card-id').fill('plumbline_sign_on');
+  await expect(panel.getByTestId('download-card')).toBeEnabled();
   expect(seen).toEqual({ 'new session': [], 'start refused': [], recording: [], question: [], finished: [], compiled: [] });
   await page.close();
   await panel.close();

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parsePost } from '../../runner/cli/compile.ts';
-import { cardBytes, compile, entryOf } from '../../shared/compile/compile.ts';
+import { cardBytes, compile, entryOf, idFromGoal } from '../../shared/compile/compile.ts';
 import { TRACE_SCHEMA_ID, TraceLine, type TraceAct } from '../../shared/schema/trace.ts';
 import { Guard } from '../../shared/author/guard.ts';
 import { Masker } from '../../shared/secrets.ts';
@@ -228,5 +228,20 @@ describe('two controls with one role and name in different places', () => {
     const acts = lines.filter((l): l is TraceAct => l.kind === 'act');
     expect(r.card.steps.map((s) => r.card.targets[s.target]?.fingerprint.value)).toEqual(acts.map((a) => a.fingerprint.value));
     expect(new Set(r.card.steps.map((s) => s.target)).size).toBe(2);
+  });
+});
+
+describe('a capability id from the task\'s words', () => {
+  it.each([
+    ['Place a LEGAL hold on one share of a PLUMBLINE member', 'place_hold'],
+    ['Close the case through the confirm dialog', 'close_case'],
+    ['Add a note to member 400118', 'add_note'],
+    ['Sign on to PLUMBLINE', 'sign_on'],
+    ['Log in to CaseDesk', 'log_in'],
+    ['  ', 'authored_capability'],
+    ['42 QUICK', 'n_42_quick'],
+  ])('%j → %s', (goal, id) => {
+    expect(idFromGoal(goal)).toBe(id);
+    expect(id).toMatch(/^[a-z][a-z0-9_]*$/);
   });
 });

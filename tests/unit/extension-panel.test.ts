@@ -2,7 +2,7 @@
 // session's phase and book read as the panel shows them, a typed value equal to an input becomes its blank, and
 // compiling in the panel shows the holes.
 import { describe, expect, it } from 'vitest';
-import { busyOf, compileBook, describeLine, emptyForm, fileStem, noteOf, phaseOf, plainLine, sessionView, startCommand, toLabel } from '../../extension/lib/panel-state.ts';
+import { busyOf, cardIdProblem, compileBook, describeLine, emptyForm, fileStem, noteOf, phaseOf, plainLine, sessionView, startCommand, toLabel } from '../../extension/lib/panel-state.ts';
 import { valueForGuard } from '../../extension/lib/record.ts';
 import type { SessionRecord } from '../../extension/lib/store.ts';
 import { TRACE_SCHEMA_ID, type TraceLine } from '../../shared/schema/trace.ts';
@@ -161,5 +161,15 @@ describe('small helpers', () => {
     expect(toLabel(' Hold Form! ')).toBe('hold_form');
     expect(toLabel('2 Review')).toBe('review');
     expect(fileStem({ goal: 'Place a LEGAL hold', created: '2026-11-30T02:00:00.000Z' })).toBe('place-a-legal-hold-20261130T0200');
+  });
+});
+
+describe('the capability id a reviewer types before download', () => {
+  it('is lower_snake_case starting with a letter, at most 64 characters; anything else says what to do', () => {
+    expect(cardIdProblem('place_hold')).toBeNull();
+    expect(cardIdProblem('')).toMatch(/Give the capability an id/);
+    expect(cardIdProblem('Place Hold')).toMatch(/lower-case letters, digits and underscores/);
+    expect(cardIdProblem('9_lives')).toMatch(/starting with a letter/);
+    expect(cardIdProblem(`a${'b'.repeat(64)}`)).toMatch(/at most 64/);
   });
 });
