@@ -406,19 +406,25 @@ test('a screen the clerk reached in a way the recorder cannot see (a typed addre
     const panel = await openPanel(ext, site.url);
     await startSession(panel, { mode: 'record', goal: 'Walk to Beta and back', owner: 'Dana Clerk', inputs: [{ name: 'note', value: 'none' }] });
     await labelScreen(panel, 'alpha', 'Alpha');
-    // The clerk types Beta's address: no control was touched, so there is nothing to record.
+    // The clerk types Beta's address: no control was touched, so there is nothing to record. Their first press on
+    // Beta is refused (an act on a screen nobody labelled could not compile) and the panel now shows Beta; they label
+    // it and press again.
     await page.goto(`${site.url}/beta`);
     await page.getByRole('link', { name: 'Go to Alpha' }).click();
+    await expect(book(panel).last()).toContainText('Refused', { timeout: 20_000 });
+    expect(new URL(page.url()).pathname).toBe('/beta');
+    await labelScreen(panel, 'beta', 'Beta');
+    await page.getByRole('link', { name: 'Go to Alpha' }).click();
     await page.waitForURL('**/alpha');
-    await expect(book(panel)).toHaveCount(3, { timeout: 20_000 });
+    await expect(book(panel).last()).toContainText('Go to Alpha', { timeout: 20_000 });
     await panel.getByTestId('finish').click();
     await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 20_000 });
     await panel.getByTestId('saved-compile').first().click();
     await expect(panel.getByTestId('holes')).toContainText('UNEXPLAINED_CHANGE');
-    await expect(panel.getByTestId('holes')).toContainText('from "alpha" to an unlabelled screen');
     const lines = parseBook(await exportBook(panel));
     const r = compile(lines, { id: 'walk' });
-    expect(r.ok ? [] : r.holes.map((h) => [h.line, h.code])).toContainEqual([3, 'UNEXPLAINED_CHANGE']);
+    // The screen changed from Alpha to Beta with no recorded action: a hole, named, where Beta first shows.
+    expect(r.ok ? [] : r.holes.map((h) => h.code)).toContain('UNEXPLAINED_CHANGE');
     await page.close();
     await panel.close();
   } finally {
