@@ -7,16 +7,7 @@ import { formatRef, frameKey, frameObservation, parseRef } from '../../shared/re
 import type { Control, Observation, Part } from '../../shared/schema/observation.ts';
 import { combineParts, screenDump } from '../../shared/screens.ts';
 import { WALKER_VERSION } from '../../shared/dom/version.ts';
-import {
-  SurfaceError,
-  type ActResult,
-  type Answer,
-  type BoundTarget,
-  type Operation,
-  type Query,
-  type Resolution,
-  type Surface,
-} from '../../shared/surface.ts';
+import { SurfaceError, type ActResult, type Answer, type BoundTarget, type Operation, type Query, type Resolution, type Surface } from '../../shared/surface.ts';
 import { FrameReply, FrameReport, type FrameCall } from './messages.ts';
 
 /** The port to one tab's frames (browser.scripting in the worker; a fake in unit tests). */
