@@ -1,6 +1,5 @@
 // With every system browser hidden, Handrail falls back to the Chromium inside the optional npm package
 // @sparticuz/chromium, and the approved PLUMBLINE card still replays to SUCCESS — the bank's judge sees one hold.
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -8,27 +7,18 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { startBank, type Bank } from '../../demo/plumbline/server.ts';
 import { findChromium, packagedPackage } from '../../runner/browser/chromium.ts';
+import { handrail, type Ran } from './support/cli.ts';
 
 const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
 const HIDDEN = { HANDRAIL_SKIP_SYSTEM_BROWSER: '1' };
 let bank: Bank;
 let scratch: string;
 
-function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** The CLI with the system browser's override taken out of the environment, so the chain is what is tested. */
+function cli(args: string[], env: Record<string, string>): Promise<Ran> {
   const base = { ...process.env };
   delete base['HANDRAIL_CHROMIUM'];
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'runner/cli/main.ts', ...args], {
-      env: { ...base, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return handrail(args, { ...base, ...env });
 }
 
 // The package ships one x64 Linux build; elsewhere this tier does not exist. On Linux x64 a missing package fails.

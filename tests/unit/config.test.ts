@@ -1,13 +1,12 @@
 // handrail.config.json sets once what a deployment would repeat on every command (base URL, state directory, bound
 // inputs, judge, origins, model, allowed environment names); flags win over it, it never holds a secret, and a bad
 // file is one typed line naming the file and the path inside it.
-import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handrail } from '../e2e/support/cli.ts';
 import { boundInputs, CONFIG_SCHEMA_FILE, configSchemaText, envWithConfig, loadConfig } from '../../runner/config.ts';
 
 let tmp: string;
@@ -21,19 +20,7 @@ afterAll(async () => {
   await fs.rm(tmp, { recursive: true, force: true });
 });
 
-function cli(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    // tsx by its file: the child runs in a directory with no node_modules.
-    const tsx = pathToFileURL(path.join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
-    const child = spawn(process.execPath, ['--import', tsx, path.join(ROOT, 'runner/cli/main.ts'), ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const cli = (args: string[], cwd: string, env: NodeJS.ProcessEnv) => handrail(args, env, cwd);
 
 /** A port nothing listens on (bound, then released). */
 async function deadPort(): Promise<number> {

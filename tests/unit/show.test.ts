@@ -1,6 +1,5 @@
 // `handrail show` lets a reviewer read a card without reading JSON: the inputs with the secret marked, each step in
 // plain words with the commit picked out, the screens and their marks, and whether the approval holds for this content.
-import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,21 +8,12 @@ import { contentHash } from '../../runner/approval.ts';
 import { readCard } from '../../runner/cli/replay.ts';
 import { showHtml, showText } from '../../runner/cli/show.ts';
 import type { Capability } from '../../shared/schema/index.ts';
+import { handrail } from '../e2e/support/cli.ts';
 
 let card: Capability;
 let tmp: string;
 
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'runner/cli/main.ts', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const cli = (args: string[]) => handrail(args, process.env);
 
 beforeAll(async () => {
   const loaded = await readCard('capabilities/plumbline-place-hold.json');
