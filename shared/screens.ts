@@ -80,10 +80,13 @@ export interface Seen {
 }
 
 function marksPresent(seen: Seen, s: KnownScreen, pathSet: ReadonlySet<string>): boolean {
-  if (!s.marks) return true;
-  if (!s.marks.paths.every((p) => pathSet.has(p))) return false;
-  const text = seen.text ?? '';
-  return s.marks.text.every((t) => text.includes(t));
+  return marksShow(s.marks, pathSet, seen.text ?? '');
+}
+
+/** Whether every mark (path and stable word) shows on a page; no marks: nothing to show. */
+export function marksShow(marks: KnownScreen['marks'], pathSet: ReadonlySet<string>, text: string): boolean {
+  if (!marks) return true;
+  return marks.paths.every((p) => pathSet.has(p)) && marks.text.every((t) => text.includes(t));
 }
 
 function hasMarks(s: KnownScreen): boolean {

@@ -6,7 +6,7 @@
 //
 // The constants are set by hand so that the engine's own tiers line up: an exact match scores ≈ 1, the similar
 // tier's floor (Jaccard 0.85) ≈ 0.9, and half the furniture ≈ 0. They are not fitted to data yet.
-import { jaccard } from '../../shared/screens.ts';
+import { jaccard, marksShow } from '../../shared/screens.ts';
 import { NONE, type Referee, type RefereeQuestion, type ScreenOption, type Verdict } from './referee.ts';
 
 /** Where the logistic curve crosses one half, and how steep it is. */
@@ -22,9 +22,7 @@ export function fitOf(option: ScreenOption, page: RefereeQuestion['page']): numb
   const furniture = jaccard(option.paths, page.paths);
   const marks = option.marks;
   if (!marks || (marks.paths.length === 0 && marks.text.length === 0)) return furniture;
-  const have = new Set(page.paths);
-  const shown = marks.paths.every((p) => have.has(p)) && marks.text.every((t) => page.text.includes(t));
-  return shown ? furniture : furniture * MARKS_MISSING;
+  return marksShow(marks, new Set(page.paths), page.text) ? furniture : furniture * MARKS_MISSING;
 }
 
 export class LocalReferee implements Referee {

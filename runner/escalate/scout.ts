@@ -6,9 +6,9 @@
 // ladder").
 import { ActInput, FinishInput, type Model, type ToolCall, type ToolOutcome } from '../../shared/author/ports.ts';
 import { screenText } from '../../shared/author/prompt.ts';
+import { settleAfter } from '../../shared/author/settle.ts';
 import { buildMenu, renderRow } from '../../shared/menu.ts';
 import { VERBS } from '../../shared/operations.ts';
-import type { Observation } from '../../shared/schema/observation.ts';
 import { riskOf } from '../../shared/surfaces.ts';
 import type { Surface } from '../../shared/surface.ts';
 import type { ScreenOption } from './referee.ts';
@@ -110,24 +110,10 @@ export class Scout {
     const effect = sticker === 'by_risk' ? riskOf(surface.kind, row.control.role) : sticker;
     if (effect !== 'navigate' && effect !== 'read') return refuse(`${mask(renderRow(row))} may change data (commit struck off)`);
     log.push(`followed ${mask(renderRow(row))}`);
+    const before = (await surface.observe()).signature;
     await surface.act(row.control.ref, { verb: row.verb });
-    await this.#settle(surface);
+    // The next turn should see where the link led: the authoring loop's own settling, bounded.
+    await settleAfter(surface, before, { maxMs: this.settleMs });
     return { ok: true, text: 'done' };
-  }
-
-  /** Until the screen stops changing (or the bound): the next turn should see where the link led. */
-  async #settle(surface: Surface): Promise<void> {
-    const until = Date.now() + this.settleMs;
-    let last: Observation | null = null;
-    while (Date.now() < until) {
-      await new Promise((r) => setTimeout(r, 150));
-      try {
-        const obs = await surface.observe();
-        if (last && obs.signature === last.signature) return;
-        last = obs;
-      } catch {
-        last = null;
-      }
-    }
   }
 }
