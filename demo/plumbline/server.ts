@@ -6,9 +6,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AddressInfo } from 'node:net';
 import { Drift } from './pages.ts';
 import { startGreenScreen, type GreenScreen } from './green/server.ts';
+import { listenOn } from './listen.ts';
 import * as pages from './pages.ts';
 import { HoldReason, REMARKS, StatementCycle, Store, UnknownShareError } from './store.ts';
 
@@ -381,15 +381,7 @@ export async function startBank(opts: BankOptions = {}): Promise<Bank> {
     });
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  const urlHost = host.includes(':') ? `[${host}]` : host;
+  const { port, authority } = await listenOn(server, opts.port ?? 0, host);
   const closeWeb = (): Promise<void> =>
     new Promise<void>((resolve, reject) => {
       server.close((err) => (err ? reject(err) : resolve()));
@@ -406,7 +398,7 @@ export async function startBank(opts: BankOptions = {}): Promise<Bank> {
     }
   }
   const bank: Bank = {
-    url: `http://${urlHost}:${port}`,
+    url: `http://${authority}`,
     port,
     store,
     close: async () => {

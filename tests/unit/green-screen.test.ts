@@ -1,6 +1,7 @@
 // PLUMBLINE's green screen is a real TN3270 host: Debian's s3270 signs on and posts a hold on it, the web judge sees
 // the hold, web and terminal agree on already-held, errors show on the message line, and the telnet answers match
 // byte vectors written by hand from RFC 854/885/856/1091/1576/2355 and the IBM 3270 data-stream reference.
+import { spawn } from 'node:child_process';
 import { createConnection, type Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startBank, type Bank } from '../../demo/plumbline/server.ts';
@@ -239,6 +240,45 @@ class Raw {
 
 const hex = (s: string): Buffer => Buffer.from(s.replace(/\s+/g, ''), 'hex');
 
+describe('s3270 keys that do not post', () => {
+  it('Clear redraws the screen; F3 on sign-on ends the session', async () => {
+    terminal = new S3270();
+    await signOn(terminal);
+    await terminal.do('String("12")');
+    await terminal.do('Clear');
+    await terminal.do('Wait(10,InputField)');
+    const again = await terminal.screen();
+    expect(again[0]).toContain('MBRINQ');
+    expect(again[23]).toContain('F5=Search');
+    await terminal.do('PF(3)'); // inquiry: F3 signs off
+    expect((await terminal.screen())[0]).toContain('SIGNON');
+    await terminal.run('PF(3)');
+    await terminal.run('Wait(5,Disconnect)');
+    const r = await terminal.run('Query(ConnectionState)');
+    expect(r.data.join(' ')).toContain('not-connected');
+  });
+});
+
+describe('npm run bank', () => {
+  it('starts the web app and the green screen and prints both addresses', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'demo/plumbline/main.ts', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const two = new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (out.includes('tn3270://')) resolve();
+      });
+      child.on('exit', () => reject(new Error(`bank exited: ${out}`)));
+    });
+    await two;
+    child.removeAllListeners('exit');
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+    expect(out).toMatch(/^PLUMBLINE listening on http:\/\/127\.0\.0\.1:\d+\nPLUMBLINE green screen \(TN3270\) on tn3270:\/\/127\.0\.0\.1:\d+\n/);
+  });
+});
+
 describe('telnet and 3270 on the wire (vectors from the RFCs and GA23-0059)', () => {
   it('negotiates batched options, refuses TN3270E, draws sign-on, and reads a read-modified sign-on', async () => {
     const raw = new Raw(Number(hostPort().split(':')[1]));
@@ -268,6 +308,22 @@ describe('telnet and 3270 on the wire (vectors from the RFCs and GA23-0059)', ()
     const next = await raw.record();
     expect(next.subarray(0, 2).toString('hex')).toBe('f5c3');
     expect(next.includes(hex('d4c2d9c9d5d8'))).toBe(true); // "MBRINQ"
+    raw.socket.destroy();
+  });
+
+  it('reads the negotiation sent one byte a packet (a command split across packets)', async () => {
+    const raw = new Raw(Number(hostPort().split(':')[1]));
+    raw.socket.setNoDelay(true);
+    await raw.take(3);
+    const bytes = Buffer.concat([
+      hex('fffb18 fffa1800'), Buffer.from('IBM-3278-2', 'ascii'), hex('fff0 fffb19 fffd19 fffb00 fffd00'),
+    ]);
+    for (const b of bytes) await new Promise<void>((resolve) => raw.socket.write(Buffer.from([b]), () => resolve()));
+    // SB TERMINAL-TYPE SEND, the host's batch after IS (the client's own WILL/DO come later and are answered by
+    // nothing: RFC 1143, they agree with what was asked), then the sign-on screen.
+    expect((await raw.take(18)).toString('hex')).toBe('fffa1801fff0' + 'fffd19fffb19fffd00fffb00');
+    const screen = await raw.record();
+    expect(screen.subarray(0, 2).toString('hex')).toBe('f5c3');
     raw.socket.destroy();
   });
 

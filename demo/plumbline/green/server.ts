@@ -3,7 +3,8 @@
 // ways, batched in one packet as real hosts send them; TN3270E (RFC 2355) and every other option refused.
 // Option state follows RFC 1143's rule (answer only a change of state) so neither side loops.
 // The screens and keys are in ./screens.ts; docs/ARCHITECTURE.md, "Demo apps", has the table.
-import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { createServer, type Socket } from 'node:net';
+import { listenOn } from '../listen.ts';
 import { Store } from '../store.ts';
 import {
   DO, DONT, DataStreamError, EOR, IAC, OPT, SB, SE, TTYPE_IS, TTYPE_SEND, WILL, WONT, frameRecord, parseInbound,
@@ -239,17 +240,9 @@ export async function startGreenScreen(opts: GreenScreenOptions = {}): Promise<G
     socket.setNoDelay(true);
     new Connection(socket, store);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  const urlHost = host.includes(':') ? `[${host}]` : host;
+  const { port, authority } = await listenOn(server, opts.port ?? 0, host);
   return {
-    url: `tn3270://${urlHost}:${port}`,
+    url: `tn3270://${authority}`,
     port,
     store,
     close: () =>
