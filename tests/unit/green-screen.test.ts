@@ -241,6 +241,27 @@ class Raw {
 const hex = (s: string): Buffer => Buffer.from(s.replace(/\s+/g, ''), 'hex');
 
 describe('s3270 keys that do not post', () => {
+  it('on review only F10 posts: Enter asks for F10, F12 goes back to the form with what was typed', async () => {
+    terminal = new S3270();
+    await signOn(terminal);
+    await toHoldForm(terminal, '400118', 1);
+    await terminal.do('String("3")');
+    await terminal.do('Tab');
+    await terminal.do('String("WRIT 7")');
+    await terminal.do('Enter');
+    await terminal.do('Enter');
+    const review = await terminal.screen();
+    expect(review[0]).toContain('HLDREV');
+    expect(review[MESSAGE_ROW]).toContain('PRESS F10 TO POST THE HOLD OR F12 TO CANCEL');
+    expect(await judge('400118-S0001')).toMatchObject({ held: false, postPresses: 0 });
+    await terminal.do('PF(12)');
+    const form = await terminal.screen();
+    expect(form[0]).toContain('HLDENT');
+    expect(form.join('\n')).toMatch(/REASON CODE \. +3 /);
+    expect(form.join('\n')).toContain('WRIT 7');
+  });
+
+
   it('Clear redraws the screen; F3 on sign-on ends the session', async () => {
     terminal = new S3270();
     await signOn(terminal);
