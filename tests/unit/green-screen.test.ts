@@ -348,6 +348,23 @@ describe('telnet and 3270 on the wire (vectors from the RFCs and GA23-0059)', ()
     raw.socket.destroy();
   });
 
+  it('answers a malformed or runaway inbound record on the message line, with the alarm, and stays up', async () => {
+    const raw = new Raw(Number(hostPort().split(':')[1]));
+    await raw.take(3);
+    raw.socket.write(Buffer.concat([hex('fffb18 fffa1800'), Buffer.from('IBM-3278-2', 'ascii'), hex('fff0 fffb19 fffd19 fffb00 fffd00')]));
+    await raw.take(18);
+    await raw.record();
+    // Enter, cursor, then a Start Field order (1D): a terminal never sends one in a read-modified reply.
+    raw.socket.write(hex('7d c66a 1d40 ffef'));
+    const bad = await raw.record();
+    expect(bad.subarray(0, 2).toString('hex')).toBe('f5c7'); // WCC C7: restore, reset MDT, sound alarm
+    expect(bad.includes(toEbcdic("UNEXPECTED BYTE X'1D' AT OFFSET 3"))).toBe(true);
+    raw.socket.write(Buffer.concat([hex('7d c66a 11c66a'), Buffer.alloc(9000, 0xc1), hex('ffef')]));
+    const long = await raw.record();
+    expect(long.includes(toEbcdic('INBOUND RECORD TOO LONG'))).toBe(true);
+    raw.socket.destroy();
+  });
+
   it('asks again for another terminal type (RFC 1091) and ends the session when the list runs out', async () => {
     const raw = new Raw(Number(hostPort().split(':')[1]));
     await raw.take(3);
