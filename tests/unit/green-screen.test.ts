@@ -33,11 +33,7 @@ function hostPort(): string {
 
 /** Connects s3270 to the green screen and signs on as the demo operator. */
 async function signOn(t: S3270, password = PASSWORD): Promise<string[]> {
-  await t.do(`Connect(${hostPort()})`);
-  await t.do('Wait(10,InputField)');
-  await t.do('String("OP1001")');
-  await t.do('Tab');
-  await t.do(`String("${password}")`);
+  await t.keys(`Connect(${hostPort()})`, 'Wait(10,InputField)', 'String("OP1001")', 'Tab', `String("${password}")`);
   await t.screen();
   await t.do('Enter');
   return t.screen();
@@ -84,10 +80,7 @@ describe('s3270 on the green screen', () => {
     expect(inquiry[0]).toContain('MBRINQ');
     const record = await toHoldForm(terminal, '400118', 2);
     expect(record.join('\n')).toMatch(/ 2 {3}400118-S0005 +SHARE DRAFT +3,842\.17 +ACTIVE/);
-    await terminal.do('String("1")');
-    await terminal.do('Tab');
-    await terminal.do('String("COURT ORDER 26-1")');
-    await terminal.do('PF(8)');
+    await terminal.keys('String("1")', 'Tab', 'String("COURT ORDER 26-1")', 'PF(8)');
     const review = await terminal.screen();
     expect(review[0]).toContain('HLDREV');
     expect(review.join('\n')).toContain('REASON      LEGAL');
@@ -112,9 +105,7 @@ describe('s3270 on the green screen', () => {
     await signOn(terminal);
     const record = await toHoldForm(terminal, '400445', 1);
     expect(record.join('\n')).toMatch(/400445-S0001 .* HELD LEGAL/);
-    await terminal.do('String("5")');
-    await terminal.do('PF(8)');
-    await terminal.do('PF(10)');
+    await terminal.keys('String("5")', 'PF(8)', 'PF(10)');
     const result = await terminal.screen();
     expect(result.join('\n')).toContain('HOLD NOT POSTED: SHARE ALREADY HELD (LEGAL)');
     const status = await judge('400445-S0001');
@@ -125,9 +116,7 @@ describe('s3270 on the green screen', () => {
     terminal = new S3270();
     await signOn(terminal);
     await toHoldForm(terminal, '400337', 1);
-    await terminal.do('String("1")');
-    await terminal.do('PF(8)');
-    await terminal.do('PF(10)');
+    await terminal.keys('String("1")', 'PF(8)', 'PF(10)');
     expect((await terminal.screen()).join('\n')).toContain('HOLD POSTED CONFIRMATION');
     expect(await webPost('400337-S0001', 'OTHER')).toContain('HOLD NOT POSTED: SHARE ALREADY HELD (LEGAL)');
     expect(await judge('400337-S0001')).toMatchObject({ held: true, reason: 'LEGAL', postPresses: 2 });
@@ -160,18 +149,12 @@ describe('s3270 on the green screen', () => {
     expect(inquiry[0]).toContain('MBRINQ');
     expect(inquiry[MESSAGE_ROW]).toContain('MEMBER NUMBER MUST BE 6 DIGITS');
     await terminal.do('EraseEOF');
-    await terminal.do('String("400118")');
-    await terminal.do('PF(5)');
-    await terminal.do('String("1")');
-    await terminal.do('Enter');
-    await terminal.do('String("L")');
-    await terminal.do('PF(8)');
+    await toHoldForm(terminal, '400118', 1);
+    await terminal.keys('String("L")', 'PF(8)');
     const hold = await terminal.screen();
     expect(hold[0]).toContain('HLDENT');
     expect(hold[MESSAGE_ROW]).toContain('REASON CODE MUST BE NUMERIC');
-    await terminal.do('EraseEOF');
-    await terminal.do('String("9")');
-    await terminal.do('PF(8)');
+    await terminal.keys('EraseEOF', 'String("9")', 'PF(8)');
     expect((await terminal.screen())[MESSAGE_ROW]).toContain('INVALID REASON CODE');
     expect(await judge('400118-S0001')).toMatchObject({ held: false, postPresses: 0 });
   });
@@ -245,11 +228,7 @@ describe('s3270 keys that do not post', () => {
     terminal = new S3270();
     await signOn(terminal);
     await toHoldForm(terminal, '400118', 1);
-    await terminal.do('String("3")');
-    await terminal.do('Tab');
-    await terminal.do('String("WRIT 7")');
-    await terminal.do('Enter');
-    await terminal.do('Enter');
+    await terminal.keys('String("3")', 'Tab', 'String("WRIT 7")', 'Enter', 'Enter');
     const review = await terminal.screen();
     expect(review[0]).toContain('HLDREV');
     expect(review[MESSAGE_ROW]).toContain('PRESS F10 TO POST THE HOLD OR F12 TO CANCEL');
