@@ -19,7 +19,7 @@ export interface BankOptions {
   host?: string;
   /** 0 (the default) picks a free port. */
   port?: number;
-  /** A fixed delay before every response, so a client's settling is exercised honestly. */
+  /** A fixed delay before every response (the green screen's too), so a client's settling is exercised honestly. */
   latencyMs?: number;
   /** The drift for every session that does not choose its own with /signon?drift=KIND. */
   drift?: Drift;
@@ -391,7 +391,7 @@ export async function startBank(opts: BankOptions = {}): Promise<Bank> {
   let green: GreenScreen | undefined;
   if (opts.terminal) {
     try {
-      green = await startGreenScreen({ store, host, port: opts.terminalPort ?? 0 });
+      green = await startGreenScreen({ store, host, port: opts.terminalPort ?? 0, latencyMs });
     } catch (e) {
       await closeWeb();
       throw e;

@@ -259,6 +259,24 @@ describe('s3270 keys that do not post', () => {
   });
 });
 
+describe('latency', () => {
+  it('the green screen answers after the bank\'s latency, and s3270 waits for it', async () => {
+    const slow = await startBank({ terminal: true, operatorPassword: PASSWORD, latencyMs: 300 });
+    const t = new S3270();
+    try {
+      await t.keys(`Connect(${(slow.terminalUrl ?? '').replace('tn3270://', '')})`, 'Wait(10,InputField)', 'String("OP1001")', 'Tab', `String("${PASSWORD}")`);
+      const started = Date.now();
+      await t.do('Enter');
+      await t.do('Wait(10,InputField)');
+      expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+      expect((await t.screen())[0]).toContain('MBRINQ');
+    } finally {
+      await t.quit();
+      await slow.close();
+    }
+  });
+});
+
 describe('npm run bank', () => {
   it('starts the web app and the green screen and prints both addresses', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'demo/plumbline/main.ts', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });

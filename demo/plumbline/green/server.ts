@@ -20,6 +20,8 @@ export interface GreenScreenOptions {
   port?: number;
   /** Demo-only: the password of a store the green screen makes itself. A given store already has its own. */
   operatorPassword?: string;
+  /** A fixed delay before every screen the host sends after a key, so a client's settling is exercised honestly. */
+  latencyMs?: number;
 }
 
 export interface GreenScreen {
@@ -48,6 +50,7 @@ const OURS = [OPT.EOR, OPT.BINARY] as const;
 class Connection {
   readonly #socket: Socket;
   readonly #store: Store;
+  readonly #latencyMs: number;
   readonly #him = new Map<number, State>(THEIRS.map((o) => [o, 'no']));
   readonly #us = new Map<number, State>(OURS.map((o) => [o, 'no']));
   #terminalType: string | undefined;
@@ -62,9 +65,10 @@ class Connection {
   #screen: Screen | undefined;
   #ended = false;
 
-  constructor(socket: Socket, store: Store) {
+  constructor(socket: Socket, store: Store, latencyMs: number) {
     this.#socket = socket;
     this.#store = store;
+    this.#latencyMs = latencyMs;
     socket.on('data', (chunk: Buffer) => this.#receive(chunk));
     socket.on('error', () => socket.destroy());
     this.#send(IAC, DO, OPT.TTYPE);
@@ -77,16 +81,24 @@ class Connection {
   }
 
   /** Everything one incoming packet caused goes out in one write: answers batched, as real hosts do. */
-  #flush(): void {
+  #flush(now = false): void {
     if (this.#out.length === 0 || this.#ended) return;
-    this.#socket.write(Buffer.from(this.#out));
+    const bytes = Buffer.from(this.#out);
     this.#out = [];
+    // The answer is decided (and any hold posted) now; only its arrival waits. Equal delays keep the order.
+    if (this.#ready && this.#latencyMs > 0 && !now) {
+      setTimeout(() => {
+        if (!this.#socket.destroyed) this.#socket.write(bytes);
+      }, this.#latencyMs);
+    } else {
+      this.#socket.write(bytes);
+    }
   }
 
   #end(text?: string): void {
     if (this.#ended) return;
     if (text !== undefined) this.#send(...Buffer.from(`${text}\r\n`, 'ascii'));
-    this.#flush();
+    this.#flush(true);
     this.#ended = true;
     this.#socket.end();
   }
@@ -238,7 +250,7 @@ export async function startGreenScreen(opts: GreenScreenOptions = {}): Promise<G
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     socket.setNoDelay(true);
-    new Connection(socket, store);
+    new Connection(socket, store, Math.max(0, opts.latencyMs ?? 0));
   });
   const { port, authority } = await listenOn(server, opts.port ?? 0, host);
   return {
