@@ -42,6 +42,8 @@ export class GreenScreenOptionsError extends Error {
 const TERMINAL_TYPE = /^IBM-327[89]-[2-5](-E)?$/;
 /** A client that sends more than this without IAC EOR is not a 3270 (a full 24x80 read is under 2 KiB). */
 const MAX_RECORD = 8192;
+/** RFC 1091 allows a terminal type of at most 40 characters; anything longer than this is not one. */
+const MAX_SUBNEGOTIATION = 256;
 type State = 'no' | 'yes' | 'want';
 const THEIRS = [OPT.TTYPE, OPT.EOR, OPT.BINARY] as const;
 const OURS = [OPT.EOR, OPT.BINARY] as const;
@@ -137,7 +139,7 @@ class Connection {
         return;
       case 'sb':
         if (b === IAC) this.#mode = 'sbiac';
-        else this.#sb.push(b);
+        else if (this.#sb.length < MAX_SUBNEGOTIATION) this.#sb.push(b);
         return;
       case 'sbiac':
         if (b === IAC) {
