@@ -6,7 +6,7 @@ import { activeModal, isBlocked } from './modal.ts';
 import { accessibleName, normalize } from './name.ts';
 import { roleOf } from './role.ts';
 import { newRowCache, plainText, rowKey } from './rows.ts';
-import { isHiddenForAria, isIgnoredTag, type DomCache } from './style.ts';
+import { isHiddenForAria, isIgnoredTag, isRevealable, type DomCache } from './style.ts';
 import { hintOf, LANDMARK_ROLES } from './walk.ts';
 
 const SCOPE_ROLES: Record<ScopeLink['role'], readonly string[]> = {
@@ -71,17 +71,16 @@ export function findElements(doc: Document, c: DomCache, q: FindQuery): Element[
 function findAll(doc: Document, c: DomCache, q: FindQuery): Element[] {
   const roots = scopeRoots(doc, c, q.scope);
   if (!roots.length) return [];
+  const shown = (e: Element): boolean => !isHiddenForAria(c, e) || (q.reveal === true && isRevealable(c, e));
   switch (q.rung) {
     case 'role_name': {
       const name = normalize(q.name);
-      return descendants(roots).filter(
-        (e) => roleOf(c, e) === q.role && !isHiddenForAria(c, e) && accessibleName(c, e) === name,
-      );
+      return descendants(roots).filter((e) => roleOf(c, e) === q.role && shown(e) && accessibleName(c, e) === name);
     }
     case 'label': {
       const hint = normalize(q.value ?? q.name);
       if (!hint) return [];
-      return descendants(roots).filter((e) => roleOf(c, e) === q.role && !isHiddenForAria(c, e) && hintOf(e) === hint);
+      return descendants(roots).filter((e) => roleOf(c, e) === q.role && shown(e) && hintOf(e) === hint);
     }
     case 'text': {
       const needle = normalize(q.value);

@@ -6,7 +6,7 @@ import { accessibleName, normalize } from './name.ts';
 import { roleOf } from './role.ts';
 import { isHeaderRow, newRowCache, plainText, rowKey, rowKind, type RowCache } from './rows.ts';
 import { isDisabled } from './state.ts';
-import { isHiddenForAria, isIgnoredTag, type DomCache } from './style.ts';
+import { isHiddenForAria, isIgnoredTag, isRevealable, type DomCache } from './style.ts';
 
 /** The closed vocabulary per role (docs/ARCHITECTURE.md "The six verbs"); a role missing here is not a control. */
 export const VERBS_BY_ROLE: Readonly<Record<string, readonly Verb[]>> = {
@@ -261,7 +261,14 @@ export function walkDocument(doc: Document, c: DomCache): Walked {
     if (ctx.blocked) {
       // Behind a modal dialog or under inert: neither offered nor furniture (the dialog is the screen).
     } else if (verbs) {
-      if (visible(el)) {
+      if (!visible(el) && ctx.row && verbs.includes('invoke') && isRevealable(c, el)) {
+        // A row's action shown only on hover: offered to be hovered, which reveals it for the next step. No path:
+        // the screen's furniture is what it was without it.
+        const key = rowKey(c, rows, ctx.row);
+        const control: Omit<Control, 'ref'> = { role, name: accessibleName(c, el), verbs: ['hover'], scope: [...ctx.scope], ancestors: [...ctx.ancestors] };
+        if (key) control.scope.push({ role: 'row', name: key });
+        controls.push({ el, control });
+      } else if (visible(el)) {
         const name = accessibleName(c, el);
         const control: Omit<Control, 'ref'> = {
           role,
@@ -276,6 +283,9 @@ export function walkDocument(doc: Document, c: DomCache): Walked {
           const hint = hintOf(el);
           if (hint) control.hint = hint;
         }
+        // A custom combobox or listbox (not a native <select>) is chosen in, not selected: `choose` opens it and
+        // picks the option by name (docs/ARCHITECTURE.md, "The six verbs").
+        if (tag !== 'SELECT') control.verbs = control.verbs.map((v) => (v === 'select' ? 'choose' : v));
         Object.assign(control, controlValue(el, role), controlState(el, role));
         if (isDisabled(el)) control.disabled = true;
         if (isSecretField(el)) control.secret = true;
