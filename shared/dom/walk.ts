@@ -6,7 +6,7 @@ import { accessibleName, normalize } from './name.ts';
 import { roleOf } from './role.ts';
 import { isHeaderRow, newRowCache, plainText, rowKey, rowKind, type RowCache } from './rows.ts';
 import { isDisabled } from './state.ts';
-import { isHiddenForAria, isIgnoredTag, isRevealable, type DomCache } from './style.ts';
+import { isHiddenForAria, isIgnoredTag, isRevealable, newCache, type DomCache } from './style.ts';
 
 /** The closed vocabulary per role (docs/ARCHITECTURE.md "The six verbs"); a role missing here is not a control. */
 export const VERBS_BY_ROLE: Readonly<Record<string, readonly Verb[]>> = {
@@ -84,6 +84,21 @@ interface Ctx {
   /** Inside a body row of a data table (one with header cells): text there is data, not furniture. */
   dataRow: boolean;
   dataTable: boolean;
+}
+
+/**
+ * The name a control shown only on hover will have once shown. accname 1.2 §4.3.2 step 2A skips hidden nodes, so a
+ * visibility:hidden button has no name while hidden: the name is computed in a cache of its own where the subtree's
+ * hover-lifted hiding is lifted, as the hover will lift it.
+ */
+export function revealedName(el: Element): string {
+  const c = newCache();
+  const lift = (e: Element): void => {
+    if (isRevealable(c, e)) c.hidden.set(e, false);
+    for (let ch = e.firstElementChild; ch; ch = ch.nextElementSibling) lift(ch);
+  };
+  lift(el);
+  return accessibleName(c, el);
 }
 
 /** Data masked out of path labels: every run of digits becomes `#` (member numbers, confirmations, dates). */
@@ -265,7 +280,7 @@ export function walkDocument(doc: Document, c: DomCache): Walked {
         // A row's action shown only on hover: offered to be hovered, which reveals it for the next step. No path:
         // the screen's furniture is what it was without it.
         const key = rowKey(c, rows, ctx.row);
-        const control: Omit<Control, 'ref'> = { role, name: accessibleName(c, el), verbs: ['hover'], scope: [...ctx.scope], ancestors: [...ctx.ancestors] };
+        const control: Omit<Control, 'ref'> = { role, name: revealedName(el), verbs: ['hover'], scope: [...ctx.scope], ancestors: [...ctx.ancestors] };
         if (key) control.scope.push({ role: 'row', name: key });
         controls.push({ el, control });
       } else if (visible(el)) {
