@@ -87,8 +87,10 @@ async function choose(el: ElementHandle<Element>, value: string): Promise<void> 
     const root = e.getRootNode() as Document | ShadowRoot;
     const ids = `${e.getAttribute('aria-controls') ?? ''} ${e.getAttribute('aria-owns') ?? ''}`.split(/\s+/).filter(Boolean);
     const popups = [e, ...ids.map((id) => root.getElementById(id)).filter((p): p is HTMLElement => p !== null)];
-    const text = (o: Element) => (o.getAttribute('aria-label') ?? o.textContent ?? '').replace(/\s+/g, ' ').trim();
-    return [...new Set(popups.flatMap((p) => [...p.querySelectorAll('[role=option]')]))].filter((o) => text(o) === name);
+    // No named helper inside: this function runs in the page, where a bundler's name-keeping wrapper is not defined.
+    return [...new Set(popups.flatMap((p) => [...p.querySelectorAll('[role=option]')]))].filter(
+      (o) => (o.getAttribute('aria-label') ?? o.textContent ?? '').replace(/\s+/g, ' ').trim() === name,
+    );
   }, want);
   const count = await options.evaluate((list) => list.length);
   if (count !== 1) {
