@@ -253,6 +253,7 @@ export function walkDocument(doc: Document, c: DomCache): Walked {
   const controls: WalkedControl[] = [];
   const paths = new Set<string>();
   const rows: RowCache = newRowCache();
+  const shadowText: string[] = [];
   const modal = activeModal(doc, c);
   const dataTables = new Map<Element, boolean>();
   const title = normalize(doc.title);
@@ -368,14 +369,21 @@ export function walkDocument(doc: Document, c: DomCache): Walked {
     // A slot with assigned text only renders that text, not its fallback.
     const slotted = tag === 'SLOT' && (el as HTMLSlotElement).assignedNodes().length > 0;
     if (slotted) for (const ch of (el as HTMLSlotElement).assignedElements()) visit(ch, next);
-    else if (el.shadowRoot) for (let ch = el.shadowRoot.firstElementChild; ch; ch = ch.nextElementSibling) visit(ch, next);
+    else if (el.shadowRoot) {
+      for (let ch = el.shadowRoot.firstElementChild; ch; ch = ch.nextElementSibling) {
+        // innerText stops at a shadow host (HTML §3.2.7 "the innerText getter" walks the DOM tree, not the flat
+        // tree): a shadow tree's rendered text is read from its own top elements; one not rendered gives none.
+        if (!isIgnoredTag(ch) && ch instanceof HTMLElement && ch.checkVisibility()) shadowText.push(ch.innerText);
+        visit(ch, next);
+      }
+    }
     else for (let ch = el.firstElementChild; ch; ch = ch.nextElementSibling) visit(ch, next);
   };
 
   const root = doc.documentElement;
   if (root) visit(root, { ancestors: [], scope: [], row: null, blocked: modal !== null, dataRow: false, dataTable: false });
   const body = doc.body;
-  const text = body && body.tagName !== 'FRAMESET' ? normalize(body.innerText) : '';
+  const text = body && body.tagName !== 'FRAMESET' ? normalize([body.innerText, ...shadowText].join(' ')) : '';
   return { controls, paths: [...paths].sort(), text, title, url: doc.URL };
 }
 
