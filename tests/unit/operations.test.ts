@@ -116,6 +116,22 @@ describe('the operations table', () => {
     }
   });
 
+  it('a card pressing a key outside the set does not load, and the error names the step\'s value', () => {
+    const card = minimalCard() as CapabilityInput & { targets: Record<string, { supports: string[] }> };
+    const t = card.targets['password_field'];
+    if (t) t.supports = ['set_value', 'press'];
+    card.outputs = {};
+    card.outcomes = { success: { screens: ['signon'] } };
+    for (const [key, loads] of [['Enter', true], ['{{input.password}}', true], ['F13', false]] as const) {
+      card.steps = [{ id: 'only', screen: 'signon', op: { verb: 'press', value: key }, target: 'password_field', effect: { kind: 'stage' } }];
+      const loaded = Capability.safeParse(card);
+      expect(loaded.success, key).toBe(loads);
+      if (!loaded.success) {
+        expect(loaded.error.issues).toContainEqual(expect.objectContaining({ path: ['steps', 0, 'op', 'value'], message: expect.stringContaining('press takes one of Enter') as unknown }));
+      }
+    }
+  });
+
   it('the MCP hints are the table\'s, for a card of each sticker', () => {
     for (const kind of EffectKind.options) {
       const card = minimalCard();
