@@ -25,6 +25,7 @@ export function rungQuery(target: BoundTarget, rung: BoundTarget['ladder'][numbe
     ...(target.name !== undefined ? { name: target.name } : {}),
     ...(rung.rung === 'label' && target.hint !== undefined ? { value: target.hint } : {}),
     ...(rung.value !== undefined ? { value: rung.value } : {}),
+    ...(target.supports.includes('hover') ? { reveal: true } : {}),
   };
 }
 
