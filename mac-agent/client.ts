@@ -116,7 +116,7 @@ export class MacHelperClient {
     const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...opts.env } });
     const client = new MacHelperClient(child, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     try {
-      const hello = await client.request('hello', { version: PROTOCOL_VERSION, client: 'handrail' }, 20_000);
+      const hello = await client.request('hello', { version: PROTOCOL_VERSION, client: 'handrail' }, opts.timeoutMs ?? 20_000);
       if (hello.version !== PROTOCOL_VERSION) throw new MacHelperError('version_mismatch', `the helper speaks protocol ${hello.version}, this client ${PROTOCOL_VERSION}`);
       return client;
     } catch (e) {

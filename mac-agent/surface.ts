@@ -321,7 +321,7 @@ export class MacSurface implements Surface {
     } finally {
       this.#last = null;
     }
-    this.#guard();
+    // A person's input seen during this act ends the run at the next verb: the act itself went through.
     return {};
   }
 

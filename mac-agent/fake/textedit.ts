@@ -169,7 +169,7 @@ export class FakeTextEdit {
       field('sheet.tags', 'sheet.tagslabel', s.tags),
       label('sheet.wherelabel', 'Where:'),
       { key: 'sheet.where', role: 'AXPopUpButton', value: 'Documents', titleKey: 'sheet.wherelabel', actions: ['AXPress', 'AXShowMenu'] },
-      { key: 'sheet.disclosure', role: 'AXDisclosureTriangle', description: s.expanded ? 'hide details' : 'show details', value: s.expanded ? '1' : '0', actions: ['AXPress'] },
+      { key: 'sheet.disclosure', role: 'AXDisclosureTriangle', description: 'show details', value: s.expanded ? '1' : '0', actions: ['AXPress'] },
     ];
     if (s.expanded) {
       children.push(
@@ -185,6 +185,7 @@ export class FakeTextEdit {
               key: `sheet.browser.row${i}`,
               role: 'AXTextField',
               value: f.split('/').pop() ?? f,
+              roleDescription: 'text field',
               settable: ['AXValue'],
               actions: ['AXConfirm'],
             })),
