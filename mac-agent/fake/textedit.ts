@@ -200,7 +200,7 @@ export class FakeTextEdit {
       titleKey: 'sheet.formatlabel',
       actions: ['AXPress', 'AXShowMenu'],
       children: s.formatOpen
-        ? [{ key: 'sheet.format.menu', role: 'AXMenu', children: FORMATS.map((f) => ({ key: `sheet.format.menu.${f}`, role: 'AXMenuItem', title: f, actions: PRESS })) }]
+        ? [{ key: 'sheet.format.menu', role: 'AXMenu', actions: ['AXCancel'], children: FORMATS.map((f) => ({ key: `sheet.format.menu.${f}`, role: 'AXMenuItem', title: f, actions: PRESS })) }]
         : [],
     });
     children.push(
@@ -330,6 +330,10 @@ export class FakeTextEdit {
     if (el.enabled === false) {
       this.ignoredPresses++;
       return [];
+    }
+    if (action === 'AXCancel' && el.key === 'sheet.format.menu' && this.sheet) {
+      this.sheet.formatOpen = false;
+      return this.#sweep();
     }
     if (action !== 'AXPress') return [];
     const out: Emitted[] = [];

@@ -107,3 +107,43 @@ describe('ambiguity', () => {
     expect(await files(state)).toEqual([]);
   });
 });
+
+describe('the surface\'s verbs on the recorded TextEdit', () => {
+  it('select picks a popup\'s option through its menu, read gives a field\'s value, a ref from before the sheet closed is STALE, and no screenshot is claimed', async () => {
+    const state = join(dir, 'verbs-disk.json');
+    const s = await MacSurface.launch({ helper: 'fake', env: { HANDRAIL_MAC_FAKE_STATE: state } });
+    try {
+      await s.open('com.apple.TextEdit');
+      const control = async (role: string, name: string) => {
+        const c = (await s.observe()).parts.flatMap((p) => p.controls).find((x) => x.role === role && (x.name === name || x.hint === name));
+        if (!c) throw new Error(`no ${role} ${name}`);
+        return c;
+      };
+      await s.act((await control('textbox', 'First Text View')).ref, { verb: 'set_value', value: 'A page of HTML' });
+      await s.act((await control('menuitem', 'Save…')).ref, { verb: 'invoke' });
+      const name = await control('textbox', 'Save As:');
+      expect(name).toMatchObject({ value: 'Untitled', verbs: ['set_value', 'read'], scope: [{ role: 'region', name: 'Untitled' }, { role: 'dialog', name: '' }] });
+      await s.act(name.ref, { verb: 'set_value', value: 'page' });
+      const format = await control('combobox', 'File Format:');
+      await s.act(format.ref, { verb: 'select', value: 'Web Page (.html)' });
+      expect((await control('combobox', 'File Format:')).value).toBe('Web Page (.html)');
+      // An option the popup does not offer: refused, and its menu closed again, the choice unchanged.
+      await expect(s.act((await control('combobox', 'File Format:')).ref, { verb: 'select', value: 'Plain Text' })).rejects.toMatchObject({ code: 'ACTION_FAILED' });
+      const after = (await s.observe()).parts.flatMap((p) => p.controls);
+      expect(after.filter((c) => c.name === 'Rich Text Document')).toEqual([]);
+      expect(after.find((c) => c.name === 'File Format:')?.value).toBe('Web Page (.html)');
+      expect(await s.act((await control('textbox', 'Save As:')).ref, { verb: 'read' })).toEqual({ read: 'page' });
+      const save = await control('button', 'Save');
+      await s.act(save.ref, { verb: 'invoke' });
+      expect(s.notifications).toEqual(expect.arrayContaining(['AXSheetCreated', 'AXValueChanged', 'AXUIElementDestroyed', 'AXTitleChanged']));
+      await s.observe();
+      // The Save button went with the sheet: its ref is refused, never pressed on something else.
+      await expect(s.act(save.ref, { verb: 'invoke' })).rejects.toMatchObject({ code: 'STALE' });
+      expect(await files(state)).toEqual([{ path: '/Users/fake/Documents/page.html', text: 'A page of HTML' }]);
+      await expect(s.evidence('screenshot')).rejects.toMatchObject({ code: 'ACTION_FAILED' });
+      expect(await s.evidence('text')).toContain('page.html');
+    } finally {
+      await s.close();
+    }
+  });
+});
