@@ -79,6 +79,19 @@ describe('handrail replay of the approved TextEdit card', () => {
   }, 60_000);
 });
 
+describe('handrail observe on the mac surface', () => {
+  it('shows the menu a model reads for a bundle id, and refuses an entry that is not one, by name', async () => {
+    const env = { ...process.env, HANDRAIL_MAC_HELPER: 'fake' };
+    const menu = await handrail(['observe', 'com.apple.TextEdit', '--surface', 'macos'], env);
+    expect(menu.code, menu.stderr).toBe(0);
+    expect(menu.stdout).toContain("invoke menuitem 'Save…'");
+    expect(menu.stdout).toContain("set_value textbox 'First Text View'");
+    const bad = await handrail(['observe', 'TextEdit please', '--surface', 'macos'], env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('bundle id');
+  }, 60_000);
+});
+
 describe('the baton', () => {
   it('a person pressing a key while the note is typed stops the run HUMAN_CONTROL before the next action; nothing is saved', async () => {
     const { result, state, surfaces } = run('human', { HANDRAIL_MAC_FAKE_HUMAN_AFTER: '1' });
