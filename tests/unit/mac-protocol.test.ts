@@ -178,6 +178,19 @@ describe('a helper that is missing, dies, babbles or is silent', () => {
     expect(Date.now() - t0).toBeLessThan(4_000);
   });
 
+  it('without Accessibility and Input Monitoring granted, permissions says so and opening the app is refused by name', async () => {
+    const client = await MacHelperClient.start({ helper: 'fake', env: { HANDRAIL_MAC_FAKE_PERMISSIONS: 'none' } });
+    try {
+      expect(await client.request('permissions', {})).toEqual({ accessibility: false, inputMonitoring: false });
+      const e = await failure(client.request('open', { bundleId: 'com.apple.TextEdit' }));
+      expect(e).toMatchObject({ code: 'SURFACE_UNREACHABLE', reason: 'permission_missing' });
+      expect(e.message).toContain('Accessibility');
+      expect(await failure(client.request('tap.start', {}))).toMatchObject({ reason: 'permission_missing', message: expect.stringContaining('Input Monitoring') as string });
+    } finally {
+      await client.close();
+    }
+  });
+
   it('close rejects what is pending and stops the helper; a request after close is refused', async () => {
     const client = await MacHelperClient.start({ helper: 'fake' });
     await client.request('open', { bundleId: 'com.apple.TextEdit' });
