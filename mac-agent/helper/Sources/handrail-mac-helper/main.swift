@@ -147,7 +147,7 @@ func appElement(_ pid: pid_t) throws -> AXUIElement {
 func open(bundleId: String) throws -> [String: Any] {
     guard AXIsProcessTrusted() else { throw Refusal(code: "permission_missing", message: "Accessibility is not granted to the helper") }
     if let running = NSRunningApplication.runningApplications(withBundleIdentifier: bundleId).first {
-        running.activate(options: [])
+        _ = running.activate(options: [])
         return ["pid": Int(running.processIdentifier), "name": running.localizedName ?? bundleId]
     }
     guard let url = NSWorkspace.shared.urlForApplication(withBundleIdentifier: bundleId) else {
@@ -193,7 +193,7 @@ func perform(ref: String, action: String) throws {
             throw Refusal(code: "disabled", message: "\(ref) is disabled (AXEnabled is false): not pressed")
         }
         // A menu item is pressed in the frontmost app only: bring its app forward first.
-        if isMenuItem(el) { NSRunningApplication(processIdentifier: pidOf(el))?.activate(options: []) }
+        if isMenuItem(el) { _ = NSRunningApplication(processIdentifier: pidOf(el))?.activate(options: []) }
     }
     let err = AXUIElementPerformAction(el, action as CFString)
     if err != .success { throw refusal(err, "\(action) on \(ref)") }
@@ -205,7 +205,14 @@ func set(ref: String, attr: String, value: Any) throws {
     let err = AXUIElementIsAttributeSettable(el, attr as CFString, &ok)
     if err != .success { throw refusal(err, "\(attr) of \(ref)") }
     guard ok.boolValue else { throw Refusal(code: "not_settable", message: "\(ref): \(attr) is not settable") }
-    let cf: CFTypeRef = (value as? Bool).map { $0 as CFBoolean } ?? ((value as? String ?? "") as CFString)
+    let cf: CFTypeRef
+    if let s = value as? String {
+        cf = s as CFString
+    } else if let b = value as? Bool {
+        cf = (b ? kCFBooleanTrue : kCFBooleanFalse)!
+    } else {
+        throw Refusal(code: "bad_request", message: "\(attr) takes a string or a boolean")
+    }
     let setErr = AXUIElementSetAttributeValue(el, attr as CFString, cf)
     if setErr != .success { throw refusal(setErr, "setting \(attr) of \(ref)") }
 }
