@@ -104,6 +104,8 @@ export class MacHelperClient {
     createInterface({ input: child.stdout }).on('line', (l) => this.#line(l));
     child.stderr.on('data', (d: Buffer) => (this.#stderr = (this.#stderr + d.toString('utf8')).slice(-2_000)));
     child.on('error', (e) => this.#fail(new MacHelperError('helper_unavailable', `the mac helper could not start: ${e.message}`)));
+    // A write to a helper that has died fails EPIPE on the stream too: without a listener that is an uncaught error.
+    child.stdin.on('error', (e) => this.#fail(new MacHelperError('helper_crashed', `cannot write to the mac helper: ${e.message}`)));
     child.on('exit', (code, signal) => {
       const last = this.#stderr.trim().split('\n').pop() ?? '';
       this.#fail(new MacHelperError('helper_crashed', `the mac helper exited (${signal ?? `code ${code ?? '?'}`})${last ? `: ${last}` : ''}`));
