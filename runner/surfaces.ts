@@ -89,5 +89,14 @@ const browser: SurfaceDriver = {
   },
 };
 
-/** The product's registry: the browser now; tn3270 (terminal-agent/) and macos (mac-agent/) when they are built. */
-export const surfaces = new SurfaceRegistry({ browser });
+/** macOS apps through the mac helper (docs/ARCHITECTURE.md, "The mac surface"): HANDRAIL_MAC_HELPER picks it. */
+const macos: SurfaceDriver = {
+  declaration: SURFACES.macos,
+  async open() {
+    const { MacSurface } = await import('../mac-agent/surface.ts');
+    return MacSurface.launch({ helper: process.env['HANDRAIL_MAC_HELPER'] });
+  },
+};
+
+/** The product's registry: the browser and macos; tn3270 (terminal-agent/) when it is built. */
+export const surfaces = new SurfaceRegistry({ browser, macos });

@@ -44,10 +44,11 @@ export function formatObservation(obs: Observation, format: ObserveFormat): stri
 export async function observeCommand(url: string, opts: { format: ObserveFormat; surface?: string }): Promise<number> {
   let surface: Surface | undefined;
   try {
-    const target = parseUrl(url);
     // Chosen by the registry, as every other command chooses its surface.
     const chosen = surfaces.choose(opts.surface ?? 'browser');
     if (!chosen.ok) throw new ObserveError(chosen.code, chosen.message);
+    // A URL for the browser; another surface's entry is its own (a macOS bundle id), checked by its `open`.
+    const target = chosen.driver.declaration.name === 'browser' ? parseUrl(url) : { href: url };
     try {
       surface = await chosen.driver.open({});
     } catch (e) {
