@@ -81,6 +81,8 @@ export function describeLine(l: TraceLine): string {
       return `${l.seq} finish: ${l.label}`;
     case 'end':
       return `${l.seq} end: ${l.outcome}${l.code ? ` ${l.code}` : ''}`;
+    case 'edit':
+      return `${l.seq} edit by ${l.by}: ${l.op} line ${l.line} (${l.was})`;
   }
 }
 
@@ -113,6 +115,8 @@ export function plainLine(l: TraceLine): string {
       return `Done: the task ends on ${l.label}`;
     case 'end':
       return l.outcome === 'finished' ? 'Finished' : `Ended without finishing${l.code ? ` (${l.code})` : ''}`;
+    case 'edit':
+      return `Changed by ${l.by}: ${l.what}`;
   }
 }
 
