@@ -46,6 +46,10 @@ export interface SessionView {
   canLabel: boolean;
   /** The labels written so far, in order (finish takes one that is showing). */
   labels: string[];
+  /** A record session running, with a step in its book: the clerk may undo the last one. */
+  canUndo: boolean;
+  /** The book's steps and labels may be changed (not while a model is working on it). */
+  canEdit: boolean;
   /** The label of the screen showing, if it has one. */
   showing: string | null;
   /** The book's lines, technical form (describeLine). */
@@ -125,6 +129,8 @@ export function sessionView(s: SessionRecord | null, lines: readonly TraceLine[]
   return {
     phase,
     canLabel: phase === 'recording',
+    canUndo: (phase === 'recording' || phase === 'paused') && lines.some((l) => l.kind === 'act'),
+    canEdit: s !== null && !(s.state === 'running' && s.mode === 'model') && phase !== 'asking',
     labels: lines.flatMap((l) => (l.kind === 'label' ? [l.label] : [])),
     showing: s?.view?.label ?? null,
     rows: lines.map(describeLine),

@@ -5,6 +5,7 @@
 // continuity check (shared/compile/continuity.ts) then still finds every real gap: a line lost or changed outside
 // an edit breaks the re-sealed chain like any other, and an edit that would leave a screen change unexplained is
 // refused here rather than written.
+import { z } from 'zod';
 import { HandrailError } from '../errors.ts';
 import { lineHash, TraceLine, type ScreenSeen, type TraceAct, type TraceEdit } from '../schema/trace.ts';
 import type { Masker } from '../secrets.ts';
@@ -12,11 +13,13 @@ import { LABEL_RE, titleOf, typesSecret, valueProblem } from './guard.ts';
 import type { EveningInput } from './ports.ts';
 
 /** What a person asks to change; `line` is the number (`seq`) the line has in the book now. */
-export type BookEdit =
-  | { op: 'undo' }
-  | { op: 'remove'; line: number }
-  | { op: 'value'; line: number; value: string }
-  | { op: 'label'; line: number; label: string; title?: string };
+export const BookEdit = z.discriminatedUnion('op', [
+  z.strictObject({ op: z.literal('undo') }),
+  z.strictObject({ op: z.literal('remove'), line: z.number().int().positive() }),
+  z.strictObject({ op: z.literal('value'), line: z.number().int().positive(), value: z.string().max(10_000) }),
+  z.strictObject({ op: z.literal('label'), line: z.number().int().positive(), label: z.string().max(200), title: z.string().max(200).optional() }),
+]);
+export type BookEdit = z.infer<typeof BookEdit>;
 
 export type BookEditCode = 'NOTHING_TO_UNDO' | 'NO_SUCH_LINE' | 'EDIT_REFUSED';
 
