@@ -10,7 +10,7 @@ import { parseScript } from '../../shared/author/scripted.ts';
 import { compile } from '../../shared/compile/compile.ts';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
 import { TraceLine } from '../../shared/schema/trace.ts';
-import { answer, book, exportBook, labelScreen, launchWithExtension, openPanel, saveModelSettings, startSession, type Loaded } from '../fixtures/extension/harness.ts';
+import { answer, book, docShot, exportBook, labelScreen, launchWithExtension, openPanel, saveModelSettings, startSession, type Loaded } from '../fixtures/extension/harness.ts';
 
 const PASSWORD = `pw-${Math.random().toString(36).slice(2, 10)}`;
 const INPUTS = [
@@ -337,19 +337,25 @@ test('the side panel passes axe-core with no serious or critical violation in ea
   const panel = await openPanel(ext, bank.url);
   const seen: Record<string, string[]> = {};
   seen['new session'] = await axeProblems(panel);
+  await docShot(panel, 'idle');
   // A refusal shown as an error (no goal).
   await panel.getByTestId('start').click();
   // A refusal looks and reads as one, announced to a screen reader.
   await expect(panel.getByRole('alert')).toContainText('Cannot start. a goal is required');
   seen['start refused'] = await axeProblems(panel);
+  await docShot(panel, 'error');
   await startSession(panel, { mode: 'record', goal: 'Sign on to PLUMBLINE', owner: 'Dana Clerk', inputs: INPUTS });
   seen['recording'] = await axeProblems(panel);
   await labelScreen(panel, 'signon', 'Operator Sign On');
   await page.locator('input[name=opid]').fill('OP1001');
   await page.locator('input[name=pwd]').fill(PASSWORD);
+  await page.locator('input[name=opid]').focus();
+  await expect(book(panel).last()).toContainText('{{input.password}}', { timeout: 20_000 });
+  await docShot(panel, 'recording');
   await page.getByRole('button', { name: 'F5=Sign On' }).click();
   await expect(panel.getByTestId('question-control')).toHaveText("button 'F5=Sign On'", { timeout: 20_000 });
   seen['question'] = await axeProblems(panel);
+  await docShot(panel, 'question');
   await answer(panel, "button 'F5=Sign On'", 'navigate');
   await labelScreen(panel, 'inquiry', 'Member Inquiry');
   await panel.getByTestId('finish').click();
@@ -360,6 +366,7 @@ test('the side panel passes axe-core with no serious or critical violation in ea
   // The id comes from the task's words, and the reviewer may change it before download.
   await expect(panel.getByTestId('card-id')).toHaveValue('sign_on');
   seen['compiled'] = await axeProblems(panel);
+  await docShot(panel, 'review');
   await panel.getByTestId('card-id').fill('Sign On!');
   await expect(panel.getByTestId('card-id-error')).toContainText('lower-case letters');
   await expect(panel.getByTestId('download-card')).toBeDisabled();
@@ -374,8 +381,8 @@ test('while the model works the panel says so, with Stop; Stop ends the evening 
   test.setTimeout(90_000);
   const key = `sk-fake-${Math.random().toString(36).slice(2, 10)}`;
   const script = parseScript(await readFile(fileURLToPath(new URL('../fixtures/author/plumbline-evening.json', import.meta.url)), 'utf8'));
-  // A model that takes two seconds over each answer.
-  const fake = await startFakeAnthropic(script, { apiKey: key, delayMs: 2_000 });
+  // A model that takes two seconds over each answer (eight while the README's picture is taken, which takes a while).
+  const fake = await startFakeAnthropic(script, { apiKey: key, delayMs: process.env['HANDRAIL_DOCS_SHOTS'] === '1' ? 8_000 : 2_000 });
   try {
     const page = await ext.context.newPage();
     await page.goto(`${bank.url}/signon`);
@@ -384,6 +391,7 @@ test('while the model works the panel says so, with Stop; Stop ends the evening 
     await startSession(panel, { mode: 'model', goal: 'Sign on to PLUMBLINE', owner: 'Dana Reviewer', inputs: INPUTS });
     await expect(panel.getByRole('status').filter({ hasText: 'The model is working out the next step' })).toBeVisible({ timeout: 10_000 });
     expect(await axeProblems(panel)).toEqual([]);
+    await docShot(panel, 'busy');
     await panel.getByTestId('busy-stop').click();
     await expect(panel.getByTestId('phase')).toHaveText(/stopped|failed/, { timeout: 20_000 });
     await expect(panel.getByTestId('busy')).toHaveCount(0);
