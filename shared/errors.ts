@@ -66,6 +66,10 @@ const CODES = {
   NO_SESSION: 'REFUSED',
   BOOK_CONFLICT: 'FAILED',
   BAD_RECORD: 'FAILED',
+  // A person's edit of a book (shared/author/book-edit.ts) that cannot be made; nothing was changed.
+  NOTHING_TO_UNDO: 'REFUSED',
+  NO_SUCH_LINE: 'REFUSED',
+  EDIT_REFUSED: 'REFUSED',
   // Commands and their inputs.
   USAGE: 'REFUSED',
   UNBOUND_BLANK: 'REFUSED',
