@@ -98,7 +98,7 @@ export function verbsOf(listed: readonly Verb[]): Verb[] {
 }
 
 /** Why a literal value is not one the verb takes (its closed set), or null when it is. Blanks are checked when filled. */
-export function valueProblem(verb: Verb, value: string): string | null {
+export function outsideValues(verb: Verb, value: string): string | null {
   const allowed = VERBS[verb].values;
   if (!allowed || allowed.includes(value)) return null;
   return `${verb} takes one of ${allowed.join(', ')}; not "${value.slice(0, 40)}"`;

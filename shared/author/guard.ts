@@ -4,7 +4,7 @@
 // A refusal goes back to the model as a tool error that names what was wrong and never echoes a secret.
 import { fingerprint } from '../fingerprint.ts';
 import { buildMenu, labelOf, renderRow, type MenuRow } from '../menu.ts';
-import { takesValue, valueProblem, VERBS } from '../operations.ts';
+import { outsideValues, takesValue, VERBS } from '../operations.ts';
 import { blankFor, blanksIn, fillBlanks } from '../schema/blanks.ts';
 import type { EffectKind, FingerprintField } from '../schema/capability.ts';
 import type { Observation } from '../schema/observation.ts';
@@ -410,7 +410,7 @@ export class Guard {
     const needsValue = takesValue(row.verb);
     if (needsValue && value === undefined) return refuse(call.id, 'VALUE_REQUIRED', `${verb} needs a value (a blank such as {{input.name}} or a literal)`);
     if (!needsValue && value !== undefined) return refuse(call.id, 'VALUE_NOT_ALLOWED', `${verb} takes no value`);
-    const outside = value === undefined ? null : valueProblem(row.verb, value);
+    const outside = value === undefined ? null : outsideValues(row.verb, value);
     if (outside) return refuse(call.id, 'VALUE_NOT_IN_SET', outside);
     if (value !== undefined) {
       const bad = this.#checkValue(call.id, value);

@@ -4,7 +4,7 @@ import { JOURNALLED as ENGINE_JOURNALLED } from '../../runner/engine/engine.ts';
 import { annotationsFor } from '../../runner/mcp/tools.ts';
 import { Guard } from '../../shared/author/guard.ts';
 import { buildMenu } from '../../shared/menu.ts';
-import { EFFECTS, intentText, JOURNALLED, KEYS, takesValue, valueProblem, VERBS } from '../../shared/operations.ts';
+import { EFFECTS, intentText, JOURNALLED, KEYS, outsideValues, takesValue, VERBS } from '../../shared/operations.ts';
 import { TOOLS } from '../../shared/author/prompt.ts';
 import { VERBS_BY_ROLE } from '../../shared/dom/walk.ts';
 import { Capability, EffectKind, type CapabilityInput } from '../../shared/schema/capability.ts';
@@ -67,8 +67,8 @@ describe('the operations table', () => {
     await guard.handle({ id: 'l', name: 'assert_screen', input: { label: 's' } });
     const out = await guard.handle({ id: 'a', name: 'act', input: { row: 2, verb: 'press', value: 'F13' } });
     expect(out.text).toMatch(/^refused \(VALUE_NOT_IN_SET\): press takes one of Enter, Escape/);
-    expect(valueProblem('press', 'Enter')).toBeNull();
-    expect(valueProblem('set_value', 'anything at all')).toBeNull();
+    expect(outsideValues('press', 'Enter')).toBeNull();
+    expect(outsideValues('set_value', 'anything at all')).toBeNull();
   });
 
   it('the card schema wants a value exactly for the verbs that take one, and the read sticker exactly for read', () => {
