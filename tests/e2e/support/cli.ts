@@ -15,14 +15,20 @@ const ROOT = resolvePath(import.meta.dirname, '../../..');
 const TSX = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
 const MAIN = join(ROOT, 'runner/cli/main.ts');
 
-/** `handrail <args>` with exactly `env` as its environment (callers spread `process.env` in when they want it), in `cwd` (default the repository). */
-export function handrail(args: readonly string[], env: NodeJS.ProcessEnv, cwd = ROOT): Promise<Ran> {
+/**
+ * `handrail <args>` with exactly `env` as its environment (callers spread `process.env` in when they want it), in `cwd`
+ * (default the repository). `onStderr` sees stderr as it arrives (a test that must answer the run while it runs).
+ */
+export function handrail(args: readonly string[], env: NodeJS.ProcessEnv, cwd = ROOT, onStderr?: (chunk: string) => void): Promise<Ran> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      onStderr?.(d.toString());
+    });
     child.on('error', reject);
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
