@@ -1,6 +1,7 @@
 // The escalation ladder's top rungs over the in-memory surface: a person at the console (driven over HTTP on
 // 127.0.0.1 with its one-time token) acts through the guarded menu and hands back; a contradicted handback, an abort
-// and a silence each end the run; and the control rung's answer is believed only on a matching fingerprint.
+// and a silence each end the run; the control rung's answer is believed only on a matching fingerprint; and the
+// notebook keeps MCP calls and verify plates, not only CLI replays.
 import { promises as fs } from 'node:fs';
 import { request } from 'node:http';
 import os from 'node:os';
@@ -10,7 +11,11 @@ import { ConsolePerson } from '../../runner/escalate/console.ts';
 import { LocalReferee } from '../../runner/escalate/local.ts';
 import { NONE, rowKey, type ControlQuestion, type Referee, type RefereeQuestion, type Verdict } from '../../runner/escalate/referee.ts';
 import { LOG_FILE } from '../../runner/evidence.ts';
+import { CallService } from '../../runner/mcp/service.ts';
+import { Notebook } from '../../runner/notebook.ts';
 import { runCapability } from '../../runner/run.ts';
+import { verify } from '../../runner/verify.ts';
+import { approvedCard } from '../fixtures/mcp/cards.ts';
 import { Capability, type CapabilityInput } from '../../shared/schema/capability.ts';
 import type { RunResult } from '../../shared/schema/result.ts';
 import { MemorySurface, type MemoryApp } from '../fixtures/memory-surface.ts';
@@ -322,5 +327,39 @@ describe('the control rung: which menu row is this target, believed only on a ma
     const { result, lines } = await run(s, card, { referee: new LocalReferee() });
     expect(result).toMatchObject({ word: 'FAILED', code: 'TARGET_NOT_FOUND' });
     expect(lines.find((l) => l.kind === 'control')?.data).toMatchObject({ believed: false, why: expect.stringMatching(/no fingerprint/) as unknown });
+  });
+});
+
+describe('the notebook keeps every run that comes through runCapability', () => {
+  it('records an MCP call and each verify plate, with the rung per target', async () => {
+    const book = Notebook.open(':memory:');
+    try {
+      const home = path.join(tmp, 'home');
+      await fs.mkdir(home);
+      const card = Capability.parse(approvedCard(cardFor(new MemorySurface(desk()))));
+      const service = new CallService({ env: { HANDRAIL_HOME: home }, evidenceDir: path.join(tmp, 'mcp'), log: () => undefined, surfaceFactory: () => Promise.resolve(new MemorySurface(desk())), notebook: book });
+      try {
+        expect(await service.call(card, { password: PASSWORD })).toMatchObject({ word: 'SUCCESS' });
+      } finally {
+        await service.close();
+      }
+      expect(book.lastWords(card.id)).toEqual(['SUCCESS']);
+      // verify: the judge reads the memory app's own presses, before and after each plate.
+      let s = new MemorySurface(desk());
+      const report = await verify(card, {
+        plates: [{ password: PASSWORD }, { password: PASSWORD }],
+        judge: ({ phase }) => Promise.resolve({ ok: true, state: { held: phase === 'after' && s.presses('F10=Post Hold') === 1 ? 'yes' : 'no' } }),
+        change: { before: { held: 'no' }, after: { held: 'yes' } },
+        env: {},
+        surfaceFactory: () => Promise.resolve((s = new MemorySurface(desk()))),
+        evidenceRoot: path.join(tmp, 'verify'),
+        notebook: book,
+      });
+      expect(report.plates.map((p) => p.word)).toEqual(['SUCCESS', 'SUCCESS']);
+      expect(book.lastWords(card.id)).toEqual(['SUCCESS', 'SUCCESS', 'SUCCESS']);
+      expect(book.drift(card.id).find((d) => d.target === 'post_button')).toMatchObject({ runs: 3, off_first: 0, latest: 'role_name' });
+    } finally {
+      book.close();
+    }
   });
 });
