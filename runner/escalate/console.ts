@@ -196,6 +196,8 @@ class ConsoleSession implements Owner {
     if (req.headers.host !== this.#host || !this.#tokenOk(form?.['t'] ?? url.searchParams.get('t') ?? undefined)) {
       return this.#reply(res, 403, 'text/plain', 'forbidden: open the one-time link the run printed on stderr');
     }
+    // Any request with the token is someone at the console: the timeout counts from the last one.
+    arm();
     const json = (req.headers.accept ?? '').includes('application/json');
     if (req.method === 'GET' && url.pathname === '/') return this.#reply(res, 200, 'text/html; charset=utf-8', await this.#page());
     if (req.method === 'GET' && url.pathname === '/state.json') return this.#reply(res, 200, 'application/json', JSON.stringify(await this.#state()));
@@ -204,7 +206,6 @@ class ConsoleSession implements Owner {
     const name = (form['name'] ?? '').trim();
     if (!name || name.length > NAME_MAX) return this.#answer(res, json, 400, false, `say who you are (your name, at most ${NAME_MAX} characters): the evidence records who acted`);
     this.#lastName = name;
-    arm();
     if (url.pathname === '/act') {
       const said = await this.#act(name, form);
       return this.#answer(res, json, said.ok ? 200 : 409, said.ok, said.text);

@@ -291,10 +291,11 @@ class Told implements Referee {
 
 describe('the control rung: which menu row is this target, believed only on a matching fingerprint', () => {
   /** The post button's ladder no longer finds it (its only rung is a css selector the page dropped). */
-  const lostPost = (s: MemorySurface): Capability =>
+  const lostPost = (s: MemorySurface, fingerprint?: CapabilityInput['targets'][string]['fingerprint']): Capability =>
     cardFor(s, (c) => {
       const t = c.targets['post_button'];
       if (t) t.ladder = [{ rung: 'css', cost: 10_000_000, value: '#post-old' }];
+      if (t && fingerprint) t.fingerprint = fingerprint;
     });
 
   it('believes the local referee\'s row when its control has the card\'s fingerprint', async () => {
@@ -319,12 +320,7 @@ describe('the control rung: which menu row is this target, believed only on a ma
 
   it('cannot be believed for a target whose card recorded no fingerprint value', async () => {
     const s = new MemorySurface(desk());
-    const card = cardFor(s, (c) => {
-      const t = c.targets['post_button'];
-      if (t) t.ladder = [{ rung: 'css', cost: 10_000_000, value: '#post-old' }];
-      if (t) t.fingerprint = { over: ['role'] };
-    });
-    const { result, lines } = await run(s, card, { referee: new LocalReferee() });
+    const { result, lines } = await run(s, lostPost(s, { over: ['role'] }), { referee: new LocalReferee() });
     expect(result).toMatchObject({ word: 'FAILED', code: 'TARGET_NOT_FOUND' });
     expect(lines.find((l) => l.kind === 'control')?.data).toMatchObject({ believed: false, why: expect.stringMatching(/no fingerprint/) as unknown });
   });
