@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
 import { startBank } from '../../demo/plumbline/server.ts';
 import { LOG_FILE } from '../../runner/evidence.ts';
@@ -113,9 +114,22 @@ test('a person follows a link through the console and hands back a screen the pa
   expect(log).not.toContain(PASSWORD);
 });
 
-test('a person hands back the acknowledgement as the hold result: escalated_to_human, not believed without marks, and proposed as a repair', async () => {
+test('a person in Chromium hands back by keyboard alone: the page passes axe; escalated_to_human, not believed without marks, and proposed as a repair', async ({ page }) => {
   const { receipt, log, evidence, presses } = await replayWithPerson('400118-S0005', async (url) => {
-    expect(await (await post(url, '/handback', { name: 'Bea Reviewer', label: 'hold_result' })).json()).toMatchObject({ ok: true });
+    await page.goto(url.href);
+    await expect(page.getByRole('heading', { level: 1 })).toContainText('Run paused at step post_hold');
+    await expect(page.getByRole('img', { name: 'Screenshot of the page the run is on' })).toBeVisible();
+    expect((await new AxeBuilder({ page }).analyze()).violations.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
+    // Keyboard only: focus the handback's select, choose, type a name, Enter submits the form.
+    await page.getByLabel('The page is').focus();
+    await page.keyboard.press('End');
+    await page.keyboard.press('Home');
+    await expect(page.getByLabel('The page is')).toHaveValue('hold_result');
+    await page.keyboard.press('Tab');
+    await expect(page.locator('#name-back')).toBeFocused();
+    await page.keyboard.type('Bea Reviewer');
+    await page.keyboard.press('Enter');
+    await expect(page.getByRole('status')).toContainText('handed back as hold_result');
   });
   expect(receipt).toMatchObject({ word: 'UNSAFE_TO_RETRY', code: 'COMMIT_IN_DOUBT', escalated_to_human: true });
   expect(log).toContain('"judgement":{"kind":"unproven","label":"hold_result"');
