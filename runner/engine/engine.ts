@@ -8,7 +8,7 @@ import { JOURNALLED } from '../../shared/operations.ts';
 export { JOURNALLED };
 import { type Capability, type OutcomeRule, type Postcondition, type Step } from '../../shared/schema/capability.ts';
 import type { Observation } from '../../shared/schema/observation.ts';
-import { RETRYABLE, RunResult, type ResolvedBy, type Word } from '../../shared/schema/result.ts';
+import { Baton, RETRYABLE, RunResult, type ResolvedBy, type Word } from '../../shared/schema/result.ts';
 import type { Control } from '../../shared/schema/observation.ts';
 import { afterCommitScreens } from '../../shared/marks.ts';
 import { Lock } from '../../shared/lock.ts';
@@ -816,7 +816,7 @@ export class Replay {
   private async personFor(step: Step, page: Named, options: ScreenOption[], person: Person, commitInFlight: boolean): Promise<Named | null> {
     this.escalated = true;
     const record = (kind: string, data: Record<string, unknown>): Promise<void> => this.ctx.evidence.append(kind, data);
-    await record('baton', { step: step.id, from: 'RUNNING', to: 'PAUSED', rung: person.name, commit_in_flight: commitInFlight });
+    await record('baton', { step: step.id, from: Baton.enum.RUNNING, to: Baton.enum.PAUSED, rung: person.name, commit_in_flight: commitInFlight });
     this.say(`${step.id}: the run is paused for a person (${person.name})`);
     await this.personEvidence('person-before');
     let outcome: AttemptOutcome = 'unavailable';
@@ -833,6 +833,9 @@ export class Replay {
         record,
       });
       await this.personEvidence('person-after');
+      // The engine takes the run back whatever the answer: to go on, or to end it with the word it has.
+      const held = answer.steps.some((h) => h.effect !== null) ? Baton.enum.HUMAN_CONTROL : Baton.enum.PAUSED;
+      await record('baton', { step: step.id, from: held, to: Baton.enum.RUNNING, answer: answer.kind });
       if (answer.kind === 'timeout') {
         outcome = 'timeout';
         await record('person_timeout', { step: step.id, after_ms: answer.afterMs, human_steps: answer.steps.length });
@@ -861,7 +864,6 @@ export class Replay {
             this.namedByRung.set(now.obs.signature, answer.label);
             named = { ...now, label: answer.label };
             this.current = named;
-            await record('baton', { step: step.id, from: 'PAUSED', to: 'RUNNING', by: answer.by });
             this.say(`${step.id}: ${by} handed back ${answer.label}`);
           }
         }

@@ -19,6 +19,7 @@ import { Lock } from '../../shared/lock.ts';
 import { renderRow, type MenuRow } from '../../shared/menu.ts';
 import { takesValue } from '../../shared/operations.ts';
 import { EffectKind } from '../../shared/schema/capability.ts';
+import { Baton } from '../../shared/schema/result.ts';
 import type { TraceLine } from '../../shared/schema/trace.ts';
 import { screenWords } from '../../shared/screens.ts';
 import type { Masker } from '../../shared/secrets.ts';
@@ -26,10 +27,6 @@ import { ruledEffect } from '../../shared/surfaces.ts';
 import type { Surface } from '../../shared/surface.ts';
 import { esc } from '../report.ts';
 import type { ScreenOption } from './referee.ts';
-
-/** Who holds the run: the engine, nobody while it waits for a person, or the person at the console. */
-export const Baton = z.enum(['RUNNING', 'PAUSED', 'HUMAN_CONTROL']);
-export type Baton = z.infer<typeof Baton>;
 
 export const DEFAULT_CONSOLE_TIMEOUT_MS = 10 * 60_000;
 const BODY_MAX = 64 * 1024;
@@ -260,7 +257,7 @@ class ConsoleSession implements Owner {
     const after = await this.#guard.show();
     if (!this.#controlled && act) {
       this.#controlled = true;
-      await this.#q.record('baton', { step: this.#q.step, from: 'PAUSED', to: 'HUMAN_CONTROL', by: name });
+      await this.#q.record('baton', { step: this.#q.step, from: Baton.enum.PAUSED, to: Baton.enum.HUMAN_CONTROL, by: name });
     }
     await this.#record(name, row, act?.kind === 'act' ? act.effect.kind : null, shown.obs.signature, after.obs.signature, outcome.text);
     return { ok: outcome.ok, text: mask(outcome.text) };

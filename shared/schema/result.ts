@@ -66,6 +66,13 @@ export const RETRYABLE: ReadonlySet<Word> = new Set(['RECOVERABLE', 'BUSY']);
  * How a target was found: a rung of its ladder, or `control` — no rung found exactly one element, the referee chose
  * a menu row and its fingerprint matched the card's (docs/ARCHITECTURE.md, "The escalation ladder").
  */
+/**
+ * Who holds a run (the `baton` evidence lines): the engine, nobody while it waits for a person at the console, or
+ * that person (docs/ARCHITECTURE.md, "The escalation ladder").
+ */
+export const Baton = z.enum(['RUNNING', 'PAUSED', 'HUMAN_CONTROL']);
+export type Baton = z.infer<typeof Baton>;
+
 export const ResolvedBy = z.enum([...RungKind.options, 'control']);
 export type ResolvedBy = z.infer<typeof ResolvedBy>;
 

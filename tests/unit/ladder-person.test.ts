@@ -207,7 +207,7 @@ describe('the person rung: a console on 127.0.0.1 with a one-time token', () => 
       ['Ada Lovelace', "1: invoke link 'Continue'", 'navigate'],
     ]);
     expect(steps[1]).toMatchObject({ actor: 'human', before: expect.any(String) as unknown, after: s.screenRecord('review').signature });
-    expect(lines.filter((l) => l.kind === 'baton').map((l) => l.data['to'])).toEqual(['PAUSED', 'HUMAN_CONTROL', 'RUNNING']);
+    expect(lines.filter((l) => l.kind === 'baton').map((l) => `${String(l.data['from'])}>${String(l.data['to'])}`)).toEqual(['RUNNING>PAUSED', 'PAUSED>HUMAN_CONTROL', 'HUMAN_CONTROL>RUNNING']);
     expect(lines.find((l) => l.kind === 'handback')?.data).toMatchObject({ by: 'Ada Lovelace', label: 'review', judgement: { kind: 'named' } });
     // Screenshot and text before and after; never the token.
     const shots = lines.filter((l) => l.kind === 'screenshot' || l.kind === 'text').map((l) => `${l.kind} ${String(l.data['name'])}`);
