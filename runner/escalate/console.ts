@@ -188,11 +188,11 @@ class ConsoleSession implements Owner {
   async #serve(req: IncomingMessage, res: ServerResponse, finish: (a: PersonAnswer) => void, arm: () => void): Promise<void> {
     const url = new URL(req.url ?? '/', `http://${this.#host}`);
     const form = req.method === 'POST' ? await readForm(req) : null;
-    if (form === undefined) return this.#reply(res, 413, 'text/plain', 'the request body is too large or not a form');
     // Only this address, and only with the one-time token: a page elsewhere in the browser cannot drive the console.
     if (req.headers.host !== this.#host || !this.#tokenOk(form?.['t'] ?? url.searchParams.get('t') ?? undefined)) {
       return this.#reply(res, 403, 'text/plain', 'forbidden: open the one-time link the run printed on stderr');
     }
+    if (form === undefined) return this.#reply(res, 413, 'text/plain', 'the request body is too large or not a form');
     // Any request with the token is someone at the console: the timeout counts from the last one.
     arm();
     const json = (req.headers.accept ?? '').includes('application/json');

@@ -178,6 +178,7 @@ describe('the person rung: a console on 127.0.0.1 with a one-time token', () => 
       seen['wrong token'] = (await fetch(new URL('/state.json?t=not-the-token', url))).status;
       seen['post without token'] = (await form(url, '/handback', { name: 'Mallory', label: 'review' }, '')).status;
       seen['rebound host'] = await getWithHost(url, `evil.example:${url.port}`);
+      seen['json without token'] = (await fetch(new URL('/handback', url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"label":"review"}' })).status;
       const page = await (await fetch(url)).text();
       expect(page).toContain('NEW TERMS OF USE');
       expect(page).toMatch(/<label for="row-\d+">1: invoke link &#39;Continue&#39;/);
@@ -194,7 +195,7 @@ describe('the person rung: a console on 127.0.0.1 with a one-time token', () => 
     });
     const { result, dir, lines } = await run(s, card, { person: desk1.person });
     await desk1.done();
-    expect(seen).toEqual({ 'no token': 403, 'wrong token': 403, 'post without token': 403, 'rebound host': 403 });
+    expect(seen).toEqual({ 'no token': 403, 'wrong token': 403, 'post without token': 403, 'rebound host': 403, 'json without token': 403 });
     expect(result).toMatchObject({ word: 'SUCCESS', escalated_to_human: true, outputs: { confirmation: '123456' } });
     expect(s.presses('F10=Post Hold')).toBe(1);
     // The token was for that climb only: the console is closed.
