@@ -99,6 +99,16 @@ function cardFor(s: MemorySurface, edit: (c: CapabilityInput) => void = () => un
   return Capability.parse(card);
 }
 
+/** The desk recorded as it was, then changed: pressing `element` on `screen` now leads to the notice page. */
+function noticeAfter(screen: 'signon' | 'review', element: number): { app: MemoryApp; s: MemorySurface; card: Capability } {
+  const app = desk();
+  const s = new MemorySurface(app);
+  const card = cardFor(s);
+  const el = app.screens[screen]?.elements[element];
+  if (el) el.on = { invoke: 'notice' };
+  return { app, s, card };
+}
+
 let tmp: string;
 let n = 0;
 beforeEach(async () => {
@@ -167,10 +177,7 @@ async function run(s: MemorySurface, card: Capability, extra: Partial<Parameters
 
 describe('the person rung: a console on 127.0.0.1 with a one-time token', () => {
   it('a person follows Continue through the guarded menu and hands back: the run goes on, escalated_to_human, their step in the evidence and the proposal', async () => {
-    const app = desk();
-    const s = new MemorySurface(app);
-    const card = cardFor(s);
-    (app.screens['signon']?.elements[1] ?? { on: {} }).on = { invoke: 'notice' };
+    const { s, card } = noticeAfter('signon', 1);
     const seen: Record<string, number> = {};
     const desk1 = atConsole(async (url) => {
       // Without the token, with a wrong one, or through another Host: 403, and nothing is shown.
@@ -221,10 +228,7 @@ describe('the person rung: a console on 127.0.0.1 with a one-time token', () => 
   });
 
   it('a handback the page contradicts (it is exactly another declared screen) is a mismatch: refused, no recovery', async () => {
-    const app = desk();
-    const s = new MemorySurface(app);
-    const card = cardFor(s);
-    (app.screens['signon']?.elements[1] ?? { on: {} }).on = { invoke: 'notice' };
+    const { s, card } = noticeAfter('signon', 1);
     const c = atConsole(async (url) => {
       await form(url, '/act', { name: 'Bob', row: String(rowOf(await stateOf(url), "link 'Sign Off'")), verb: 'invoke' });
       await form(url, '/handback', { name: 'Bob', label: 'review' });
@@ -238,10 +242,7 @@ describe('the person rung: a console on 127.0.0.1 with a one-time token', () => 
   });
 
   it('an abort ends the run; a person who never answers is recorded as a timeout', async () => {
-    const app = desk();
-    (app.screens['signon']?.elements[1] ?? { on: {} }).on = { invoke: 'notice' };
-    const s = new MemorySurface(app);
-    const card = cardFor(new MemorySurface(desk()));
+    const { app, s, card } = noticeAfter('signon', 1);
     const aborting = atConsole(async (url) => void (await form(url, '/abort', { name: 'Cleo', reason: 'the terms need legal' })));
     const aborted = await run(s, card, { person: aborting.person });
     await aborting.done();
@@ -254,10 +255,7 @@ describe('the person rung: a console on 127.0.0.1 with a one-time token', () => 
   });
 
   it('with a commit in flight the person may look and navigate but not stage; without --console nobody is asked', async () => {
-    const app = desk();
-    const s = new MemorySurface(app);
-    const card = cardFor(s);
-    (app.screens['review']?.elements[0] ?? { on: {} }).on = { invoke: 'notice' };
+    const { app, s, card } = noticeAfter('review', 0);
     const c = atConsole(async (url) => {
       const said = await (await form(url, '/act', { name: 'Dee', row: String(rowOf(await stateOf(url), "button 'Accept Terms'")), verb: 'invoke', effect: 'stage' })).json();
       expect(said).toMatchObject({ ok: false, text: expect.stringMatching(/commit is in flight/) as unknown });
