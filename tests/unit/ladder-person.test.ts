@@ -16,6 +16,7 @@ import { Notebook } from '../../runner/notebook.ts';
 import { runCapability } from '../../runner/run.ts';
 import { verify } from '../../runner/verify.ts';
 import { approvedCard } from '../fixtures/mcp/cards.ts';
+import { handrail } from '../e2e/support/cli.ts';
 import { Capability, type CapabilityInput } from '../../shared/schema/capability.ts';
 import type { RunResult } from '../../shared/schema/result.ts';
 import { MemorySurface, type MemoryApp } from '../fixtures/memory-surface.ts';
@@ -356,5 +357,18 @@ describe('the notebook keeps every run that comes through runCapability', () => 
     } finally {
       book.close();
     }
+  });
+});
+
+describe('handrail replay --console', () => {
+  it('refuses a console timeout without a console, and one that is not milliseconds, before anything runs', async () => {
+    const env = { ...process.env, HANDRAIL_HOME: tmp };
+    const lonely = await handrail(['replay', 'capabilities/plumbline-place-hold.json', '--console-timeout', '5000'], env);
+    expect(lonely.code).not.toBe(0);
+    expect(lonely.stderr).toContain('--console-timeout needs --console');
+    const bad = await handrail(['replay', 'capabilities/plumbline-place-hold.json', '--console', '--console-timeout', 'soon'], env);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('--console-timeout expects milliseconds, got "soon"');
+    expect(bad.stdout).toBe('');
   });
 });
