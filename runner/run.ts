@@ -20,6 +20,7 @@ import { intentOf, journalFile, leaseFile, type Intent, type Store } from './int
 import { Lease, LeaseError } from './lease.ts';
 import type { Referee } from './escalate/referee.ts';
 import type { Scout } from './escalate/scout.ts';
+import type { Person } from './escalate/console.ts';
 
 export interface RunRequest {
   card: Capability;
@@ -57,6 +58,13 @@ export interface RunRequest {
   referee?: Referee;
   /** The escalation ladder's scout (runner/escalate/scout.ts). */
   scout?: Scout;
+  /** The escalation ladder's person: a console on 127.0.0.1 (runner/escalate/console.ts, `--console`). */
+  person?: Person;
+  /**
+   * Run history (runner/notebook.ts): every run that comes through here — a CLI replay, an MCP call, a verify plate —
+   * is recorded once it has its receipt. History, not safety: a notebook that fails is said and the word stands.
+   */
+  notebook?: RunNotebook;
   quietMs?: number;
   /** With `--probe`: the read-only probe that may settle an in-doubt commit of this card by itself. */
   probe?: ProbeRunner;
@@ -260,8 +268,23 @@ export function journalAnswer(journal: Journal, runId: string, card: string): Ru
   );
 }
 
+/** Where finished runs are kept (runner/notebook.ts `Notebook`). */
+export interface RunNotebook {
+  record(card: Capability, result: RunResult): Promise<void>;
+}
+
 /** Run a capability once. Never throws for anything a run can meet: the answer is a typed result. */
 export async function runCapability(req: RunRequest): Promise<RunResult> {
+  const result = await runOnce(req);
+  try {
+    await req.notebook?.record(req.card, result);
+  } catch (e) {
+    req.progress?.(`note: the run was not written to the notebook: ${(e as Error).message.split('\n')[0] ?? ''}`);
+  }
+  return result;
+}
+
+async function runOnce(req: RunRequest): Promise<RunResult> {
   const runId = req.runId ?? newRunId();
   // The one place a run's surface is chosen: by the card's own `surface`, refused by name when it cannot run.
   const chosen = (req.registry ?? surfaces).choose(req.card.surface);
@@ -343,6 +366,7 @@ async function drive(
         ...(req.classifier ? { classifier: req.classifier } : {}),
         ...(req.referee ? { referee: req.referee } : {}),
         ...(req.scout ? { scout: req.scout } : {}),
+        ...(req.person ? { person: req.person } : {}),
       },
       surface,
     );
@@ -371,11 +395,13 @@ async function proposeRepair(req: RunRequest, runId: string, dir: string, repair
     state: 'draft',
     review_notes: [
       ...card.lifecycle.review_notes,
-      ...repairs.map((r) =>
+      ...repairs.flatMap((r) => [
         r.unproven
           ? `run ${runId}: the ${r.by} named screen ${r.label} after step ${r.step}, but ${r.label} follows a commit and its marks did not show, so the run did not believe it; re-recorded from the live page: set marks that prove the effect before approving`
           : `run ${runId}: the ${r.by} named screen ${r.label} after step ${r.step} on furniture the card did not hold; re-recorded from the live page`,
-      ),
+        // What the person did on the way: steps a reviewer may add to the card (each is in the evidence as `human_step`).
+        ...(r.human ?? []).map((h, i) => `run ${runId}: the person ${h.by} did ${i + 1}. ${h.control}${h.effect ? ` (${h.effect})` : ''}: ${h.said}`),
+      ]),
     ],
   };
   const file = `${dir}.proposed.json`;

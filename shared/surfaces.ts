@@ -4,7 +4,8 @@
 // assumes a browser. Runnable anywhere (shared/): the Node drivers that open a surface live in runner/surfaces.ts.
 import { z } from 'zod';
 import type { EffectKind, RungKind } from './schema/capability.ts';
-import type { ScopeLink } from './schema/observation.ts';
+import type { ScopeLink, Verb } from './schema/observation.ts';
+import { VERBS } from './operations.ts';
 
 /** The surfaces a card may name. A card's surface is always explicit. */
 export const SurfaceName = z.enum(['browser', 'tn3270', 'macos']);
@@ -88,4 +89,13 @@ export type SurfaceRefusal = { code: 'UNKNOWN_SURFACE' | 'SURFACE_UNAVAILABLE'; 
 /** The sticker an `invoke` on a control of this role gets by the surface's rules, or null: ask the owner. */
 export function riskOf(surface: SurfaceName, role: string): EffectKind | null {
   return SURFACES[surface].risk[role] ?? null;
+}
+
+/**
+ * The sticker an action gets before anyone is asked: the verb's own (the operations table), else the surface's
+ * risk rule for the control's role; null when only an owner can say (an unruled button).
+ */
+export function ruledEffect(surface: SurfaceName, verb: Verb, role: string): EffectKind | null {
+  const sticker = VERBS[verb].sticker;
+  return sticker === 'by_risk' ? riskOf(surface, role) : sticker;
 }

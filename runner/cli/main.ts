@@ -49,6 +49,8 @@ function program(setExit: (code: number) => void): Command {
     .option('--allow-env <name...>', 'an environment variable the card\'s entry may read as {{env.NAME}} besides BASE_URL (never HANDRAIL_*, ANTHROPIC_*)')
     .option('--scout <claude|none>', 'after the referee, seat a model with commit struck off and a four-turn leash to name the page (believed only if the furniture agrees)')
     .option('--referee <local|claude|none>', 'when no tier names a page, ask this referee which expected screen it is (believed only if the furniture agrees; claude reads ANTHROPIC_API_KEY)')
+    .option('--console', 'after the referee and the scout, pause for a person: a console on 127.0.0.1 (its one-time link on stderr) to act through the guarded menu and hand back')
+    .option('--console-timeout <ms>', 'how long the console waits for a person before the run goes on without one (default 600000)')
     .option('--headed', 'show the browser')
     .option('--trace <file.zip>', 'record a Playwright trace (npx playwright show-trace FILE); refused for a card with secret inputs')
     .action(async (card: string, _flags: unknown, cmd: Cmd) => {

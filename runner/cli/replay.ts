@@ -15,6 +15,7 @@ import { CountedModel, Scout } from '../escalate/scout.ts';
 import { ClaudeReferee } from '../escalate/claude.ts';
 import { LocalReferee } from '../escalate/local.ts';
 import type { Referee } from '../escalate/referee.ts';
+import { ConsolePerson } from '../escalate/console.ts';
 
 export interface ReplayFlags {
   input?: string[];
@@ -36,6 +37,10 @@ export interface ReplayFlags {
   referee?: string;
   /** The escalation ladder's scout: `claude` (ANTHROPIC_API_KEY) or `none` (the default). */
   scout?: string;
+  /** The escalation ladder's person: a console on 127.0.0.1, its one-time URL on stderr. */
+  console?: boolean;
+  /** How long the console waits for a person before the climb goes on without one (ms). */
+  consoleTimeout?: string;
 }
 
 /**
@@ -162,6 +167,11 @@ export async function replayCommand(cardPath: string, flags: ReplayFlags): Promi
   if (settle !== undefined && !(Number.isInteger(settle) && settle > 0)) {
     throw new UsageError(`--settle-timeout expects milliseconds, got "${flags.settleTimeout}"`);
   }
+  const consoleTimeout = flags.consoleTimeout === undefined ? undefined : Number(flags.consoleTimeout);
+  if (consoleTimeout !== undefined && !(Number.isInteger(consoleTimeout) && consoleTimeout > 0)) {
+    throw new UsageError(`--console-timeout expects milliseconds, got "${String(flags.consoleTimeout).slice(0, 20)}"`);
+  }
+  if (consoleTimeout !== undefined && !flags.console) throw new UsageError('--console-timeout needs --console');
   const wait = flags.wait === undefined ? 0 : Number(flags.wait);
   if (!(Number.isInteger(wait) && wait >= 0)) throw new UsageError(`--wait expects milliseconds, got "${flags.wait}"`);
   const loaded = await readCard(cardPath);
@@ -186,6 +196,10 @@ export async function replayCommand(cardPath: string, flags: ReplayFlags): Promi
   if (drifting.length) {
     progress(`warning: the last run of ${loaded.card.id} found ${drifting.map((d) => `${d.target} on ${d.latest} (first choice ${d.first_choice})`).join(', ')}: the application may have changed (handrail drift ${cardPath})`);
   }
+  // The one-time URL goes to stderr only: never into the evidence, the receipt or the notebook.
+  const person = flags.console
+    ? new ConsolePerson({ announce: (url) => progress(`a person is needed: open ${url}`), ...(consoleTimeout ? { timeoutMs: consoleTimeout } : {}) })
+    : undefined;
   const result = await runCapability({
     card: loaded.card,
     inputs,
@@ -202,14 +216,10 @@ export async function replayCommand(cardPath: string, flags: ReplayFlags): Promi
     ...(probe ? { probe } : {}),
     ...(referee ? { referee } : {}),
     ...(scout ? { scout } : {}),
+    ...(person ? { person } : {}),
+    ...(notebook ? { notebook } : {}),
   });
-  try {
-    await notebook?.record(loaded.card, result);
-  } catch (e) {
-    progress(`note: the run was not written to the notebook: ${(e as Error).message.split('\n')[0] ?? ''}`);
-  } finally {
-    notebook?.close();
-  }
+  notebook?.close();
   if (result.unapproved) process.stderr.write('warning: this card ran without an approval bound to its content (--allow-unapproved)\n');
   const fromJournal = result.from_journal ? ' · answered from the journal' : '';
   process.stderr.write(`${result.word} ${result.code}${fromJournal}${result.evidence ? ` · evidence ${result.evidence}` : ''}\n`);

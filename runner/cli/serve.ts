@@ -11,6 +11,7 @@ import { buildMcpServer } from '../mcp/server.ts';
 import { CallService } from '../mcp/service.ts';
 import { bindingProblem } from '../mcp/tools.ts';
 import { UsageError } from './errors.ts';
+import { openNotebook } from './notebook.ts';
 import { withAllowedEnv } from './replay.ts';
 
 export interface ServeFlags {
@@ -108,8 +109,11 @@ export async function serveCommand(dir = 'capabilities', flags: ServeFlags = {})
   err(describeCatalog(dir, live.catalog));
   if (live.served.length === 0) err('handrail serve: no approved card to serve yet; the tool list follows the folder');
   if (Object.keys(bind).length) err(`handrail serve: bound by the server, not asked of the agent: ${Object.keys(bind).join(', ')}`);
+  // Every call's run goes into the notebook, as a CLI replay's does (drift and calibration read them all).
+  const notebook = await openNotebook(err);
   const service = new CallService({
     env: withAllowedEnv(process.env, flags.allowEnv),
+    ...(notebook ? { notebook } : {}),
     ...(flags.journalDir ? { journalDir: flags.journalDir } : {}),
     ...(flags.evidenceDir ? { evidenceDir: flags.evidenceDir } : {}),
     ...(concurrency ? { concurrency } : {}),
@@ -136,6 +140,7 @@ export async function serveCommand(dir = 'capabilities', flags: ServeFlags = {})
       .then(() => new Promise((r) => setTimeout(r, 0)))
       .then(() => Promise.allSettled(closers.map((c) => c())))
       .then(() => service.close())
+      .then(() => notebook?.close())
       .then(
         () => {
           err('handrail serve: stopped');

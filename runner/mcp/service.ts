@@ -14,7 +14,7 @@ import { findChromium } from '../browser/chromium.ts';
 import { intentOf, stateHome, storeIn, type Store } from '../intent.ts';
 import { surfaces } from '../surfaces.ts';
 import type { StepEvent } from '../engine/engine.ts';
-import { newRunId, resultBeforeRun, runCapability } from '../run.ts';
+import { newRunId, resultBeforeRun, runCapability, type RunNotebook } from '../run.ts';
 
 export interface ServiceOptions {
   /** Where {{env.BASE_URL}} and HANDRAIL_SECRET_* come from. */
@@ -31,6 +31,8 @@ export interface ServiceOptions {
   spares?: number;
   /** For tests: open a surface without the shared browser. */
   surfaceFactory?: () => Promise<Surface>;
+  /** Run history: every call's run is recorded (runner/notebook.ts), like a CLI replay's. */
+  notebook?: RunNotebook;
   log?: (line: string) => void;
 }
 
@@ -271,6 +273,7 @@ export class CallService {
             },
             signal,
             ...(opts.onStep ? { onStep: opts.onStep } : {}),
+            ...(this.#opts.notebook ? { notebook: this.#opts.notebook } : {}),
           });
         } catch (e) {
           // runCapability answers everything a run can meet with a typed result; what still escapes (e.g. a
