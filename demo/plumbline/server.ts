@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AddressInfo } from 'node:net';
 import { Drift } from './pages.ts';
+import { startGreenScreen, type GreenScreen } from './green/server.ts';
 import * as pages from './pages.ts';
 import { HoldReason, REMARKS, StatementCycle, Store, UnknownShareError } from './store.ts';
 
@@ -26,6 +27,10 @@ export interface BankOptions {
   operatorPassword?: string;
   /** The notes desk's F6=Add Note button: inert (the default: a note is added with Enter only) or a real submit. */
   notesButton?: 'inert' | 'submit';
+  /** Also start the green screen (a TN3270 host, ./green/server.ts) on the same Store, so one judge sees both. */
+  terminal?: boolean;
+  /** The green screen's port when `terminal` is set; 0 (the default) picks a free port. */
+  terminalPort?: number;
 }
 
 export interface Bank {
@@ -33,6 +38,8 @@ export interface Bank {
   url: string;
   port: number;
   store: Store;
+  /** tn3270://127.0.0.1:PORT when started with `terminal: true`. */
+  terminalUrl?: string;
   close(): Promise<void>;
 }
 
@@ -383,15 +390,29 @@ export async function startBank(opts: BankOptions = {}): Promise<Bank> {
   });
   const port = (server.address() as AddressInfo).port;
   const urlHost = host.includes(':') ? `[${host}]` : host;
+  const closeWeb = (): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      server.close((err) => (err ? reject(err) : resolve()));
+      server.closeAllConnections();
+    });
 
-  return {
+  let green: GreenScreen | undefined;
+  if (opts.terminal) {
+    try {
+      green = await startGreenScreen({ store, host, port: opts.terminalPort ?? 0 });
+    } catch (e) {
+      await closeWeb();
+      throw e;
+    }
+  }
+  const bank: Bank = {
     url: `http://${urlHost}:${port}`,
     port,
     store,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((err) => (err ? reject(err) : resolve()));
-        server.closeAllConnections();
-      }),
+    close: async () => {
+      await Promise.all([closeWeb(), green?.close()]);
+    },
   };
+  if (green) bank.terminalUrl = green.url;
+  return bank;
 }
