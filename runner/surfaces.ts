@@ -89,5 +89,18 @@ const browser: SurfaceDriver = {
   },
 };
 
-/** The product's registry: the browser now; tn3270 (terminal-agent/) and macos (mac-agent/) when they are built. */
-export const surfaces = new SurfaceRegistry({ browser });
+const tn3270: SurfaceDriver = {
+  declaration: SURFACES.tn3270,
+  async open() {
+    const { TerminalSurface } = await import('../terminal-agent/surface.ts');
+    return new TerminalSurface();
+  },
+};
+
+/** The surface an entry is for when none is named: a tn3270:// entry is a terminal's, anything else a browser's. */
+export function surfaceOfEntry(entry: string): SurfaceName {
+  return /^tn3270:\/\//i.test(entry.trim()) ? 'tn3270' : 'browser';
+}
+
+/** The product's registry: the browser and the terminal (terminal-agent/); macos (mac-agent/) when it is built. */
+export const surfaces = new SurfaceRegistry({ browser, tn3270 });

@@ -33,6 +33,11 @@ export interface LadderPorts {
   find(query: FindQuery): Promise<string[]>;
   /** The control behind a ref from the latest observation, or null (a non-control such as a result line). */
   controlOf(ref: string): Control | null;
+  /**
+   * The observer version the fingerprints were taken with (the card's book recorded the observation's `observer`):
+   * the browser's walker by default; another surface passes its own, or every fingerprint mismatches.
+   */
+  observer?: string;
 }
 
 export async function walkLadder(target: BoundTarget, ports: LadderPorts): Promise<Resolution> {
@@ -49,7 +54,7 @@ export async function walkLadder(target: BoundTarget, ports: LadderPorts): Promi
     const control = ports.controlOf(ref);
     const fp = target.fingerprint;
     if (fp.value !== undefined && control) {
-      const seen = fingerprint(control, fp.over, WALKER_VERSION);
+      const seen = fingerprint(control, fp.over, ports.observer ?? WALKER_VERSION);
       if (seen !== fp.value) {
         return {
           ok: false,

@@ -94,6 +94,7 @@ export class TerminalSurface implements Surface {
         return Promise.resolve(hits.map((c) => c.ref));
       },
       controlOf: (ref) => controls.find((c) => c.ref === ref) ?? null,
+      observer: TERMINAL_OBSERVER,
     });
   }
 

@@ -2,7 +2,7 @@
 // numbered menu (grouped by frame), or the screen text. Output on stdout; one clear line on stderr on failure.
 import { HandrailError } from '../../shared/errors.ts';
 import { SurfaceError, type Surface } from '../../shared/surface.ts';
-import { surfaces } from '../surfaces.ts';
+import { surfaceOfEntry, surfaces } from '../surfaces.ts';
 import { screenDump } from '../../shared/screens.ts';
 import { buildMenu, renderRow } from '../../shared/menu.ts';
 import type { Observation } from '../../shared/schema/observation.ts';
@@ -20,8 +20,11 @@ function parseUrl(raw: string): URL {
   } catch {
     throw new ObserveError('BAD_URL', `not a URL: ${JSON.stringify(raw)} (give a full address, e.g. http://127.0.0.1:8080/signon)`);
   }
-  if (!['http:', 'https:', 'file:'].includes(url.protocol)) {
-    throw new ObserveError('BAD_URL', `cannot observe a ${url.protocol} address: use http, https or file`);
+  if (!['http:', 'https:', 'file:', 'tn3270:'].includes(url.protocol)) {
+    throw new ObserveError('BAD_URL', `cannot observe a ${url.protocol} address: use http, https, file or tn3270 (tn3270://host:port)`);
+  }
+  if (url.protocol === 'tn3270:' && (!url.hostname || !url.port)) {
+    throw new ObserveError('BAD_URL', `a terminal address names its host and port: tn3270://host:port, not ${JSON.stringify(raw)}`);
   }
   return url;
 }
@@ -35,7 +38,8 @@ export function formatObservation(obs: Observation, format: ObserveFormat): stri
   const out: string[] = [`screen ${obs.signature} (${obs.paths.length} paths, ${obs.observer})`];
   for (const f of obs.parts) {
     const mine = rows.filter((r) => f.controls.includes(r.control));
-    out.push(`== frame '${f.part.join('>')}' ${f.locus.title ? `"${f.locus.title}" ` : ''}${f.locus.url ?? ''}`);
+    const where = f.locus.url ?? (f.locus.host ? `${f.locus.host} ${f.locus.screen ?? ''}`.trim() : '');
+    out.push(`== frame '${f.part.join('>')}' ${f.locus.title ? `"${f.locus.title}" ` : ''}${where}`);
     out.push(...(mine.length ? mine.map(renderRow) : ['(no actions)']));
   }
   return `${out.join('\n')}\n`;
@@ -46,7 +50,7 @@ export async function observeCommand(url: string, opts: { format: ObserveFormat;
   try {
     const target = parseUrl(url);
     // Chosen by the registry, as every other command chooses its surface.
-    const chosen = surfaces.choose(opts.surface ?? 'browser');
+    const chosen = surfaces.choose(opts.surface ?? surfaceOfEntry(target.href));
     if (!chosen.ok) throw new ObserveError(chosen.code, chosen.message);
     try {
       surface = await chosen.driver.open({});
@@ -54,7 +58,7 @@ export async function observeCommand(url: string, opts: { format: ObserveFormat;
       throw new ObserveError('NO_BROWSER', e instanceof Error ? e.message : String(e));
     }
     try {
-      await surface.open(target.href);
+      await surface.open(target.protocol === 'tn3270:' ? `tn3270://${target.host}` : target.href);
     } catch (e) {
       if (!(e instanceof SurfaceError)) throw e;
       throw new ObserveError('UNREACHABLE', `cannot open ${target.href}: ${e.message}`);
