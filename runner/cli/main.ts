@@ -253,9 +253,10 @@ function program(setExit: (code: number) => void): Command {
   cli
     .command('demo')
     .description('start PLUMBLINE, the mock bank, and run the demo against it')
-    .action(async () => {
+    .option('--terminal', "replay the 3270 card on the bank's green screen (TN3270) instead of the web card")
+    .action(async (opts: { terminal?: boolean }) => {
       const { demoCommand } = await import('./demo.ts');
-      setExit(await demoCommand());
+      setExit(await demoCommand(opts.terminal ? { terminal: true } : {}));
     });
 
   return cli;

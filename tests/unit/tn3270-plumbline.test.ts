@@ -98,6 +98,20 @@ describe('the approved 3270 card', () => {
   });
 });
 
+describe('npm run demo -- --terminal', () => {
+  it('replays the approved 3270 card on its own green screen and prints the receipt and the judge', async () => {
+    const cwd = await mkdtemp(join(scratch, 'demo-'));
+    const env: NodeJS.ProcessEnv = { ...process.env, HANDRAIL_HOME: home };
+    delete env['PLUMBLINE_PASSWORD'];
+    const ran = await handrail(['demo', '--terminal'], env, cwd);
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(JSON.parse(ran.stdout)).toMatchObject({ word: 'SUCCESS', card: 'plumbline_3270_place_hold', outputs: { confirmation: expect.stringMatching(/^HX-\d{6}$/) as string } });
+    expect(ran.stderr).toMatch(/tn3270:\/\/127\.0\.0\.1:\d+ \(green screen\)/);
+    expect(ran.stderr).toContain('approved by Riley Approver, content hash matches');
+    expect(ran.stderr).toMatch(/judge \(asks the record store, not the screen\): held=true confirmation=HX-\d{6} postPresses=1/);
+  });
+});
+
 describe('authoring on the terminal', () => {
   it('a scripted evening through the Anthropic adapter compiles to a card that replays with no model', async () => {
     const { evening, card, asked, fake } = await terminalEvening(bank.terminalUrl ?? '', PASSWORD, join(scratch, 'trace.jsonl'));
