@@ -9,10 +9,10 @@ import { runCapability } from '../../runner/run.ts';
 import type { RunResult } from '../../shared/schema/result.ts';
 import { EXIT_CODE } from '../../shared/schema/result.ts';
 import type { Observation } from '../../shared/schema/observation.ts';
-import { SurfaceError } from '../../shared/surface.ts';
 import { TerminalSurface } from '../../terminal-agent/surface.ts';
 import { handrail } from '../e2e/support/cli.ts';
 import { S3270 } from '../fixtures/s3270.ts';
+import { settled } from '../fixtures/tn3270-host.ts';
 import { terminalEvening } from '../fixtures/tn3270-evening.ts';
 
 const CARD = 'capabilities/plumbline-3270-place-hold.json';
@@ -140,17 +140,7 @@ describe('the surface reads what s3270 shows', () => {
     const s3270 = new S3270();
     const surface = new TerminalSurface();
     const shown = (lines: string[]) => lines.map((l) => l.trimEnd()).join('\n').trimEnd();
-    const settled = async (): Promise<Observation> => {
-      for (let i = 0; i < 500; i++) {
-        try {
-          return await surface.observe();
-        } catch (e) {
-          if ((e as SurfaceError).code !== 'STALE') throw e;
-          await new Promise((r) => setTimeout(r, 10));
-        }
-      }
-      throw new Error('the surface never settled');
-    };
+    const settle = (): Promise<Observation> => settled(surface);
     const control = (o: Observation, name: string) => {
       const c = o.parts[0]?.controls.find((x) => x.name === name);
       if (!c) throw new Error(`no ${name} on ${o.parts[0]?.text.split('\n')[0] ?? ''}`);
@@ -158,7 +148,7 @@ describe('the surface reads what s3270 shows', () => {
     };
     const compared: string[] = [];
     const same = async () => {
-      const o = await settled();
+      const o = await settle();
       const theirs = shown(await s3270.screen());
       expect(o.parts[0]?.text).toBe(theirs);
       compared.push(theirs.split('\n')[0]?.trim().split(/\s+/)[0] ?? '');
@@ -195,21 +185,21 @@ describe('the surface reads what s3270 shows', () => {
       o = await same();
       // The surface posts; s3270 then posts the same share and sees it already held: both result screens compared.
       await surface.act(control(o, 'F10=Post Hold'), { verb: 'invoke' });
-      const posted = await settled();
+      const posted = await settle();
       expect(posted.parts[0]?.text).toContain('HOLD POSTED');
       await s3270.do('PF(10)');
       const refused = shown(await s3270.screen());
       expect(refused).toContain('ALREADY HELD');
       await surface.act(control(posted, 'F3=Return'), { verb: 'invoke' });
-      o = await settled();
+      o = await settle();
       await surface.act(control(o, 'SELECT SHARE'), { verb: 'set_value', value: '2' });
       await surface.act(control(o, 'ENTER=Select'), { verb: 'invoke' });
-      o = await settled();
+      o = await settle();
       await surface.act(control(o, 'REASON CODE'), { verb: 'set_value', value: '1' });
       await surface.act(control(o, 'F8=Review'), { verb: 'invoke' });
-      o = await settled();
+      o = await settle();
       await surface.act(control(o, 'F10=Post Hold'), { verb: 'invoke' });
-      expect((await settled()).parts[0]?.text).toBe(refused);
+      expect((await settle()).parts[0]?.text).toBe(refused);
       expect(compared).toEqual(['SIGNON', 'SIGNON', 'MBRINQ', 'MBRDTL', 'HLDENT', 'HLDREV']);
     } finally {
       await surface.close();

@@ -1,8 +1,7 @@
 // The terminal surface drives a 3270 host through the six verbs: fields named by their labels, keys named on the screen, STALE until the host answers, a signature that ignores data.
 import { afterEach, describe, expect, it } from 'vitest';
-import { SurfaceError } from '../../shared/surface.ts';
 import { TerminalSurface } from '../../terminal-agent/surface.ts';
-import { startTinyHost, type TinyHost } from '../fixtures/tn3270-host.ts';
+import { settled, startTinyHost, type TinyHost } from '../fixtures/tn3270-host.ts';
 
 // Hand-written records (GA23-0059; the codes are listed in tests/unit/tn3270-datastream.test.ts).
 const SIGN_ON = [
@@ -37,19 +36,6 @@ afterEach(async () => {
   await host?.close();
   host = surface = null;
 });
-
-async function settled(s: TerminalSurface, stales = { n: 0 }) {
-  for (let i = 0; i < 200; i++) {
-    try {
-      return await s.observe();
-    } catch (e) {
-      if ((e as SurfaceError).code !== 'STALE') throw e;
-      stales.n++;
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  }
-  throw new Error('never settled');
-}
 
 async function signOnHost() {
   host = await startTinyHost(SIGN_ON, (rec, c) => {
