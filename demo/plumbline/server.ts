@@ -6,9 +6,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AddressInfo } from 'node:net';
 import { Drift } from './pages.ts';
 import { startGreenScreen, type GreenScreen } from './green/server.ts';
+import { listenOn } from './listen.ts';
 import * as pages from './pages.ts';
 import { HoldReason, REMARKS, StatementCycle, Store, UnknownShareError } from './store.ts';
 
@@ -19,7 +19,7 @@ export interface BankOptions {
   host?: string;
   /** 0 (the default) picks a free port. */
   port?: number;
-  /** A fixed delay before every response, so a client's settling is exercised honestly. */
+  /** A fixed delay before every response (the green screen's too), so a client's settling is exercised honestly. */
   latencyMs?: number;
   /** The drift for every session that does not choose its own with /signon?drift=KIND. */
   drift?: Drift;
@@ -381,15 +381,7 @@ export async function startBank(opts: BankOptions = {}): Promise<Bank> {
     });
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  const urlHost = host.includes(':') ? `[${host}]` : host;
+  const { port, authority } = await listenOn(server, opts.port ?? 0, host);
   const closeWeb = (): Promise<void> =>
     new Promise<void>((resolve, reject) => {
       server.close((err) => (err ? reject(err) : resolve()));
@@ -399,14 +391,14 @@ export async function startBank(opts: BankOptions = {}): Promise<Bank> {
   let green: GreenScreen | undefined;
   if (opts.terminal) {
     try {
-      green = await startGreenScreen({ store, host, port: opts.terminalPort ?? 0 });
+      green = await startGreenScreen({ store, host, port: opts.terminalPort ?? 0, latencyMs });
     } catch (e) {
       await closeWeb();
       throw e;
     }
   }
   const bank: Bank = {
-    url: `http://${urlHost}:${port}`,
+    url: `http://${authority}`,
     port,
     store,
     close: async () => {

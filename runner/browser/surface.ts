@@ -16,7 +16,7 @@ import {
   type Resolution,
   type Surface,
 } from '../../shared/surface.ts';
-import { isWrite, type Request, type SeenWrite, type WriteGate, type WriteScope, type WriteVia } from '../../shared/writes.ts';
+import { isWrite, originOf, type Request, type SeenWrite, type WriteGate, type WriteScope, type WriteVia } from '../../shared/writes.ts';
 import { findChromium } from './chromium.ts';
 import { frameAt } from './frames.ts';
 import { elementOf, findInFrame, observePage, textOfRef } from './observe.ts';
@@ -27,6 +27,11 @@ const NAV_TIMEOUT_MS = 15_000;
 const SECRET_ATTR = 'data-handrail-secret';
 
 const ACTION_TIMEOUT_MS = 5_000;
+/**
+ * A fetch or XHR to the app that has been out longer than this is a long poll or a stream, not a load: it stops
+ * keeping the screen busy (docs/ARCHITECTURE.md, "Settling").
+ */
+const LONG_POLL_MS = 10_000;
 const ENTRY_FRAMES_MS = 5_000;
 
 /** Playwright errors that mean "the document changed under us": the page is still settling. */
@@ -84,6 +89,10 @@ export class BrowserSurface implements Surface {
   private secretTyped = false;
   maskedLastShot = 0;
   private routed = false;
+  /** Fetches and XHRs the page has sent and not yet seen answered, with when each left. */
+  private readonly inflight = new Map<PwRequest, number>();
+  /** Writes held at the network while an owner is asked: out, but waiting on a person, not on the app. */
+  private readonly holding = new Set<PwRequest>();
 
   private constructor(
     readonly page: Page,
@@ -98,8 +107,38 @@ export class BrowserSurface implements Surface {
     page.on('websocket', (ws) =>
       ws.on('framesent', () => this.record({}, { method: 'SEND', url: ws.url(), via: 'websocket' })),
     );
+    // Settling on single-page apps: a screen whose data is still on its way is not at rest, whatever it shows.
+    page.on('request', (req) => {
+      const type = req.resourceType();
+      if (type === 'fetch' || type === 'xhr') this.inflight.set(req, Date.now());
+    });
+    const answered = (req: PwRequest): boolean => this.inflight.delete(req);
+    page.on('requestfinished', answered);
+    page.on('requestfailed', answered);
     page.setDefaultTimeout(ACTION_TIMEOUT_MS);
     page.setDefaultNavigationTimeout(NAV_TIMEOUT_MS);
+  }
+
+  /**
+   * How many fetches/XHRs to the app's origins (those of the page's frames) are out: not held for an owner, and not
+   * out so long that they are a long poll. Another origin's requests (analytics) never keep the screen busy.
+   */
+  loading(now = Date.now()): number {
+    const origins = new Set<string>();
+    for (const f of this.page.frames()) {
+      const o = originOf(f.url());
+      if (o) origins.add(o);
+    }
+    let n = 0;
+    for (const [req, since] of this.inflight) {
+      if (now - since > LONG_POLL_MS) {
+        this.inflight.delete(req);
+        continue;
+      }
+      const o = originOf(req.url());
+      if (!this.holding.has(req) && o !== null && origins.has(o)) n++;
+    }
+    return n;
   }
 
   static async launch(opts: BrowserSurfaceOptions = {}): Promise<BrowserSurface> {
@@ -153,7 +192,8 @@ export class BrowserSurface implements Surface {
   async observe(): Promise<Observation> {
     this.alive();
     try {
-      this.last = await observePage(this.page);
+      const seen = await observePage(this.page);
+      this.last = this.loading() > 0 ? { ...seen, busy: true } : seen;
       return this.last;
     } catch (e) {
       this.wrap(e, 'observing the page');
@@ -276,6 +316,7 @@ export class BrowserSurface implements Surface {
       return;
     }
     const gate = w.gate;
+    this.holding.add(req);
     const decided = (async () => {
       const ok = await gate(r).catch(() => false);
       w.seen.set(req, { ...r, fate: ok ? 'allowed' : 'blocked' });
@@ -287,6 +328,7 @@ export class BrowserSurface implements Surface {
     w.pending.add(decided);
     await decided;
     w.pending.delete(decided);
+    this.holding.delete(req);
   }
 
   async watchWrites(scope: WriteScope, gate?: WriteGate): Promise<void> {

@@ -1,6 +1,7 @@
 // `handrail author`: one model-driven evening against a live application, written to a JSONL book.
 // Wires the Node host into the authoring loop's ports: a browser Surface, the Anthropic or scripted Model,
 // an Owner on the terminal (or a commit policy in the owner's name) and a JSONL Book.
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { runEvening, type EveningResult } from '../../shared/author/evening.ts';
 import type { EveningInput, Model, Owner } from '../../shared/author/ports.ts';
@@ -26,6 +27,8 @@ export interface AuthorFlags {
   ownerPolicy?: string;
   /** Seconds the owner has to answer before it counts as a no. */
   ownerTimeout?: string;
+  /** A file of answers, one per line (c, n or s), read in order instead of the terminal. */
+  ownerAnswers?: string;
   origin?: string[];
   ignoreWrite?: string[];
   /** `anthropic` (default) or `scripted:FILE`. */
@@ -86,7 +89,10 @@ function ownerOf(flags: AuthorFlags, env: Readonly<Record<string, string | undef
     if (!flags.owner) throw new UsageError('--owner-policy commit answers in a person\'s name: pass --owner NAME');
     return new CommitPolicyOwner(flags.owner);
   }
-  if (policy === 'ask') return new TerminalOwner(flags.owner ?? env['USER'] ?? 'owner');
+  if (policy === 'ask') {
+    const name = flags.owner ?? env['USER'] ?? 'owner';
+    return flags.ownerAnswers ? TerminalOwner.fromFile(name, flags.ownerAnswers) : new TerminalOwner(name);
+  }
   throw new UsageError(`--owner-policy expects ask or commit, got "${policy}"`);
 }
 
@@ -125,8 +131,18 @@ export async function authorCommand(flags: AuthorFlags, deps: AuthorDeps = {}): 
   if (!chosen.ok) throw new UsageError(chosen.message, chosen.code);
   const inputs = inputsOf(flags, env);
   const model = await modelOf(flags.model ?? 'anthropic', env);
+  if (flags.ownerAnswers !== undefined) {
+    if ((flags.ownerPolicy ?? 'ask') !== 'ask') throw new UsageError('--owner-answers gives the answers of --owner-policy ask; drop one of them');
+    if (!existsSync(flags.ownerAnswers)) throw new UsageError(`--owner-answers: no file ${flags.ownerAnswers}`);
+  }
   const owner = ownerOf(flags, env);
-  const book = await JsonlBook.create(flags.out);
+  let book: JsonlBook;
+  try {
+    book = await JsonlBook.create(flags.out);
+  } catch (e) {
+    if (owner instanceof TerminalOwner) owner.close();
+    throw e;
+  }
   let surface: Surface | null = null;
   try {
     surface = await chosen.driver.open({ headed: flags.headed ?? false });
@@ -148,6 +164,8 @@ export async function authorCommand(flags: AuthorFlags, deps: AuthorDeps = {}): 
     process.stdout.write(`${JSON.stringify(summary(result, flags.out), null, 2)}\n`);
     return result.ok ? 0 : EXIT_EVENING_FAILED;
   } finally {
+    // The terminal owner holds one reader on stdin for the evening: let go of it, or the process would wait on input.
+    if (owner instanceof TerminalOwner) owner.close();
     await surface?.close();
     await book.close();
   }

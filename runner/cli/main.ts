@@ -65,6 +65,7 @@ function program(setExit: (code: number) => void): Command {
     .option('--secret <name...>', 'mark an input secret (value from --input or HANDRAIL_SECRET_<NAME>)')
     .option('--owner <name>', 'who answers "is this button a commit?"')
     .option('--owner-policy <ask|commit>', 'ask on the terminal (default), or, in the owner\'s name, answer commit for every action that sends a write')
+    .option('--owner-answers <file>', 'the owner\'s answers written beforehand, one per line (c, n or s), read in order')
     .option('--owner-timeout <seconds>', 'how long the owner has to answer; no answer is a no (default 300)')
     .option('--origin <url...>', 'the app\'s origins, whose non-safe requests are writes (default: the entry\'s)')
     .option('--ignore-write <endpoint...>', 'an endpoint whose writes are not effects: "POST /path" or "/path*"')

@@ -7,6 +7,14 @@ import type { ModelTurn, ToolCall } from './ports.ts';
 import { TOOLS } from './prompt.ts';
 
 export const OMITTED_SCREEN = '[earlier screen omitted: act only on the screen shown last]';
+/** The first line of the text that stands for folded turns. */
+export const FOLDED_HEADER = 'Earlier in this evening (older turns, folded; their screens are gone):';
+/**
+ * Turns kept whole (calls and their results); older ones fold into one text line per call, so a long evening's
+ * requests stop growing by a whole turn each time (docs/ARCHITECTURE.md, "Authoring").
+ */
+export const KEEP_TURNS = 8;
+const FOLDED_RESULT_CHARS = 100;
 
 /** The blocks a conversation holds, and nothing else: what a saved conversation may contain. */
 const Block = z.discriminatedUnion('type', [
@@ -70,10 +78,40 @@ export class ToolConversation {
     // Only the latest screen is ever actionable; older ones become a stub, which keeps turns cheap.
     for (const m of this.#messages) {
       if (m.role !== 'user') continue;
-      m.content = m.content.map((b) => (b.type === 'text' && b.text !== OMITTED_SCREEN ? { type: 'text', text: OMITTED_SCREEN } : b));
+      m.content = m.content.map((b) => (b.type === 'text' && b.text !== OMITTED_SCREEN && !b.text.startsWith(FOLDED_HEADER) ? { type: 'text', text: OMITTED_SCREEN } : b));
     }
     this.#messages.push({ role: 'user', content });
+    this.#fold();
     return { model: opts.model, max_tokens: opts.maxTokens, system: turn.system, tools: TOOLS, messages: this.#messages };
+  }
+
+  /**
+   * Folds the turns before the last KEEP_TURNS: each of their calls becomes one line of text (tool, input, the first
+   * words of its result) in the first user message. The request stays well formed: it starts with the user, roles
+   * alternate, and every tool_result left answers a tool_use in the message before it.
+   */
+  #fold(): void {
+    const m = this.#messages;
+    const assistants = m.filter((x) => x.role === 'assistant').length;
+    if (assistants <= KEEP_TURNS) return;
+    const drop = assistants - KEEP_TURNS;
+    const first = m[0]?.content[0];
+    const lines = first?.type === 'text' && first.text.startsWith(FOLDED_HEADER) ? first.text.split('\n').slice(1) : [];
+    for (let i = 0; i < drop; i++) {
+      const asked = m[2 * i + 1];
+      const answered = m[2 * i + 2];
+      for (const b of asked?.content ?? []) {
+        if (b.type !== 'tool_use') continue;
+        const r = answered?.content.find((x) => x.type === 'tool_result' && x.tool_use_id === b.id);
+        const result = r?.type === 'tool_result' ? r.content.replace(/\s+/g, ' ').slice(0, FOLDED_RESULT_CHARS) : 'no result';
+        lines.push(`- ${b.name} ${JSON.stringify(b.input)} → ${result}`);
+      }
+    }
+    // The first kept user message loses the results it carried for the last folded turn (they are in the lines).
+    const kept = m[2 * drop];
+    if (!kept) return;
+    const rest = kept.content.filter((b) => b.type !== 'tool_result');
+    m.splice(0, 2 * drop + 1, { role: 'user', content: [{ type: 'text', text: [FOLDED_HEADER, ...lines].join('\n') }, ...rest] });
   }
 
   /** Reads the answer: its tool calls, in the order given, and keeps it in the history. */

@@ -13,7 +13,7 @@ import type { Book, EveningInput, Model, Owner, ToolCall, ToolOutcome } from './
 import type { ModelUsage } from './models.ts';
 import { approxTokens, screenText, systemText } from './prompt.ts';
 import type { SettleOptions } from './settle.ts';
-import { scopeOf, type WriteScope } from '../writes.ts';
+import { describeWrite, scopeOf, type WriteScope } from '../writes.ts';
 
 export const DEFAULT_MAX_TURNS = 30;
 
@@ -263,6 +263,17 @@ class Evening {
       if (!call) throw new BookResumeError(`book line ${line.seq} answers no call of the interrupted turn`);
       if (line.kind === 'refusal') {
         results.push({ id: call.id, ok: false, text: `refused (${line.code}): ${line.message}` });
+        continue;
+      }
+      // An act whose write the owner stopped was answered as a refusal (no line of its own): it still is.
+      const stopped = line.kind === 'act' ? line.writes?.find((w) => w.fate === 'blocked') : undefined;
+      if (line.kind === 'act' && stopped) {
+        const why = line.asked?.some((a) => a.answer === 'no_answer') ? 'the owner did not answer in time' : 'the owner said no';
+        results.push({
+          id: call.id,
+          ok: false,
+          text: this.#masker.mask(`refused (WRITE_REFUSED): ${line.verb} on ${line.control.role} '${labelOf(line.control)}' sends ${describeWrite(stopped)}, and ${why}: the write was stopped (book line ${line.seq})`),
+        });
         continue;
       }
       results.push({ id: call.id, ok: true, text: `done (book line ${line.seq}, written before the evening was interrupted)` });

@@ -34,6 +34,7 @@ export type HoleCode =
   | 'SECRET_IN_TARGET'
   | 'UNKNOWN_BLANK'
   | 'NO_FINISH'
+  | 'COMMIT_WITHOUT_OUTCOME'
   | 'NO_VISIBLE_EFFECT'
   | 'UNKNOWN_POSTCONDITION_STEP'
   | 'UNASKED_COMMIT'
@@ -320,7 +321,14 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
   });
 
   const done = finish as { line: number; label: string } | null;
-  if (!done) hole(lines.length || 1, 'NO_FINISH', 'the book never finishes: no finish line names the screen where the goal is done');
+  if (!done) {
+    // A commit pressed in an evening that never reached its outcome is named: the application may have changed.
+    const pressed = acts.filter((a) => a.act.effect.kind === 'commit');
+    for (const p of pressed) {
+      hole(p.line, 'COMMIT_WITHOUT_OUTCOME', `this commit (${p.act.verb} on ${p.act.control.role} '${p.act.control.name || p.act.control.hint || ''}') was pressed, but the book never reaches an outcome screen after it: check the application for its effect before authoring again`);
+    }
+    hole(lines.length || 1, 'NO_FINISH', 'the book never finishes: no finish line names the screen where the goal is done');
+  }
   if (done && !labels.has(done.label)) hole(done.line, 'UNLABELLED_SCREEN', `finishes on "${done.label}", which no label line names`);
   if (acts.length === 0 && done) hole(done.line, 'NO_FINISH', 'the book finishes without a single action: there is nothing to replay');
   if (holes.length || !start || !done) return { ok: false, holes: sortHoles(holes) };

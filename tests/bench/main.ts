@@ -1,5 +1,6 @@
 // `npm run bench`: every benchmark, each against a baseline measured in the same run, reported as ratios.
 // The machine is shared and noisy, so absolute figures are context; the ratios are the result.
+import { benchAuthor, describeAuthor } from './author.ts';
 import { benchMcp, describeMcp } from './mcp.ts';
 import { benchReplay } from './replay.ts';
 import { benchWalker, WALKER_TARGETS } from './walker.ts';
@@ -20,5 +21,6 @@ process.stdout.write(
     `vs plain Playwright floor ${replay.floorMedianMs.toFixed(0)} ms → ratio ${replay.ratio.toFixed(2)} (target ≤ 1.3; ` +
     `reference system mean ${replay.referenceMeanMs} ms)\n`,
 );
+for (const author of await benchAuthor()) process.stdout.write(describeAuthor(author));
 const mcp = await benchMcp(Number(process.env['BENCH_MCP_CALLS'] ?? 100), Number(process.env['BENCH_MCP_POOL'] ?? 4));
 process.stdout.write(describeMcp(mcp));

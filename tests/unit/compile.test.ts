@@ -108,18 +108,33 @@ describe('a book with holes', () => {
     lines.splice(at(9), 1);
     // The book never finishes.
     lines.splice(lines.findIndex((l) => l.kind === 'finish'));
-    const r = compile(renumbered(lines));
+    const numbered = renumbered(lines);
+    const r = compile(numbered);
     expect(r.ok).toBe(false);
     const holes = r.ok ? [] : r.holes;
+    const post = numbered.findIndex((l) => l.kind === 'act' && l.effect.kind === 'commit') + 1;
     expect(holes.map((h) => [h.line, h.code])).toEqual([
       [4, 'SECRET_IN_VALUE'],
       [7, 'LITERAL_INPUT'],
       [8, 'UNLABELLED_LANDING'],
       [9, 'UNLABELLED_SCREEN'],
       [13, 'NO_RUNG'],
+      [post, 'COMMIT_WITHOUT_OUTCOME'],
       [lines.length, 'NO_FINISH'],
     ]);
     expect(holes.find((h) => h.code === 'LITERAL_INPUT')?.message).toContain('{{input.member_number}}');
+  });
+
+  it('an evening that ended after its commit, before any outcome screen, names the pressed commit', () => {
+    const lines = book();
+    const post = lines.findIndex((l) => l.kind === 'act' && l.effect.kind === 'commit');
+    const cut = renumbered(lines.slice(0, post + 1));
+    const r = compile(cut);
+    const holes = r.ok ? [] : r.holes;
+    const named = holes.find((h) => h.code === 'COMMIT_WITHOUT_OUTCOME');
+    expect(named?.line).toBe(post + 1);
+    expect(named?.message).toContain("F10=Post Hold");
+    expect(named?.message).toContain('check the application');
   });
 
   it('without a start line says so', () => {

@@ -1,6 +1,7 @@
 // PLUMBLINE's green screen is a real TN3270 host: Debian's s3270 signs on and posts a hold on it, the web judge sees
 // the hold, web and terminal agree on already-held, errors show on the message line, and the telnet answers match
 // byte vectors written by hand from RFC 854/885/856/1091/1576/2355 and the IBM 3270 data-stream reference.
+import { spawn } from 'node:child_process';
 import { createConnection, type Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startBank, type Bank } from '../../demo/plumbline/server.ts';
@@ -32,11 +33,7 @@ function hostPort(): string {
 
 /** Connects s3270 to the green screen and signs on as the demo operator. */
 async function signOn(t: S3270, password = PASSWORD): Promise<string[]> {
-  await t.do(`Connect(${hostPort()})`);
-  await t.do('Wait(10,InputField)');
-  await t.do('String("OP1001")');
-  await t.do('Tab');
-  await t.do(`String("${password}")`);
+  await t.keys(`Connect(${hostPort()})`, 'Wait(10,InputField)', 'String("OP1001")', 'Tab', `String("${password}")`);
   await t.screen();
   await t.do('Enter');
   return t.screen();
@@ -83,10 +80,7 @@ describe('s3270 on the green screen', () => {
     expect(inquiry[0]).toContain('MBRINQ');
     const record = await toHoldForm(terminal, '400118', 2);
     expect(record.join('\n')).toMatch(/ 2 {3}400118-S0005 +SHARE DRAFT +3,842\.17 +ACTIVE/);
-    await terminal.do('String("1")');
-    await terminal.do('Tab');
-    await terminal.do('String("COURT ORDER 26-1")');
-    await terminal.do('PF(8)');
+    await terminal.keys('String("1")', 'Tab', 'String("COURT ORDER 26-1")', 'PF(8)');
     const review = await terminal.screen();
     expect(review[0]).toContain('HLDREV');
     expect(review.join('\n')).toContain('REASON      LEGAL');
@@ -111,9 +105,7 @@ describe('s3270 on the green screen', () => {
     await signOn(terminal);
     const record = await toHoldForm(terminal, '400445', 1);
     expect(record.join('\n')).toMatch(/400445-S0001 .* HELD LEGAL/);
-    await terminal.do('String("5")');
-    await terminal.do('PF(8)');
-    await terminal.do('PF(10)');
+    await terminal.keys('String("5")', 'PF(8)', 'PF(10)');
     const result = await terminal.screen();
     expect(result.join('\n')).toContain('HOLD NOT POSTED: SHARE ALREADY HELD (LEGAL)');
     const status = await judge('400445-S0001');
@@ -124,9 +116,7 @@ describe('s3270 on the green screen', () => {
     terminal = new S3270();
     await signOn(terminal);
     await toHoldForm(terminal, '400337', 1);
-    await terminal.do('String("1")');
-    await terminal.do('PF(8)');
-    await terminal.do('PF(10)');
+    await terminal.keys('String("1")', 'PF(8)', 'PF(10)');
     expect((await terminal.screen()).join('\n')).toContain('HOLD POSTED CONFIRMATION');
     expect(await webPost('400337-S0001', 'OTHER')).toContain('HOLD NOT POSTED: SHARE ALREADY HELD (LEGAL)');
     expect(await judge('400337-S0001')).toMatchObject({ held: true, reason: 'LEGAL', postPresses: 2 });
@@ -159,18 +149,12 @@ describe('s3270 on the green screen', () => {
     expect(inquiry[0]).toContain('MBRINQ');
     expect(inquiry[MESSAGE_ROW]).toContain('MEMBER NUMBER MUST BE 6 DIGITS');
     await terminal.do('EraseEOF');
-    await terminal.do('String("400118")');
-    await terminal.do('PF(5)');
-    await terminal.do('String("1")');
-    await terminal.do('Enter');
-    await terminal.do('String("L")');
-    await terminal.do('PF(8)');
+    await toHoldForm(terminal, '400118', 1);
+    await terminal.keys('String("L")', 'PF(8)');
     const hold = await terminal.screen();
     expect(hold[0]).toContain('HLDENT');
     expect(hold[MESSAGE_ROW]).toContain('REASON CODE MUST BE NUMERIC');
-    await terminal.do('EraseEOF');
-    await terminal.do('String("9")');
-    await terminal.do('PF(8)');
+    await terminal.keys('EraseEOF', 'String("9")', 'PF(8)');
     expect((await terminal.screen())[MESSAGE_ROW]).toContain('INVALID REASON CODE');
     expect(await judge('400118-S0001')).toMatchObject({ held: false, postPresses: 0 });
   });
@@ -239,6 +223,80 @@ class Raw {
 
 const hex = (s: string): Buffer => Buffer.from(s.replace(/\s+/g, ''), 'hex');
 
+describe('s3270 keys that do not post', () => {
+  it('on review only F10 posts: Enter asks for F10, F12 goes back to the form with what was typed', async () => {
+    terminal = new S3270();
+    await signOn(terminal);
+    await toHoldForm(terminal, '400118', 1);
+    await terminal.keys('String("3")', 'Tab', 'String("WRIT 7")', 'Enter', 'Enter');
+    const review = await terminal.screen();
+    expect(review[0]).toContain('HLDREV');
+    expect(review[MESSAGE_ROW]).toContain('PRESS F10 TO POST THE HOLD OR F12 TO CANCEL');
+    expect(await judge('400118-S0001')).toMatchObject({ held: false, postPresses: 0 });
+    await terminal.do('PF(12)');
+    const form = await terminal.screen();
+    expect(form[0]).toContain('HLDENT');
+    expect(form.join('\n')).toMatch(/REASON CODE \. +3 /);
+    expect(form.join('\n')).toContain('WRIT 7');
+  });
+
+
+  it('Clear redraws the screen; F3 on sign-on ends the session', async () => {
+    terminal = new S3270();
+    await signOn(terminal);
+    await terminal.do('String("12")');
+    await terminal.do('Clear');
+    await terminal.do('Wait(10,InputField)');
+    const again = await terminal.screen();
+    expect(again[0]).toContain('MBRINQ');
+    expect(again[23]).toContain('F5=Search');
+    await terminal.do('PF(3)'); // inquiry: F3 signs off
+    expect((await terminal.screen())[0]).toContain('SIGNON');
+    await terminal.run('PF(3)');
+    await terminal.run('Wait(5,Disconnect)');
+    const r = await terminal.run('Query(ConnectionState)');
+    expect(r.data.join(' ')).toContain('not-connected');
+  });
+});
+
+describe('latency', () => {
+  it('the green screen answers after the bank\'s latency, and s3270 waits for it', async () => {
+    const slow = await startBank({ terminal: true, operatorPassword: PASSWORD, latencyMs: 300 });
+    const t = new S3270();
+    try {
+      await t.keys(`Connect(${(slow.terminalUrl ?? '').replace('tn3270://', '')})`, 'Wait(10,InputField)', 'String("OP1001")', 'Tab', `String("${PASSWORD}")`);
+      const started = Date.now();
+      await t.do('Enter');
+      await t.do('Wait(10,InputField)');
+      expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+      expect((await t.screen())[0]).toContain('MBRINQ');
+    } finally {
+      await t.quit();
+      await slow.close();
+    }
+  });
+});
+
+describe('npm run bank', () => {
+  it('starts the web app and the green screen and prints both addresses', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'demo/plumbline/main.ts', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const two = new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (out.includes('tn3270://')) resolve();
+      });
+      child.on('exit', () => reject(new Error(`bank exited: ${out}`)));
+    });
+    await two;
+    child.removeAllListeners('exit');
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+    expect(out).toMatch(/^PLUMBLINE listening on http:\/\/127\.0\.0\.1:\d+\nPLUMBLINE green screen \(TN3270\) on tn3270:\/\/127\.0\.0\.1:\d+\n/);
+  });
+});
+
 describe('telnet and 3270 on the wire (vectors from the RFCs and GA23-0059)', () => {
   it('negotiates batched options, refuses TN3270E, draws sign-on, and reads a read-modified sign-on', async () => {
     const raw = new Raw(Number(hostPort().split(':')[1]));
@@ -268,6 +326,39 @@ describe('telnet and 3270 on the wire (vectors from the RFCs and GA23-0059)', ()
     const next = await raw.record();
     expect(next.subarray(0, 2).toString('hex')).toBe('f5c3');
     expect(next.includes(hex('d4c2d9c9d5d8'))).toBe(true); // "MBRINQ"
+    raw.socket.destroy();
+  });
+
+  it('reads the negotiation sent one byte a packet (a command split across packets)', async () => {
+    const raw = new Raw(Number(hostPort().split(':')[1]));
+    raw.socket.setNoDelay(true);
+    await raw.take(3);
+    const bytes = Buffer.concat([
+      hex('fffb18 fffa1800'), Buffer.from('IBM-3278-2', 'ascii'), hex('fff0 fffb19 fffd19 fffb00 fffd00'),
+    ]);
+    for (const b of bytes) await new Promise<void>((resolve) => raw.socket.write(Buffer.from([b]), () => resolve()));
+    // SB TERMINAL-TYPE SEND, the host's batch after IS (the client's own WILL/DO come later and are answered by
+    // nothing: RFC 1143, they agree with what was asked), then the sign-on screen.
+    expect((await raw.take(18)).toString('hex')).toBe('fffa1801fff0' + 'fffd19fffb19fffd00fffb00');
+    const screen = await raw.record();
+    expect(screen.subarray(0, 2).toString('hex')).toBe('f5c3');
+    raw.socket.destroy();
+  });
+
+  it('answers a malformed or runaway inbound record on the message line, with the alarm, and stays up', async () => {
+    const raw = new Raw(Number(hostPort().split(':')[1]));
+    await raw.take(3);
+    raw.socket.write(Buffer.concat([hex('fffb18 fffa1800'), Buffer.from('IBM-3278-2', 'ascii'), hex('fff0 fffb19 fffd19 fffb00 fffd00')]));
+    await raw.take(18);
+    await raw.record();
+    // Enter, cursor, then a Start Field order (1D): a terminal never sends one in a read-modified reply.
+    raw.socket.write(hex('7d c66a 1d40 ffef'));
+    const bad = await raw.record();
+    expect(bad.subarray(0, 2).toString('hex')).toBe('f5c7'); // WCC C7: restore, reset MDT, sound alarm
+    expect(bad.includes(toEbcdic("UNEXPECTED BYTE X'1D' AT OFFSET 3"))).toBe(true);
+    raw.socket.write(Buffer.concat([hex('7d c66a 11c66a'), Buffer.alloc(9000, 0xc1), hex('ffef')]));
+    const long = await raw.record();
+    expect(long.includes(toEbcdic('INBOUND RECORD TOO LONG'))).toBe(true);
     raw.socket.destroy();
   });
 

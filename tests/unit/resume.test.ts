@@ -3,11 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { resumeEvening, runEvening, type EveningOptions, type EveningState } from '../../shared/author/evening.ts';
 import { BookResumeError, Guard } from '../../shared/author/guard.ts';
 import type { Operation, ActResult } from '../../shared/surface.ts';
-import type { Owner } from '../../shared/author/ports.ts';
+import type { Model, ModelTurn, Owner } from '../../shared/author/ports.ts';
 import { ScriptedModel, type Script } from '../../shared/author/scripted.ts';
 import { TraceLine } from '../../shared/schema/trace.ts';
 import { Masker } from '../../shared/secrets.ts';
-import { FakeSurface, MemoryBook, signOnScreens } from '../fixtures/author/fake-surface.ts';
+import { FakeSurface, MemoryBook, signOnScreens, WatchingFakeSurface } from '../fixtures/author/fake-surface.ts';
 
 const SECRET = 'correct-horse-9';
 const INPUTS = [
@@ -231,5 +231,32 @@ describe('an action under way when the process stopped', () => {
     const { r, surface } = await stopDuringPress(false, answers);
     expect(r).toMatchObject({ ok: true, finished: 'home' });
     expect(surface.log.filter((l) => l.startsWith('start invoke'))).toEqual(['start invoke |c2']);
+  });
+});
+
+describe('a resumed evening whose last line is an act with its write stopped', () => {
+  it('answers that call as refused (WRITE_REFUSED), not as done', async () => {
+    const screens = signOnScreens();
+    (screens['signon'] as NonNullable<(typeof screens)['signon']>).sends = { '|c2': { method: 'POST', url: 'http://fake/signon', via: 'form', held: true } };
+    const surface = new WatchingFakeSurface(screens, 'signon');
+    const book = new MemoryBook();
+    const kept: EveningState[] = [];
+    // The owner says no to the write the press sends; the process stops before the state after its line is kept.
+    const no: Owner = { ask: () => Promise.resolve({ answer: 'cancel', name: 'Olive Owner' }) };
+    const o = { ...options(surface, book, new ScriptedModel(SCRIPT), no, kept), entry: 'http://fake/signon' };
+    const keep = o.checkpoint as NonNullable<EveningOptions['checkpoint']>;
+    void runEvening({ ...o, checkpoint: (s) => (lines(book).some((l) => l.kind === 'act' && l.verb === 'invoke') ? new Promise(() => undefined) : keep(s)) });
+    await idle();
+    const before = lines(book);
+    expect(before.at(-1)).toMatchObject({ kind: 'act', verb: 'invoke', writes: [{ fate: 'blocked' }] });
+    const state = kept.at(-1) as EveningState;
+
+    const seen: ModelTurn[] = [];
+    const model = new ScriptedModel(SCRIPT, 'scripted', state.model);
+    const watching: Model = { name: model.name, next: (t) => (seen.push(t), model.next(t)), save: () => model.save() };
+    await resumeEvening({ ...options(surface, book, new ScriptedModel(SCRIPT), no, []), model: watching, entry: 'http://fake/signon' }, { lines: before, state });
+    const press = seen[0]?.results.at(-1);
+    expect(press).toMatchObject({ ok: false });
+    expect(press?.text).toMatch(/^refused \(WRITE_REFUSED\): .*POST http:\/\/fake\/signon.*the owner said no: the write was stopped/);
   });
 });

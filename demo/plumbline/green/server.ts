@@ -3,7 +3,8 @@
 // ways, batched in one packet as real hosts send them; TN3270E (RFC 2355) and every other option refused.
 // Option state follows RFC 1143's rule (answer only a change of state) so neither side loops.
 // The screens and keys are in ./screens.ts; docs/ARCHITECTURE.md, "Demo apps", has the table.
-import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { createServer, type Socket } from 'node:net';
+import { listenOn } from '../listen.ts';
 import { Store } from '../store.ts';
 import {
   DO, DONT, DataStreamError, EOR, IAC, OPT, SB, SE, TTYPE_IS, TTYPE_SEND, WILL, WONT, frameRecord, parseInbound,
@@ -19,6 +20,8 @@ export interface GreenScreenOptions {
   port?: number;
   /** Demo-only: the password of a store the green screen makes itself. A given store already has its own. */
   operatorPassword?: string;
+  /** A fixed delay before every screen the host sends after a key, so a client's settling is exercised honestly. */
+  latencyMs?: number;
 }
 
 export interface GreenScreen {
@@ -39,6 +42,8 @@ export class GreenScreenOptionsError extends Error {
 const TERMINAL_TYPE = /^IBM-327[89]-[2-5](-E)?$/;
 /** A client that sends more than this without IAC EOR is not a 3270 (a full 24x80 read is under 2 KiB). */
 const MAX_RECORD = 8192;
+/** RFC 1091 allows a terminal type of at most 40 characters; anything longer than this is not one. */
+const MAX_SUBNEGOTIATION = 256;
 type State = 'no' | 'yes' | 'want';
 const THEIRS = [OPT.TTYPE, OPT.EOR, OPT.BINARY] as const;
 const OURS = [OPT.EOR, OPT.BINARY] as const;
@@ -47,6 +52,7 @@ const OURS = [OPT.EOR, OPT.BINARY] as const;
 class Connection {
   readonly #socket: Socket;
   readonly #store: Store;
+  readonly #latencyMs: number;
   readonly #him = new Map<number, State>(THEIRS.map((o) => [o, 'no']));
   readonly #us = new Map<number, State>(OURS.map((o) => [o, 'no']));
   #terminalType: string | undefined;
@@ -61,9 +67,10 @@ class Connection {
   #screen: Screen | undefined;
   #ended = false;
 
-  constructor(socket: Socket, store: Store) {
+  constructor(socket: Socket, store: Store, latencyMs: number) {
     this.#socket = socket;
     this.#store = store;
+    this.#latencyMs = latencyMs;
     socket.on('data', (chunk: Buffer) => this.#receive(chunk));
     socket.on('error', () => socket.destroy());
     this.#send(IAC, DO, OPT.TTYPE);
@@ -76,16 +83,24 @@ class Connection {
   }
 
   /** Everything one incoming packet caused goes out in one write: answers batched, as real hosts do. */
-  #flush(): void {
+  #flush(now = false): void {
     if (this.#out.length === 0 || this.#ended) return;
-    this.#socket.write(Buffer.from(this.#out));
+    const bytes = Buffer.from(this.#out);
     this.#out = [];
+    // The answer is decided (and any hold posted) now; only its arrival waits. Equal delays keep the order.
+    if (this.#ready && this.#latencyMs > 0 && !now) {
+      setTimeout(() => {
+        if (!this.#socket.destroyed) this.#socket.write(bytes);
+      }, this.#latencyMs);
+    } else {
+      this.#socket.write(bytes);
+    }
   }
 
   #end(text?: string): void {
     if (this.#ended) return;
     if (text !== undefined) this.#send(...Buffer.from(`${text}\r\n`, 'ascii'));
-    this.#flush();
+    this.#flush(true);
     this.#ended = true;
     this.#socket.end();
   }
@@ -124,7 +139,7 @@ class Connection {
         return;
       case 'sb':
         if (b === IAC) this.#mode = 'sbiac';
-        else this.#sb.push(b);
+        else if (this.#sb.length < MAX_SUBNEGOTIATION) this.#sb.push(b);
         return;
       case 'sbiac':
         if (b === IAC) {
@@ -237,19 +252,11 @@ export async function startGreenScreen(opts: GreenScreenOptions = {}): Promise<G
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     socket.setNoDelay(true);
-    new Connection(socket, store);
+    new Connection(socket, store, Math.max(0, opts.latencyMs ?? 0));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  const urlHost = host.includes(':') ? `[${host}]` : host;
+  const { port, authority } = await listenOn(server, opts.port ?? 0, host);
   return {
-    url: `tn3270://${urlHost}:${port}`,
+    url: `tn3270://${authority}`,
     port,
     store,
     close: () =>

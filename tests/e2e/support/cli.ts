@@ -15,14 +15,18 @@ const ROOT = resolvePath(import.meta.dirname, '../../..');
 const TSX = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
 const MAIN = join(ROOT, 'runner/cli/main.ts');
 
-/** `handrail <args>` with exactly `env` as its environment (callers spread `process.env` in when they want it), in `cwd` (default the repository). */
-export function handrail(args: readonly string[], env: NodeJS.ProcessEnv, cwd = ROOT): Promise<Ran> {
+/**
+ * `handrail <args>` with exactly `env` as its environment (callers spread `process.env` in when they want it), in
+ * `cwd` (default the repository). `stdin`, when given, is piped in all at once and then closed, as `printf … |` does.
+ */
+export function handrail(args: readonly string[], env: NodeJS.ProcessEnv, cwd = ROOT, stdin?: string): Promise<Ran> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], { cwd, env, stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    if (stdin !== undefined) child.stdin?.end(stdin);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('error', reject);
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
