@@ -1,6 +1,6 @@
 // The 3270 card on PLUMBLINE's green screen, as an operator runs it: replay posts a hold the judge confirms, an already-held share is a business outcome, a crash after F10 is never pressed twice, a scripted authoring evening compiles to a card that replays, and every screen reads the same as s3270 shows it.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ import { TerminalSurface } from '../../terminal-agent/surface.ts';
 import { handrail } from '../e2e/support/cli.ts';
 import { S3270 } from '../fixtures/s3270.ts';
 import { settled } from '../fixtures/tn3270-host.ts';
-import { terminalEvening } from '../fixtures/tn3270-evening.ts';
+import { EVENING_SCRIPT, terminalEvening } from '../fixtures/tn3270-evening.ts';
 
 const CARD = 'capabilities/plumbline-3270-place-hold.json';
 // The sign-on field holds 12 characters.
@@ -132,6 +132,34 @@ describe('authoring on the terminal', () => {
     });
     expect(r, r.message).toMatchObject({ word: 'SUCCESS', llm_calls: 0 });
     expect(judge('400445-S0001')).toMatchObject({ held: true, reason: 'GARNISHMENT', postPresses: 1 });
+  });
+});
+
+describe('handrail author on a tn3270:// entry', () => {
+  it('picks the terminal from the entry, works the task out with the owner\'s answers, and compiles to a tn3270 card', async () => {
+    const dir = await mkdtemp(join(scratch, 'author-'));
+    const answers = join(dir, 'answers.txt');
+    await writeFile(answers, 'n\nn\nn\nn\nc\n');
+    const env = { ...process.env, HANDRAIL_HOME: home, HANDRAIL_SECRET_PASSWORD: PASSWORD };
+    const trace = join(dir, 'trace.jsonl');
+    const ran = await handrail(
+      [
+        'author', '--url', bank.terminalUrl ?? '', '--goal', 'Place a hold on one share on the green screen',
+        '--input', 'operator_id=OP1001', '--secret', 'password', '--input', 'member_number=400337', '--input', 'share_line=1',
+        '--input', 'reason_code=2', '--model', `scripted:${EVENING_SCRIPT}`, '--owner', 'Dana Reviewer', '--owner-answers', answers, '-o', trace,
+      ],
+      env,
+    );
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(JSON.parse(ran.stdout)).toMatchObject({ ok: true, finished: 'hold_result' });
+    expect(judge('400337-S0001')).toMatchObject({ held: true, reason: 'FRAUD_REVIEW', postPresses: 1 });
+    expect(await readFile(trace, 'utf8')).not.toContain(PASSWORD);
+    const out = join(dir, 'card.json');
+    const compiled = await handrail(['compile', trace, '-o', out, '--id', 'green_hold'], env);
+    expect(compiled.code, compiled.stderr).toBe(0);
+    const card = JSON.parse(await readFile(out, 'utf8')) as { surface: string; steps: { id: string; effect: { kind: string } }[] };
+    expect(card.surface).toBe('tn3270');
+    expect(card.steps.filter((st) => st.effect.kind === 'commit').map((st) => st.id)).toEqual(['post_hold']);
   });
 });
 
