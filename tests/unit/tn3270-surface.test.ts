@@ -1,5 +1,7 @@
 // The terminal surface drives a 3270 host through the six verbs: fields named by their labels, keys named on the screen, STALE until the host answers, a signature that ignores data.
 import { afterEach, describe, expect, it } from 'vitest';
+import { observeScreen } from '../../terminal-agent/observe.ts';
+import { Screen } from '../../terminal-agent/screen.ts';
 import { TerminalSurface } from '../../terminal-agent/surface.ts';
 import { settled, startTinyHost, type TinyHost } from '../fixtures/tn3270-host.ts';
 
@@ -136,5 +138,26 @@ describe('the terminal surface', () => {
     const s = new TerminalSurface({ connectTimeoutMs: 2_000 });
     await expect(s.open('tn3270://127.0.0.1:1')).rejects.toMatchObject({ code: 'SURFACE_UNREACHABLE', message: expect.stringContaining('ECONNREFUSED') as string });
     await expect(s.open('http://127.0.0.1:8080/')).rejects.toMatchObject({ code: 'SURFACE_UNREACHABLE', message: expect.stringContaining('tn3270://host:port') as string });
+  });
+});
+
+describe('naming on a screen, without a host', () => {
+  it('names a field by the words above it when nothing is to its left, and reads PA, Clear and PF24 legends as keys', () => {
+    const screen = new Screen();
+    screen.apply(Uint8Array.from([
+      0xf5, 0xc3,
+      0x11, 0x40, 0xc1, 0x1d, 0x60, 0xd5, 0xc1, 0xd4, 0xc5, // @1 "NAME"
+      0x11, 0xc1, 0x50, 0x1d, 0x40, // @80 input (row 2, nothing to its left)
+      0x11, 0xc1, 0xe4, 0x1d, 0x60, // @100 protected: the input is 81..99
+      // @160 "PA1=Cancel  CLEAR=Restart  PF24=More"
+      0x11, 0xc2, 0x60, 0x1d, 0x60, 0xd7, 0xc1, 0xf1, 0x7e, 0xc3, 0x81, 0x95, 0x83, 0x85, 0x93, 0x40, 0x40,
+      0xc3, 0xd3, 0xc5, 0xc1, 0xd9, 0x7e, 0xd9, 0x85, 0xa2, 0xa3, 0x81, 0x99, 0xa3, 0x40, 0x40, 0xd7, 0xc6, 0xf2, 0xf4, 0x7e, 0xd4, 0x96, 0x99, 0x85,
+    ]));
+    const { observation, targets } = observeScreen(screen, 'h:1');
+    expect(observation.parts[0]?.controls.map((c) => `${c.role} ${c.name}`)).toEqual([
+      'textbox NAME', 'button PA1=Cancel', 'button CLEAR=Restart', 'button PF24=More', 'button Enter',
+    ]);
+    expect([...targets.values()].filter((t) => t.kind === 'key').map((t) => (t.kind === 'key' ? t.aid : ''))).toEqual(['PA1', 'CLEAR', 'PF24', 'ENTER']);
+    expect(observation.paths).toContain('field r2c1 w19 input');
   });
 });
