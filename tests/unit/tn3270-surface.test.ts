@@ -134,6 +134,12 @@ describe('the terminal surface', () => {
     await expect(s.observe()).rejects.toMatchObject({ code: 'SURFACE_UNREACHABLE', message: expect.stringContaining('closed the connection') as string });
   });
 
+  it('a host whose first record is not a 3270 data stream is refused at open, naming the byte', async () => {
+    host = await startTinyHost([0x99, 0x00], () => undefined);
+    surface = new TerminalSurface({ connectTimeoutMs: 2_000 });
+    await expect(surface.open(host.url)).rejects.toMatchObject({ code: 'SURFACE_UNREACHABLE', message: expect.stringContaining('unknown 3270 command 0x99') as string });
+  });
+
   it('says why it cannot open: no host there, or not a terminal entry', async () => {
     const s = new TerminalSurface({ connectTimeoutMs: 2_000 });
     await expect(s.open('tn3270://127.0.0.1:1')).rejects.toMatchObject({ code: 'SURFACE_UNREACHABLE', message: expect.stringContaining('ECONNREFUSED') as string });
