@@ -9,7 +9,8 @@ import { ALLOW_ENV_VAR, blanksIn, envForCard, fillBlanks, UnboundBlankError } fr
 import type { Capability, Probe } from '../shared/schema/capability.ts';
 import { RETRYABLE, RunResult, type Word } from '../shared/schema/result.ts';
 import { Masker, SecretError } from '../shared/secrets.ts';
-import type { Surface } from '../shared/surface.ts';
+import { SurfaceError, type Surface } from '../shared/surface.ts';
+import { wordOf } from '../shared/errors.ts';
 import { surfaces, unreachable, type OpenOptions, type SurfaceDriver, type SurfaceRegistry } from './surfaces.ts';
 import { approvalStatus } from './approval.ts';
 import { Replay, type CallCounter, type StepEvent } from './engine/engine.ts';
@@ -312,9 +313,11 @@ async function drive(
     try {
       surface = req.surface ? await req.surface() : await driver.open(req.open ?? {});
     } catch (e) {
-      const code = (e as { code?: string }).code === 'NO_BROWSER' ? 'NO_BROWSER' : 'BROWSER_CRASHED';
+      // A surface's own word when it gave one it declares (the mac helper missing: SURFACE_UNREACHABLE); else the browser's.
+      const declared = e instanceof SurfaceError && driver.declaration.errors.includes(e.code) ? e.code : null;
+      const code = (e as { code?: string }).code === 'NO_BROWSER' ? 'NO_BROWSER' : (declared ?? 'BROWSER_CRASHED');
       const result = RunResult.parse({
-        ...resultBeforeRun(req.card.id, runId, 'FAILED', code, masker.mask((e as Error).message)),
+        ...resultBeforeRun(req.card.id, runId, declared ? wordOf(declared) : 'FAILED', code, masker.mask((e as Error).message)),
         evidence: evidence.dir,
       });
       await evidence.append('run_end', result);

@@ -102,5 +102,14 @@ export function surfaceOfEntry(entry: string): SurfaceName {
   return /^tn3270:\/\//i.test(entry.trim()) ? 'tn3270' : 'browser';
 }
 
-/** The product's registry: the browser and the terminal (terminal-agent/); macos (mac-agent/) when it is built. */
-export const surfaces = new SurfaceRegistry({ browser, tn3270 });
+/** macOS apps through the mac helper (docs/ARCHITECTURE.md, "The mac surface"): HANDRAIL_MAC_HELPER picks it. */
+const macos: SurfaceDriver = {
+  declaration: SURFACES.macos,
+  async open() {
+    const { MacSurface } = await import('../mac-agent/surface.ts');
+    return MacSurface.launch({ helper: process.env['HANDRAIL_MAC_HELPER'] });
+  },
+};
+
+/** The product's registry: the browser, the terminal (terminal-agent/) and macOS (mac-agent/). */
+export const surfaces = new SurfaceRegistry({ browser, tn3270, macos });

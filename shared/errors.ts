@@ -43,6 +43,9 @@ const CODES = {
   SHUTTING_DOWN: 'RECOVERABLE',
   UNDECLARED_WRITE: 'UNSAFE_TO_RETRY',
   SECRET_FIELD: 'FAILED',
+  // A person took the app over mid-run: stop; what they did is not known, so not retryable (the engine says
+  // UNSAFE_TO_RETRY when a commit was in flight).
+  HUMAN_CONTROL: 'FAILED',
   INTERNAL: 'FAILED',
   // A surface's "the page moved under the question": the engine reads it as still settling.
   STALE: 'FAILED',

@@ -25,6 +25,7 @@ export function rungQuery(target: BoundTarget, rung: BoundTarget['ladder'][numbe
     ...(target.name !== undefined ? { name: target.name } : {}),
     ...(rung.rung === 'label' && target.hint !== undefined ? { value: target.hint } : {}),
     ...(rung.value !== undefined ? { value: rung.value } : {}),
+    ...(target.supports.includes('hover') ? { reveal: true } : {}),
   };
 }
 
@@ -34,8 +35,8 @@ export interface LadderPorts {
   /** The control behind a ref from the latest observation, or null (a non-control such as a result line). */
   controlOf(ref: string): Control | null;
   /**
-   * The observer version the fingerprints were taken with (the card's book recorded the observation's `observer`):
-   * the browser's walker by default; another surface passes its own, or every fingerprint mismatches.
+   * The surface's observer version, which fingerprints hash (the guard records them with the observation's); default
+   * the browser's walker. A surface with its own observer must pass it, or every fingerprint it checks mismatches.
    */
   observer?: string;
 }

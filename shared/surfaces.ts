@@ -10,7 +10,7 @@ import type { ScopeLink } from './schema/observation.ts';
 export const SurfaceName = z.enum(['browser', 'tn3270', 'macos']);
 export type SurfaceName = z.infer<typeof SurfaceName>;
 
-export type SurfaceErrorCode = 'SURFACE_UNREACHABLE' | 'NAVIGATION_FAILED' | 'BROWSER_CRASHED' | 'ACTION_FAILED' | 'TIMEOUT' | 'STALE';
+export type SurfaceErrorCode = 'SURFACE_UNREACHABLE' | 'NAVIGATION_FAILED' | 'BROWSER_CRASHED' | 'ACTION_FAILED' | 'TIMEOUT' | 'STALE' | 'HUMAN_CONTROL';
 export type EvidenceKind = 'screenshot' | 'text';
 
 export interface SurfaceDeclaration {
@@ -66,18 +66,19 @@ export const SURFACES: Readonly<Record<SurfaceName, SurfaceDeclaration>> = {
     evidence: ['text'],
     errors: COMMON_ERRORS,
   },
-  // Declared so cards and tools can name it; not built yet (mac-agent/).
+  // mac-agent/ (docs/ARCHITECTURE.md, "The mac surface"): no screenshot is declared, since the fake has no pixels
+  // and the Swift helper takes none yet; HUMAN_CONTROL is a person's key or click during a run.
   macos: {
     name: 'macos',
-    available: false,
+    available: true,
     entry: 'an app bundle id',
     rungs: ['role_name', 'label', 'text'],
     scopes: ['group', 'dialog', 'table', 'row', 'region'],
     risk: {},
     reachability: 'none',
     entryBase: 'none',
-    evidence: ['screenshot', 'text'],
-    errors: COMMON_ERRORS,
+    evidence: ['text'],
+    errors: [...COMMON_ERRORS, 'HUMAN_CONTROL'],
   },
 };
 

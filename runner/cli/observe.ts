@@ -48,20 +48,24 @@ export function formatObservation(obs: Observation, format: ObserveFormat): stri
 export async function observeCommand(url: string, opts: { format: ObserveFormat; surface?: string }): Promise<number> {
   let surface: Surface | undefined;
   try {
-    const target = parseUrl(url);
-    // Chosen by the registry, as every other command chooses its surface.
-    const chosen = surfaces.choose(opts.surface ?? surfaceOfEntry(target.href));
+    // Chosen by the registry, as every other command chooses its surface (a tn3270:// entry picks the terminal).
+    const chosen = surfaces.choose(opts.surface ?? surfaceOfEntry(url));
     if (!chosen.ok) throw new ObserveError(chosen.code, chosen.message);
+    // A URL for the browser and the terminal (tn3270://host:port); another surface's entry is its own (a macOS
+    // bundle id), checked by its `open`.
+    const kind = chosen.driver.declaration.name;
+    const parsed = kind === 'browser' || kind === 'tn3270' ? parseUrl(url) : null;
+    const entry = parsed ? (parsed.protocol === 'tn3270:' ? `tn3270://${parsed.host}` : parsed.href) : url;
     try {
       surface = await chosen.driver.open({});
     } catch (e) {
       throw new ObserveError('NO_BROWSER', e instanceof Error ? e.message : String(e));
     }
     try {
-      await surface.open(target.protocol === 'tn3270:' ? `tn3270://${target.host}` : target.href);
+      await surface.open(entry);
     } catch (e) {
       if (!(e instanceof SurfaceError)) throw e;
-      throw new ObserveError('UNREACHABLE', `cannot open ${target.href}: ${e.message}`);
+      throw new ObserveError('UNREACHABLE', `cannot open ${entry}: ${e.message}`);
     }
     const obs = await surface.observe();
     process.stdout.write(formatObservation(obs, opts.format));

@@ -4,7 +4,7 @@
 // A refusal goes back to the model as a tool error that names what was wrong and never echoes a secret.
 import { fingerprint } from '../fingerprint.ts';
 import { buildMenu, labelOf, renderRow, type MenuRow } from '../menu.ts';
-import { takesValue, VERBS } from '../operations.ts';
+import { takesValue, valueProblem, VERBS } from '../operations.ts';
 import { blankFor, blanksIn, fillBlanks } from '../schema/blanks.ts';
 import type { EffectKind, FingerprintField } from '../schema/capability.ts';
 import type { Observation } from '../schema/observation.ts';
@@ -29,6 +29,7 @@ export type RefusalCode =
   | 'WRONG_VERB'
   | 'VALUE_REQUIRED'
   | 'VALUE_NOT_ALLOWED'
+  | 'VALUE_NOT_IN_SET'
   | 'SECRET_LITERAL'
   | 'SECRET_FIELD'
   | 'INPUT_LITERAL'
@@ -395,6 +396,8 @@ export class Guard {
     const needsValue = takesValue(row.verb);
     if (needsValue && value === undefined) return refuse(call.id, 'VALUE_REQUIRED', `${verb} needs a value (a blank such as {{input.name}} or a literal)`);
     if (!needsValue && value !== undefined) return refuse(call.id, 'VALUE_NOT_ALLOWED', `${verb} takes no value`);
+    const outside = value === undefined ? null : valueProblem(row.verb, value);
+    if (outside) return refuse(call.id, 'VALUE_NOT_IN_SET', outside);
     if (value !== undefined) {
       const bad = this.#checkValue(call.id, value);
       if (bad) return bad;
@@ -458,7 +461,7 @@ export class Guard {
       return refuse(call.id, 'ACTION_FAILED', this.#o.masker.mask(`${verb} on row ${n} failed: ${e.message}`));
     }
     let after =
-      verb === 'invoke' || watch ? await settleAfter(this.#o.surface, before.signature, this.#o.settle) : await look(this.#o.surface);
+      VERBS[row.verb].moves || watch ? await settleAfter(this.#o.surface, before.signature, this.#o.settle) : await look(this.#o.surface);
     let writes: SeenWrite[] = [];
     if (watch) {
       // Waits for the owner's answers to held writes; a write let go after the screen settled moves it again.
