@@ -89,6 +89,19 @@ const browser: SurfaceDriver = {
   },
 };
 
+const tn3270: SurfaceDriver = {
+  declaration: SURFACES.tn3270,
+  async open() {
+    const { TerminalSurface } = await import('../terminal-agent/surface.ts');
+    return new TerminalSurface();
+  },
+};
+
+/** The surface an entry is for when none is named: a tn3270:// entry is a terminal's, anything else a browser's. */
+export function surfaceOfEntry(entry: string): SurfaceName {
+  return /^tn3270:\/\//i.test(entry.trim()) ? 'tn3270' : 'browser';
+}
+
 /** macOS apps through the mac helper (docs/ARCHITECTURE.md, "The mac surface"): HANDRAIL_MAC_HELPER picks it. */
 const macos: SurfaceDriver = {
   declaration: SURFACES.macos,
@@ -98,5 +111,5 @@ const macos: SurfaceDriver = {
   },
 };
 
-/** The product's registry: the browser and macos; tn3270 (terminal-agent/) when it is built. */
-export const surfaces = new SurfaceRegistry({ browser, macos });
+/** The product's registry: the browser, the terminal (terminal-agent/) and macOS (mac-agent/). */
+export const surfaces = new SurfaceRegistry({ browser, tn3270, macos });

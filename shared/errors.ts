@@ -86,6 +86,9 @@ const CODES = {
   SECRET_NAME_INVALID: 'REFUSED',
   UNKNOWN_SURFACE: 'REFUSED',
   SURFACE_UNAVAILABLE: 'REFUSED',
+  // The TN3270 codec (terminal-agent/): a data stream it cannot apply, a key the 3270 keyboard refuses.
+  TN3270_PROTOCOL: 'FAILED',
+  INPUT_INHIBITED: 'FAILED',
   ENV_NOT_ALLOWED: 'REFUSED',
   NOT_EVIDENCE: 'REFUSED',
   // `replay --trace`: a Playwright trace records typed values as typed, so a card with secret inputs may not record one.

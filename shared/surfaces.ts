@@ -54,11 +54,11 @@ export const SURFACES: Readonly<Record<SurfaceName, SurfaceDeclaration>> = {
     evidence: ['screenshot', 'text'],
     errors: [...COMMON_ERRORS, 'NAVIGATION_FAILED', 'BROWSER_CRASHED'],
   },
-  // Declared so cards and tools can name them; not built yet (terminal-agent/, mac-agent/).
+  // The terminal (terminal-agent/, docs/ARCHITECTURE.md "The terminal surface"): text evidence only, no picture.
   tn3270: {
     name: 'tn3270',
-    available: false,
-    entry: 'host:port',
+    available: true,
+    entry: 'tn3270://host:port',
     rungs: ['role_name', 'label', 'text'],
     scopes: ['region'],
     risk: {},

@@ -24,14 +24,14 @@ function program(setExit: (code: number) => void): Command {
   cli
     .command('observe')
     .description('open a page headlessly and print what the walker sees, for every frame')
-    .argument('<url>', 'the page to open')
+    .argument('<url>', 'the page to open (http, https, file), or a terminal (tn3270://host:port)')
     .option('--json', 'print the observation as JSON')
     .option('--menu', 'print the numbered menu a model would read (default)')
     .option('--text', 'print the screen text')
-    .option('--surface <name>', 'the surface to observe on (runner/surfaces.ts)', 'browser')
-    .action(async (url: string, opts: { json?: boolean; menu?: boolean; text?: boolean; surface: string }) => {
+    .option('--surface <name>', 'the surface to observe on (runner/surfaces.ts; default: tn3270 for a tn3270:// entry, else browser)')
+    .action(async (url: string, opts: { json?: boolean; menu?: boolean; text?: boolean; surface?: string }) => {
       const { observeCommand } = await import('./observe.ts');
-      setExit(await observeCommand(url, { format: opts.json ? 'json' : opts.text ? 'text' : 'menu', surface: opts.surface }));
+      setExit(await observeCommand(url, { format: opts.json ? 'json' : opts.text ? 'text' : 'menu', ...(opts.surface ? { surface: opts.surface } : {}) }));
     });
 
   cli
@@ -75,7 +75,7 @@ function program(setExit: (code: number) => void): Command {
     .requiredOption('-o, --out <trace.jsonl>', 'the book to write')
     .option('--max-turns <n>', 'turn budget')
     .option('--headed', 'show the browser')
-    .option('--surface <name>', 'the surface the task is worked out on (runner/surfaces.ts)', 'browser')
+    .option('--surface <name>', 'the surface the task is worked out on (runner/surfaces.ts; default: tn3270 for a tn3270:// entry, else browser)')
     .action(async (flags: import('./author.ts').AuthorFlags, cmd: Cmd) => {
       const [{ authorCommand }, { envWithConfig, loadConfig }] = await Promise.all([import('./author.ts'), import('../config.ts')]);
       const { config } = await loadConfig(cmd.optsWithGlobals<{ config?: string }>().config);
@@ -256,9 +256,10 @@ function program(setExit: (code: number) => void): Command {
   cli
     .command('demo')
     .description('start PLUMBLINE, the mock bank, and run the demo against it')
-    .action(async () => {
+    .option('--terminal', "replay the 3270 card on the bank's green screen (TN3270) instead of the web card")
+    .action(async (opts: { terminal?: boolean }) => {
       const { demoCommand } = await import('./demo.ts');
-      setExit(await demoCommand());
+      setExit(await demoCommand(opts.terminal ? { terminal: true } : {}));
     });
 
   return cli;
