@@ -21,7 +21,7 @@ import { nextRung, type AttemptOutcome, type Attempt, type RungName } from '../e
 import { judge, type Judgement, type Referee, type RefereeQuestion, type ScreenOption } from '../escalate/referee.ts';
 import type { Scout } from '../escalate/scout.ts';
 import { failpoint } from './failpoint.ts';
-import type { Journal } from './journal.ts';
+import type { KeyJournal } from './journal-store.ts';
 import { WriteCheck } from './writes.ts';
 
 export interface ReplayContext {
@@ -38,7 +38,7 @@ export interface ReplayContext {
   attachments?: readonly EvidenceKind[];
   masker: Masker;
   evidence: Evidence;
-  journal: Journal | null;
+  journal: KeyJournal | null;
   /** Progress for people (stderr in the CLI). Already masked when called. */
   progress?: (line: string) => void;
   settleTimeoutMs?: number;
