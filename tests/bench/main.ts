@@ -1,6 +1,7 @@
 // `npm run bench`: every benchmark, each against a baseline measured in the same run, reported as ratios.
 // The machine is shared and noisy, so absolute figures are context; the ratios are the result.
 import { benchMcp, describeMcp } from './mcp.ts';
+import { benchPgRace, describePgRace } from './pg-race.ts';
 import { benchReplay } from './replay.ts';
 import { benchWalker, WALKER_TARGETS } from './walker.ts';
 
@@ -22,3 +23,5 @@ process.stdout.write(
 );
 const mcp = await benchMcp(Number(process.env['BENCH_MCP_CALLS'] ?? 100), Number(process.env['BENCH_MCP_POOL'] ?? 4));
 process.stdout.write(describeMcp(mcp));
+// Two runners racing on one idempotency key through the shared PostgreSQL journal (issue 21): 0 doubles.
+process.stdout.write(describePgRace(await benchPgRace(Number(process.env['HANDRAIL_BENCH_PG_N'] ?? 100))));
