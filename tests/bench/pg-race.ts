@@ -36,9 +36,10 @@ interface Runner {
 function runner(env: NodeJS.ProcessEnv): Promise<Runner> {
   const child = spawn(process.execPath, ['--import', 'tsx', resolve(ROOT, 'tests/bench/pg-runner.ts')], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
   const lines: string[] = [];
-  const waiting: ((l: string) => void)[] = [];
+  const waiting: { ok: (l: string) => void; fail: (e: Error) => void }[] = [];
   let err = '';
   let buf = '';
+  let gone: Error | null = null;
   child.stderr.on('data', (b: Buffer) => (err += b.toString()));
   child.stdout.on('data', (b: Buffer) => {
     buf += b.toString();
@@ -46,16 +47,20 @@ function runner(env: NodeJS.ProcessEnv): Promise<Runner> {
       const line = buf.slice(0, i);
       buf = buf.slice(i + 1);
       const w = waiting.shift();
-      if (w) w(line);
+      if (w) w.ok(line);
       else lines.push(line);
     }
+  });
+  child.once('close', (code) => {
+    gone = new Error(`a bench runner exited (${code}): ${err.slice(-600)}`);
+    for (const w of waiting.splice(0)) w.fail(gone);
   });
   const line = (): Promise<string> =>
     new Promise((ok, fail) => {
       const l = lines.shift();
       if (l !== undefined) return ok(l);
-      waiting.push(ok);
-      child.once('close', (code) => fail(new Error(`a bench runner exited (${code}): ${err.slice(-600)}`)));
+      if (gone) return fail(gone);
+      waiting.push({ ok, fail });
     });
   return line().then((first) => {
     if (first !== 'ready') throw new Error(`a bench runner said ${first}: ${err.slice(-600)}`);
