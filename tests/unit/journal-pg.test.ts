@@ -105,7 +105,7 @@ describe.skipIf(!HAVE_PG)('the PostgreSQL journal', () => {
     expect(wrong.message).not.toContain(secret);
   });
 
-  it('handrail journal list, show and settle read and settle a key in the database; replay refuses a bad URL before anything', async () => {
+  it('handrail journal list, show and settle, and doctor, read and settle a key in the database; replay refuses a bad URL before anything', async () => {
     const url = await cluster.newDatabase();
     const key = newKey();
     const store = await PgJournalStore.open(url);
@@ -125,6 +125,15 @@ describe.skipIf(!HAVE_PG)('the PostgreSQL journal', () => {
     const show = await handrail(['journal', 'show', key], env);
     expect(show.stdout).toContain('dispatched commit post_hold (run run-x)');
     expect(show.stdout).toContain('status: in_doubt (post_hold dispatched, never observed)');
+    // `handrail doctor` reads the same journals, and a shared journal out of reach makes the machine not ready.
+    const doctor = await handrail(['doctor', '--json'], env);
+    const checks = (JSON.parse(doctor.stdout) as { checks: { name: string; ok: boolean; summary: string; details: string[] }[] }).checks;
+    expect(checks.find((c) => c.name === 'journals')).toMatchObject({ ok: false, summary: expect.stringMatching(/^1 in postgres:\/\/127\.0\.0\.1:\d+\/\w+ · open 0 · committed 0 · in doubt 1/) });
+    const cut = await handrail(['doctor', '--json'], { ...env, HANDRAIL_JOURNAL_URL: `postgres://handrail:${cluster.password}@127.0.0.1:9/gone` });
+    const cutReport = JSON.parse(cut.stdout) as { ready: boolean; checks: { name: string; ok: boolean; summary: string }[] };
+    expect(cutReport.ready).toBe(false);
+    expect(cutReport.checks.find((c) => c.name === 'journals')?.summary).toContain('cannot use the journal database postgres://127.0.0.1:9/gone');
+    expect(`${doctor.stdout}${cut.stdout}${cut.stderr}`).not.toContain(cluster.password);
     const settled = await handrail(['journal', 'settle', key, '--as', 'not-committed', '--by', 'Pat Operator', '--note', 'no hold in the core'], env);
     expect(settled.code).toBe(0);
     expect(JSON.parse(settled.stdout)).toMatchObject({ phase: 'settled', as: 'not_committed', steps: ['post_hold'], via: 'person' });
