@@ -15,9 +15,10 @@ import { surfaces, unreachable, type OpenOptions, type SurfaceDriver, type Surfa
 import { approvalStatus } from './approval.ts';
 import { Replay, type CallCounter, type StepEvent } from './engine/engine.ts';
 import { Evidence, EVIDENCE_KEY_ENV } from './evidence.ts';
-import { Journal, JournalError } from './engine/journal.ts';
-import { intentOf, journalFile, leaseFile, type Intent, type Store } from './intent.ts';
-import { Lease, LeaseError } from './lease.ts';
+import { JournalError } from './engine/journal.ts';
+import { FileJournalStore, JournalStoreError, type JournalStore, type KeyJournal } from './engine/journal-store.ts';
+import { intentOf, type Intent, type Store } from './intent.ts';
+import { LeaseError } from './lease.ts';
 import type { Referee } from './escalate/referee.ts';
 import type { Scout } from './escalate/scout.ts';
 import type { Person } from './escalate/console.ts';
@@ -40,6 +41,11 @@ export interface RunRequest {
   journalPath?: string;
   /** Where journals/<key>.jsonl and locks/<key>.lock live (`storeIn($HANDRAIL_HOME)`). Neither this nor journalPath: no journal. */
   store?: Store;
+  /**
+   * Where every key's journal and lease are kept, behind the port (runner/engine/journal-store.ts): the shared
+   * PostgreSQL journal of HANDRAIL_JOURNAL_URL, say. Wins over `store` and `journalPath`; the caller closes it.
+   */
+  journalStore?: JournalStore;
   /** How long to wait for another process holding the same key before answering BUSY (default 0). */
   lockWaitMs?: number;
   /** Default: runs/<run id> under the working directory. */
@@ -168,7 +174,7 @@ export interface ProbeRunner {
 }
 
 /** Runs the probe under the key's lease and records its conclusion in the journal; returns why it settled nothing. */
-async function settleByProbe(journal: Journal, probe: ProbeRunner, progress?: (line: string) => void): Promise<string | null> {
+async function settleByProbe(journal: KeyJournal, probe: ProbeRunner, progress?: (line: string) => void): Promise<string | null> {
   progress?.(`commit in doubt: running the read-only probe ${probe.card.id}`);
   const r = await probe.run();
   const seen = `${r.word} ${r.code}${r.outcome ? ` (${r.outcome})` : ''}`;
@@ -180,29 +186,32 @@ async function settleByProbe(journal: Journal, probe: ProbeRunner, progress?: (l
   return null;
 }
 
-/** Where a run keeps its journal and lease; undefined when the request asked for neither (no journal). */
-function journalPlace(req: RunRequest, key: string): { file: string; lease: string } | undefined {
-  const { store } = req;
-  if (!req.journalPath && !store) return undefined;
-  const file = resolve(req.journalPath ?? journalFile(store as Store, key));
-  return { file, lease: store ? leaseFile(store, key) : `${file}.${key}.lock` };
+/** Where a run keeps its journals and leases; undefined when the request asked for none (no journal). */
+function journalStoreOf(req: RunRequest): JournalStore | undefined {
+  if (req.journalStore) return req.journalStore;
+  if (!req.journalPath && !req.store) return undefined;
+  return new FileJournalStore({ ...(req.store ? { store: req.store } : {}), ...(req.journalPath ? { file: req.journalPath } : {}) });
 }
 
-type Opened = { journal: Journal; lease: Lease } | { answer: RunResult };
+type Opened = { journal: KeyJournal; release: () => Promise<void> } | { answer: RunResult };
 
 /**
- * The journal answers first: take the key's lease, open (or create) its journal, and answer at once when the key
- * is committed (the recorded receipt), in doubt, damaged or busy — before any network or browser is touched.
+ * The journal answers first: claim the key (its lease, then its journal, created on first use), and answer at once
+ * when the key is committed (the recorded receipt), in doubt, damaged or busy — before any network or browser is touched.
  */
-async function openJournal(req: RunRequest, runId: string, intent: Intent, place: { file: string; lease: string }, masker: Masker): Promise<Opened> {
+async function openJournal(req: RunRequest, runId: string, intent: Intent, store: JournalStore, masker: Masker): Promise<Opened> {
   const card = req.card.id;
-  const decorate = (r: RunResult): RunResult => RunResult.parse({ ...r, key: intent.key, journal: place.file });
-  let got: Awaited<ReturnType<typeof Lease.acquire>>;
+  const decorate = (r: RunResult): RunResult => RunResult.parse({ ...r, key: intent.key, journal: store.whereOf(intent.key) });
+  let got: Awaited<ReturnType<JournalStore['claim']>>;
   try {
-    got = await Lease.acquire(place.lease, { waitMs: req.lockWaitMs ?? 0, what: runId, ...(req.progress ? { log: req.progress } : {}) });
+    got = await store.claim(intent, { waitMs: req.lockWaitMs ?? 0, what: runId, ...(req.progress ? { log: req.progress } : {}) });
   } catch (e) {
-    // The state directory cannot be written: nothing was read or pressed, and retrying will not help until someone looks.
-    if (!(e instanceof LeaseError)) throw e;
+    // The state directory cannot be written, or the shared journal cannot be reached: nothing was read or pressed.
+    if (e instanceof JournalStoreError) return { answer: decorate(resultBeforeRun(card, runId, e.word, e.code, masker.mask(e.message))) };
+    if (e instanceof LeaseError) return { answer: decorate(resultBeforeRun(card, runId, 'FAILED', 'INTERNAL', masker.mask(e.message))) };
+    if (!(e instanceof JournalError)) throw e;
+    if (e.code === 'JOURNAL_DAMAGED') return { answer: decorate(resultBeforeRun(card, runId, 'UNSAFE_TO_RETRY', 'JOURNAL_DAMAGED', masker.mask(e.message))) };
+    if (e.code === 'JOURNAL_KEY_MISMATCH') return { answer: decorate(resultBeforeRun(card, runId, 'REFUSED', 'JOURNAL_KEY_MISMATCH', masker.mask(e.message))) };
     return { answer: decorate(resultBeforeRun(card, runId, 'FAILED', 'INTERNAL', masker.mask(e.message))) };
   }
   if (!got.ok) {
@@ -211,17 +220,7 @@ async function openJournal(req: RunRequest, runId: string, intent: Intent, place
       answer: decorate(resultBeforeRun(card, runId, 'BUSY', 'BUSY', `key ${intent.key} is being run by ${who}; try again later (or pass --wait <ms>)`)),
     };
   }
-  const lease = got.lease;
-  let journal: Journal;
-  try {
-    journal = await Journal.open(place.file, intent);
-  } catch (e) {
-    await lease.release();
-    if (!(e instanceof JournalError)) throw e;
-    if (e.code === 'JOURNAL_DAMAGED') return { answer: decorate(resultBeforeRun(card, runId, 'UNSAFE_TO_RETRY', 'JOURNAL_DAMAGED', masker.mask(e.message))) };
-    if (e.code === 'JOURNAL_KEY_MISMATCH') return { answer: decorate(resultBeforeRun(card, runId, 'REFUSED', 'JOURNAL_KEY_MISMATCH', masker.mask(e.message))) };
-    return { answer: decorate(resultBeforeRun(card, runId, 'FAILED', 'INTERNAL', masker.mask(e.message))) };
-  }
+  const { journal, release } = got;
   let answer = journalAnswer(journal, runId, card);
   if (answer?.code === 'JOURNAL_IN_DOUBT' && journal.status() === 'in_doubt' && req.probe) {
     const inconclusive = await settleByProbe(journal, req.probe, req.progress);
@@ -229,14 +228,14 @@ async function openJournal(req: RunRequest, runId: string, intent: Intent, place
   }
   if (answer) {
     await journal.close();
-    await lease.release();
+    await release();
     return { answer: decorate(answer) };
   }
-  return { journal, lease };
+  return { journal, release };
 }
 
 /** What the journal alone says, or null when the run must go and drive the app. */
-export function journalAnswer(journal: Journal, runId: string, card: string): RunResult | null {
+export function journalAnswer(journal: KeyJournal, runId: string, card: string): RunResult | null {
   const status = journal.status();
   if (status === 'in_doubt') {
     const steps = journal.inDoubt();
@@ -245,7 +244,7 @@ export function journalAnswer(journal: Journal, runId: string, card: string): Ru
       runId,
       'UNSAFE_TO_RETRY',
       'JOURNAL_IN_DOUBT',
-      `the journal ${journal.path} shows commit ${steps.join(', ')} dispatched and never observed: it will not be pressed again until a person (handrail journal settle ${journal.key}) or a read-only probe settles it`,
+      `the journal ${journal.where} shows commit ${steps.join(', ')} dispatched and never observed: it will not be pressed again until a person (handrail journal settle ${journal.key}) or a read-only probe settles it`,
     );
   }
   if (status !== 'committed') return null;
@@ -264,7 +263,7 @@ export function journalAnswer(journal: Journal, runId: string, card: string): Ru
     runId,
     'UNSAFE_TO_RETRY',
     'JOURNAL_IN_DOUBT',
-    `the journal ${journal.path} shows the commit observed, but the run ended before its receipt was written; a person checks the outcome and settles it (handrail journal settle ${journal.key} --as committed)`,
+    `the journal ${journal.where} shows the commit observed, but the run ended before its receipt was written; a person checks the outcome and settles it (handrail journal settle ${journal.key} --as committed)`,
   );
 }
 
@@ -293,16 +292,16 @@ async function runOnce(req: RunRequest): Promise<RunResult> {
   if ('word' in ready) return ready;
   const { masker } = ready;
   const intent = intentOf(req.card, ready.values);
-  const place = journalPlace(req, intent.key);
-  let journal: Journal | null = null;
-  let lease: Lease | null = null;
-  if (place) {
-    req.progress?.(`journal ${place.file} · key ${intent.key}`);
-    const opened = await openJournal(req, runId, intent, place, masker);
+  const store = journalStoreOf(req);
+  let journal: KeyJournal | null = null;
+  let release: (() => Promise<void>) | null = null;
+  if (store) {
+    req.progress?.(`journal ${store.whereOf(intent.key)} · key ${intent.key}`);
+    const opened = await openJournal(req, runId, intent, store, masker);
     if ('answer' in opened) return opened.answer;
-    ({ journal, lease } = opened);
+    ({ journal, release } = opened);
   }
-  const keyed = (r: RunResult): RunResult => (place ? RunResult.parse({ ...r, key: intent.key, journal: place.file }) : r);
+  const keyed = (r: RunResult): RunResult => (store ? RunResult.parse({ ...r, key: intent.key, journal: store.whereOf(intent.key) }) : r);
   try {
     // Cancelled while waiting for the lease or the journal: nothing opened, nothing pressed.
     if (req.signal?.aborted) {
@@ -316,7 +315,7 @@ async function runOnce(req: RunRequest): Promise<RunResult> {
     return result;
   } finally {
     await journal?.close();
-    await lease?.release();
+    await release?.();
   }
 }
 
@@ -324,7 +323,7 @@ async function drive(
   req: RunRequest,
   runId: string,
   ready: { masker: Masker; values: Record<string, string>; entry: string },
-  journal: Journal | null,
+  journal: KeyJournal | null,
   driver: SurfaceDriver,
 ): Promise<RunResult> {
   const { masker } = ready;

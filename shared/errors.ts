@@ -54,6 +54,14 @@ const CODES = {
   JOURNAL_CLOSED: 'FAILED',
   JOURNAL_RECEIPT_NOT_JSON: 'UNSAFE_TO_RETRY',
   JOURNAL_NOT_IN_DOUBT: 'REFUSED',
+  // A shared journal (runner/engine/journal-pg.ts): its lease expired and was taken while this run held the key, so
+  // this run may write nothing more — what it dispatched stays in doubt for the next holder.
+  JOURNAL_LEASE_LOST: 'UNSAFE_TO_RETRY',
+  // HANDRAIL_JOURNAL_URL (runner/journals.ts): a scheme no journal store speaks, a database that cannot be reached,
+  // or one whose journal tables were made by a newer handrail.
+  JOURNAL_URL_UNSUPPORTED: 'REFUSED',
+  JOURNAL_UNREACHABLE: 'RECOVERABLE',
+  JOURNAL_SCHEMA_NEWER: 'REFUSED',
   // The evidence log (runner/evidence.ts).
   EVIDENCE_OTHER_RUN: 'REFUSED',
   EVIDENCE_CORRUPT: 'FAILED',

@@ -7,6 +7,7 @@ import { EXIT_CODE, RunResult } from '../../shared/schema/result.ts';
 import { loadFailpoint } from '../engine/failpoint.ts';
 import { boundInputs, envWithConfig, loadConfig } from '../config.ts';
 import { stateHome, storeIn } from '../intent.ts';
+import { openSharedJournal } from '../journals.ts';
 import { resultBeforeRun, runCapability, type ProbeRunner, type RunRequest } from '../run.ts';
 import { UsageError } from './errors.ts';
 import { openNotebook } from './notebook.ts';
@@ -191,6 +192,12 @@ export async function replayCommand(cardPath: string, flags: ReplayFlags): Promi
   const progress = (line: string): void => void process.stderr.write(`${line}\n`);
   const probe = flags.probe ? await probeFor(loaded.card, cardPath, inputs, { env, open: { headed: Boolean(flags.headed) }, progress, ...(settle ? { settleTimeoutMs: settle } : {}) }) : undefined;
   const trace = flags.trace === undefined ? undefined : resolvePath(flags.trace);
+  // HANDRAIL_JOURNAL_URL: the shared journal many machines answer from (runner/journals.ts); else the file journal.
+  const shared = await openSharedJournal(base);
+  if (shared && flags.journal) {
+    await shared.close();
+    throw new UsageError('--journal names a file, but HANDRAIL_JOURNAL_URL keeps the journals in a database: use one of them');
+  }
   const notebook = await openNotebook(progress, base);
   const drifting = notebook?.drifting(loaded.card.id) ?? [];
   if (drifting.length) {
@@ -210,6 +217,7 @@ export async function replayCommand(cardPath: string, flags: ReplayFlags): Promi
     store: storeIn(stateHome(base)),
     lockWaitMs: wait,
     ...(flags.journal ? { journalPath: flags.journal } : {}),
+    ...(shared ? { journalStore: shared } : {}),
     ...(flags.evidence ? { evidenceDir: flags.evidence } : {}),
     ...(settle ? { settleTimeoutMs: settle } : {}),
     ...(flags.allowUnapproved ? { allowUnapproved: true } : {}),
@@ -218,8 +226,10 @@ export async function replayCommand(cardPath: string, flags: ReplayFlags): Promi
     ...(scout ? { scout } : {}),
     ...(person ? { person } : {}),
     ...(notebook ? { notebook } : {}),
+  }).finally(async () => {
+    notebook?.close();
+    await shared?.close();
   });
-  notebook?.close();
   if (result.unapproved) process.stderr.write('warning: this card ran without an approval bound to its content (--allow-unapproved)\n');
   const fromJournal = result.from_journal ? ' · answered from the journal' : '';
   process.stderr.write(`${result.word} ${result.code}${fromJournal}${result.evidence ? ` · evidence ${result.evidence}` : ''}\n`);

@@ -8,6 +8,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CatalogError, describeCatalog, LiveCatalog } from '../mcp/catalog.ts';
 import { startHttp } from '../mcp/http.ts';
 import { buildMcpServer } from '../mcp/server.ts';
+import { openSharedJournal } from '../journals.ts';
 import { CallService } from '../mcp/service.ts';
 import { bindingProblem } from '../mcp/tools.ts';
 import { UsageError } from './errors.ts';
@@ -109,12 +110,23 @@ export async function serveCommand(dir = 'capabilities', flags: ServeFlags = {})
   err(describeCatalog(dir, live.catalog));
   if (live.served.length === 0) err('handrail serve: no approved card to serve yet; the tool list follows the folder');
   if (Object.keys(bind).length) err(`handrail serve: bound by the server, not asked of the agent: ${Object.keys(bind).join(', ')}`);
+  // HANDRAIL_JOURNAL_URL: one journal for every server behind a load balancer (runner/journals.ts).
+  let shared;
+  try {
+    shared = await openSharedJournal(process.env);
+    if (shared && flags.journalDir) throw new UsageError('--journal-dir names a directory, but HANDRAIL_JOURNAL_URL keeps the journals in a database: use one of them');
+  } catch (e) {
+    live.close();
+    await shared?.close();
+    throw e;
+  }
   // Every call's run goes into the notebook, as a CLI replay's does (drift and calibration read them all).
   const notebook = await openNotebook(err);
   const service = new CallService({
     env: withAllowedEnv(process.env, flags.allowEnv),
     ...(notebook ? { notebook } : {}),
     ...(flags.journalDir ? { journalDir: flags.journalDir } : {}),
+    ...(shared ? { journalStore: shared } : {}),
     ...(flags.evidenceDir ? { evidenceDir: flags.evidenceDir } : {}),
     ...(concurrency ? { concurrency } : {}),
     log: err,

@@ -24,7 +24,7 @@ import { nextControl, nextRung, type AttemptOutcome, type Attempt, type RungName
 import { judge, judgeControl, type ControlQuestion, type Judgement, type Referee, type RefereeQuestion, type ScreenOption } from '../escalate/referee.ts';
 import type { Scout } from '../escalate/scout.ts';
 import { failpoint } from './failpoint.ts';
-import type { Journal } from './journal.ts';
+import type { KeyJournal } from './journal-store.ts';
 import { WriteCheck } from './writes.ts';
 
 export interface ReplayContext {
@@ -41,7 +41,7 @@ export interface ReplayContext {
   attachments?: readonly EvidenceKind[];
   masker: Masker;
   evidence: Evidence;
-  journal: Journal | null;
+  journal: KeyJournal | null;
   /** Progress for people (stderr in the CLI). Already masked when called. */
   progress?: (line: string) => void;
   settleTimeoutMs?: number;

@@ -14,6 +14,7 @@ import { findChromium } from '../browser/chromium.ts';
 import { intentOf, stateHome, storeIn, type Store } from '../intent.ts';
 import { surfaces } from '../surfaces.ts';
 import type { StepEvent } from '../engine/engine.ts';
+import type { JournalStore } from '../engine/journal-store.ts';
 import { newRunId, resultBeforeRun, runCapability, type RunNotebook } from '../run.ts';
 
 export interface ServiceOptions {
@@ -21,6 +22,12 @@ export interface ServiceOptions {
   env: Readonly<Record<string, string | undefined>>;
   /** Journals by key in this directory (leases in <dir>/locks). Default: $HANDRAIL_HOME (see runner/intent.ts). */
   journalDir?: string;
+  /**
+   * Every key's journal and lease behind the port (runner/engine/journal-store.ts), e.g. the shared PostgreSQL
+   * journal of HANDRAIL_JOURNAL_URL, so many servers behind one load balancer press each intent once. Wins over
+   * `journalDir`; closed with the service.
+   */
+  journalStore?: JournalStore;
   /** How long a call waits for another process holding the same key before answering BUSY (default 0). */
   lockWaitMs?: number;
   /** Evidence goes to <evidenceDir>/<run id>. Default runs/. */
@@ -94,7 +101,7 @@ export class CallService {
 
   /** Where the journals live: kept when the server stops, read again when it starts. */
   journalDir(): Promise<string> {
-    return Promise.resolve(this.#store.journals);
+    return Promise.resolve(this.#opts.journalStore?.where ?? this.#store.journals);
   }
 
   #sharedBrowser(): Promise<Browser> {
@@ -262,7 +269,7 @@ export class CallService {
             inputs,
             env: this.#opts.env,
             surface: () => this.#surface(card),
-            store: this.#store,
+            ...(this.#opts.journalStore ? { journalStore: this.#opts.journalStore } : { store: this.#store }),
             ...(this.#opts.lockWaitMs ? { lockWaitMs: this.#opts.lockWaitMs } : {}),
             evidenceDir: resolve(this.#opts.evidenceDir ?? 'runs', runId),
             requireApproved: true,
@@ -293,5 +300,6 @@ export class CallService {
     const b = this.#browser;
     this.#browser = null;
     if (b) await b.then((x) => x.close(), () => undefined);
+    await this.#opts.journalStore?.close();
   }
 }

@@ -106,7 +106,7 @@ export const RunResult = z
     evidence_head: z.string().nullable().optional(),
     /** The idempotency key of the intent this run carried out (card, content hash, identifying inputs). */
     key: z.string().optional(),
-    /** Which journal file answered for the key. */
+    /** Which journal answered for the key: its file, or `postgres://host:port/database` (HANDRAIL_JOURNAL_URL, never its password). */
     journal: z.string().optional(),
     /** The page text of the last screen when the word is not SUCCESS (masked, capped), so a caller reads what the page said. */
     page_text: z.string().optional(),
