@@ -51,6 +51,10 @@ function program(setExit: (code: number) => void): Command {
     .option('--referee <local|claude|none>', 'when no tier names a page, ask this referee which expected screen it is (believed only if the furniture agrees; claude reads ANTHROPIC_API_KEY)')
     .option('--headed', 'show the browser')
     .option('--trace <file.zip>', 'record a Playwright trace (npx playwright show-trace FILE); refused for a card with secret inputs')
+    .option('--inputs <rows.csv>', 'one run per CSV row (the header names the inputs): a receipt per row as JSON lines on stdout, a summary table on stderr')
+    .option('--parallel <n>', 'with --inputs: how many rows run at once, each in its own context of one browser (default 1)')
+    .option('--drain-ms <ms>', 'with --inputs: on SIGINT/SIGTERM, how long running rows may finish before they are cancelled (default 30000)')
+    .option('--browser-ws <url>', 'open contexts in a Playwright browser server (ws://…, e.g. npx playwright launch-server) instead of launching Chromium')
     .action(async (card: string, _flags: unknown, cmd: Cmd) => {
       const { replayCommand } = await import('./replay.ts');
       setExit(await replayCommand(card, cmd.optsWithGlobals<import('./replay.ts').ReplayFlags>()));
