@@ -137,6 +137,7 @@ function program(setExit: (code: number) => void): Command {
     .option('--bind <name=value...>', 'an input the server fills for every call (e.g. operator_id=OP1001): not on the tool\'s schema, never asked of the agent')
     .option('--drain-ms <ms>', 'on SIGTERM/SIGINT, how long calls in flight may finish before they are cancelled (default 30000)')
     .option('--warm', 'start the shared browser at once instead of at the first call')
+    .option('--browser-ws <url>', 'open the calls\' contexts in a Playwright browser server (ws://…) instead of launching Chromium')
     .action(async (dir: string, flags: import('./serve.ts').ServeFlags, cmd: Cmd) => {
       const [{ serveCommand, parseBindings }, { envWithConfig, loadConfig }] = await Promise.all([import('./serve.ts'), import('../config.ts')]);
       // handrail.config.json feeds the server as it feeds replay and verify; each flag wins over its config entry.

@@ -11,6 +11,7 @@ import { findChromium } from '../../runner/browser/chromium.ts';
 import { startBrowser } from '../../runner/browser/remote.ts';
 import { EXIT_CODE } from '../../shared/schema/result.ts';
 import { handrail, type Ran } from './support/cli.ts';
+import { serveChild } from './support/serve.ts';
 
 const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
 const CARD = 'capabilities/plumbline-place-hold.json';
@@ -98,6 +99,9 @@ test('a bad row refuses the whole file before any browser starts, naming row and
   expect(ran.stderr).toMatch(/BAD_ROWS: .*row 2 \(line 3\), column 2 \(share_id\)/);
   expect(ran.stdout).toBe('');
   expect(bank.store.holdFor('400118-S0001').postPresses).toBe(0);
+  const served = await handrail(['serve', 'capabilities', '--browser-ws', 'ws://127.0.0.1:9/'], { ...process.env, HANDRAIL_HOME: home });
+  expect(served.code).toBe(2);
+  expect(served.stderr).toContain('BROWSER_UNREACHABLE');
 });
 
 test.describe('a remote browser', () => {
@@ -128,6 +132,25 @@ test.describe('a remote browser', () => {
     expect(local.stderr).toContain('NO_BROWSER');
   });
 
+  test('serve --browser-ws answers an MCP call in the server\'s browser', async () => {
+    test.setTimeout(120_000);
+    const s = await serveChild(['capabilities', '--evidence-dir', join(scratch, 'serve-runs'), '--browser-ws', server.wsEndpoint()], {
+      ...process.env,
+      HANDRAIL_HOME: home,
+      BASE_URL: bank.url,
+      HANDRAIL_SECRET_PASSWORD: PASSWORD,
+      HANDRAIL_CHROMIUM: join(scratch, 'no-such-chromium'),
+    });
+    try {
+      const r = await s.client.callTool({ name: 'plumbline_place_hold', arguments: { operator_id: 'OP1001', member_number: '400445', share_id: '400445-S0001', reason: 'LEGAL' } });
+      expect(r.structuredContent, s.stderr()).toMatchObject({ word: 'SUCCESS', code: 'OK' });
+      expect(bank.store.holdFor('400445-S0001').postPresses).toBe(1);
+      expect(s.stderr()).toContain('connecting to the browser server at ws://127.0.0.1:');
+    } finally {
+      await s.close();
+    }
+  });
+
   test('a server of another Playwright version is refused by code, before any run', async () => {
     const old = await startBrowser({ wsEndpoint: server.wsEndpoint(), headers: { 'User-Agent': 'Playwright/1.10.0 (x64; test) node/20' } }).then(
       () => null,
@@ -144,4 +167,7 @@ test('an unreachable browser server is BROWSER_UNREACHABLE, and nothing is press
   expect(ran.stderr).toMatch(/BROWSER_UNREACHABLE: cannot reach a Playwright browser server at ws:\/\/127\.0\.0\.1:9\/nobody/);
   expect(ran.stderr).not.toContain('abc123');
   expect(bank.store.holdFor('400118-S0001').postPresses).toBe(0);
+  const served = await handrail(['serve', 'capabilities', '--browser-ws', 'ws://127.0.0.1:9/'], { ...process.env, HANDRAIL_HOME: home });
+  expect(served.code).toBe(2);
+  expect(served.stderr).toContain('BROWSER_UNREACHABLE');
 });
