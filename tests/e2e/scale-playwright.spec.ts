@@ -1,14 +1,13 @@
 // Capabilities as Playwright Test cases in CI: two shards of `npx playwright test -c handrail.playwright.config.ts`
 // split the card's rows between them, each writes JUnit and an HTML report, evidence is attached to every test, a
 // commit card's failing row is not retried even under --retries, and the judge sees each share pressed once.
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { startBank, type Bank } from '../../demo/plumbline/server.ts';
-import type { Ran } from './support/cli.ts';
+import { node, type Ran } from './support/cli.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
@@ -28,19 +27,7 @@ test.afterAll(async () => {
 function playwrightTest(args: readonly string[], env: NodeJS.ProcessEnv): Promise<Ran> {
   // This worker's Playwright variables would make the child think it is one of our workers.
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(PW_|PLAYWRIGHT_|TEST_)/.test(k)));
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [join(ROOT, 'node_modules/@playwright/test/cli.js'), 'test', '-c', 'handrail.playwright.config.ts', ...args], {
-      cwd: ROOT,
-      env: { ...clean, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', fail);
-    child.on('close', (code, signal) => done({ code, signal, stdout, stderr }));
-  });
+  return node([join(ROOT, 'node_modules/@playwright/test/cli.js'), 'test', '-c', 'handrail.playwright.config.ts', ...args], { ...clean, ...env });
 }
 
 const ROWS = [

@@ -104,6 +104,38 @@ test('a bad row refuses the whole file before any browser starts, naming row and
   expect(served.stderr).toContain('BROWSER_UNREACHABLE');
 });
 
+test('SIGTERM drains: rows not started are answered SHUTTING_DOWN and never pressed, the running one finishes', async () => {
+  test.setTimeout(180_000);
+  const shares = ['400118-S0001', '400337-S0001', '400445-S0001', '400500-S0001'];
+  let signalled = false;
+  const ran = await handrail(
+    ['replay', CARD, '--base-url', bank.url, '--input', 'operator_id=OP1001', '--inputs', await rowsFile('drain.csv', shares), '--parallel', '1', '--evidence', join(scratch, 'runs')],
+    { ...process.env, HANDRAIL_HOME: home, HANDRAIL_SECRET_PASSWORD: PASSWORD },
+    undefined,
+    (child) => {
+      // The first row's commit has been pressed (the judge counts it): stop now, while that row still runs.
+      const poll = setInterval(() => {
+        if (bank.store.holdFor('400118-S0001').postPresses > 0) {
+          clearInterval(poll);
+          signalled = true;
+          child.kill('SIGTERM');
+        }
+      }, 20);
+      child.once('close', () => clearInterval(poll));
+    },
+  );
+  expect(signalled).toBe(true);
+  expect(ran.signal).toBeNull();
+  expect(ran.code).toBe(EXIT_CODE.RECOVERABLE);
+  expect(ran.stderr).toContain('SIGTERM: draining');
+  const lines = receipts(ran);
+  expect(lines.map((l) => l.row)).toEqual([1, 2, 3, 4]);
+  expect(lines[0]).toMatchObject({ word: 'SUCCESS' });
+  for (const l of lines.slice(1)) expect(l).toMatchObject({ word: 'RECOVERABLE', code: 'SHUTTING_DOWN' });
+  expect(bank.store.holdFor('400118-S0001').postPresses).toBe(1);
+  for (const share of shares.slice(1)) expect(bank.store.holdFor(share).postPresses).toBe(0);
+});
+
 test.describe('a remote browser', () => {
   let server: BrowserServer;
   test.beforeAll(async () => {

@@ -1,5 +1,5 @@
 // Runs the real `handrail` command as a child process, the way an operator or CI does, and collects what it printed.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { join, resolve as resolvePath } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -15,10 +15,11 @@ const ROOT = resolvePath(import.meta.dirname, '../../..');
 const TSX = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
 const MAIN = join(ROOT, 'runner/cli/main.ts');
 
-/** `handrail <args>` with exactly `env` as its environment (callers spread `process.env` in when they want it), in `cwd` (default the repository). */
-export function handrail(args: readonly string[], env: NodeJS.ProcessEnv, cwd = ROOT): Promise<Ran> {
+/** Runs `node <argv>` with exactly `env` in `cwd` and collects what it printed; `started` is handed the child. */
+export function node(argv: readonly string[], env: NodeJS.ProcessEnv, cwd = ROOT, started?: (child: ChildProcess) => void): Promise<Ran> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, argv, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    started?.(child);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -26,4 +27,12 @@ export function handrail(args: readonly string[], env: NodeJS.ProcessEnv, cwd = 
     child.on('error', reject);
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
+}
+
+/**
+ * `handrail <args>` with exactly `env` as its environment (callers spread `process.env` in when they want it), in `cwd`
+ * (default the repository). `started` is handed the child (its pid: the benchmark samples its process tree).
+ */
+export function handrail(args: readonly string[], env: NodeJS.ProcessEnv, cwd = ROOT, started?: (child: ChildProcess) => void): Promise<Ran> {
+  return node(['--import', TSX, MAIN, ...args], env, cwd, started);
 }
