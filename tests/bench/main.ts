@@ -2,6 +2,7 @@
 // The machine is shared and noisy, so absolute figures are context; the ratios are the result.
 import { benchMcp, describeMcp } from './mcp.ts';
 import { benchReplay } from './replay.ts';
+import { benchScale, describeScale, scaleFromEnv } from './scale.ts';
 import { benchWalker, WALKER_TARGETS } from './walker.ts';
 
 const runs = Number(process.env['BENCH_RUNS'] ?? 15);
@@ -22,3 +23,5 @@ process.stdout.write(
 );
 const mcp = await benchMcp(Number(process.env['BENCH_MCP_CALLS'] ?? 100), Number(process.env['BENCH_MCP_POOL'] ?? 4));
 process.stdout.write(describeMcp(mcp));
+const scale = scaleFromEnv();
+process.stdout.write(describeScale(await benchScale(scale.n, scale.parallel)));
