@@ -303,7 +303,9 @@ async function replayRows(
     log: say,
     run: async (row, signal) => {
       const runId = newRunId();
-      const probe = flags.probe ? await probeFor(card, cardPath, row.inputs, { env: common.env, ...(common.open ? { open: common.open } : {}) }) : undefined;
+      const probe = flags.probe
+        ? await probeFor(card, cardPath, row.inputs, { env: common.env, ...(common.open ? { open: common.open } : {}), ...(common.settleTimeoutMs ? { settleTimeoutMs: common.settleTimeoutMs } : {}) })
+        : undefined;
       return runCapability({
         ...common,
         inputs: row.inputs,

@@ -99,9 +99,13 @@ test('a bad row refuses the whole file before any browser starts, naming row and
   expect(ran.stderr).toMatch(/BAD_ROWS: .*row 2 \(line 3\), column 2 \(share_id\)/);
   expect(ran.stdout).toBe('');
   expect(bank.store.holdFor('400118-S0001').postPresses).toBe(0);
-  const served = await handrail(['serve', 'capabilities', '--browser-ws', 'ws://127.0.0.1:9/'], { ...process.env, HANDRAIL_HOME: home });
-  expect(served.code).toBe(2);
-  expect(served.stderr).toContain('BROWSER_UNREACHABLE');
+  // Flags that name one run's files, or --parallel without rows, are usage errors.
+  const journal = await batch(file, ['--journal', join(scratch, 'one.jsonl')]);
+  expect(journal.code).toBe(2);
+  expect(journal.stderr).toContain('with --inputs every row keeps its own journal');
+  const noRows = await handrail(['replay', CARD, '--parallel', '2'], { ...process.env, HANDRAIL_HOME: home });
+  expect(noRows.code).toBe(2);
+  expect(noRows.stderr).toContain('--parallel runs the rows of --inputs');
 });
 
 test('SIGTERM drains: rows not started are answered SHUTTING_DOWN and never pressed, the running one finishes', async () => {
@@ -193,7 +197,7 @@ test.describe('a remote browser', () => {
   });
 });
 
-test('an unreachable browser server is BROWSER_UNREACHABLE, and nothing is pressed', async () => {
+test('an unreachable browser server is BROWSER_UNREACHABLE for replay and serve, and nothing is pressed', async () => {
   const ran = await batch(await rowsFile('dead.csv', ['400118-S0001']), ['--browser-ws', 'ws://127.0.0.1:9/nobody?token=abc123']);
   expect(ran.code).toBe(2);
   expect(ran.stderr).toMatch(/BROWSER_UNREACHABLE: cannot reach a Playwright browser server at ws:\/\/127\.0\.0\.1:9\/nobody/);
