@@ -140,7 +140,10 @@ export class Batch {
   }
 
   async #start(row: BatchRow): Promise<RunResult> {
-    const p = this.#opts.run(row, this.#abort.signal);
+    // What still escapes a run (a bug, not something a run can meet) is that row's typed receipt, never the batch's end.
+    const p = this.#opts.run(row, this.#abort.signal).catch((e: unknown) =>
+      resultBeforeRun(this.#opts.card, newRunId(), 'FAILED', 'INTERNAL', `row ${row.row}: ${(e instanceof Error ? e.message : String(e)).split('\n')[0] ?? ''}`),
+    );
     this.#running.add(p);
     this.peak = Math.max(this.peak, this.#running.size);
     try {

@@ -296,6 +296,9 @@ async function replayRows(
   const say = (line: string): void => bar.log(line);
   bar.log(`${card.id}: ${rows.length} row${rows.length === 1 ? '' : 's'} from ${flags.inputs ?? ''}, ${parallel} at a time`);
   const evidenceRoot = flags.evidence ?? 'runs';
+  // A card without a usable probe is refused before any row runs, not once per row.
+  const probeBase = { env: common.env, ...(common.open ? { open: common.open } : {}), ...(common.settleTimeoutMs ? { settleTimeoutMs: common.settleTimeoutMs } : {}) };
+  if (flags.probe && rows[0]) await probeFor(card, cardPath, rows[0].inputs, probeBase);
   const batch = new Batch({
     rows,
     parallel,
@@ -303,9 +306,7 @@ async function replayRows(
     log: say,
     run: async (row, signal) => {
       const runId = newRunId();
-      const probe = flags.probe
-        ? await probeFor(card, cardPath, row.inputs, { env: common.env, ...(common.open ? { open: common.open } : {}), ...(common.settleTimeoutMs ? { settleTimeoutMs: common.settleTimeoutMs } : {}) })
-        : undefined;
+      const probe = flags.probe ? await probeFor(card, cardPath, row.inputs, probeBase) : undefined;
       return runCapability({
         ...common,
         inputs: row.inputs,

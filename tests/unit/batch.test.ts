@@ -150,6 +150,17 @@ describe('batch', () => {
     expect(only?.result.word).toBe('RECOVERABLE');
   });
 
+  it('a run that throws is that row\'s FAILED INTERNAL receipt; the other rows still run', async () => {
+    const batch = new Batch({
+      rows: rowsOf(['a', 'b']),
+      parallel: 2,
+      card: card.id,
+      run: (row) => (row.row === 1 ? Promise.reject(new Error('boom\nstack')) : Promise.resolve(receipt('SUCCESS', 1))),
+    });
+    const results = await batch.run();
+    expect(results.map((r) => `${r.result.word} ${r.result.code} ${r.result.message}`)).toEqual(['FAILED INTERNAL row 1: boom', 'SUCCESS OK ']);
+  });
+
   it('exits with the most serious word any row ended on, and tabulates words with p50/p95', () => {
     const rows = rowsOf(['a', 'b', 'c']);
     const of = (words: Word[]): { row: BatchRow; result: RunResult }[] => words.map((w, i) => ({ row: rows[i] as BatchRow, result: receipt(w, (i + 1) * 1000) }));
