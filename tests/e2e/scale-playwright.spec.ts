@@ -2,26 +2,15 @@
 // split the card's rows between them, each writes JUnit and an HTML report, evidence is attached to every test, a
 // commit card's failing row is not retried even under --retries, and the judge sees each share pressed once.
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { startBank, type Bank } from '../../demo/plumbline/server.ts';
+import { bankScene } from './support/bank.ts';
 import { node, type Ran } from './support/cli.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
-let bank: Bank;
-let scratch: string;
-
-test.beforeAll(async () => {
-  bank = await startBank({ port: 0, operatorPassword: PASSWORD });
-  scratch = await mkdtemp(join(tmpdir(), 'handrail-ci-'));
-});
-test.afterAll(async () => {
-  await bank?.close();
-  await rm(scratch, { recursive: true, force: true });
-});
+const scene = bankScene('handrail-ci-', PASSWORD);
 
 /** `npx playwright test -c handrail.playwright.config.ts <args>` as CI runs it, outside this test run's own settings. */
 function playwrightTest(args: readonly string[], env: NodeJS.ProcessEnv): Promise<Ran> {
@@ -40,18 +29,18 @@ const ROWS = [
 
 test('two shards split the rows; JUnit and HTML come from Playwright Test; evidence attached; a commit card never retries', async () => {
   test.setTimeout(300_000);
-  const cards = join(scratch, 'cards');
+  const cards = join(scene.scratch, 'cards');
   await mkdir(cards);
   await copyFile(join(ROOT, 'capabilities/plumbline-place-hold.json'), join(cards, 'place-hold.json'));
   await writeFile(join(cards, 'place-hold.inputs.csv'), ['operator_id,member_number,share_id,reason', ...ROWS.map(([m, s]) => `OP1001,${m},${s},LEGAL`)].join('\n'));
   const shard = async (i: number): Promise<{ ran: Ran; junit: string; out: string; html: string }> => {
-    const junit = join(scratch, `junit-${i}.xml`);
-    const html = join(scratch, `html-${i}`);
-    const out = join(scratch, `out-${i}`);
+    const junit = join(scene.scratch, `junit-${i}.xml`);
+    const html = join(scene.scratch, `html-${i}`);
+    const out = join(scene.scratch, `out-${i}`);
     const ran = await playwrightTest([`--shard=${i}/2`, '--reporter=junit,html', '--retries=2', '--workers=1', '--output', out], {
       HANDRAIL_CARDS: cards,
-      HANDRAIL_HOME: join(scratch, `home-${i}`),
-      BASE_URL: bank.url,
+      HANDRAIL_HOME: join(scene.scratch, `home-${i}`),
+      BASE_URL: scene.bank.url,
       HANDRAIL_SECRET_PASSWORD: PASSWORD,
       PLAYWRIGHT_JUNIT_OUTPUT_FILE: junit,
       PLAYWRIGHT_HTML_OUTPUT_DIR: html,
@@ -84,7 +73,7 @@ test('two shards split the rows; JUnit and HTML come from Playwright Test; evide
     expect((await readFile(join(s.html, 'index.html'), 'utf8')).length).toBeGreaterThan(1000);
   }
   // The judge: every share pressed exactly once; the already-held one keeps its seeded hold (the bank said so).
-  for (const [, share] of ROWS) expect(bank.store.holdFor(share ?? '').postPresses).toBe(1);
-  expect(bank.store.holdFor('400226-S0002')).toMatchObject({ held: true, confirmation: 'HX-226002' });
+  for (const [, share] of ROWS) expect(scene.bank.store.holdFor(share ?? '').postPresses).toBe(1);
+  expect(scene.bank.store.holdFor('400226-S0002')).toMatchObject({ held: true, confirmation: 'HX-226002' });
   expect(one.ran.stdout + one.ran.stderr + two.ran.stdout + two.ran.stderr + one.junit + two.junit).not.toContain(PASSWORD);
 });
