@@ -115,6 +115,11 @@ const CODES = {
   // `handrail observe`.
   BAD_URL: 'REFUSED',
   UNREACHABLE: 'RECOVERABLE',
+  // `--browser-ws` (runner/browser/remote.ts): no browser server there, or one of another Playwright version.
+  BROWSER_UNREACHABLE: 'RECOVERABLE',
+  BROWSER_VERSION_MISMATCH: 'REFUSED',
+  // `replay --inputs` (runner/batch.ts): a rows file that cannot be run as written.
+  BAD_ROWS: 'REFUSED',
 } as const satisfies Record<Code, Word> & Record<string, Word>;
 
 export type ErrorCode = keyof typeof CODES;

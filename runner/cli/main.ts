@@ -53,6 +53,10 @@ function program(setExit: (code: number) => void): Command {
     .option('--console-timeout <ms>', 'how long the console waits for a person before the run goes on without one (default 600000)')
     .option('--headed', 'show the browser')
     .option('--trace <file.zip>', 'record a Playwright trace (npx playwright show-trace FILE); refused for a card with secret inputs')
+    .option('--inputs <rows.csv>', 'one run per CSV row (the header names the inputs): a receipt per row as JSON lines on stdout, a summary table on stderr')
+    .option('--parallel <n>', 'with --inputs: how many rows run at once, each in its own context of one browser (default 1)')
+    .option('--drain-ms <ms>', 'with --inputs: on SIGINT/SIGTERM, how long running rows may finish before they are cancelled (default 30000)')
+    .option('--browser-ws <url>', 'open contexts in a Playwright browser server (ws://…, e.g. npx playwright launch-server) instead of launching Chromium')
     .action(async (card: string, _flags: unknown, cmd: Cmd) => {
       const { replayCommand } = await import('./replay.ts');
       setExit(await replayCommand(card, cmd.optsWithGlobals<import('./replay.ts').ReplayFlags>()));
@@ -136,6 +140,7 @@ function program(setExit: (code: number) => void): Command {
     .option('--bind <name=value...>', 'an input the server fills for every call (e.g. operator_id=OP1001): not on the tool\'s schema, never asked of the agent')
     .option('--drain-ms <ms>', 'on SIGTERM/SIGINT, how long calls in flight may finish before they are cancelled (default 30000)')
     .option('--warm', 'start the shared browser at once instead of at the first call')
+    .option('--browser-ws <url>', 'open the calls\' contexts in a Playwright browser server (ws://…) instead of launching Chromium')
     .action(async (dir: string, flags: import('./serve.ts').ServeFlags, cmd: Cmd) => {
       const [{ serveCommand, parseBindings }, { envWithConfig, loadConfig }] = await Promise.all([import('./serve.ts'), import('../config.ts')]);
       // handrail.config.json feeds the server as it feeds replay and verify; each flag wins over its config entry.

@@ -35,6 +35,8 @@ export interface ServeFlags {
   drainMs?: string | number;
   /** Start the shared browser at once rather than at the first call. */
   warm?: boolean;
+  /** Open the calls' contexts in this Playwright browser server (connected at start: a dead one is refused at once). */
+  browserWs?: string;
 }
 
 /** Anything that would print to stdout goes to stderr instead: over stdio a stray line corrupts the protocol. */
@@ -129,10 +131,19 @@ export async function serveCommand(dir = 'capabilities', flags: ServeFlags = {})
     ...(shared ? { journalStore: shared } : {}),
     ...(flags.evidenceDir ? { evidenceDir: flags.evidenceDir } : {}),
     ...(concurrency ? { concurrency } : {}),
+    ...(flags.browserWs ? { browserWs: flags.browserWs } : {}),
     log: err,
   });
   err(`handrail serve: journals in ${await service.journalDir()}`);
-  if (flags.warm) service.warm().catch((e: unknown) => err(`handrail serve: the browser did not start: ${(e as Error).message}`));
+  if (flags.browserWs) {
+    try {
+      await service.warm();
+    } catch (e) {
+      live.close();
+      await service.close();
+      throw e;
+    }
+  } else if (flags.warm) service.warm().catch((e: unknown) => err(`handrail serve: the browser did not start: ${(e as Error).message}`));
 
   let finish: (code: number) => void = () => undefined;
   const done = new Promise<number>((r) => (finish = r));

@@ -5,12 +5,11 @@
 // are kept out by the key's lease (runner/lease.ts).
 import { join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { chromium } from 'playwright-core';
 import { KeyedLock, Semaphore } from '../../shared/lock.ts';
 import type { Capability } from '../../shared/schema/capability.ts';
 import { RunResult } from '../../shared/schema/result.ts';
 import type { Surface } from '../../shared/surface.ts';
-import { findChromium } from '../browser/chromium.ts';
+import { shownEndpoint, startBrowser } from '../browser/remote.ts';
 import { intentOf, stateHome, storeIn, type Store } from '../intent.ts';
 import { surfaces } from '../surfaces.ts';
 import type { StepEvent } from '../engine/engine.ts';
@@ -40,6 +39,8 @@ export interface ServiceOptions {
   surfaceFactory?: () => Promise<Surface>;
   /** Run history: every call's run is recorded (runner/notebook.ts), like a CLI replay's. */
   notebook?: RunNotebook;
+  /** A Playwright browser server to open the calls' contexts in instead of launching Chromium (`serve --browser-ws`). */
+  browserWs?: string;
   log?: (line: string) => void;
 }
 
@@ -118,10 +119,11 @@ export class CallService {
   #launch(): Promise<Browser> {
     if (this.#closed) return Promise.reject(new Error('the server is shutting down'));
     this.browserLaunches++;
-    this.#log('starting the shared Chromium (one context per call)');
+    const remote = this.#opts.browserWs;
+    this.#log(remote ? `connecting to the browser server at ${shownEndpoint(remote)} (one context per call)` : 'starting the shared Chromium (one context per call)');
     // The server decides when its browser closes: Playwright's default would close it on the first SIGTERM, under
-    // the calls the graceful stop is letting finish.
-    const p = chromium.launch({ ...findChromium().launchOptions, headless: true, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false });
+    // the calls the graceful stop is letting finish (runner/browser/remote.ts launches it so).
+    const p = startBrowser(remote ? { wsEndpoint: remote } : {});
     this.#browser = p;
     return p;
   }

@@ -4,6 +4,7 @@ import { benchAuthor, describeAuthor } from './author.ts';
 import { benchMcp, describeMcp } from './mcp.ts';
 import { benchPgRace, describePgRace } from './pg-race.ts';
 import { benchReplay } from './replay.ts';
+import { benchScale, describeScale, scaleFromEnv } from './scale.ts';
 import { benchWalker, WALKER_TARGETS } from './walker.ts';
 
 const runs = Number(process.env['BENCH_RUNS'] ?? 15);
@@ -27,3 +28,5 @@ const mcp = await benchMcp(Number(process.env['BENCH_MCP_CALLS'] ?? 100), Number
 process.stdout.write(describeMcp(mcp));
 // Two runners racing on one idempotency key through the shared PostgreSQL journal (issue 21): 0 doubles.
 process.stdout.write(describePgRace(await benchPgRace(Number(process.env['HANDRAIL_BENCH_PG_N'] ?? 100))));
+const scale = scaleFromEnv();
+process.stdout.write(describeScale(await benchScale(scale.n, scale.parallel)));
