@@ -50,6 +50,18 @@ export function procStart(pid: number): string | null {
   }
 }
 
+/** Who holds a lease taken now by this process (a fresh nonce each time): the file lease and the PostgreSQL one alike. */
+export function leaseInfoOfThisProcess(what: string): LeaseInfo {
+  return {
+    pid: process.pid,
+    host: hostname(),
+    proc_start: procStart(process.pid),
+    started: new Date().toISOString(),
+    nonce: randomBytes(8).toString('hex'),
+    what,
+  };
+}
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -106,14 +118,7 @@ export class Lease {
     }
     const deadline = Date.now() + Math.max(0, opts.waitMs ?? 0);
     for (;;) {
-      const info: LeaseInfo = {
-        pid: process.pid,
-        host: hostname(),
-        proc_start: procStart(process.pid),
-        started: new Date().toISOString(),
-        nonce: randomBytes(8).toString('hex'),
-        what: opts.what,
-      };
+      const info = leaseInfoOfThisProcess(opts.what);
       if (await createExclusive(abs, JSON.stringify(info) + '\n')) return { ok: true, lease: new Lease(abs, info) };
       const seen = await readLease(abs);
       if (seen) {

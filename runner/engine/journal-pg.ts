@@ -15,11 +15,9 @@
 // A lease is renewed every third of its length while held. It is taken over when it has expired (the holder froze,
 // crashed on another machine or lost the network), or at once when its holder is provably gone on this same host
 // (runner/lease.ts `staleReason`: the pid is dead or reused), exactly as a file lease is broken.
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import pg from 'pg';
 import { Lock } from '../../shared/lock.ts';
-import { LeaseInfo, procStart, staleReason } from '../lease.ts';
+import { leaseInfoOfThisProcess, LeaseInfo, staleReason } from '../lease.ts';
 import { JournalError, JournalState, SealedJournal, seal, verifyJournal, type Body, type JournalIntent, type JournalRecord } from './journal.ts';
 import { JournalStoreError, type Claim, type ClaimOptions, type JournalStore, type KeyRead } from './journal-store.ts';
 
@@ -153,14 +151,7 @@ export class PgJournalStore implements JournalStore {
   async claim(intent: JournalIntent, opts: ClaimOptions): Promise<Claim> {
     const deadline = Date.now() + Math.max(0, opts.waitMs);
     for (;;) {
-      const info: LeaseInfo = {
-        pid: process.pid,
-        host: hostname(),
-        proc_start: procStart(process.pid),
-        started: new Date().toISOString(),
-        nonce: randomBytes(8).toString('hex'),
-        what: opts.what,
-      };
+      const info = leaseInfoOfThisProcess(opts.what);
       let got: { ok: true; read: KeyRead } | { ok: false; holder: LeaseInfo | null };
       try {
         got = await this.#tx((c) => this.#take(c, intent, info, opts.log));
