@@ -50,7 +50,8 @@ export function createInPage(doc: Document): InPage {
         const ref = `c${i}`;
         byRef.set(ref, el);
         refOf.set(el, ref);
-        return { ref, ...control };
+        control.ref = ref;
+        return control;
       });
       return { url: walked.url, title: walked.title, controls, paths: walked.paths, text: walked.text, busy: isBusy(doc) };
     },

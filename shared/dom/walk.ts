@@ -6,7 +6,7 @@ import { accessibleName, normalize } from './name.ts';
 import { roleOf } from './role.ts';
 import { isHeaderRow, newRowCache, plainText, rowKey, rowKind, type RowCache } from './rows.ts';
 import { isDisabled } from './state.ts';
-import { isHiddenForAria, isIgnoredTag, type DomCache } from './style.ts';
+import { isHiddenForAria, isIgnoredTag, styleOf, type DomCache } from './style.ts';
 
 /** The closed vocabulary per role (docs/ARCHITECTURE.md "The six verbs"); a role missing here is not a control. */
 export const VERBS_BY_ROLE: Readonly<Record<string, readonly Verb[]>> = {
@@ -63,7 +63,9 @@ const OPAQUE = new Set(['SELECT', 'TEXTAREA', 'DATALIST', 'OPTION', 'SVG', 'svg'
 
 export interface WalkedControl {
   el: Element;
-  control: Omit<Control, 'ref'>;
+  /** `ref` is '' here: the caller numbers the controls. It comes first so the caller fills it in place, and the
+   *  control's keys keep the order an observation has always had (docs/ARCHITECTURE.md "The walker"). */
+  control: Control;
 }
 
 export interface Walked {
@@ -76,6 +78,8 @@ export interface Walked {
 
 interface Ctx {
   ancestors: string[];
+  /** `ancestors` joined as a path's prefix ('table>row>'), made once where the chain grows, not once per path. */
+  chain: string;
   scope: ScopeLink[];
   /** Nearest row (shared/dom/rows.ts), for the row scope link. */
   row: Element | null;
@@ -167,9 +171,10 @@ function cellAtColumn(tr: Element, col: number): Element | null {
  * Whether the field hides what is typed into it: a password input, or a field styled not to display its text
  * (`-webkit-text-security`, the non-standard property browsers honour). Secrets may be typed only into these.
  */
-function isSecretField(el: Element): boolean {
+function isSecretField(c: DomCache, el: Element): boolean {
   if (el.tagName === 'INPUT' && (el as HTMLInputElement).type === 'password') return true;
-  const security = (getComputedStyle(el) as CSSStyleDeclaration & { webkitTextSecurity?: string }).webkitTextSecurity;
+  // The walk's cached computed style (shared/dom/style.ts): a live declaration, so the same answer as a fresh one.
+  const security = (styleOf(c, el) as (CSSStyleDeclaration & { webkitTextSecurity?: string }) | undefined)?.webkitTextSecurity;
   return security !== undefined && security !== '' && security !== 'none';
 }
 
@@ -240,12 +245,12 @@ export function walkDocument(doc: Document, c: DomCache): Walked {
   const rows: RowCache = newRowCache();
   const modal = activeModal(doc, c);
   const dataTables = new Map<Element, boolean>();
+  const disabled = new Map<Element, boolean>();
   const title = normalize(doc.title);
   if (title) paths.add(`title '${maskData(title)}'`);
 
   const addPath = (ctx: Ctx, role: string, label: string) => {
-    const chain = ctx.ancestors.length ? `${ctx.ancestors.join('>')}>` : '';
-    paths.add(label ? `${chain}${role} '${maskData(label)}'` : `${chain}${role}`);
+    paths.add(label ? `${ctx.chain}${role} '${maskData(label)}'` : `${ctx.chain}${role}`);
   };
   const visible = (el: Element) => !isHiddenForAria(c, el);
 
@@ -263,7 +268,8 @@ export function walkDocument(doc: Document, c: DomCache): Walked {
     } else if (verbs) {
       if (visible(el)) {
         const name = accessibleName(c, el);
-        const control: Omit<Control, 'ref'> = {
+        const control: Control = {
+          ref: '',
           role,
           name,
           verbs: [...verbs],
@@ -277,8 +283,8 @@ export function walkDocument(doc: Document, c: DomCache): Walked {
           if (hint) control.hint = hint;
         }
         Object.assign(control, controlValue(el, role), controlState(el, role));
-        if (isDisabled(el)) control.disabled = true;
-        if (isSecretField(el)) control.secret = true;
+        if (isDisabled(el, disabled)) control.disabled = true;
+        if (isSecretField(c, el)) control.secret = true;
         controls.push({ el, control });
         // Furniture: buttons and labelled fields always; links only outside data rows (there they are data).
         let label: string;
@@ -305,7 +311,7 @@ export function walkDocument(doc: Document, c: DomCache): Walked {
     let next = ctx;
     const structural = chainRole(el, role);
     if (structural) {
-      next = { ...ctx, ancestors: [...ctx.ancestors, structural] };
+      next = { ...ctx, ancestors: [...ctx.ancestors, structural], chain: `${ctx.chain}${structural}>` };
       const scopeRole = SCOPE_ROLE[role];
       if (scopeRole) {
         const name = accessibleName(c, el);
@@ -331,7 +337,8 @@ export function walkDocument(doc: Document, c: DomCache): Walked {
         next.dataRow = ctx.dataTable && !header;
       }
     }
-    if (tag !== 'TR') {
+    // Only a TR, an ARIA row or a list item can be a row (rows.ts rowKind); a TR was handled above.
+    if (tag !== 'TR' && (role === 'row' || role === 'listitem')) {
       const kind = rowKind(c, rows, el);
       // An ARIA row is data, as a data table's row is; a list item keeps its list's furniture rules.
       // A row that names nothing (a list item holding only a link) leaves the outer row in charge.
@@ -348,7 +355,7 @@ export function walkDocument(doc: Document, c: DomCache): Walked {
   };
 
   const root = doc.documentElement;
-  if (root) visit(root, { ancestors: [], scope: [], row: null, blocked: modal !== null, dataRow: false, dataTable: false });
+  if (root) visit(root, { ancestors: [], chain: '', scope: [], row: null, blocked: modal !== null, dataRow: false, dataTable: false });
   const body = doc.body;
   const text = body && body.tagName !== 'FRAMESET' ? normalize(body.innerText) : '';
   return { controls, paths: [...paths].sort(), text, title, url: doc.URL };
