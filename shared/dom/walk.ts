@@ -74,6 +74,12 @@ export interface Walked {
   text: string;
   title: string;
   url: string;
+  /** Every element the walk entered that hosts an open shadow root, in any tree. */
+  shadowHosts: Element[];
+  /** Elements the walk did not enter (with their subtrees): hidden, ignored or opaque content, a host's light
+   *  children, a filled slot's fallback. With `shadowHosts` they let the busy check reach every shadow root without
+   *  a second pass over the document (shared/dom/index.ts isBusy). */
+  unwalked: Element[];
 }
 
 interface Ctx {
@@ -254,10 +260,21 @@ export function walkDocument(doc: Document, c: DomCache): Walked {
   };
   const visible = (el: Element) => !isHiddenForAria(c, el);
 
+  const shadowHosts: Element[] = [];
+  const unwalked: Element[] = [];
+
   const visit = (el: Element, ctx: Ctx): void => {
-    if (isIgnoredTag(el)) return;
+    if (isIgnoredTag(el)) {
+      unwalked.push(el);
+      return;
+    }
     // aria-hidden="true" removes the whole subtree (WAI-ARIA 1.2 §6.6 aria-hidden).
-    if ((el.getAttribute('aria-hidden') || '').toLowerCase() === 'true') return;
+    if ((el.getAttribute('aria-hidden') || '').toLowerCase() === 'true') {
+      unwalked.push(el);
+      return;
+    }
+    const shadow = el.shadowRoot;
+    if (shadow) shadowHosts.push(el);
     if (el === modal) ctx = { ...ctx, blocked: false };
     if (el.hasAttribute('inert')) ctx = { ...ctx, blocked: true };
     const tag = el.tagName;
@@ -307,7 +324,11 @@ export function walkDocument(doc: Document, c: DomCache): Walked {
       addPath(ctx, 'frame', el.getAttribute('name') || el.getAttribute('title') || '');
     }
 
-    if (OPAQUE.has(tag)) return;
+    if (OPAQUE.has(tag)) {
+      // None of these can host a shadow root (DOM §4.2.14 attachShadow), so the element stands for its subtree.
+      unwalked.push(el);
+      return;
+    }
     let next = ctx;
     const structural = chainRole(el, role);
     if (structural) {
@@ -349,15 +370,19 @@ export function walkDocument(doc: Document, c: DomCache): Walked {
     // its children, and a slot's assigned elements (else its fallback content) in place of the slot.
     // A slot with assigned text only renders that text, not its fallback.
     const slotted = tag === 'SLOT' && (el as HTMLSlotElement).assignedNodes().length > 0;
-    if (slotted) for (const ch of (el as HTMLSlotElement).assignedElements()) visit(ch, next);
-    else if (el.shadowRoot) for (let ch = el.shadowRoot.firstElementChild; ch; ch = ch.nextElementSibling) visit(ch, next);
-    else for (let ch = el.firstElementChild; ch; ch = ch.nextElementSibling) visit(ch, next);
+    if (slotted) {
+      for (const ch of (el as HTMLSlotElement).assignedElements()) visit(ch, next);
+      unwalked.push(el);
+    } else if (shadow) {
+      for (let ch = shadow.firstElementChild; ch; ch = ch.nextElementSibling) visit(ch, next);
+      for (let ch = el.firstElementChild; ch; ch = ch.nextElementSibling) unwalked.push(ch);
+    } else for (let ch = el.firstElementChild; ch; ch = ch.nextElementSibling) visit(ch, next);
   };
 
   const root = doc.documentElement;
   if (root) visit(root, { ancestors: [], chain: '', scope: [], row: null, blocked: modal !== null, dataRow: false, dataTable: false });
   const body = doc.body;
   const text = body && body.tagName !== 'FRAMESET' ? normalize(body.innerText) : '';
-  return { controls, paths: [...paths].sort(), text, title, url: doc.URL };
+  return { controls, paths: [...paths].sort(), text, title, url: doc.URL, shadowHosts, unwalked };
 }
 

@@ -101,7 +101,12 @@ async function plumblineScreens(page: Page): Promise<WalkerGolden[]> {
 async function caseDeskScreens(page: Page): Promise<WalkerGolden[]> {
   const out: WalkerGolden[] = [];
   const desk = await startCaseDesk({ port: 0, delayMs: [0, 0], seed: 1 });
-  const snap = async (name: string) => out.push({ file: `casedesk-${name}.json`, text: await observed(page, [[desk.url, 'http://casedesk.test']]) });
+  // The row actions show on hover; Chromium re-evaluates :hover a moment after a layout change, so unless a screen
+  // is about hovering, the mouse is parked on the header first and the screen does not depend on that moment.
+  const snap = async (name: string, hovering = false) => {
+    if (!hovering) await page.mouse.move(0, 0);
+    out.push({ file: `casedesk-${name}.json`, text: await observed(page, [[desk.url, 'http://casedesk.test']]) });
+  };
   const idle = () => page.getByRole('progressbar', { name: 'Loading' }).waitFor({ state: 'hidden' });
   try {
     await page.goto(`${desk.url}/`);
@@ -121,7 +126,7 @@ async function caseDeskScreens(page: Page): Promise<WalkerGolden[]> {
     await snap('cases');
     const row = cases.getByRole('listitem').filter({ hasText: 'C-1003' });
     await row.hover();
-    await snap('row-hover');
+    await snap('row-hover', true);
     await row.getByRole('button', { name: 'Assign case' }).click();
     const panel = page.getByRole('region', { name: /Assign C-1003/ });
     await panel.getByRole('combobox', { name: 'Assignee' }).click();
