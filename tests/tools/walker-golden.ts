@@ -10,7 +10,7 @@ import { startBank } from '../../demo/plumbline/server.ts';
 import { observePage } from '../../runner/browser/observe.ts';
 import { generatePage } from '../bench/walker.ts';
 import { serveFixtures } from '../fixtures/server.ts';
-import { observationText } from './golden.ts';
+import { observationText, waitFor } from './golden.ts';
 
 const here = (rel: string): string => fileURLToPath(new URL(rel, import.meta.url));
 const FIXTURES = here('../fixtures/');
@@ -144,14 +144,6 @@ async function caseDeskScreens(page: Page): Promise<WalkerGolden[]> {
     await desk.close();
   }
   return out;
-}
-
-async function waitFor(ok: () => boolean, ms = 10_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > until) throw new Error('PLUMBLINE did not reach the inquiry screen after sign-on');
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /** Every walker golden, each scene in a fresh context of `browser` (so no cookie or focus carries over). */
