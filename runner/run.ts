@@ -9,16 +9,19 @@ import { ALLOW_ENV_VAR, blanksIn, envForCard, fillBlanks, UnboundBlankError } fr
 import type { Capability, Probe } from '../shared/schema/capability.ts';
 import { RETRYABLE, RunResult, type Word } from '../shared/schema/result.ts';
 import { Masker, SecretError } from '../shared/secrets.ts';
-import type { Surface } from '../shared/surface.ts';
+import { SurfaceError, type Surface } from '../shared/surface.ts';
+import { wordOf } from '../shared/errors.ts';
 import { surfaces, unreachable, type OpenOptions, type SurfaceDriver, type SurfaceRegistry } from './surfaces.ts';
 import { approvalStatus } from './approval.ts';
 import { Replay, type CallCounter, type StepEvent } from './engine/engine.ts';
 import { Evidence, EVIDENCE_KEY_ENV } from './evidence.ts';
-import { Journal, JournalError } from './engine/journal.ts';
-import { intentOf, journalFile, leaseFile, type Intent, type Store } from './intent.ts';
-import { Lease, LeaseError } from './lease.ts';
+import { JournalError } from './engine/journal.ts';
+import { FileJournalStore, JournalStoreError, type JournalStore, type KeyJournal } from './engine/journal-store.ts';
+import { intentOf, type Intent, type Store } from './intent.ts';
+import { LeaseError } from './lease.ts';
 import type { Referee } from './escalate/referee.ts';
 import type { Scout } from './escalate/scout.ts';
+import type { Person } from './escalate/console.ts';
 
 export interface RunRequest {
   card: Capability;
@@ -38,6 +41,11 @@ export interface RunRequest {
   journalPath?: string;
   /** Where journals/<key>.jsonl and locks/<key>.lock live (`storeIn($HANDRAIL_HOME)`). Neither this nor journalPath: no journal. */
   store?: Store;
+  /**
+   * Where every key's journal and lease are kept, behind the port (runner/engine/journal-store.ts): the shared
+   * PostgreSQL journal of HANDRAIL_JOURNAL_URL, say. Wins over `store` and `journalPath`; the caller closes it.
+   */
+  journalStore?: JournalStore;
   /** How long to wait for another process holding the same key before answering BUSY (default 0). */
   lockWaitMs?: number;
   /** Default: runs/<run id> under the working directory. */
@@ -56,6 +64,13 @@ export interface RunRequest {
   referee?: Referee;
   /** The escalation ladder's scout (runner/escalate/scout.ts). */
   scout?: Scout;
+  /** The escalation ladder's person: a console on 127.0.0.1 (runner/escalate/console.ts, `--console`). */
+  person?: Person;
+  /**
+   * Run history (runner/notebook.ts): every run that comes through here — a CLI replay, an MCP call, a verify plate —
+   * is recorded once it has its receipt. History, not safety: a notebook that fails is said and the word stands.
+   */
+  notebook?: RunNotebook;
   quietMs?: number;
   /** With `--probe`: the read-only probe that may settle an in-doubt commit of this card by itself. */
   probe?: ProbeRunner;
@@ -159,7 +174,7 @@ export interface ProbeRunner {
 }
 
 /** Runs the probe under the key's lease and records its conclusion in the journal; returns why it settled nothing. */
-async function settleByProbe(journal: Journal, probe: ProbeRunner, progress?: (line: string) => void): Promise<string | null> {
+async function settleByProbe(journal: KeyJournal, probe: ProbeRunner, progress?: (line: string) => void): Promise<string | null> {
   progress?.(`commit in doubt: running the read-only probe ${probe.card.id}`);
   const r = await probe.run();
   const seen = `${r.word} ${r.code}${r.outcome ? ` (${r.outcome})` : ''}`;
@@ -171,29 +186,32 @@ async function settleByProbe(journal: Journal, probe: ProbeRunner, progress?: (l
   return null;
 }
 
-/** Where a run keeps its journal and lease; undefined when the request asked for neither (no journal). */
-function journalPlace(req: RunRequest, key: string): { file: string; lease: string } | undefined {
-  const { store } = req;
-  if (!req.journalPath && !store) return undefined;
-  const file = resolve(req.journalPath ?? journalFile(store as Store, key));
-  return { file, lease: store ? leaseFile(store, key) : `${file}.${key}.lock` };
+/** Where a run keeps its journals and leases; undefined when the request asked for none (no journal). */
+function journalStoreOf(req: RunRequest): JournalStore | undefined {
+  if (req.journalStore) return req.journalStore;
+  if (!req.journalPath && !req.store) return undefined;
+  return new FileJournalStore({ ...(req.store ? { store: req.store } : {}), ...(req.journalPath ? { file: req.journalPath } : {}) });
 }
 
-type Opened = { journal: Journal; lease: Lease } | { answer: RunResult };
+type Opened = { journal: KeyJournal; release: () => Promise<void> } | { answer: RunResult };
 
 /**
- * The journal answers first: take the key's lease, open (or create) its journal, and answer at once when the key
- * is committed (the recorded receipt), in doubt, damaged or busy — before any network or browser is touched.
+ * The journal answers first: claim the key (its lease, then its journal, created on first use), and answer at once
+ * when the key is committed (the recorded receipt), in doubt, damaged or busy — before any network or browser is touched.
  */
-async function openJournal(req: RunRequest, runId: string, intent: Intent, place: { file: string; lease: string }, masker: Masker): Promise<Opened> {
+async function openJournal(req: RunRequest, runId: string, intent: Intent, store: JournalStore, masker: Masker): Promise<Opened> {
   const card = req.card.id;
-  const decorate = (r: RunResult): RunResult => RunResult.parse({ ...r, key: intent.key, journal: place.file });
-  let got: Awaited<ReturnType<typeof Lease.acquire>>;
+  const decorate = (r: RunResult): RunResult => RunResult.parse({ ...r, key: intent.key, journal: store.whereOf(intent.key) });
+  let got: Awaited<ReturnType<JournalStore['claim']>>;
   try {
-    got = await Lease.acquire(place.lease, { waitMs: req.lockWaitMs ?? 0, what: runId, ...(req.progress ? { log: req.progress } : {}) });
+    got = await store.claim(intent, { waitMs: req.lockWaitMs ?? 0, what: runId, ...(req.progress ? { log: req.progress } : {}) });
   } catch (e) {
-    // The state directory cannot be written: nothing was read or pressed, and retrying will not help until someone looks.
-    if (!(e instanceof LeaseError)) throw e;
+    // The state directory cannot be written, or the shared journal cannot be reached: nothing was read or pressed.
+    if (e instanceof JournalStoreError) return { answer: decorate(resultBeforeRun(card, runId, e.word, e.code, masker.mask(e.message))) };
+    if (e instanceof LeaseError) return { answer: decorate(resultBeforeRun(card, runId, 'FAILED', 'INTERNAL', masker.mask(e.message))) };
+    if (!(e instanceof JournalError)) throw e;
+    if (e.code === 'JOURNAL_DAMAGED') return { answer: decorate(resultBeforeRun(card, runId, 'UNSAFE_TO_RETRY', 'JOURNAL_DAMAGED', masker.mask(e.message))) };
+    if (e.code === 'JOURNAL_KEY_MISMATCH') return { answer: decorate(resultBeforeRun(card, runId, 'REFUSED', 'JOURNAL_KEY_MISMATCH', masker.mask(e.message))) };
     return { answer: decorate(resultBeforeRun(card, runId, 'FAILED', 'INTERNAL', masker.mask(e.message))) };
   }
   if (!got.ok) {
@@ -202,17 +220,7 @@ async function openJournal(req: RunRequest, runId: string, intent: Intent, place
       answer: decorate(resultBeforeRun(card, runId, 'BUSY', 'BUSY', `key ${intent.key} is being run by ${who}; try again later (or pass --wait <ms>)`)),
     };
   }
-  const lease = got.lease;
-  let journal: Journal;
-  try {
-    journal = await Journal.open(place.file, intent);
-  } catch (e) {
-    await lease.release();
-    if (!(e instanceof JournalError)) throw e;
-    if (e.code === 'JOURNAL_DAMAGED') return { answer: decorate(resultBeforeRun(card, runId, 'UNSAFE_TO_RETRY', 'JOURNAL_DAMAGED', masker.mask(e.message))) };
-    if (e.code === 'JOURNAL_KEY_MISMATCH') return { answer: decorate(resultBeforeRun(card, runId, 'REFUSED', 'JOURNAL_KEY_MISMATCH', masker.mask(e.message))) };
-    return { answer: decorate(resultBeforeRun(card, runId, 'FAILED', 'INTERNAL', masker.mask(e.message))) };
-  }
+  const { journal, release } = got;
   let answer = journalAnswer(journal, runId, card);
   if (answer?.code === 'JOURNAL_IN_DOUBT' && journal.status() === 'in_doubt' && req.probe) {
     const inconclusive = await settleByProbe(journal, req.probe, req.progress);
@@ -220,14 +228,14 @@ async function openJournal(req: RunRequest, runId: string, intent: Intent, place
   }
   if (answer) {
     await journal.close();
-    await lease.release();
+    await release();
     return { answer: decorate(answer) };
   }
-  return { journal, lease };
+  return { journal, release };
 }
 
 /** What the journal alone says, or null when the run must go and drive the app. */
-export function journalAnswer(journal: Journal, runId: string, card: string): RunResult | null {
+export function journalAnswer(journal: KeyJournal, runId: string, card: string): RunResult | null {
   const status = journal.status();
   if (status === 'in_doubt') {
     const steps = journal.inDoubt();
@@ -236,7 +244,7 @@ export function journalAnswer(journal: Journal, runId: string, card: string): Ru
       runId,
       'UNSAFE_TO_RETRY',
       'JOURNAL_IN_DOUBT',
-      `the journal ${journal.path} shows commit ${steps.join(', ')} dispatched and never observed: it will not be pressed again until a person (handrail journal settle ${journal.key}) or a read-only probe settles it`,
+      `the journal ${journal.where} shows commit ${steps.join(', ')} dispatched and never observed: it will not be pressed again until a person (handrail journal settle ${journal.key}) or a read-only probe settles it`,
     );
   }
   if (status !== 'committed') return null;
@@ -255,12 +263,27 @@ export function journalAnswer(journal: Journal, runId: string, card: string): Ru
     runId,
     'UNSAFE_TO_RETRY',
     'JOURNAL_IN_DOUBT',
-    `the journal ${journal.path} shows the commit observed, but the run ended before its receipt was written; a person checks the outcome and settles it (handrail journal settle ${journal.key} --as committed)`,
+    `the journal ${journal.where} shows the commit observed, but the run ended before its receipt was written; a person checks the outcome and settles it (handrail journal settle ${journal.key} --as committed)`,
   );
+}
+
+/** Where finished runs are kept (runner/notebook.ts `Notebook`). */
+export interface RunNotebook {
+  record(card: Capability, result: RunResult): Promise<void>;
 }
 
 /** Run a capability once. Never throws for anything a run can meet: the answer is a typed result. */
 export async function runCapability(req: RunRequest): Promise<RunResult> {
+  const result = await runOnce(req);
+  try {
+    await req.notebook?.record(req.card, result);
+  } catch (e) {
+    req.progress?.(`note: the run was not written to the notebook: ${(e as Error).message.split('\n')[0] ?? ''}`);
+  }
+  return result;
+}
+
+async function runOnce(req: RunRequest): Promise<RunResult> {
   const runId = req.runId ?? newRunId();
   // The one place a run's surface is chosen: by the card's own `surface`, refused by name when it cannot run.
   const chosen = (req.registry ?? surfaces).choose(req.card.surface);
@@ -269,16 +292,16 @@ export async function runCapability(req: RunRequest): Promise<RunResult> {
   if ('word' in ready) return ready;
   const { masker } = ready;
   const intent = intentOf(req.card, ready.values);
-  const place = journalPlace(req, intent.key);
-  let journal: Journal | null = null;
-  let lease: Lease | null = null;
-  if (place) {
-    req.progress?.(`journal ${place.file} · key ${intent.key}`);
-    const opened = await openJournal(req, runId, intent, place, masker);
+  const store = journalStoreOf(req);
+  let journal: KeyJournal | null = null;
+  let release: (() => Promise<void>) | null = null;
+  if (store) {
+    req.progress?.(`journal ${store.whereOf(intent.key)} · key ${intent.key}`);
+    const opened = await openJournal(req, runId, intent, store, masker);
     if ('answer' in opened) return opened.answer;
-    ({ journal, lease } = opened);
+    ({ journal, release } = opened);
   }
-  const keyed = (r: RunResult): RunResult => (place ? RunResult.parse({ ...r, key: intent.key, journal: place.file }) : r);
+  const keyed = (r: RunResult): RunResult => (store ? RunResult.parse({ ...r, key: intent.key, journal: store.whereOf(intent.key) }) : r);
   try {
     // Cancelled while waiting for the lease or the journal: nothing opened, nothing pressed.
     if (req.signal?.aborted) {
@@ -292,7 +315,7 @@ export async function runCapability(req: RunRequest): Promise<RunResult> {
     return result;
   } finally {
     await journal?.close();
-    await lease?.release();
+    await release?.();
   }
 }
 
@@ -300,7 +323,7 @@ async function drive(
   req: RunRequest,
   runId: string,
   ready: { masker: Masker; values: Record<string, string>; entry: string },
-  journal: Journal | null,
+  journal: KeyJournal | null,
   driver: SurfaceDriver,
 ): Promise<RunResult> {
   const { masker } = ready;
@@ -312,9 +335,11 @@ async function drive(
     try {
       surface = req.surface ? await req.surface() : await driver.open(req.open ?? {});
     } catch (e) {
-      const code = (e as { code?: string }).code === 'NO_BROWSER' ? 'NO_BROWSER' : 'BROWSER_CRASHED';
+      // A surface's own word when it gave one it declares (the mac helper missing: SURFACE_UNREACHABLE); else the browser's.
+      const declared = e instanceof SurfaceError && driver.declaration.errors.includes(e.code) ? e.code : null;
+      const code = (e as { code?: string }).code === 'NO_BROWSER' ? 'NO_BROWSER' : (declared ?? 'BROWSER_CRASHED');
       const result = RunResult.parse({
-        ...resultBeforeRun(req.card.id, runId, 'FAILED', code, masker.mask((e as Error).message)),
+        ...resultBeforeRun(req.card.id, runId, declared ? wordOf(declared) : 'FAILED', code, masker.mask((e as Error).message)),
         evidence: evidence.dir,
       });
       await evidence.append('run_end', result);
@@ -340,6 +365,7 @@ async function drive(
         ...(req.classifier ? { classifier: req.classifier } : {}),
         ...(req.referee ? { referee: req.referee } : {}),
         ...(req.scout ? { scout: req.scout } : {}),
+        ...(req.person ? { person: req.person } : {}),
       },
       surface,
     );
@@ -368,11 +394,13 @@ async function proposeRepair(req: RunRequest, runId: string, dir: string, repair
     state: 'draft',
     review_notes: [
       ...card.lifecycle.review_notes,
-      ...repairs.map((r) =>
+      ...repairs.flatMap((r) => [
         r.unproven
           ? `run ${runId}: the ${r.by} named screen ${r.label} after step ${r.step}, but ${r.label} follows a commit and its marks did not show, so the run did not believe it; re-recorded from the live page: set marks that prove the effect before approving`
           : `run ${runId}: the ${r.by} named screen ${r.label} after step ${r.step} on furniture the card did not hold; re-recorded from the live page`,
-      ),
+        // What the person did on the way: steps a reviewer may add to the card (each is in the evidence as `human_step`).
+        ...(r.human ?? []).map((h, i) => `run ${runId}: the person ${h.by} did ${i + 1}. ${h.control}${h.effect ? ` (${h.effect})` : ''}: ${h.said}`),
+      ]),
     ],
   };
   const file = `${dir}.proposed.json`;

@@ -89,5 +89,27 @@ const browser: SurfaceDriver = {
   },
 };
 
-/** The product's registry: the browser now; tn3270 (terminal-agent/) and macos (mac-agent/) when they are built. */
-export const surfaces = new SurfaceRegistry({ browser });
+const tn3270: SurfaceDriver = {
+  declaration: SURFACES.tn3270,
+  async open() {
+    const { TerminalSurface } = await import('../terminal-agent/surface.ts');
+    return new TerminalSurface();
+  },
+};
+
+/** The surface an entry is for when none is named: a tn3270:// entry is a terminal's, anything else a browser's. */
+export function surfaceOfEntry(entry: string): SurfaceName {
+  return /^tn3270:\/\//i.test(entry.trim()) ? 'tn3270' : 'browser';
+}
+
+/** macOS apps through the mac helper (docs/ARCHITECTURE.md, "The mac surface"): HANDRAIL_MAC_HELPER picks it. */
+const macos: SurfaceDriver = {
+  declaration: SURFACES.macos,
+  async open() {
+    const { MacSurface } = await import('../mac-agent/surface.ts');
+    return MacSurface.launch({ helper: process.env['HANDRAIL_MAC_HELPER'] });
+  },
+};
+
+/** The product's registry: the browser, the terminal (terminal-agent/) and macOS (mac-agent/). */
+export const surfaces = new SurfaceRegistry({ browser, tn3270, macos });

@@ -13,7 +13,7 @@ import { addEnvSecrets, Masker, SecretError } from '../shared/secrets.ts';
 import type { Surface } from '../shared/surface.ts';
 import { approvalStatus } from './approval.ts';
 import { filledChange, JudgeSpecError, unmet, type Judge } from './judge.ts';
-import { newRunId, runCapability, type RunRequest } from './run.ts';
+import { newRunId, runCapability, type RunNotebook, type RunRequest } from './run.ts';
 import type { OpenOptions } from './surfaces.ts';
 import { HandrailError } from '../shared/errors.ts';
 
@@ -36,6 +36,8 @@ export interface VerifyOptions {
   /** Called once per plate as soon as its report is final (refused or run), in plate order: for a progress bar. */
   plateDone?: (plate: PlateReport, total: number) => void;
   settleTimeoutMs?: number;
+  /** Run history: each plate's run is recorded (runner/notebook.ts), like a CLI replay's. */
+  notebook?: RunNotebook;
   now?: () => Date;
   /** How one plate is run; default runCapability. A seam for tests of the verdict logic, not for callers. */
   run?: (req: RunRequest) => Promise<RunResult>;
@@ -212,6 +214,7 @@ export async function verify(card: Capability, opts: VerifyOptions): Promise<Ver
         // One masker for the plate: what the run writes and what the judge says are masked alike.
         masker,
         ...(opts.settleTimeoutMs ? { settleTimeoutMs: opts.settleTimeoutMs } : {}),
+        ...(opts.notebook ? { notebook: opts.notebook } : {}),
       });
     } finally {
       await rm(journalDir, { recursive: true, force: true });

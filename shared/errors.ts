@@ -43,6 +43,9 @@ const CODES = {
   SHUTTING_DOWN: 'RECOVERABLE',
   UNDECLARED_WRITE: 'UNSAFE_TO_RETRY',
   SECRET_FIELD: 'FAILED',
+  // A person took the app over mid-run: stop; what they did is not known, so not retryable (the engine says
+  // UNSAFE_TO_RETRY when a commit was in flight).
+  HUMAN_CONTROL: 'FAILED',
   INTERNAL: 'FAILED',
   // A surface's "the page moved under the question": the engine reads it as still settling.
   STALE: 'FAILED',
@@ -51,6 +54,14 @@ const CODES = {
   JOURNAL_CLOSED: 'FAILED',
   JOURNAL_RECEIPT_NOT_JSON: 'UNSAFE_TO_RETRY',
   JOURNAL_NOT_IN_DOUBT: 'REFUSED',
+  // A shared journal (runner/engine/journal-pg.ts): its lease expired and was taken while this run held the key, so
+  // this run may write nothing more — what it dispatched stays in doubt for the next holder.
+  JOURNAL_LEASE_LOST: 'UNSAFE_TO_RETRY',
+  // HANDRAIL_JOURNAL_URL (runner/journals.ts): a scheme no journal store speaks, a database that cannot be reached,
+  // or one whose journal tables were made by a newer handrail.
+  JOURNAL_URL_UNSUPPORTED: 'REFUSED',
+  JOURNAL_UNREACHABLE: 'RECOVERABLE',
+  JOURNAL_SCHEMA_NEWER: 'REFUSED',
   // The evidence log (runner/evidence.ts).
   EVIDENCE_OTHER_RUN: 'REFUSED',
   EVIDENCE_CORRUPT: 'FAILED',
@@ -63,6 +74,10 @@ const CODES = {
   NO_SESSION: 'REFUSED',
   BOOK_CONFLICT: 'FAILED',
   BAD_RECORD: 'FAILED',
+  // A person's edit of a book (shared/author/book-edit.ts) that cannot be made; nothing was changed.
+  NOTHING_TO_UNDO: 'REFUSED',
+  NO_SUCH_LINE: 'REFUSED',
+  EDIT_REFUSED: 'REFUSED',
   // Commands and their inputs.
   USAGE: 'REFUSED',
   UNBOUND_BLANK: 'REFUSED',
@@ -79,6 +94,9 @@ const CODES = {
   SECRET_NAME_INVALID: 'REFUSED',
   UNKNOWN_SURFACE: 'REFUSED',
   SURFACE_UNAVAILABLE: 'REFUSED',
+  // The TN3270 codec (terminal-agent/): a data stream it cannot apply, a key the 3270 keyboard refuses.
+  TN3270_PROTOCOL: 'FAILED',
+  INPUT_INHIBITED: 'FAILED',
   ENV_NOT_ALLOWED: 'REFUSED',
   NOT_EVIDENCE: 'REFUSED',
   // `replay --trace`: a Playwright trace records typed values as typed, so a card with secret inputs may not record one.
@@ -97,6 +115,11 @@ const CODES = {
   // `handrail observe`.
   BAD_URL: 'REFUSED',
   UNREACHABLE: 'RECOVERABLE',
+  // `--browser-ws` (runner/browser/remote.ts): no browser server there, or one of another Playwright version.
+  BROWSER_UNREACHABLE: 'RECOVERABLE',
+  BROWSER_VERSION_MISMATCH: 'REFUSED',
+  // `replay --inputs` (runner/batch.ts): a rows file that cannot be run as written.
+  BAD_ROWS: 'REFUSED',
 } as const satisfies Record<Code, Word> & Record<string, Word>;
 
 export type ErrorCode = keyof typeof CODES;

@@ -25,6 +25,7 @@ export function rungQuery(target: BoundTarget, rung: BoundTarget['ladder'][numbe
     ...(target.name !== undefined ? { name: target.name } : {}),
     ...(rung.rung === 'label' && target.hint !== undefined ? { value: target.hint } : {}),
     ...(rung.value !== undefined ? { value: rung.value } : {}),
+    ...(target.supports.includes('hover') ? { reveal: true } : {}),
   };
 }
 
@@ -33,6 +34,11 @@ export interface LadderPorts {
   find(query: FindQuery): Promise<string[]>;
   /** The control behind a ref from the latest observation, or null (a non-control such as a result line). */
   controlOf(ref: string): Control | null;
+  /**
+   * The surface's observer version, which fingerprints hash (the guard records them with the observation's); default
+   * the browser's walker. A surface with its own observer must pass it, or every fingerprint it checks mismatches.
+   */
+  observer?: string;
 }
 
 export async function walkLadder(target: BoundTarget, ports: LadderPorts): Promise<Resolution> {
@@ -49,7 +55,7 @@ export async function walkLadder(target: BoundTarget, ports: LadderPorts): Promi
     const control = ports.controlOf(ref);
     const fp = target.fingerprint;
     if (fp.value !== undefined && control) {
-      const seen = fingerprint(control, fp.over, WALKER_VERSION);
+      const seen = fingerprint(control, fp.over, ports.observer ?? WALKER_VERSION);
       if (seen !== fp.value) {
         return {
           ok: false,

@@ -2,7 +2,7 @@
 // Verbs the operations table keeps off the menu (`read`: the prompt already carries the screen text, and a menu
 // twice as long costs attention for nothing) are left off. Disabled controls are left off: they are not legal actions.
 import { z } from 'zod';
-import { VERBS } from './operations.ts';
+import { VERBS, verbsOf } from './operations.ts';
 import { Control, Verb, type Observation, type ScopeLink } from './schema/observation.ts';
 
 export const MenuRow = z.strictObject({
@@ -75,14 +75,19 @@ export function buildMenu(obs: Pick<Observation, 'parts'>): MenuRow[] {
     else byKey.set(key, [c]);
   }
   const rows: MenuRow[] = [];
+  const extra: Omit<MenuRow, 'n'>[] = [];
   for (const c of controls) {
     const namesakes = byKey.get(`${c.role}\u0000${menuLabel(c)}`) ?? [c];
     const where = namesakes.length > 1 ? disambiguate(c, namesakes) : '';
-    for (const verb of c.verbs) {
+    for (const verb of verbsOf(c.verbs)) {
       if (!VERBS[verb].menu) continue;
-      rows.push({ n: rows.length + 1, verb, control: c, where });
+      if (c.verbs.includes(verb)) rows.push({ n: rows.length + 1, verb, control: c, where });
+      else extra.push({ verb, control: c, where });
     }
   }
+  // The verbs the table offers with a control's own (a key in a field) come last: the rows a screen always had
+  // keep their numbers.
+  for (const r of extra) rows.push({ n: rows.length + 1, ...r });
   return rows;
 }
 

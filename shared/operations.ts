@@ -24,14 +24,44 @@ export interface VerbRow {
   redo: 'always' | 'if_navigate' | 'never';
   /** How the compiler names a step (`enter_member_number`) and says what it does (`Type {value} into {what}`). */
   compile: { prefix: string; intent: string };
+  /**
+   * The screen may move after it (a press, a key, a hover that reveals): authoring waits for the page to settle
+   * before showing the next screen, instead of looking once.
+   */
+  moves: boolean;
+  /** The only values it takes, when the set is closed (`press`: the keys and chords of KEYS). */
+  values?: readonly string[];
+  /**
+   * Offered on every control that takes one of these verbs, without being in the walker's per-role vocabulary: a
+   * control's fingerprint hashes that vocabulary, so a verb added to it would void every approved card's targets.
+   */
+  with?: readonly Verb[];
 }
 
+/**
+ * The keys `press` takes: one named key or a chord from this documented set, spelt as Playwright's `keyboard.press`
+ * spells them (https://playwright.dev/docs/api/class-keyboard#keyboard-press). Enter that submits a form or sends a
+ * write is a commit candidate like any press: the guard watches the requests it causes (shared/writes.ts).
+ */
+export const KEYS = [
+  'Enter', 'Escape', 'Tab', 'Shift+Tab', 'Space', 'Backspace', 'Delete',
+  'ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', 'Home', 'End', 'PageUp', 'PageDown',
+  'Control+Enter', 'Control+a', 'Meta+Enter',
+] as const;
+
 export const VERBS: Readonly<Record<Verb, VerbRow>> = {
-  invoke: { value: 'none', menu: true, sticker: 'by_risk', redo: 'if_navigate', compile: { prefix: 'press', intent: 'Press {what}' } },
-  set_value: { value: 'required', menu: true, sticker: 'stage', redo: 'always', compile: { prefix: 'enter', intent: 'Type {value} into {what}' } },
-  select: { value: 'required', menu: true, sticker: 'stage', redo: 'always', compile: { prefix: 'choose', intent: 'Choose {value} in {what}' } },
-  toggle: { value: 'none', menu: true, sticker: 'stage', redo: 'never', compile: { prefix: 'toggle', intent: 'Toggle {what}' } },
-  read: { value: 'none', menu: false, sticker: 'read', redo: 'always', compile: { prefix: 'read', intent: 'Read {what}' } },
+  invoke: { value: 'none', menu: true, sticker: 'by_risk', redo: 'if_navigate', moves: true, compile: { prefix: 'press', intent: 'Press {what}' } },
+  set_value: { value: 'required', menu: true, sticker: 'stage', redo: 'always', moves: false, compile: { prefix: 'enter', intent: 'Type {value} into {what}' } },
+  select: { value: 'required', menu: true, sticker: 'stage', redo: 'always', moves: false, compile: { prefix: 'choose', intent: 'Choose {value} in {what}' } },
+  toggle: { value: 'none', menu: true, sticker: 'stage', redo: 'never', moves: false, compile: { prefix: 'toggle', intent: 'Toggle {what}' } },
+  read: { value: 'none', menu: false, sticker: 'read', redo: 'always', moves: false, compile: { prefix: 'read', intent: 'Read {what}' } },
+  // A key on a named control: Enter in a field may submit or save, so it is stickered like a press.
+  press: { value: 'required', menu: true, sticker: 'by_risk', redo: 'never', moves: true, values: KEYS, with: ['set_value', 'choose'], compile: { prefix: 'key', intent: 'Press {value} in {what}' } },
+  // Hovering writes nothing; it reveals the control it names (a row's icon action), which the next step uses.
+  hover: { value: 'none', menu: true, sticker: 'navigate', redo: 'always', moves: true, compile: { prefix: 'reveal', intent: 'Hover to reveal {what}' } },
+  double_click: { value: 'none', menu: true, sticker: 'by_risk', redo: 'never', moves: true, compile: { prefix: 'double_click', intent: 'Double-click {what}' } },
+  // A custom ARIA combobox or listbox: open it, pick the option by its name, check the value it shows.
+  choose: { value: 'required', menu: true, sticker: 'stage', redo: 'always', moves: true, compile: { prefix: 'pick', intent: 'Pick {value} in {what}' } },
 };
 
 export interface EffectRow {
@@ -59,6 +89,19 @@ export const JOURNALLED: ReadonlySet<EffectKind> = new Set(
 
 export function takesValue(verb: Verb): boolean {
   return VERBS[verb].value === 'required';
+}
+
+/** Every verb a control takes: the walker's vocabulary for its role, and the verbs the table offers with those. */
+export function verbsOf(listed: readonly Verb[]): Verb[] {
+  const extra = (Object.keys(VERBS) as Verb[]).filter((v) => !listed.includes(v) && VERBS[v].with?.some((w) => listed.includes(w)));
+  return [...listed, ...extra];
+}
+
+/** Why a literal value is not one the verb takes (its closed set), or null when it is. Blanks are checked when filled. */
+export function outsideValues(verb: Verb, value: string): string | null {
+  const allowed = VERBS[verb].values;
+  if (!allowed || allowed.includes(value)) return null;
+  return `${verb} takes one of ${allowed.join(', ')}; not "${value.slice(0, 40)}"`;
 }
 
 /** The compiler's one-line description of a step: the verb's intent with its blanks filled. */

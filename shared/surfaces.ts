@@ -4,13 +4,14 @@
 // assumes a browser. Runnable anywhere (shared/): the Node drivers that open a surface live in runner/surfaces.ts.
 import { z } from 'zod';
 import type { EffectKind, RungKind } from './schema/capability.ts';
-import type { ScopeLink } from './schema/observation.ts';
+import type { ScopeLink, Verb } from './schema/observation.ts';
+import { VERBS } from './operations.ts';
 
 /** The surfaces a card may name. A card's surface is always explicit. */
 export const SurfaceName = z.enum(['browser', 'tn3270', 'macos']);
 export type SurfaceName = z.infer<typeof SurfaceName>;
 
-export type SurfaceErrorCode = 'SURFACE_UNREACHABLE' | 'NAVIGATION_FAILED' | 'BROWSER_CRASHED' | 'ACTION_FAILED' | 'TIMEOUT' | 'STALE';
+export type SurfaceErrorCode = 'SURFACE_UNREACHABLE' | 'NAVIGATION_FAILED' | 'BROWSER_CRASHED' | 'ACTION_FAILED' | 'TIMEOUT' | 'STALE' | 'HUMAN_CONTROL';
 export type EvidenceKind = 'screenshot' | 'text';
 
 export interface SurfaceDeclaration {
@@ -53,11 +54,11 @@ export const SURFACES: Readonly<Record<SurfaceName, SurfaceDeclaration>> = {
     evidence: ['screenshot', 'text'],
     errors: [...COMMON_ERRORS, 'NAVIGATION_FAILED', 'BROWSER_CRASHED'],
   },
-  // Declared so cards and tools can name them; not built yet (terminal-agent/, mac-agent/).
+  // The terminal (terminal-agent/, docs/ARCHITECTURE.md "The terminal surface"): text evidence only, no picture.
   tn3270: {
     name: 'tn3270',
-    available: false,
-    entry: 'host:port',
+    available: true,
+    entry: 'tn3270://host:port',
     rungs: ['role_name', 'label', 'text'],
     scopes: ['region'],
     risk: {},
@@ -66,17 +67,19 @@ export const SURFACES: Readonly<Record<SurfaceName, SurfaceDeclaration>> = {
     evidence: ['text'],
     errors: COMMON_ERRORS,
   },
+  // mac-agent/ (docs/ARCHITECTURE.md, "The mac surface"): no screenshot is declared, since the fake has no pixels
+  // and the Swift helper takes none yet; HUMAN_CONTROL is a person's key or click during a run.
   macos: {
     name: 'macos',
-    available: false,
+    available: true,
     entry: 'an app bundle id',
     rungs: ['role_name', 'label', 'text'],
     scopes: ['group', 'dialog', 'table', 'row', 'region'],
     risk: {},
     reachability: 'none',
     entryBase: 'none',
-    evidence: ['screenshot', 'text'],
-    errors: COMMON_ERRORS,
+    evidence: ['text'],
+    errors: [...COMMON_ERRORS, 'HUMAN_CONTROL'],
   },
 };
 
@@ -86,4 +89,13 @@ export type SurfaceRefusal = { code: 'UNKNOWN_SURFACE' | 'SURFACE_UNAVAILABLE'; 
 /** The sticker an `invoke` on a control of this role gets by the surface's rules, or null: ask the owner. */
 export function riskOf(surface: SurfaceName, role: string): EffectKind | null {
   return SURFACES[surface].risk[role] ?? null;
+}
+
+/**
+ * The sticker an action gets before anyone is asked: the verb's own (the operations table), else the surface's
+ * risk rule for the control's role; null when only an owner can say (an unruled button).
+ */
+export function ruledEffect(surface: SurfaceName, verb: Verb, role: string): EffectKind | null {
+  const sticker = VERBS[verb].sticker;
+  return sticker === 'by_risk' ? riskOf(surface, role) : sticker;
 }

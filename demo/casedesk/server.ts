@@ -152,6 +152,13 @@ export async function startCaseDesk(opts: DeskOptions = {}): Promise<Desk> {
       const found = store.list().filter((c) => c.title === title);
       return json({ title, presses: store.added.get(title) ?? 0, cases: found });
     }
+    // The case a title names now (the newest, if a closed one shares it), for a judge that knows cases by title.
+    if (url.pathname === '/_judge/titled' && method === 'GET') {
+      const title = url.searchParams.get('title') ?? '';
+      const c = store.list().filter((x) => x.title === title).at(-1);
+      const facts = c ? store.facts(c.id) : undefined;
+      return json({ title, exists: facts !== undefined, ...(facts ?? {}) });
+    }
     if (url.pathname === '/_judge/reset' && method === 'POST') {
       store.reset();
       return json({ ok: true });

@@ -7,6 +7,7 @@
 // sessions and routes the panel's commands; the parts named above do the rest.
 import { KeyedLock } from '../../shared/lock.ts';
 import { lineHash, TRACE_SCHEMA_ID, TraceLine } from '../../shared/schema/trace.ts';
+import { editSession } from './edit-session.ts';
 import { openLive } from './live-session.ts';
 import type { ClerkAct, CommandReply, PanelCommand } from './messages.ts';
 import { spawnModelSession } from './model-session.ts';
@@ -194,6 +195,23 @@ export class Host {
     if (s) await this.#checkOrigin(s);
   }
 
+  /**
+   * The tab of a record session finished loading a document: one the clerk reached without touching a control
+   * (an address typed, a bookmark, Back) is looked at now, so the panel shows it — to label, or to go back from —
+   * before the clerk acts on it. A document a recorded action led to is looked at again, which changes nothing.
+   */
+  async tabLoaded(tabId: number): Promise<void> {
+    const s = await this.#recordingOn(tabId);
+    if (!s || !(await this.#checkOrigin(s))) return;
+    await this.#sessions.run(s.id, async () => {
+      const now = await this.d.store.getSession(s.id);
+      if (now?.state !== 'running' || now.question) return;
+      const live = await this.#open(now);
+      live.lastSignature = null;
+      await (await recordGuard(this.#ctx, live, now)).show();
+    });
+  }
+
   /** Is a record session running on this tab, on one of its sites (a new document's agent asks when it starts)? */
   async recording(tabId: number): Promise<boolean> {
     const s = await this.#recordingOn(tabId);
@@ -273,6 +291,19 @@ export class Host {
       case 'label':
       case 'finish':
         return this.#sessions.run(cmd.session, () => recordTool(this.#ctx, cmd));
+      case 'edit':
+        return this.#sessions.run(cmd.session, async () => {
+          const r = await editSession(this.#ctx, cmd);
+          if (!r.ok || !this.#live.has(cmd.session)) return r;
+          // The guard and the panel's labels were built from the old book: build them again from the edited one.
+          this.#live.delete(cmd.session);
+          const s = await this.d.store.getSession(cmd.session);
+          if (s?.state === 'running') {
+            const live = await this.#open(s);
+            await (await recordGuard(this.#ctx, live, s)).show();
+          }
+          return r;
+        });
     }
   }
 

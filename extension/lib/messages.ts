@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { Control, Verb } from '../../shared/schema/observation.ts';
 import { RungKind } from '../../shared/schema/capability.ts';
+import { BookEdit } from '../../shared/author/book-edit.ts';
 
 export const Mode = z.enum(['record', 'model']);
 export type Mode = z.infer<typeof Mode>;
@@ -41,6 +42,8 @@ export const PanelCommand = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('stop'), session: z.string() }),
   /** Record mode: the clerk lets the session record on this origin too (it was paused there). */
   z.strictObject({ type: z.literal('allow_origin'), session: z.string(), origin: z.string() }),
+  /** A clerk's change to the book: undo the last step, remove a step, a value's blank or literal, a label (shared/author/book-edit.ts). */
+  z.strictObject({ type: z.literal('edit'), session: z.string(), by: OwnerName, edit: BookEdit }),
   z.strictObject({ type: z.literal('ping') }),
 ]);
 export type PanelCommand = z.infer<typeof PanelCommand>;

@@ -46,6 +46,10 @@ export interface SessionView {
   canLabel: boolean;
   /** The labels written so far, in order (finish takes one that is showing). */
   labels: string[];
+  /** A record session running, with a step in its book: the clerk may undo the last one. */
+  canUndo: boolean;
+  /** The book's steps and labels may be changed (not while a model is working on it). */
+  canEdit: boolean;
   /** The label of the screen showing, if it has one. */
   showing: string | null;
   /** The book's lines, technical form (describeLine). */
@@ -81,6 +85,8 @@ export function describeLine(l: TraceLine): string {
       return `${l.seq} finish: ${l.label}`;
     case 'end':
       return `${l.seq} end: ${l.outcome}${l.code ? ` ${l.code}` : ''}`;
+    case 'edit':
+      return `${l.seq} edit by ${l.by}: ${l.op} line ${l.line} (${l.was})`;
   }
 }
 
@@ -113,6 +119,8 @@ export function plainLine(l: TraceLine): string {
       return `Done: the task ends on ${l.label}`;
     case 'end':
       return l.outcome === 'finished' ? 'Finished' : `Ended without finishing${l.code ? ` (${l.code})` : ''}`;
+    case 'edit':
+      return `Changed by ${l.by}: ${l.what}`;
   }
 }
 
@@ -121,6 +129,8 @@ export function sessionView(s: SessionRecord | null, lines: readonly TraceLine[]
   return {
     phase,
     canLabel: phase === 'recording',
+    canUndo: (phase === 'recording' || phase === 'paused') && lines.some((l) => l.kind === 'act'),
+    canEdit: s !== null && !(s.state === 'running' && s.mode === 'model') && phase !== 'asking',
     labels: lines.flatMap((l) => (l.kind === 'label' ? [l.label] : [])),
     showing: s?.view?.label ?? null,
     rows: lines.map(describeLine),

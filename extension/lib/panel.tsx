@@ -2,6 +2,8 @@
 // it never holds the API key (only whether one is saved) and shows secrets only as their blanks.
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import { browser } from 'wxt/browser';
+import type { BookEdit } from '../../shared/author/book-edit.ts';
+import { blankFor } from '../../shared/schema/blanks.ts';
 import type { TraceLine } from '../../shared/schema/trace.ts';
 import { refusalLine } from '../../shared/errors.ts';
 import { Changed, CommandReply, type PanelCommand } from './messages.ts';
@@ -182,6 +184,57 @@ function NewSession(props: { tab: { id: number; url: string }; onStarted: (id: s
   );
 }
 
+/**
+ * A book line's "Change" controls (docs/ARCHITECTURE.md, "Editing a book"): remove a step, give a typed value as a
+ * blank or a literal, rename a label. The worker re-seals the book and writes who changed what as a line.
+ */
+function LineChange(props: { s: SessionRecord; line: TraceLine; edit: (e: BookEdit) => void }) {
+  const { s, line, edit } = props;
+  const [value, setValue] = useState(line.kind === 'act' ? (line.value ?? '') : '');
+  const [label, setLabel] = useState(line.kind === 'label' ? line.label : '');
+  if (line.kind !== 'act' && line.kind !== 'label') return null;
+  const typed = line.kind === 'act' && (line.verb === 'set_value' || line.verb === 'select');
+  const blanks = s.inputs.map((i) => blankFor(i.name));
+  return (
+    <details class="change" data-testid="line-change" data-line={line.seq}>
+      <summary>change</summary>
+      {line.kind === 'act' && (
+        <>
+          {typed && (
+            <div>
+              <label>
+                Value (a blank such as {blanks[0] ?? '{{input.name}}'}, or text typed as it is){' '}
+                <input data-testid="value-input" type="text" list={`blanks-${line.seq}`} value={value} onInput={(e) => setValue(e.currentTarget.value)} />
+              </label>
+              <datalist id={`blanks-${line.seq}`}>
+                {blanks.map((b) => (
+                  <option value={b} />
+                ))}
+              </datalist>
+              <button data-testid="value-save" onClick={() => edit({ op: 'value', line: line.seq, value })}>
+                Save value
+              </button>
+            </div>
+          )}
+          <button data-testid="line-remove" onClick={() => edit({ op: 'remove', line: line.seq })}>
+            Remove this step
+          </button>
+        </>
+      )}
+      {line.kind === 'label' && (
+        <div>
+          <label>
+            Label <input data-testid="relabel-input" type="text" value={label} onInput={(e) => setLabel(e.currentTarget.value)} />
+          </label>
+          <button data-testid="relabel-save" onClick={() => edit({ op: 'label', line: line.seq, label: toLabel(label) })}>
+            Rename
+          </button>
+        </div>
+      )}
+    </details>
+  );
+}
+
 function Live(props: { s: SessionRecord; lines: TraceLine[]; owner: string }) {
   const { s, lines } = props;
   const v = sessionView(s, lines);
@@ -194,6 +247,7 @@ function Live(props: { s: SessionRecord; lines: TraceLine[]; owner: string }) {
     const r = await send(cmd);
     setError(r.ok ? null : refusalLine(r));
   };
+  const edit = (e: BookEdit): void => void run({ type: 'edit', session: s.id, by: props.owner || s.owner, edit: e });
   return (
     <section data-testid="live" data-phase={v.phase}>
       <h2>
@@ -317,6 +371,11 @@ function Live(props: { s: SessionRecord; lines: TraceLine[]; owner: string }) {
         </>
       )}
       <h2>Book ({lines.length} lines)</h2>
+      {v.canUndo && (
+        <button data-testid="undo" onClick={() => edit({ op: 'undo' })}>
+          Undo last step
+        </button>
+      )}
       <ol class="book" data-testid="book">
         {v.rows.map((r, i) => (
           <li>
@@ -325,6 +384,7 @@ function Live(props: { s: SessionRecord; lines: TraceLine[]; owner: string }) {
               <summary>technical form</summary>
               <code>{r}</code>
             </details>
+            {v.canEdit && lines[i] && <LineChange key={`${s.id}-${lines[i].seq}-${lines[i].prev ?? ''}`} s={s} line={lines[i]} edit={edit} />}
           </li>
         ))}
       </ol>

@@ -152,6 +152,18 @@ export class BookStore {
     return 'written';
   }
 
+  /**
+   * Replaces a session's whole book in one transaction (a clerk's edit, shared/author/book-edit.ts: the lines from
+   * the change on are renumbered and re-sealed). Every line is parsed first; a reader sees the old book or the new.
+   */
+  async replaceLines(session: string, lines: readonly TraceLine[]): Promise<void> {
+    const checked = lines.map((l) => TraceLine.parse(l));
+    const tx = this.db.transaction('lines', 'readwrite');
+    for (const key of await tx.store.index('by_session').getAllKeys(session)) await tx.store.delete(key);
+    for (const line of checked) await tx.store.add({ session, seq: line.seq, line });
+    await tx.done;
+  }
+
   async lines(session: string): Promise<TraceLine[]> {
     const all = await this.db.getAllFromIndex('lines', 'by_session', session);
     return all.map((r) => parseOr(StoredLine, r, 'a book line')).sort((a, b) => a.seq - b.seq).map((r) => r.line);

@@ -104,8 +104,13 @@ export function startWorker(): void {
     return false;
   });
 
-  // A recorded tab that goes to another site pauses its session there (and resumes when it comes back).
+  // A recorded tab that goes to another site pauses its session there (and resumes when it comes back); a document
+  // it finished loading is looked at, so a page the clerk typed the address of shows in the panel at once.
   browser.tabs.onUpdated.addListener((tabId, info) => {
+    if (info.status === 'complete') {
+      host.then((h) => h.tabLoaded(tabId)).catch(() => undefined);
+      return;
+    }
     if (info.status !== 'loading' && info.url === undefined) return;
     host.then((h) => h.tabMoved(tabId)).catch(() => undefined);
   });

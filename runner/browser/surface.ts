@@ -1,6 +1,6 @@
 // The browser surface: Playwright behind the six verbs. Targets are found by the same walker the extension
 // uses (injected into every frame), so what authoring saw and what replay resolves cannot disagree.
-import type { Browser, BrowserContext, CDPSession, Page, Request as PwRequest, Route } from 'playwright-core';
+import type { Browser, BrowserContext, CDPSession, ElementHandle, Page, Request as PwRequest, Route } from 'playwright-core';
 import { chromium } from 'playwright-core';
 import { frameScope, walkLadder } from '../../shared/ladder.ts';
 import { frameKey } from '../../shared/ref.ts';
@@ -65,6 +65,51 @@ interface Watch {
   gate: WriteGate | undefined;
   seen: Map<PwRequest | object, SeenWrite>;
   pending: Set<Promise<void>>;
+}
+
+/** The nearest element at or above `el` (crossing shadow roots) that is laid out and visible: what to hover. */
+async function revealer(el: ElementHandle<Element>): Promise<ElementHandle<Element>> {
+  const handle = await el.evaluateHandle((e) => {
+    for (let x: Element | null = e; x; ) {
+      if (x.checkVisibility({ visibilityProperty: true })) return x;
+      x = x.parentElement ?? ((x.getRootNode() as ShadowRoot).host || null);
+    }
+    return e;
+  });
+  return handle as ElementHandle<Element>;
+}
+
+/**
+ * `choose` in a custom ARIA combobox or listbox (WAI-ARIA APG, "Combobox Pattern" and "Listbox Pattern"): open it
+ * by clicking it, find the one option named `value` in the popup it controls (`aria-controls`/`aria-owns`, looked up
+ * in the control's own tree, so a shadow root's ids count), click it, and check that the combobox now shows the
+ * value. A native <select> is `select`, not this.
+ */
+async function choose(el: ElementHandle<Element>, value: string): Promise<void> {
+  const want = value.replace(/\s+/g, ' ').trim();
+  if (await el.evaluate((e) => e.getAttribute('role') !== 'listbox')) await el.click();
+  const options = await el.evaluateHandle((e, name) => {
+    const root = e.getRootNode() as Document | ShadowRoot;
+    const ids = `${e.getAttribute('aria-controls') ?? ''} ${e.getAttribute('aria-owns') ?? ''}`.split(/\s+/).filter(Boolean);
+    const popups = [e, ...ids.map((id) => root.getElementById(id)).filter((p): p is HTMLElement => p !== null)];
+    // No named helper inside: this function runs in the page, where a bundler's name-keeping wrapper is not defined.
+    return [...new Set(popups.flatMap((p) => [...p.querySelectorAll('[role=option]')]))].filter(
+      (o) => (o.getAttribute('aria-label') ?? o.textContent ?? '').replace(/\s+/g, ' ').trim() === name,
+    );
+  }, want);
+  const count = await options.evaluate((list) => list.length);
+  if (count !== 1) {
+    throw new SurfaceError('ACTION_FAILED', count === 0 ? `no option named "${want}" in the list it opens` : `${count} options are named "${want}"`);
+  }
+  const option = (await options.evaluateHandle((list) => list[0] as Element)) as ElementHandle<Element>;
+  await option.click();
+  const shows = await el.evaluate((e) => {
+    if (e.getAttribute('role') === 'listbox') return e.querySelector('[role=option][aria-selected=true]')?.textContent ?? '';
+    return e instanceof HTMLInputElement ? e.value : (e.textContent ?? '');
+  });
+  if (shows.replace(/\s+/g, ' ').trim() !== want) {
+    throw new SurfaceError('ACTION_FAILED', `the combobox shows "${shows.trim().slice(0, 60)}" after choosing "${want}"`);
+  }
 }
 
 export interface BrowserSurfaceOptions {
@@ -252,6 +297,22 @@ export class BrowserSurface implements Surface {
         case 'read': {
           return { read: await textOfRef(this.page, ref) };
         }
+        case 'press':
+          // Focus the named control first: the key goes where the card says, not wherever the focus was left.
+          await el.focus();
+          await el.press(op.value ?? '');
+          return {};
+        case 'hover':
+          // A control shown only on hover cannot be hovered itself while hidden: hover its nearest ancestor that
+          // shows (the row), in the flat tree, so shadow hosts count (shared/dom/style.ts isRevealable).
+          await (await revealer(el)).hover();
+          return {};
+        case 'double_click':
+          await el.dblclick();
+          return {};
+        case 'choose':
+          await choose(el, op.value ?? '');
+          return {};
       }
     } catch (e) {
       this.wrap(e, `${op.verb} on ${ref}`);

@@ -13,7 +13,7 @@ import { JsonlBook } from '../author/book.ts';
 import { CommitPolicyOwner, TerminalOwner } from '../author/owner.ts';
 import { selectorsFor } from '../author/selectors.ts';
 import { BrowserSurface } from '../browser/surface.ts';
-import { surfaces } from '../surfaces.ts';
+import { surfaceOfEntry, surfaces } from '../surfaces.ts';
 import type { Surface } from '../../shared/surface.ts';
 import { UsageError } from './errors.ts';
 import { parseInputs } from './replay.ts';
@@ -36,7 +36,7 @@ export interface AuthorFlags {
   out: string;
   headed?: boolean;
   maxTurns?: string;
-  /** The surface to work on, chosen by the registry (default browser). */
+  /** The surface to work on, chosen by the registry (default: tn3270 for a tn3270:// entry, else browser). */
   surface?: string;
 }
 
@@ -127,7 +127,7 @@ export async function authorCommand(flags: AuthorFlags, deps: AuthorDeps = {}): 
   for (const e of flags.ignoreWrite ?? []) {
     if (!/^(?:[A-Z]+ )?\/\S*$/.test(e)) throw new UsageError(`--ignore-write expects "METHOD /path" or "/path", got "${e.slice(0, 60)}"`);
   }
-  const chosen = surfaces.choose(flags.surface ?? 'browser');
+  const chosen = surfaces.choose(flags.surface ?? surfaceOfEntry(flags.url));
   if (!chosen.ok) throw new UsageError(chosen.message, chosen.code);
   const inputs = inputsOf(flags, env);
   const model = await modelOf(flags.model ?? 'anthropic', env);

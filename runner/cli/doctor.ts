@@ -3,7 +3,7 @@
 // or absent — a value is never read into the report, so it cannot be printed), the MCP config for `handrail serve`,
 // and for each thing missing the one command that fixes it. Exit 0 when ready, 1 naming what is missing.
 import { constants as fsc } from 'node:fs';
-import { access, readdir, stat } from 'node:fs/promises';
+import { access, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -17,8 +17,10 @@ import {
   type BrowserLocator,
   type ChromiumChoice,
 } from '../browser/chromium.ts';
-import { JournalError, readJournal } from '../engine/journal.ts';
+import { JournalError } from '../engine/journal.ts';
+import { FileJournalStore, JournalStoreError, type JournalStore } from '../engine/journal-store.ts';
 import { stateHome, storeIn } from '../intent.ts';
+import { journalStoreFor } from '../journals.ts';
 import { loadCatalog } from '../mcp/catalog.ts';
 
 /** `ready` checks decide the exit code; `info` checks are reported (absent model key, a journal in doubt) but do not. */
@@ -139,33 +141,52 @@ async function stateCheck(env: NodeJS.ProcessEnv, home: string): Promise<Check> 
   return { ...base, ok: true, summary: `${home} (${homeSource(env)}) · ${made}`, details: [] };
 }
 
-async function journalsCheck(home: string): Promise<Check> {
-  const dir = storeIn(home).journals;
-  let names: string[] = [];
+/** What the journals say, wherever they are kept (HANDRAIL_JOURNAL_URL, else $HANDRAIL_HOME): a shared journal that cannot be reached is a blocking failure. */
+async function journalsCheck(env: NodeJS.ProcessEnv, home: string): Promise<Check> {
+  const unreachable = (e: JournalStoreError): Check => ({
+    name: 'journals',
+    ok: false,
+    blocking: true,
+    summary: e.message,
+    details: [],
+    fix: 'check HANDRAIL_JOURNAL_URL (scheme, host, port, database, password), or unset it for the file journal under $HANDRAIL_HOME',
+  });
+  let store: JournalStore;
   try {
-    names = (await readdir(dir)).filter((n) => n.endsWith('.jsonl')).sort();
-  } catch {
-    names = [];
+    store = await journalStoreFor(env, () => new FileJournalStore({ store: storeIn(home) }));
+  } catch (e) {
+    if (e instanceof JournalStoreError) return unreachable(e);
+    throw e;
   }
-  const counts = { open: 0, committed: 0, in_doubt: 0, damaged: 0 };
-  const attention: string[] = [];
-  for (const name of names) {
-    const key = name.slice(0, -'.jsonl'.length);
+  try {
+    let keys: string[];
     try {
-      const j = await readJournal(join(dir, name));
-      if (!j) continue;
-      const status = j.state.status();
-      counts[status] += 1;
-      if (status === 'in_doubt') attention.push(`in doubt: ${key} (steps ${j.state.inDoubt().join(', ')}) — handrail journal show ${key}, then journal settle`);
+      keys = await store.keys();
     } catch (e) {
-      if (!(e instanceof JournalError)) throw e;
-      counts.damaged += 1;
-      attention.push(`damaged: ${key} (line ${e.line ?? '?'}) — a person checks the application, then restores or moves the file aside`);
+      if (e instanceof JournalStoreError) return unreachable(e);
+      keys = []; // an unreadable state directory is the state check's to report
     }
+    const counts = { open: 0, committed: 0, in_doubt: 0, damaged: 0 };
+    const attention: string[] = [];
+    for (const key of keys) {
+      try {
+        const j = await store.read(key);
+        if (!j) continue;
+        const status = j.state.status();
+        counts[status] += 1;
+        if (status === 'in_doubt') attention.push(`in doubt: ${key} (steps ${j.state.inDoubt().join(', ')}) — handrail journal show ${key}, then journal settle`);
+      } catch (e) {
+        if (!(e instanceof JournalError)) throw e;
+        counts.damaged += 1;
+        attention.push(`damaged: ${key} (line ${e.line ?? '?'}) — a person checks the application, then restores or moves the file aside`);
+      }
+    }
+    const summary = `${keys.length} in ${store.where} · open ${counts.open} · committed ${counts.committed} · in doubt ${counts.in_doubt} · damaged ${counts.damaged}`;
+    // A journal in doubt blocks one intent, not the machine: reported, not counted against readiness.
+    return { name: 'journals', ok: attention.length === 0, blocking: false, summary, details: attention, ...(attention.length ? { fix: 'handrail journal list' } : {}) };
+  } finally {
+    await store.close();
   }
-  const summary = `${names.length} in ${dir} · open ${counts.open} · committed ${counts.committed} · in doubt ${counts.in_doubt} · damaged ${counts.damaged}`;
-  // A journal in doubt blocks one intent, not the machine: reported, not counted against readiness.
-  return { name: 'journals', ok: attention.length === 0, blocking: false, summary, details: attention, ...(attention.length ? { fix: 'handrail journal list' } : {}) };
 }
 
 function modelKeyCheck(env: NodeJS.ProcessEnv): Check {
@@ -225,7 +246,7 @@ export async function diagnose(opts: DoctorOptions = {}): Promise<Diagnosis> {
     nodeCheck(),
     await browserCheck(env, opts.locate ?? DEFAULT_LOCATOR, opts.launchTimeoutMs ?? 30_000),
     await stateCheck(env, home),
-    await journalsCheck(home),
+    await journalsCheck(env, home),
     modelKeyCheck(env),
     secretsCheck(env, capabilities, served),
   ];

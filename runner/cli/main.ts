@@ -24,14 +24,14 @@ function program(setExit: (code: number) => void): Command {
   cli
     .command('observe')
     .description('open a page headlessly and print what the walker sees, for every frame')
-    .argument('<url>', 'the page to open')
+    .argument('<url>', 'the page to open (http, https, file), or a terminal (tn3270://host:port)')
     .option('--json', 'print the observation as JSON')
     .option('--menu', 'print the numbered menu a model would read (default)')
     .option('--text', 'print the screen text')
-    .option('--surface <name>', 'the surface to observe on (runner/surfaces.ts)', 'browser')
-    .action(async (url: string, opts: { json?: boolean; menu?: boolean; text?: boolean; surface: string }) => {
+    .option('--surface <name>', 'the surface to observe on (runner/surfaces.ts; default: tn3270 for a tn3270:// entry, else browser)')
+    .action(async (url: string, opts: { json?: boolean; menu?: boolean; text?: boolean; surface?: string }) => {
       const { observeCommand } = await import('./observe.ts');
-      setExit(await observeCommand(url, { format: opts.json ? 'json' : opts.text ? 'text' : 'menu', surface: opts.surface }));
+      setExit(await observeCommand(url, { format: opts.json ? 'json' : opts.text ? 'text' : 'menu', ...(opts.surface ? { surface: opts.surface } : {}) }));
     });
 
   cli
@@ -49,8 +49,14 @@ function program(setExit: (code: number) => void): Command {
     .option('--allow-env <name...>', 'an environment variable the card\'s entry may read as {{env.NAME}} besides BASE_URL (never HANDRAIL_*, ANTHROPIC_*)')
     .option('--scout <claude|none>', 'after the referee, seat a model with commit struck off and a four-turn leash to name the page (believed only if the furniture agrees)')
     .option('--referee <local|claude|none>', 'when no tier names a page, ask this referee which expected screen it is (believed only if the furniture agrees; claude reads ANTHROPIC_API_KEY)')
+    .option('--console', 'after the referee and the scout, pause for a person: a console on 127.0.0.1 (its one-time link on stderr) to act through the guarded menu and hand back')
+    .option('--console-timeout <ms>', 'how long the console waits for a person before the run goes on without one (default 600000)')
     .option('--headed', 'show the browser')
     .option('--trace <file.zip>', 'record a Playwright trace (npx playwright show-trace FILE); refused for a card with secret inputs')
+    .option('--inputs <rows.csv>', 'one run per CSV row (the header names the inputs): a receipt per row as JSON lines on stdout, a summary table on stderr')
+    .option('--parallel <n>', 'with --inputs: how many rows run at once, each in its own context of one browser (default 1)')
+    .option('--drain-ms <ms>', 'with --inputs: on SIGINT/SIGTERM, how long running rows may finish before they are cancelled (default 30000)')
+    .option('--browser-ws <url>', 'open contexts in a Playwright browser server (ws://…, e.g. npx playwright launch-server) instead of launching Chromium')
     .action(async (card: string, _flags: unknown, cmd: Cmd) => {
       const { replayCommand } = await import('./replay.ts');
       setExit(await replayCommand(card, cmd.optsWithGlobals<import('./replay.ts').ReplayFlags>()));
@@ -73,7 +79,7 @@ function program(setExit: (code: number) => void): Command {
     .requiredOption('-o, --out <trace.jsonl>', 'the book to write')
     .option('--max-turns <n>', 'turn budget')
     .option('--headed', 'show the browser')
-    .option('--surface <name>', 'the surface the task is worked out on (runner/surfaces.ts)', 'browser')
+    .option('--surface <name>', 'the surface the task is worked out on (runner/surfaces.ts; default: tn3270 for a tn3270:// entry, else browser)')
     .action(async (flags: import('./author.ts').AuthorFlags, cmd: Cmd) => {
       const [{ authorCommand }, { envWithConfig, loadConfig }] = await Promise.all([import('./author.ts'), import('../config.ts')]);
       const { config } = await loadConfig(cmd.optsWithGlobals<{ config?: string }>().config);
@@ -134,6 +140,7 @@ function program(setExit: (code: number) => void): Command {
     .option('--bind <name=value...>', 'an input the server fills for every call (e.g. operator_id=OP1001): not on the tool\'s schema, never asked of the agent')
     .option('--drain-ms <ms>', 'on SIGTERM/SIGINT, how long calls in flight may finish before they are cancelled (default 30000)')
     .option('--warm', 'start the shared browser at once instead of at the first call')
+    .option('--browser-ws <url>', 'open the calls\' contexts in a Playwright browser server (ws://…) instead of launching Chromium')
     .action(async (dir: string, flags: import('./serve.ts').ServeFlags, cmd: Cmd) => {
       const [{ serveCommand, parseBindings }, { envWithConfig, loadConfig }] = await Promise.all([import('./serve.ts'), import('../config.ts')]);
       // handrail.config.json feeds the server as it feeds replay and verify; each flag wins over its config entry.
@@ -254,9 +261,10 @@ function program(setExit: (code: number) => void): Command {
   cli
     .command('demo')
     .description('start PLUMBLINE, the mock bank, and run the demo against it')
-    .action(async () => {
+    .option('--terminal', "replay the 3270 card on the bank's green screen (TN3270) instead of the web card")
+    .action(async (opts: { terminal?: boolean }) => {
       const { demoCommand } = await import('./demo.ts');
-      setExit(await demoCommand());
+      setExit(await demoCommand(opts.terminal ? { terminal: true } : {}));
     });
 
   return cli;

@@ -2,7 +2,7 @@
 // numbered menu (grouped by frame), or the screen text. Output on stdout; one clear line on stderr on failure.
 import { HandrailError } from '../../shared/errors.ts';
 import { SurfaceError, type Surface } from '../../shared/surface.ts';
-import { surfaces } from '../surfaces.ts';
+import { surfaceOfEntry, surfaces } from '../surfaces.ts';
 import { screenDump } from '../../shared/screens.ts';
 import { buildMenu, renderRow } from '../../shared/menu.ts';
 import type { Observation } from '../../shared/schema/observation.ts';
@@ -20,8 +20,11 @@ function parseUrl(raw: string): URL {
   } catch {
     throw new ObserveError('BAD_URL', `not a URL: ${JSON.stringify(raw)} (give a full address, e.g. http://127.0.0.1:8080/signon)`);
   }
-  if (!['http:', 'https:', 'file:'].includes(url.protocol)) {
-    throw new ObserveError('BAD_URL', `cannot observe a ${url.protocol} address: use http, https or file`);
+  if (!['http:', 'https:', 'file:', 'tn3270:'].includes(url.protocol)) {
+    throw new ObserveError('BAD_URL', `cannot observe a ${url.protocol} address: use http, https, file or tn3270 (tn3270://host:port)`);
+  }
+  if (url.protocol === 'tn3270:' && (!url.hostname || !url.port)) {
+    throw new ObserveError('BAD_URL', `a terminal address names its host and port: tn3270://host:port, not ${JSON.stringify(raw)}`);
   }
   return url;
 }
@@ -35,7 +38,8 @@ export function formatObservation(obs: Observation, format: ObserveFormat): stri
   const out: string[] = [`screen ${obs.signature} (${obs.paths.length} paths, ${obs.observer})`];
   for (const f of obs.parts) {
     const mine = rows.filter((r) => f.controls.includes(r.control));
-    out.push(`== frame '${f.part.join('>')}' ${f.locus.title ? `"${f.locus.title}" ` : ''}${f.locus.url ?? ''}`);
+    const where = f.locus.url ?? (f.locus.host ? `${f.locus.host} ${f.locus.screen ?? ''}`.trim() : '');
+    out.push(`== frame '${f.part.join('>')}' ${f.locus.title ? `"${f.locus.title}" ` : ''}${where}`);
     out.push(...(mine.length ? mine.map(renderRow) : ['(no actions)']));
   }
   return `${out.join('\n')}\n`;
@@ -44,20 +48,24 @@ export function formatObservation(obs: Observation, format: ObserveFormat): stri
 export async function observeCommand(url: string, opts: { format: ObserveFormat; surface?: string }): Promise<number> {
   let surface: Surface | undefined;
   try {
-    const target = parseUrl(url);
-    // Chosen by the registry, as every other command chooses its surface.
-    const chosen = surfaces.choose(opts.surface ?? 'browser');
+    // Chosen by the registry, as every other command chooses its surface (a tn3270:// entry picks the terminal).
+    const chosen = surfaces.choose(opts.surface ?? surfaceOfEntry(url));
     if (!chosen.ok) throw new ObserveError(chosen.code, chosen.message);
+    // A URL for the browser and the terminal (tn3270://host:port); another surface's entry is its own (a macOS
+    // bundle id), checked by its `open`.
+    const kind = chosen.driver.declaration.name;
+    const parsed = kind === 'browser' || kind === 'tn3270' ? parseUrl(url) : null;
+    const entry = parsed ? (parsed.protocol === 'tn3270:' ? `tn3270://${parsed.host}` : parsed.href) : url;
     try {
       surface = await chosen.driver.open({});
     } catch (e) {
       throw new ObserveError('NO_BROWSER', e instanceof Error ? e.message : String(e));
     }
     try {
-      await surface.open(target.href);
+      await surface.open(entry);
     } catch (e) {
       if (!(e instanceof SurfaceError)) throw e;
-      throw new ObserveError('UNREACHABLE', `cannot open ${target.href}: ${e.message}`);
+      throw new ObserveError('UNREACHABLE', `cannot open ${entry}: ${e.message}`);
     }
     const obs = await surface.observe();
     process.stdout.write(formatObservation(obs, opts.format));

@@ -4,15 +4,20 @@ import { readFile } from 'node:fs/promises';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { ALLOW_ENV_VAR, envAllowProblem, formatIssues, INPUT_NAME_RE, loadCapability, type Capability } from '../../shared/schema/index.ts';
 import { EXIT_CODE, RunResult } from '../../shared/schema/result.ts';
+import { Batch, batchExitCode, readRows, summaryTable } from '../batch.ts';
+import { startBrowser } from '../browser/remote.ts';
+import { Progress } from '../progress.ts';
 import { loadFailpoint } from '../engine/failpoint.ts';
 import { boundInputs, envWithConfig, loadConfig } from '../config.ts';
 import { stateHome, storeIn } from '../intent.ts';
-import { resultBeforeRun, runCapability, type ProbeRunner, type RunRequest } from '../run.ts';
+import { openSharedJournal } from '../journals.ts';
+import { newRunId, resultBeforeRun, runCapability, type ProbeRunner, type RunRequest } from '../run.ts';
 import { UsageError } from './errors.ts';
 import { openNotebook } from './notebook.ts';
 import { AnthropicModel, anthropicOptionsFromEnv } from '../author/anthropic.ts';
 import { CountedModel, Scout } from '../escalate/scout.ts';
 import { ClaudeReferee } from '../escalate/claude.ts';
+import { ConsolePerson } from '../escalate/console.ts';
 import { LocalReferee } from '../escalate/local.ts';
 import type { Referee } from '../escalate/referee.ts';
 
@@ -36,6 +41,18 @@ export interface ReplayFlags {
   referee?: string;
   /** The escalation ladder's scout: `claude` (ANTHROPIC_API_KEY) or `none` (the default). */
   scout?: string;
+  /** A CSV file whose header names inputs: one run per row (runner/batch.ts). */
+  inputs?: string;
+  /** With --inputs: how many rows run at once (default 1). */
+  parallel?: string;
+  /** On the first SIGINT/SIGTERM of a batch, how long running rows may take before they are cancelled (default 30000). */
+  drainMs?: string;
+  /** A Playwright browser server to open contexts in instead of launching Chromium (runner/browser/remote.ts). */
+  browserWs?: string;
+  /** The escalation ladder's person: a console on 127.0.0.1, its one-time URL on stderr. */
+  console?: boolean;
+  /** How long the console waits for a person before the climb goes on without one (ms). */
+  consoleTimeout?: string;
 }
 
 /**
@@ -151,6 +168,14 @@ export function printResult(result: RunResult): number {
   return EXIT_CODE[result.word];
 }
 
+/** A whole number flag in [min, max], or a usage error naming the flag. */
+function intFlag(flag: string, v: string | undefined, min: number, max: number): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!(Number.isInteger(n) && n >= min && n <= max)) throw new UsageError(`${flag} expects a whole number from ${min} to ${max}, got "${v.slice(0, 20)}"`);
+  return n;
+}
+
 export async function replayCommand(cardPath: string, flags: ReplayFlags): Promise<number> {
   loadFailpoint();
   const { config } = await loadConfig(flags.config);
@@ -158,61 +183,187 @@ export async function replayCommand(cardPath: string, flags: ReplayFlags): Promi
   // A Claude referee or scout takes its model from the config too (HANDRAIL_MODEL wins).
   const referee = refereeFor(flags.referee, envWithConfig(process.env, config));
   const scout = scoutFor(flags.scout, envWithConfig(process.env, config));
-  const settle = flags.settleTimeout === undefined ? undefined : Number(flags.settleTimeout);
-  if (settle !== undefined && !(Number.isInteger(settle) && settle > 0)) {
-    throw new UsageError(`--settle-timeout expects milliseconds, got "${flags.settleTimeout}"`);
+  const settle = intFlag('--settle-timeout', flags.settleTimeout, 1, 3_600_000);
+  const wait = intFlag('--wait', flags.wait, 0, 3_600_000) ?? 0;
+  const parallel = intFlag('--parallel', flags.parallel, 1, 64);
+  const drainMs = intFlag('--drain-ms', flags.drainMs, 0, 3_600_000) ?? 30_000;
+  const consoleTimeout = flags.consoleTimeout === undefined ? undefined : Number(flags.consoleTimeout);
+  if (consoleTimeout !== undefined && !(Number.isInteger(consoleTimeout) && consoleTimeout > 0)) {
+    throw new UsageError(`--console-timeout expects milliseconds, got "${String(flags.consoleTimeout).slice(0, 20)}"`);
   }
-  const wait = flags.wait === undefined ? 0 : Number(flags.wait);
-  if (!(Number.isInteger(wait) && wait >= 0)) throw new UsageError(`--wait expects milliseconds, got "${flags.wait}"`);
+  if (consoleTimeout !== undefined && !flags.console) throw new UsageError('--console-timeout needs --console');
+  if (flags.inputs === undefined) {
+    if (parallel !== undefined) throw new UsageError('--parallel runs the rows of --inputs <rows.csv> side by side; give the rows file');
+  } else {
+    // One journal file holds one intent, and one trace one run: a batch keeps a journal per key under $HANDRAIL_HOME.
+    if (flags.journal) throw new UsageError('--journal names one intent\'s file; with --inputs every row keeps its own journal by key under $HANDRAIL_HOME');
+    if (flags.trace) throw new UsageError('--trace records one run; it cannot be combined with --inputs');
+    // One person cannot sit at a console for rows running side by side: a batch climbs no higher than the scout.
+    if (flags.console) throw new UsageError('--console puts a person on one run\'s ladder; it cannot be combined with --inputs');
+  }
   const loaded = await readCard(cardPath);
   if (!loaded.ok) {
     process.stderr.write(`${loaded.message}\n`);
     return printResult(resultBeforeRun(cardPath, 'none', 'REFUSED', 'CARD_INVALID', loaded.message.split('\n')[0] ?? ''));
   }
+  const card = loaded.card;
   if (flags.trace !== undefined) {
-    const refused = traceRefusal(loaded.card);
+    const refused = traceRefusal(card);
     if (refused) throw refused;
   }
   // Flags win over the config file: --input name by name, --base-url, --allow-env as a whole.
-  const inputs = boundInputs(config, loaded.card.inputs, given);
+  const inputs = boundInputs(config, card.inputs, given);
   const baseUrl = flags.baseUrl ?? config.base_url;
   const base = envWithConfig(process.env, config);
   const env = withAllowedEnv({ ...base, ...(baseUrl ? { BASE_URL: baseUrl.replace(/\/+$/, '') } : {}) }, flags.allowEnv ?? config.allow_env);
+  // Every row is checked before a browser starts or anything is pressed.
+  const rows = flags.inputs === undefined ? undefined : readRows(await readRowsFile(flags.inputs), flags.inputs, card, inputs, env);
   const progress = (line: string): void => void process.stderr.write(`${line}\n`);
-  const probe = flags.probe ? await probeFor(loaded.card, cardPath, inputs, { env, open: { headed: Boolean(flags.headed) }, progress, ...(settle ? { settleTimeoutMs: settle } : {}) }) : undefined;
-  const trace = flags.trace === undefined ? undefined : resolvePath(flags.trace);
-  const notebook = await openNotebook(progress, base);
-  const drifting = notebook?.drifting(loaded.card.id) ?? [];
-  if (drifting.length) {
-    progress(`warning: the last run of ${loaded.card.id} found ${drifting.map((d) => `${d.target} on ${d.latest} (first choice ${d.first_choice})`).join(', ')}: the application may have changed (handrail drift ${cardPath})`);
+  // HANDRAIL_JOURNAL_URL: the shared journal many machines answer from (runner/journals.ts); else the file journal.
+  const shared = await openSharedJournal(base);
+  if (shared && flags.journal) {
+    await shared.close();
+    throw new UsageError('--journal names a file, but HANDRAIL_JOURNAL_URL keeps the journals in a database: use one of them');
   }
-  const result = await runCapability({
-    card: loaded.card,
-    inputs,
-    env,
-    open: { headed: Boolean(flags.headed), ...(trace ? { trace } : {}) },
-    progress: (line) => process.stderr.write(`${line}\n`),
-    // Every replay is journalled: under $HANDRAIL_HOME by key, or in the file --journal names.
-    store: storeIn(stateHome(base)),
-    lockWaitMs: wait,
-    ...(flags.journal ? { journalPath: flags.journal } : {}),
-    ...(flags.evidence ? { evidenceDir: flags.evidence } : {}),
-    ...(settle ? { settleTimeoutMs: settle } : {}),
-    ...(flags.allowUnapproved ? { allowUnapproved: true } : {}),
-    ...(probe ? { probe } : {}),
-    ...(referee ? { referee } : {}),
-    ...(scout ? { scout } : {}),
-  });
+  let browser;
   try {
-    await notebook?.record(loaded.card, result);
+    browser = flags.browserWs === undefined ? undefined : await startBrowser({ wsEndpoint: flags.browserWs });
   } catch (e) {
-    progress(`note: the run was not written to the notebook: ${(e as Error).message.split('\n')[0] ?? ''}`);
+    await shared?.close();
+    throw e;
+  }
+  const notebook = await openNotebook(progress, base);
+  try {
+    const drifting = notebook?.drifting(card.id) ?? [];
+    if (drifting.length) {
+      progress(`warning: the last run of ${card.id} found ${drifting.map((d) => `${d.target} on ${d.latest} (first choice ${d.first_choice})`).join(', ')}: the application may have changed (handrail drift ${cardPath})`);
+    }
+    // Every replay is journalled: under $HANDRAIL_HOME by key, or in the file --journal names.
+    const common = {
+      card,
+      env,
+      store: storeIn(stateHome(base)),
+      lockWaitMs: wait,
+      ...(settle ? { settleTimeoutMs: settle } : {}),
+      ...(flags.allowUnapproved ? { allowUnapproved: true } : {}),
+      ...(referee ? { referee } : {}),
+      ...(scout ? { scout } : {}),
+      ...(shared ? { journalStore: shared } : {}),
+      // Every run is recorded in the notebook once it has its receipt (runCapability does it).
+      ...(notebook ? { notebook } : {}),
+    } satisfies Partial<RunRequest>;
+    if (rows) {
+      const one = browser ?? (await startBrowser({ headed: Boolean(flags.headed) }));
+      try {
+        return await replayRows(cardPath, rows, parallel ?? 1, drainMs, flags, {
+          ...common,
+          open: { headed: Boolean(flags.headed), browser: () => Promise.resolve(one) },
+        });
+      } finally {
+        await one.close().catch(() => undefined);
+      }
+    }
+    // The one-time URL goes to stderr only: never into the evidence, the receipt or the notebook.
+    const person = flags.console
+      ? new ConsolePerson({ announce: (url) => progress(`a person is needed: open ${url}`), ...(consoleTimeout ? { timeoutMs: consoleTimeout } : {}) })
+      : undefined;
+    const open = { headed: Boolean(flags.headed), ...(browser ? { browser: () => Promise.resolve(browser) } : {}) };
+    const probe = flags.probe ? await probeFor(card, cardPath, inputs, { env, open, progress, ...(settle ? { settleTimeoutMs: settle } : {}) }) : undefined;
+    const trace = flags.trace === undefined ? undefined : resolvePath(flags.trace);
+    const result = await runCapability({
+      ...common,
+      inputs,
+      open: { ...open, ...(trace ? { trace } : {}) },
+      progress,
+      ...(flags.journal ? { journalPath: flags.journal } : {}),
+      ...(flags.evidence ? { evidenceDir: flags.evidence } : {}),
+      ...(probe ? { probe } : {}),
+      ...(person ? { person } : {}),
+    });
+    if (result.unapproved) process.stderr.write('warning: this card ran without an approval bound to its content (--allow-unapproved)\n');
+    const fromJournal = result.from_journal ? ' · answered from the journal' : '';
+    process.stderr.write(`${result.word} ${result.code}${fromJournal}${result.evidence ? ` · evidence ${result.evidence}` : ''}\n`);
+    if (trace) process.stderr.write(existsSync(trace) ? `trace ${trace} (open it: npx playwright show-trace ${trace})\n` : `warning: no trace was written to ${trace} (the run opened no browser, or the trace could not be saved)\n`);
+    return printResult(result);
   } finally {
     notebook?.close();
+    if (browser && rows === undefined) await browser.close().catch(() => undefined);
+    await shared?.close();
   }
-  if (result.unapproved) process.stderr.write('warning: this card ran without an approval bound to its content (--allow-unapproved)\n');
-  const fromJournal = result.from_journal ? ' · answered from the journal' : '';
-  process.stderr.write(`${result.word} ${result.code}${fromJournal}${result.evidence ? ` · evidence ${result.evidence}` : ''}\n`);
-  if (trace) process.stderr.write(existsSync(trace) ? `trace ${trace} (open it: npx playwright show-trace ${trace})\n` : `warning: no trace was written to ${trace} (the run opened no browser, or the trace could not be saved)\n`);
-  return printResult(result);
+}
+
+async function readRowsFile(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (e) {
+    throw new UsageError(`--inputs: cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+}
+
+/**
+ * `--inputs rows.csv [--parallel N]`: one run per row in the shared browser (a context each), one receipt per row as
+ * a JSON line on stdout (`row` first), the bar and a summary table on stderr. SIGINT/SIGTERM drains: no row starts,
+ * running rows get --drain-ms to finish and are then cancelled; a second signal cancels at once.
+ */
+async function replayRows(
+  cardPath: string,
+  rows: ReturnType<typeof readRows>,
+  parallel: number,
+  drainMs: number,
+  flags: ReplayFlags,
+  common: Omit<RunRequest, 'inputs'>,
+): Promise<number> {
+  const card = common.card;
+  const bar = new Progress({ total: rows.length, label: 'runs' });
+  const say = (line: string): void => bar.log(line);
+  bar.log(`${card.id}: ${rows.length} row${rows.length === 1 ? '' : 's'} from ${flags.inputs ?? ''}, ${parallel} at a time`);
+  const evidenceRoot = flags.evidence ?? 'runs';
+  // A card without a usable probe is refused before any row runs, not once per row.
+  const probeBase = { env: common.env, ...(common.open ? { open: common.open } : {}), ...(common.settleTimeoutMs ? { settleTimeoutMs: common.settleTimeoutMs } : {}) };
+  if (flags.probe && rows[0]) await probeFor(card, cardPath, rows[0].inputs, probeBase);
+  const batch = new Batch({
+    rows,
+    parallel,
+    card: card.id,
+    log: say,
+    run: async (row, signal) => {
+      const runId = newRunId();
+      const probe = flags.probe ? await probeFor(card, cardPath, row.inputs, probeBase) : undefined;
+      return runCapability({
+        ...common,
+        inputs: row.inputs,
+        runId,
+        evidenceDir: resolvePath(evidenceRoot, runId),
+        signal,
+        ...(probe ? { probe } : {}),
+      });
+    },
+    onResult: (row, result) => {
+      process.stdout.write(`${JSON.stringify({ row: row.row, ...result })}\n`);
+      bar.tick(`row ${row.row} ${result.word} ${result.code}${result.from_journal ? ' (from the journal)' : ''}`);
+    },
+  });
+  let signals = 0;
+  let drained: Promise<void> = Promise.resolve();
+  const onSignal = (sig: NodeJS.Signals): void => {
+    signals++;
+    if (signals === 1) {
+      say(`${sig}: draining (a second signal cancels the running rows)`);
+      drained = batch.drain(drainMs);
+    } else batch.abortAll(`a second ${sig}`);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const started = Date.now();
+  try {
+    const results = await batch.run();
+    await drained;
+    bar.finish();
+    if (results.some((r) => r.result.unapproved)) say('warning: these runs ran without an approval bound to the card\'s content (--allow-unapproved)');
+    process.stderr.write(`${summaryTable(results, Date.now() - started)}\n`);
+    return batchExitCode(results);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
 }

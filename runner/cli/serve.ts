@@ -8,9 +8,11 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CatalogError, describeCatalog, LiveCatalog } from '../mcp/catalog.ts';
 import { startHttp } from '../mcp/http.ts';
 import { buildMcpServer } from '../mcp/server.ts';
+import { openSharedJournal } from '../journals.ts';
 import { CallService } from '../mcp/service.ts';
 import { bindingProblem } from '../mcp/tools.ts';
 import { UsageError } from './errors.ts';
+import { openNotebook } from './notebook.ts';
 import { withAllowedEnv } from './replay.ts';
 
 export interface ServeFlags {
@@ -33,6 +35,8 @@ export interface ServeFlags {
   drainMs?: string | number;
   /** Start the shared browser at once rather than at the first call. */
   warm?: boolean;
+  /** Open the calls' contexts in this Playwright browser server (connected at start: a dead one is refused at once). */
+  browserWs?: string;
 }
 
 /** Anything that would print to stdout goes to stderr instead: over stdio a stray line corrupts the protocol. */
@@ -108,15 +112,38 @@ export async function serveCommand(dir = 'capabilities', flags: ServeFlags = {})
   err(describeCatalog(dir, live.catalog));
   if (live.served.length === 0) err('handrail serve: no approved card to serve yet; the tool list follows the folder');
   if (Object.keys(bind).length) err(`handrail serve: bound by the server, not asked of the agent: ${Object.keys(bind).join(', ')}`);
+  // HANDRAIL_JOURNAL_URL: one journal for every server behind a load balancer (runner/journals.ts).
+  let shared;
+  try {
+    shared = await openSharedJournal(process.env);
+    if (shared && flags.journalDir) throw new UsageError('--journal-dir names a directory, but HANDRAIL_JOURNAL_URL keeps the journals in a database: use one of them');
+  } catch (e) {
+    live.close();
+    await shared?.close();
+    throw e;
+  }
+  // Every call's run goes into the notebook, as a CLI replay's does (drift and calibration read them all).
+  const notebook = await openNotebook(err);
   const service = new CallService({
     env: withAllowedEnv(process.env, flags.allowEnv),
+    ...(notebook ? { notebook } : {}),
     ...(flags.journalDir ? { journalDir: flags.journalDir } : {}),
+    ...(shared ? { journalStore: shared } : {}),
     ...(flags.evidenceDir ? { evidenceDir: flags.evidenceDir } : {}),
     ...(concurrency ? { concurrency } : {}),
+    ...(flags.browserWs ? { browserWs: flags.browserWs } : {}),
     log: err,
   });
   err(`handrail serve: journals in ${await service.journalDir()}`);
-  if (flags.warm) service.warm().catch((e: unknown) => err(`handrail serve: the browser did not start: ${(e as Error).message}`));
+  if (flags.browserWs) {
+    try {
+      await service.warm();
+    } catch (e) {
+      live.close();
+      await service.close();
+      throw e;
+    }
+  } else if (flags.warm) service.warm().catch((e: unknown) => err(`handrail serve: the browser did not start: ${(e as Error).message}`));
 
   let finish: (code: number) => void = () => undefined;
   const done = new Promise<number>((r) => (finish = r));
@@ -136,6 +163,7 @@ export async function serveCommand(dir = 'capabilities', flags: ServeFlags = {})
       .then(() => new Promise((r) => setTimeout(r, 0)))
       .then(() => Promise.allSettled(closers.map((c) => c())))
       .then(() => service.close())
+      .then(() => notebook?.close())
       .then(
         () => {
           err('handrail serve: stopped');

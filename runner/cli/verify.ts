@@ -8,6 +8,7 @@ import { judgeFrom, JudgeSpecError } from '../judge.ts';
 import { Progress } from '../progress.ts';
 import { parsePlatesCsv, verify, VerifyError, writeLifecycle, type PlateReport } from '../verify.ts';
 import { UsageError } from './errors.ts';
+import { openNotebook } from './notebook.ts';
 import { parseInputs, readCard, withAllowedEnv } from './replay.ts';
 
 export interface VerifyFlags {
@@ -82,6 +83,8 @@ export async function verifyCommand(cardPath: string, flags: VerifyFlags): Promi
   const env = withAllowedEnv({ ...envWithConfig(process.env, config), ...(baseUrl ? { BASE_URL: baseUrl.replace(/\/+$/, '') } : {}) }, flags.allowEnv ?? config.allow_env);
   let bar: Progress | undefined;
   const err = (line: string): void => (bar ? bar.log(line) : void process.stderr.write(`${line}\n`));
+  // Each plate's run goes into the notebook, as a CLI replay's does.
+  const notebook = await openNotebook(err);
   try {
     const plates = parsePlatesCsv(csv, flags.inputs);
     bar = new Progress({ total: plates.length, label: 'plates' });
@@ -96,6 +99,7 @@ export async function verifyCommand(cardPath: string, flags: VerifyFlags): Promi
       plateDone: (p) => bar?.tick(p.clean ? 'CLEAN' : p.status === 'refused' ? 'REFUSED' : 'FAILED'),
       ...(flags.evidence ? { evidenceRoot: flags.evidence } : {}),
       ...(settle ? { settleTimeoutMs: settle } : {}),
+      ...(notebook ? { notebook } : {}),
     });
     bar.finish();
     await writeLifecycle(cardPath, report.lifecycle);
@@ -109,6 +113,8 @@ export async function verifyCommand(cardPath: string, flags: VerifyFlags): Promi
     bar?.finish();
     if (e instanceof VerifyError) throw new UsageError(e.message, e.code);
     throw e;
+  } finally {
+    notebook?.close();
   }
 }
 

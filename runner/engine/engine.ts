@@ -8,20 +8,23 @@ import { JOURNALLED } from '../../shared/operations.ts';
 export { JOURNALLED };
 import { type Capability, type OutcomeRule, type Postcondition, type Step } from '../../shared/schema/capability.ts';
 import type { Observation } from '../../shared/schema/observation.ts';
-import { RETRYABLE, RunResult, type Word } from '../../shared/schema/result.ts';
-import type { RungKind } from '../../shared/schema/capability.ts';
+import { Baton, RETRYABLE, RunResult, type ResolvedBy, type Word } from '../../shared/schema/result.ts';
+import type { Control } from '../../shared/schema/observation.ts';
 import { afterCommitScreens } from '../../shared/marks.ts';
 import { Lock } from '../../shared/lock.ts';
 import { compileSafe } from '../../shared/regex.ts';
-import { nameScreen, provable, screenWords, type KnownScreen } from '../../shared/screens.ts';
+import { fingerprint } from '../../shared/fingerprint.ts';
+import { buildMenu, renderRow } from '../../shared/menu.ts';
+import { jaccard, nameScreen, provable, screenWords, type KnownScreen } from '../../shared/screens.ts';
 import type { Masker } from '../../shared/secrets.ts';
-import { SurfaceError, type BoundTarget, type EvidenceKind, type Surface } from '../../shared/surface.ts';
+import { SurfaceError, type BoundTarget, type EvidenceKind, type Resolution, type Surface } from '../../shared/surface.ts';
 import type { Evidence } from '../evidence.ts';
-import { nextRung, type AttemptOutcome, type Attempt, type RungName } from '../escalate/decide.ts';
-import { judge, type Judgement, type Referee, type RefereeQuestion, type ScreenOption } from '../escalate/referee.ts';
+import type { HumanStep, Person } from '../escalate/console.ts';
+import { nextControl, nextRung, type AttemptOutcome, type Attempt, type RungName } from '../escalate/decide.ts';
+import { judge, judgeControl, type ControlQuestion, type Judgement, type Referee, type RefereeQuestion, type ScreenOption } from '../escalate/referee.ts';
 import type { Scout } from '../escalate/scout.ts';
 import { failpoint } from './failpoint.ts';
-import type { Journal } from './journal.ts';
+import type { KeyJournal } from './journal-store.ts';
 import { WriteCheck } from './writes.ts';
 
 export interface ReplayContext {
@@ -38,7 +41,7 @@ export interface ReplayContext {
   attachments?: readonly EvidenceKind[];
   masker: Masker;
   evidence: Evidence;
-  journal: Journal | null;
+  journal: KeyJournal | null;
   /** Progress for people (stderr in the CLI). Already masked when called. */
   progress?: (line: string) => void;
   settleTimeoutMs?: number;
@@ -58,7 +61,12 @@ export interface ReplayContext {
   referee?: Referee;
   /** The escalation ladder's second rung: a model with commit struck off and a four-turn leash (runner/escalate/scout.ts). */
   scout?: Scout;
-  /** The wall-clock ceiling on all climbing in one run (default 60 s). */
+  /**
+   * The escalation ladder's third rung: a person at a console (runner/escalate/console.ts, `--console`). Absent: the
+   * climb ends before the person.
+   */
+  person?: Person;
+  /** The wall-clock ceiling on all climbing in one run (default 60 s); a person's time at the console does not count. */
   ladderCeilingMs?: number;
   /**
    * The caller's cancellation (docs/ARCHITECTURE.md, "Cancelling a run"). Honoured only while no commit has been
@@ -90,6 +98,9 @@ interface Named {
   label: string | null;
   text: string;
 }
+
+/** A target found by the control rung: the row the referee chose, whose fingerprint matched the card's. */
+type Resolved = { ok: true; ref: string; rung: ResolvedBy; control: Control | null };
 
 type Ending = { word: Word; code: string; message: string; outcome?: string; atStep?: string };
 
@@ -149,7 +160,7 @@ function sleep(ms: number): Promise<void> {
 export class Replay {
   private readonly card: Capability;
   private readonly screens: KnownScreen[];
-  private readonly rungs: Record<string, RungKind> = {};
+  private readonly rungs: Record<string, ResolvedBy> = {};
   private readonly outputs: Record<string, string> = {};
   private readonly now: () => number;
   private readonly started: number;
@@ -168,7 +179,9 @@ export class Replay {
    * Screens a rung named on furniture the card does not hold: the page as it is now, per label. After the run the
    * caller may write them into a proposed card (never applied to the card itself).
    */
-  readonly repairs: { label: string; signature: string; paths: string[]; by: string; step: string; unproven?: boolean }[] = [];
+  readonly repairs: { label: string; signature: string; paths: string[]; by: string; step: string; unproven?: boolean; human?: HumanStep[] }[] = [];
+  /** A person was asked (the receipt's `escalated_to_human`). */
+  private escalated = false;
   /** Signatures a rung named in this run, and the name: a later look at the same furniture is the same screen. */
   private readonly namedByRung = new Map<string, string>();
 
@@ -411,6 +424,7 @@ export class Replay {
       from_journal: false,
       evidence: this.ctx.evidence.dir,
       ...(end.word !== 'SUCCESS' && this.current ? { page_text: this.pageText(this.current) } : {}),
+      ...(this.escalated ? { escalated_to_human: true } : {}),
       duration_ms: Math.max(0, this.now() - this.started),
     });
   }
@@ -561,8 +575,11 @@ export class Replay {
     }
     // 2. Resolve.
     const target = this.bind(step.target);
-    const found = await this.surface.resolve(target);
-    await this.ctx.evidence.append('resolve', { step: step.id, target: step.target, ...found });
+    const resolution = await this.surface.resolve(target);
+    await this.ctx.evidence.append('resolve', { step: step.id, target: step.target, ...resolution });
+    // The control rung, when the ladder found none or several: the referee proposes a row, the fingerprint disposes.
+    const lost = !resolution.ok && (resolution.code === 'TARGET_NOT_FOUND' || resolution.code === 'AMBIGUOUS');
+    const found: Resolution | Resolved = (lost ? await this.controlFor(step, target) : null) ?? resolution;
     if (!found.ok) {
       const tried = found.attempts.map((a) => `${a.rung}=${a.count}`).join(', ');
       return {
@@ -701,7 +718,8 @@ export class Replay {
   private async climb(step: Step, page: Named, wanted: readonly string[], commitInFlight: boolean): Promise<Named | null> {
     const referee = this.ctx.referee;
     const scout = this.ctx.scout;
-    const onCall: RungName[] = [...(referee ? (['referee'] as const) : []), ...(scout ? (['scout'] as const) : [])];
+    const person = this.ctx.person;
+    const onCall: RungName[] = [...(referee ? (['referee'] as const) : []), ...(scout ? (['scout'] as const) : []), ...(person ? (['person'] as const) : [])];
     const options = this.refereeOptions(wanted);
     for (;;) {
       const decision = nextRung({
@@ -716,6 +734,11 @@ export class Replay {
       if ('stop' in decision) return null;
       if (decision.ask === 'scout' && scout) {
         const named = await this.scoutFor(step, page, options, scout, commitInFlight);
+        if (named) return named;
+        continue;
+      }
+      if (decision.ask === 'person' && person) {
+        const named = await this.personFor(step, page, options, person, commitInFlight);
         if (named) return named;
         continue;
       }
@@ -781,6 +804,147 @@ export class Replay {
     this.attempts.push({ rung: 'scout', screen: page.obs.signature, outcome });
     this.climbMs += this.now() - began;
     return named;
+  }
+
+  /**
+   * The person (rung 3): the baton moves to PAUSED, the page is recorded (screenshot and text), a person at the
+   * console looks, may act through the guarded menu (each action a `human_step` line), and hands back naming a screen
+   * or aborts; the page is recorded again. A handback is believed unless the page contradicts it — it matches another
+   * declared screen exactly, a mismatch the run does not recover from — and, like every rung's naming, a screen that
+   * follows a commit stands only on its marks (`proven`).
+   */
+  private async personFor(step: Step, page: Named, options: ScreenOption[], person: Person, commitInFlight: boolean): Promise<Named | null> {
+    this.escalated = true;
+    const record = (kind: string, data: Record<string, unknown>): Promise<void> => this.ctx.evidence.append(kind, data);
+    await record('baton', { step: step.id, from: Baton.enum.RUNNING, to: Baton.enum.PAUSED, rung: person.name, commit_in_flight: commitInFlight });
+    this.say(`${step.id}: the run is paused for a person (${person.name})`);
+    await this.personEvidence('person-before');
+    let outcome: AttemptOutcome = 'unavailable';
+    let named: Named | null = null;
+    try {
+      const answer = await person.ask({
+        step: step.id,
+        options,
+        commitInFlight,
+        surface: this.surface,
+        masker: this.ctx.masker,
+        goal: this.card.intent,
+        inputs: Object.entries(this.ctx.inputs).map(([name, value]) => ({ name, value, secret: this.card.inputs[name]?.secret === true })),
+        record,
+      });
+      await this.personEvidence('person-after');
+      // The engine takes the run back whatever the answer: to go on, or to end it with the word it has.
+      const held = answer.steps.some((h) => h.effect !== null) ? Baton.enum.HUMAN_CONTROL : Baton.enum.PAUSED;
+      await record('baton', { step: step.id, from: held, to: Baton.enum.RUNNING, answer: answer.kind });
+      if (answer.kind === 'timeout') {
+        outcome = 'timeout';
+        await record('person_timeout', { step: step.id, after_ms: answer.afterMs, human_steps: answer.steps.length });
+      } else if (answer.kind === 'abort') {
+        outcome = 'aborted';
+        await record('person_abort', { step: step.id, by: answer.by, reason: answer.reason, human_steps: answer.steps.length });
+      } else {
+        const now = await this.look();
+        const exact = nameScreen({ signature: now.obs.signature, paths: now.obs.paths, text: now.text }, this.screens);
+        const by = `person ${answer.by}`;
+        if (exact && exact.how === 'exact' && exact.label !== answer.label) {
+          outcome = 'mismatch';
+          await record('handback', { step: step.id, by: answer.by, label: answer.label, judgement: { kind: 'mismatch', showing: exact.label, why: `the page is ${exact.label} exactly, not ${answer.label}` } });
+          this.say(`${step.id}: ${by} handed back ${answer.label}, but the page is ${exact.label}: refused`);
+        } else {
+          const overlap = jaccard(options.find((o) => o.label === answer.label)?.paths ?? [], now.obs.paths);
+          const judged = this.proven({ kind: 'named', label: answer.label, confidence: 1, overlap }, now);
+          await record('handback', { step: step.id, by: answer.by, label: answer.label, judgement: judged, human_steps: answer.steps.length });
+          const repair = { label: answer.label, signature: now.obs.signature, paths: [...now.obs.paths], by, step: step.id, human: answer.steps };
+          if (judged.kind === 'unproven') {
+            outcome = 'refused';
+            if (!this.repairs.some((r) => r.label === answer.label)) this.repairs.push({ ...repair, unproven: true });
+          } else {
+            outcome = 'named';
+            if (!this.repairs.some((r) => r.label === answer.label)) this.repairs.push(repair);
+            this.namedByRung.set(now.obs.signature, answer.label);
+            named = { ...now, label: answer.label };
+            this.current = named;
+            this.say(`${step.id}: ${by} handed back ${answer.label}`);
+          }
+        }
+      }
+    } catch (e) {
+      await record('person_unavailable', { step: step.id, reason: this.ctx.masker.mask((e instanceof Error ? e.message : String(e)).split('\n')[0] ?? '') });
+    }
+    this.attempts.push({ rung: 'person', screen: page.obs.signature, outcome });
+    // A person's time is theirs (the console's own timeout bounds it): the ceiling counts only the machines' climb.
+    return named;
+  }
+
+  /** The page as a person saw it, before and after: a screenshot and the screen text, as the surface declares it can. */
+  private async personEvidence(name: string): Promise<void> {
+    await this.shot(name);
+    if (!this.attaches('text')) return;
+    try {
+      await this.ctx.evidence.text(name, await this.surface.evidence('text'));
+    } catch (e) {
+      await this.ctx.evidence.append('text_failed', { reason: this.ctx.masker.mask((e as Error).message) });
+    }
+  }
+
+  /**
+   * The control rung: no rung of the target's ladder found exactly one element, so the referee is asked which row of
+   * the current menu the target is. Its answer passes the acceptance bar and then is believed only when the row's
+   * control has the fingerprint the card recorded (the same check a rung's find gets, shared/ladder.ts); a card
+   * without a fingerprint value cannot be checked, so nothing is believed. Once per target per screen per run.
+   */
+  private async controlFor(step: Step, target: BoundTarget): Promise<Resolved | null> {
+    const referee = this.ctx.referee;
+    const here = await this.look();
+    const decision = nextControl({
+      screen: here.obs.signature,
+      target: target.id,
+      onCall: typeof referee?.askControl === 'function',
+      attempts: this.attempts,
+      elapsedMs: this.climbMs,
+      ceilingMs: this.ctx.ladderCeilingMs ?? DEFAULT_LADDER_CEILING_MS,
+    });
+    await this.ctx.evidence.append('ladder', { step: step.id, target: target.id, screen: here.obs.signature, decision });
+    if (!('ask' in decision) || !referee?.askControl) return null;
+    const began = this.now();
+    const menu = buildMenu(here.obs);
+    const mask = (t: string): string => this.ctx.masker.mask(t);
+    const question: ControlQuestion = {
+      target: { id: target.id, role: target.role, name: target.name, hint: target.hint, scope: target.scope },
+      rows: menu.map((r) => ({ n: r.n, text: mask(renderRow(r)), role: r.control.role, name: mask(r.control.name), hint: r.control.hint === undefined ? undefined : mask(r.control.hint), scope: r.control.scope })),
+    };
+    let outcome: AttemptOutcome = 'unavailable';
+    let chosen: Resolved | null = null;
+    try {
+      const verdict = await referee.askControl(question);
+      const judged = judgeControl(verdict, question);
+      let line: Record<string, unknown> = { judgement: judged };
+      if (judged.kind === 'chosen') {
+        const row = menu.find((r) => r.n === judged.row);
+        const fp = target.fingerprint;
+        const seen = row ? fingerprint(row.control, fp.over, here.obs.observer) : null;
+        const believed = row !== undefined && fp.value !== undefined && seen === fp.value;
+        const why = !row
+          ? `there is no row ${judged.row}`
+          : fp.value === undefined
+            ? 'the card recorded no fingerprint for this target, so no answer can be checked'
+            : believed
+              ? `its fingerprint over ${fp.over.join('+')} matches the card's`
+              : `its fingerprint over ${fp.over.join('+')} is ${seen}, the card recorded ${fp.value}`;
+        line = { judgement: judged, row: judged.row, row_text: row ? mask(renderRow(row)) : null, believed, why };
+        outcome = believed ? 'named' : 'refused';
+        if (believed && row) chosen = { ok: true, ref: row.control.ref, rung: 'control', control: row.control };
+      } else {
+        outcome = judged.kind;
+      }
+      await this.ctx.evidence.append('control', { step: step.id, target: target.id, backend: verdict.backend, probabilities: verdict.probabilities, ...line });
+    } catch (e) {
+      await this.ctx.evidence.append('referee_unavailable', { step: step.id, target: target.id, backend: referee.name, reason: mask((e instanceof Error ? e.message : String(e)).split('\n')[0] ?? '') });
+    }
+    this.attempts.push({ rung: 'control', target: target.id, screen: here.obs.signature, outcome });
+    this.climbMs += this.now() - began;
+    if (chosen) this.say(`${step.id}: the referee chose a menu row for ${target.id}, and its fingerprint matches the card's`);
+    return chosen;
   }
 
   /**

@@ -17,6 +17,7 @@ import { z } from 'zod';
 import { Lock } from '../../shared/lock.ts';
 import { canonicalJson } from '../../shared/schema/canonical.ts';
 import { HandrailError } from '../../shared/errors.ts';
+import type { KeyJournal } from './journal-store.ts';
 
 export const JOURNAL_VERSION = 2;
 
@@ -70,12 +71,19 @@ export type StepRecord = z.infer<typeof StepRecord>;
 export type SettledRecord = z.infer<typeof SettledRecord>;
 
 type Unsealed<T> = T extends unknown ? Omit<T, 'v' | 'n' | 'at' | 'prev' | 'hash'> : never;
-type Body = Unsealed<Exclude<JournalRecord, HeaderRecord>>;
+export type Body = Unsealed<Exclude<JournalRecord, HeaderRecord>>;
 
 const Head = z.strictObject({ n: z.number().int().positive(), hash: Hash });
 const HEAD_WIDTH = 96;
 
-export type JournalErrorCode = 'JOURNAL_DAMAGED' | 'JOURNAL_KEY_MISMATCH' | 'JOURNAL_IO' | 'JOURNAL_CLOSED' | 'JOURNAL_RECEIPT_NOT_JSON' | 'JOURNAL_NOT_IN_DOUBT';
+export type JournalErrorCode =
+  | 'JOURNAL_DAMAGED'
+  | 'JOURNAL_KEY_MISMATCH'
+  | 'JOURNAL_IO'
+  | 'JOURNAL_CLOSED'
+  | 'JOURNAL_RECEIPT_NOT_JSON'
+  | 'JOURNAL_NOT_IN_DOUBT'
+  | 'JOURNAL_LEASE_LOST';
 
 export class JournalError extends HandrailError<JournalErrorCode> {
   override readonly name = 'JournalError';
@@ -313,7 +321,72 @@ export async function readJournal(file: string): Promise<(Verified & { state: Jo
   return { ...v, state: new JournalState(v.header, v.records) };
 }
 
-export class Journal {
+/**
+ * What every journal of one key does with its records, wherever they are kept: the state of a step, the key's
+ * status, and the four kinds of record a run or a person writes. A store appends one sealed record at a time
+ * (`append`) and says where it keeps them; the rules of what may be written live here once (docs/ARCHITECTURE.md,
+ * "Never twice").
+ */
+export abstract class SealedJournal implements KeyJournal {
+  constructor(readonly view: JournalState) {}
+
+  abstract readonly where: string;
+  /** Writes one record durably and applies it to `view`; resolves only once it is kept. */
+  protected abstract append(body: Body): Promise<JournalRecord>;
+  abstract close(): Promise<void>;
+
+  get key(): string {
+    return this.view.header.key;
+  }
+
+  state(step: string): StepState {
+    return this.view.state(step);
+  }
+
+  inDoubt(): string[] {
+    return this.view.inDoubt();
+  }
+
+  status(): KeyStatus {
+    return this.view.status();
+  }
+
+  lastReceipt(): unknown {
+    return this.view.lastReceipt();
+  }
+
+  /** Resolves only once the record is kept (on disk, or committed in the database): the caller acts after this, never before. */
+  async dispatched(run: string, step: string, effect: JournalEffect): Promise<void> {
+    await this.append({ phase: 'dispatched', run, step, effect });
+  }
+
+  async observed(run: string, step: string, effect: JournalEffect): Promise<void> {
+    await this.append({ phase: 'observed', run, step, effect });
+  }
+
+  /** Stores a run's final result as given: the caller passes it already masked (Masker.maskDeep). */
+  async receipt(run: string, receipt: unknown): Promise<void> {
+    try {
+      JSON.stringify(receipt);
+    } catch (e) {
+      throw new JournalError('JOURNAL_RECEIPT_NOT_JSON', `receipt for key ${this.key} cannot be written as JSON: ${(e as Error).message}`);
+    }
+    await this.append({ phase: 'receipt', run, receipt });
+  }
+
+  /** Records a decision about the commits now in doubt. Refuses when nothing is in doubt. */
+  async settle(as: Settlement, by: string, note: string, via: 'person' | 'probe'): Promise<SettledRecord> {
+    const steps = this.view.inDoubt();
+    if (steps.length === 0) {
+      throw new JournalError('JOURNAL_NOT_IN_DOUBT', `key ${this.key} has nothing in doubt (it is ${this.view.status()}); there is nothing to settle`);
+    }
+    const rec = await this.append({ phase: 'settled', as, steps, by, note, via });
+    return rec as SettledRecord;
+  }
+}
+
+/** The embedded journal: one append-only file per key (the format above), written by the process holding its lease. */
+export class Journal extends SealedJournal {
   /** Appends one at a time, in call order. */
   readonly #appends = new Lock();
   #closed = false;
@@ -322,15 +395,18 @@ export class Journal {
     readonly path: string,
     private readonly handle: fs.FileHandle,
     private readonly head: fs.FileHandle,
-    readonly view: JournalState,
+    view: JournalState,
     /** Set when the file ended in a torn line at open time (a crash mid-write). Reported, tolerated. */
     readonly tornTail: TornTail | undefined,
     /** Whether this open created the journal (the key had never started). */
     readonly created: boolean,
-  ) {}
+  ) {
+    super(view);
+  }
 
-  get key(): string {
-    return this.view.header.key;
+  /** Where this journal is kept, for messages and receipts: its file. */
+  get where(): string {
+    return this.path;
   }
 
   /**
@@ -365,56 +441,11 @@ export class Journal {
     return j;
   }
 
-  state(step: string): StepState {
-    return this.view.state(step);
-  }
-
-  inDoubt(): string[] {
-    return this.view.inDoubt();
-  }
-
-  status(): KeyStatus {
-    return this.view.status();
-  }
-
-  lastReceipt(): unknown {
-    return this.view.lastReceipt();
-  }
-
-  /** Append + fsync. Resolves only once the line is on disk: the caller acts after this, never before. */
-  async dispatched(run: string, step: string, effect: JournalEffect): Promise<void> {
-    await this.#append({ phase: 'dispatched', run, step, effect });
-  }
-
-  async observed(run: string, step: string, effect: JournalEffect): Promise<void> {
-    await this.#append({ phase: 'observed', run, step, effect });
-  }
-
-  /** Stores a run's final result as given: the caller passes it already masked (Masker.maskDeep). */
-  async receipt(run: string, receipt: unknown): Promise<void> {
-    try {
-      JSON.stringify(receipt);
-    } catch (e) {
-      throw new JournalError('JOURNAL_RECEIPT_NOT_JSON', `receipt for key ${this.key} cannot be written as JSON: ${(e as Error).message}`);
-    }
-    await this.#append({ phase: 'receipt', run, receipt });
-  }
-
-  /** Records a decision about the commits now in doubt. Refuses when nothing is in doubt. */
-  async settle(as: Settlement, by: string, note: string, via: 'person' | 'probe'): Promise<SettledRecord> {
-    const steps = this.view.inDoubt();
-    if (steps.length === 0) {
-      throw new JournalError('JOURNAL_NOT_IN_DOUBT', `key ${this.key} has nothing in doubt (it is ${this.view.status()}); there is nothing to settle`);
-    }
-    const rec = await this.#append({ phase: 'settled', as, steps, by, note, via });
-    return rec as SettledRecord;
-  }
-
   /**
    * One `write` per record on an O_APPEND descriptor, then fsync, then the head witness (pwrite in place +
    * fsync). Appends from this instance are chained so their order on disk is their call order.
    */
-  #append(body: Body): Promise<JournalRecord> {
+  protected append(body: Body): Promise<JournalRecord> {
     const run = async (): Promise<JournalRecord> => {
       if (this.#closed) throw new JournalError('JOURNAL_CLOSED', `journal ${this.path} is closed`);
       let text = '';
@@ -469,7 +500,8 @@ export class Journal {
   }
 }
 
-function seal(body: Body | { phase: 'header'; key: string; card: string; content_hash: string }, prev: JournalRecord | null): JournalRecord {
+/** A record numbered, chained to `prev` and hashed: the one way records are made, in a file or in a database. */
+export function seal(body: Body | { phase: 'header'; key: string; card: string; content_hash: string }, prev: JournalRecord | null): JournalRecord {
   const unsealed = { v: JOURNAL_VERSION, n: (prev?.n ?? 0) + 1, at: new Date().toISOString(), ...body, prev: prev?.hash ?? null };
   return JournalRecord.parse({ ...unsealed, hash: sealOf(unsealed) });
 }

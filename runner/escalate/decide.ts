@@ -2,7 +2,9 @@
 // function of recorded facts: the same facts — all of them in the run's evidence — give the same decision, so a
 // reviewer can recompute every climb. Cheapest rung first; each rung at most once per screen per run; a
 // wall-clock ceiling over the whole climb. While a commit is in flight every rung may still be asked, but none may
-// act: the referee never does, the scout is seated look-only, and a person is shown the page as it is.
+// change data: the referee never acts, the scout is seated look-only, and a person may only look and follow what
+// navigates (the page as it was is already in the evidence). The control rung — the referee asked which menu row a
+// target is — has its own budget: once per target per screen per run (`nextControl`).
 
 /** The rungs above the engine's own naming, cheapest first. */
 export const RUNGS = ['referee', 'scout', 'person'] as const;
@@ -23,10 +25,15 @@ export type AttemptOutcome =
   /** A person handed back naming a screen the page contradicts. */
   | 'mismatch'
   /** A person ended the run. */
-  | 'aborted';
+  | 'aborted'
+  /** Nobody answered the console before its timeout. */
+  | 'timeout';
 
 export interface Attempt {
-  rung: RungName;
+  /** A screen rung, or `control`: the referee asked which menu row a target is. */
+  rung: RungName | 'control';
+  /** For the control rung: the target it was asked about. */
+  target?: string;
   /** The signature of the page it was asked about. */
   screen: string;
   outcome: AttemptOutcome;
@@ -48,12 +55,14 @@ export interface LadderFacts {
 
 export type Decision =
   | { ask: RungName }
-  | { stop: 'none_on_call' | 'exhausted' | 'ceiling' | 'aborted' | 'named' };
+  | { stop: 'none_on_call' | 'exhausted' | 'ceiling' | 'aborted' | 'mismatch' | 'named' };
 
 export function nextRung(f: LadderFacts): Decision {
-  const here = f.attempts.filter((a) => a.screen === f.screen);
+  const here = f.attempts.filter((a) => a.screen === f.screen && a.rung !== 'control');
   if (here.some((a) => a.outcome === 'named')) return { stop: 'named' };
   if (f.attempts.some((a) => a.outcome === 'aborted')) return { stop: 'aborted' };
+  // A handback the page contradicts is not a recovery: nothing further is believed about this run's pages.
+  if (f.attempts.some((a) => a.outcome === 'mismatch')) return { stop: 'mismatch' };
   if (f.onCall.length === 0) return { stop: 'none_on_call' };
   if (f.elapsedMs >= f.ceilingMs) return { stop: 'ceiling' };
   const tried = new Set(here.map((a) => a.rung));
@@ -62,4 +71,28 @@ export function nextRung(f: LadderFacts): Decision {
     return { ask: rung };
   }
   return { stop: 'exhausted' };
+}
+
+export interface ControlFacts {
+  /** The signature of the page the target was looked for on. */
+  screen: string;
+  /** The target no rung of its ladder found exactly once. */
+  target: string;
+  /** Whether a referee that can answer the control question is on call. */
+  onCall: boolean;
+  attempts: readonly Attempt[];
+  elapsedMs: number;
+  ceilingMs: number;
+}
+
+export type ControlDecision = { ask: 'control' } | { stop: 'none_on_call' | 'asked' | 'ceiling' | 'aborted' | 'mismatch' };
+
+/** Whether to ask the referee which menu row a target is: once per target per screen per run, under the same ceiling. */
+export function nextControl(f: ControlFacts): ControlDecision {
+  if (f.attempts.some((a) => a.outcome === 'aborted')) return { stop: 'aborted' };
+  if (f.attempts.some((a) => a.outcome === 'mismatch')) return { stop: 'mismatch' };
+  if (!f.onCall) return { stop: 'none_on_call' };
+  if (f.elapsedMs >= f.ceilingMs) return { stop: 'ceiling' };
+  if (f.attempts.some((a) => a.rung === 'control' && a.target === f.target && a.screen === f.screen)) return { stop: 'asked' };
+  return { ask: 'control' };
 }

@@ -3,6 +3,7 @@
 // (≥ 0.80) and clearly ahead of the next option (margin ≥ 0.20), and then only if the chosen screen's stored
 // furniture overlaps the page (Jaccard ≥ 0.5) and no other declared screen's overlaps it more. Words on a page can steer a model; furniture cannot be talked into
 // anything (docs/ARCHITECTURE.md, "The escalation ladder").
+import type { ScopeLink } from '../../shared/schema/observation.ts';
 import { jaccard } from '../../shared/screens.ts';
 
 /** The option that says the page is none of the declared screens. */
@@ -41,7 +42,26 @@ export interface Referee {
   /** How many times it was asked (the receipt's `classifier_calls` or `llm_calls`). */
   readonly calls: number;
   ask(q: RefereeQuestion): Promise<Verdict>;
+  /**
+   * The control rung: which row of the current menu is the card's target, or none of these. Keys are `row_<n>` and
+   * NONE. Optional: a backend without it is not asked.
+   */
+  askControl?(q: ControlQuestion): Promise<Verdict>;
 }
+
+/** The control rung's question: the target as the card recorded it, and the rows of the menu showing now. */
+export interface ControlQuestion {
+  target: { id: string; role: string; name?: string | undefined; hint?: string | undefined; scope: readonly ScopeLink[] };
+  rows: readonly { n: number; text: string; role: string; name: string; hint?: string | undefined; scope: readonly ScopeLink[] }[];
+}
+
+/** The answer-sheet key of a menu row. */
+export const rowKey = (n: number): string => `row_${n}`;
+
+export type ControlJudgement =
+  | { kind: 'chosen'; row: number; confidence: number; margin: number }
+  | { kind: 'none'; confidence: number }
+  | { kind: 'unsure'; best: string; confidence: number; margin: number };
 
 export type Judgement =
   | { kind: 'named'; label: string; confidence: number; overlap: number }
@@ -50,17 +70,33 @@ export type Judgement =
   /** The furniture did not bear it out: below the overlap floor, or another declared screen fits the page better. */
   | { kind: 'refused'; label: string; confidence: number; overlap: number; better?: string };
 
-/** What the engine makes of a verdict: the acceptance bar, then the furniture re-check. */
-export function judge(v: Verdict, q: RefereeQuestion): Judgement {
-  const known = new Set([NONE, ...q.options.map((o) => o.label)]);
+/** The acceptance bar over the options asked about: the best one, how sure, how far ahead; `sure` when it clears the bar. */
+function bar(v: Verdict, known: ReadonlySet<string>): { label: string; confidence: number; margin: number; sure: boolean } {
   const ranked = Object.entries(v.probabilities)
     .filter(([label, p]) => known.has(label) && Number.isFinite(p) && p >= 0)
     .sort((a, b) => b[1] - a[1]);
   const [best, second] = ranked;
-  if (!best) return { kind: 'unsure', best: NONE, confidence: 0, margin: 0 };
+  if (!best) return { label: NONE, confidence: 0, margin: 0, sure: false };
   const [label, confidence] = best;
   const margin = confidence - (second?.[1] ?? 0);
-  if (confidence < ACCEPT_AT || margin < MARGIN) return { kind: 'unsure', best: label, confidence, margin };
+  return { label, confidence, margin, sure: confidence >= ACCEPT_AT && margin >= MARGIN };
+}
+
+/**
+ * The control rung's verdict through the same bar. A chosen row is still only a proposal: the engine believes it
+ * only when the row's control has the fingerprint the card recorded for the target.
+ */
+export function judgeControl(v: Verdict, q: ControlQuestion): ControlJudgement {
+  const { label, confidence, margin, sure } = bar(v, new Set([NONE, ...q.rows.map((r) => rowKey(r.n))]));
+  if (!sure) return { kind: 'unsure', best: label, confidence, margin };
+  if (label === NONE) return { kind: 'none', confidence };
+  return { kind: 'chosen', row: Number(label.slice('row_'.length)), confidence, margin };
+}
+
+/** What the engine makes of a verdict: the acceptance bar, then the furniture re-check. */
+export function judge(v: Verdict, q: RefereeQuestion): Judgement {
+  const { label, confidence, margin, sure } = bar(v, new Set([NONE, ...q.options.map((o) => o.label)]));
+  if (!sure) return { kind: 'unsure', best: label, confidence, margin };
   if (label === NONE) return { kind: 'none', confidence };
   const overlaps = new Map(q.options.map((o) => [o.label, jaccard(o.paths, q.page.paths)]));
   const overlap = overlaps.get(label) ?? 0;

@@ -8,8 +8,7 @@ import { ActInput, FinishInput, type Model, type ToolCall, type ToolOutcome } fr
 import { screenText } from '../../shared/author/prompt.ts';
 import { settleAfter } from '../../shared/author/settle.ts';
 import { buildMenu, renderRow } from '../../shared/menu.ts';
-import { VERBS } from '../../shared/operations.ts';
-import { riskOf } from '../../shared/surfaces.ts';
+import { ruledEffect } from '../../shared/surfaces.ts';
 import type { Surface } from '../../shared/surface.ts';
 import type { ScreenOption } from './referee.ts';
 
@@ -106,8 +105,7 @@ export class Scout {
     const row = menu.find((r) => r.n === a.data.row);
     if (!row) return refuse(`no row ${a.data.row} on the menu`);
     if (a.data.verb !== row.verb) return refuse(`row ${row.n} is ${row.verb}, not ${a.data.verb}`);
-    const sticker = VERBS[row.verb].sticker;
-    const effect = sticker === 'by_risk' ? riskOf(surface.kind, row.control.role) : sticker;
+    const effect = ruledEffect(surface.kind, row.verb, row.control.role);
     if (effect !== 'navigate' && effect !== 'read') return refuse(`${mask(renderRow(row))} may change data (commit struck off)`);
     log.push(`followed ${mask(renderRow(row))}`);
     const before = (await surface.observe()).signature;

@@ -5,22 +5,28 @@
 // are kept out by the key's lease (runner/lease.ts).
 import { join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { chromium } from 'playwright-core';
 import { KeyedLock, Semaphore } from '../../shared/lock.ts';
 import type { Capability } from '../../shared/schema/capability.ts';
 import { RunResult } from '../../shared/schema/result.ts';
 import type { Surface } from '../../shared/surface.ts';
-import { findChromium } from '../browser/chromium.ts';
+import { shownEndpoint, startBrowser } from '../browser/remote.ts';
 import { intentOf, stateHome, storeIn, type Store } from '../intent.ts';
 import { surfaces } from '../surfaces.ts';
 import type { StepEvent } from '../engine/engine.ts';
-import { newRunId, resultBeforeRun, runCapability } from '../run.ts';
+import type { JournalStore } from '../engine/journal-store.ts';
+import { newRunId, resultBeforeRun, runCapability, type RunNotebook } from '../run.ts';
 
 export interface ServiceOptions {
   /** Where {{env.BASE_URL}} and HANDRAIL_SECRET_* come from. */
   env: Readonly<Record<string, string | undefined>>;
   /** Journals by key in this directory (leases in <dir>/locks). Default: $HANDRAIL_HOME (see runner/intent.ts). */
   journalDir?: string;
+  /**
+   * Every key's journal and lease behind the port (runner/engine/journal-store.ts), e.g. the shared PostgreSQL
+   * journal of HANDRAIL_JOURNAL_URL, so many servers behind one load balancer press each intent once. Wins over
+   * `journalDir`; closed with the service.
+   */
+  journalStore?: JournalStore;
   /** How long a call waits for another process holding the same key before answering BUSY (default 0). */
   lockWaitMs?: number;
   /** Evidence goes to <evidenceDir>/<run id>. Default runs/. */
@@ -31,6 +37,10 @@ export interface ServiceOptions {
   spares?: number;
   /** For tests: open a surface without the shared browser. */
   surfaceFactory?: () => Promise<Surface>;
+  /** Run history: every call's run is recorded (runner/notebook.ts), like a CLI replay's. */
+  notebook?: RunNotebook;
+  /** A Playwright browser server to open the calls' contexts in instead of launching Chromium (`serve --browser-ws`). */
+  browserWs?: string;
   log?: (line: string) => void;
 }
 
@@ -92,7 +102,7 @@ export class CallService {
 
   /** Where the journals live: kept when the server stops, read again when it starts. */
   journalDir(): Promise<string> {
-    return Promise.resolve(this.#store.journals);
+    return Promise.resolve(this.#opts.journalStore?.where ?? this.#store.journals);
   }
 
   #sharedBrowser(): Promise<Browser> {
@@ -109,10 +119,11 @@ export class CallService {
   #launch(): Promise<Browser> {
     if (this.#closed) return Promise.reject(new Error('the server is shutting down'));
     this.browserLaunches++;
-    this.#log('starting the shared Chromium (one context per call)');
+    const remote = this.#opts.browserWs;
+    this.#log(remote ? `connecting to the browser server at ${shownEndpoint(remote)} (one context per call)` : 'starting the shared Chromium (one context per call)');
     // The server decides when its browser closes: Playwright's default would close it on the first SIGTERM, under
-    // the calls the graceful stop is letting finish.
-    const p = chromium.launch({ ...findChromium().launchOptions, headless: true, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false });
+    // the calls the graceful stop is letting finish (runner/browser/remote.ts launches it so).
+    const p = startBrowser(remote ? { wsEndpoint: remote } : {});
     this.#browser = p;
     return p;
   }
@@ -260,7 +271,7 @@ export class CallService {
             inputs,
             env: this.#opts.env,
             surface: () => this.#surface(card),
-            store: this.#store,
+            ...(this.#opts.journalStore ? { journalStore: this.#opts.journalStore } : { store: this.#store }),
             ...(this.#opts.lockWaitMs ? { lockWaitMs: this.#opts.lockWaitMs } : {}),
             evidenceDir: resolve(this.#opts.evidenceDir ?? 'runs', runId),
             requireApproved: true,
@@ -271,6 +282,7 @@ export class CallService {
             },
             signal,
             ...(opts.onStep ? { onStep: opts.onStep } : {}),
+            ...(this.#opts.notebook ? { notebook: this.#opts.notebook } : {}),
           });
         } catch (e) {
           // runCapability answers everything a run can meet with a typed result; what still escapes (e.g. a
@@ -290,5 +302,6 @@ export class CallService {
     const b = this.#browser;
     this.#browser = null;
     if (b) await b.then((x) => x.close(), () => undefined);
+    await this.#opts.journalStore?.close();
   }
 }

@@ -4,7 +4,7 @@
 // A refusal goes back to the model as a tool error that names what was wrong and never echoes a secret.
 import { fingerprint } from '../fingerprint.ts';
 import { buildMenu, labelOf, renderRow, type MenuRow } from '../menu.ts';
-import { takesValue, VERBS } from '../operations.ts';
+import { outsideValues, takesValue, VERBS } from '../operations.ts';
 import { blankFor, blanksIn, fillBlanks } from '../schema/blanks.ts';
 import type { EffectKind, FingerprintField } from '../schema/capability.ts';
 import type { Observation } from '../schema/observation.ts';
@@ -29,6 +29,7 @@ export type RefusalCode =
   | 'WRONG_VERB'
   | 'VALUE_REQUIRED'
   | 'VALUE_NOT_ALLOWED'
+  | 'VALUE_NOT_IN_SET'
   | 'SECRET_LITERAL'
   | 'SECRET_FIELD'
   | 'INPUT_LITERAL'
@@ -115,9 +116,9 @@ interface Shown {
   menu: MenuRow[];
 }
 
-const LABEL_RE = /^[a-z][a-z0-9_]*$/;
+export const LABEL_RE = /^[a-z][a-z0-9_]*$/;
 
-function titleOf(label: string): string {
+export function titleOf(label: string): string {
   return label
     .split('_')
     .filter(Boolean)
@@ -127,6 +128,39 @@ function titleOf(label: string): string {
 
 function refuse(id: string, code: RefusalCode, message: string): ToolOutcome {
   return { id, ok: false, text: `refused (${code}): ${message}` };
+}
+
+/**
+ * Is the value a blank naming declared inputs, or a literal that is neither a secret (in any spelling the masker
+ * knows) nor an input's value? The guard asks it of every typed value, and a clerk's edit of a value (book-edit.ts).
+ */
+export function valueProblem(value: string, inputs: readonly EveningInput[], masker: Masker): { code: RefusalCode; message: string } | null {
+  const names = new Set(inputs.map((i) => i.name));
+  for (const b of blanksIn(value)) {
+    if (b.source !== 'input' || !names.has(b.name)) {
+      return { code: 'UNKNOWN_BLANK', message: `{{${b.source}.${b.name}}} names no input of this task (inputs: ${[...names].join(', ') || 'none'})` };
+    }
+  }
+  // Any spelling of a secret (base64, hex, URL-encoded, reversed, split by zero-width characters): the masker's.
+  const held = masker.nameIn(value);
+  if (held !== null) {
+    const secret = inputs.find((s) => s.secret && s.name === held);
+    const blank = secret ? blankFor(secret.name) : 'its blank';
+    return { code: 'SECRET_LITERAL', message: `that value holds a secret${secret ? ` (the input "${secret.name}")` : ''}; type it as ${blank}` };
+  }
+  const bare = value.trim();
+  for (const i of inputs) {
+    if (!i.secret && i.value !== '' && bare === i.value) {
+      return { code: 'INPUT_LITERAL', message: `that value is the input "${i.name}"; type it as ${blankFor(i.name)} so the card works for other values` };
+    }
+  }
+  return null;
+}
+
+/** Whether a value types a secret input's blank (then only a field that hides its text may take it). */
+export function typesSecret(value: string | undefined, inputs: readonly EveningInput[]): boolean {
+  const secretNames = new Set(inputs.filter((i) => i.secret).map((i) => i.name));
+  return value !== undefined && blanksIn(value).some((b) => secretNames.has(b.name));
 }
 
 const REFUSED_RE = /^refused \(([A-Z_]+)\): ([\s\S]*)$/;
@@ -259,28 +293,9 @@ export class Guard {
     }
   }
 
-  /** Is the value a blank naming declared inputs, or a literal that is neither a secret nor an input's value? */
   #checkValue(id: string, value: string): ToolOutcome | null {
-    const names = new Set(this.#o.inputs.map((i) => i.name));
-    for (const b of blanksIn(value)) {
-      if (b.source !== 'input' || !names.has(b.name)) {
-        return refuse(id, 'UNKNOWN_BLANK', `{{${b.source}.${b.name}}} names no input of this task (inputs: ${[...names].join(', ') || 'none'})`);
-      }
-    }
-    // Any spelling of a secret (base64, hex, URL-encoded, reversed, split by zero-width characters): the masker's.
-    const held = this.#o.masker.nameIn(value);
-    if (held !== null) {
-      const secret = this.#o.inputs.find((s) => s.secret && s.name === held);
-      const blank = secret ? blankFor(secret.name) : 'its blank';
-      return refuse(id, 'SECRET_LITERAL', `that value holds a secret${secret ? ` (the input "${secret.name}")` : ''}; type it as ${blank}`);
-    }
-    const bare = value.trim();
-    for (const i of this.#o.inputs) {
-      if (!i.secret && i.value !== '' && bare === i.value) {
-        return refuse(id, 'INPUT_LITERAL', `that value is the input "${i.name}"; type it as ${blankFor(i.name)} so the card works for other values`);
-      }
-    }
-    return null;
+    const bad = valueProblem(value, this.#o.inputs, this.#o.masker);
+    return bad ? refuse(id, bad.code, bad.message) : null;
   }
 
   /** Whether writes are watched: the host gave a scope and the surface can hold and report them. */
@@ -395,13 +410,14 @@ export class Guard {
     const needsValue = takesValue(row.verb);
     if (needsValue && value === undefined) return refuse(call.id, 'VALUE_REQUIRED', `${verb} needs a value (a blank such as {{input.name}} or a literal)`);
     if (!needsValue && value !== undefined) return refuse(call.id, 'VALUE_NOT_ALLOWED', `${verb} takes no value`);
+    const outside = value === undefined ? null : outsideValues(row.verb, value);
+    if (outside) return refuse(call.id, 'VALUE_NOT_IN_SET', outside);
     if (value !== undefined) {
       const bad = this.#checkValue(call.id, value);
       if (bad) return bad;
     }
-    const secretNames = new Set(this.#o.inputs.filter((i) => i.secret).map((i) => i.name));
-    const typesSecret = value !== undefined && blanksIn(value).some((b) => secretNames.has(b.name));
-    if (typesSecret && !row.control.secret) {
+    const secretTyped = typesSecret(value, this.#o.inputs);
+    if (secretTyped && !row.control.secret) {
       return refuse(call.id, 'SECRET_FIELD', `row ${n} is not a password field: a secret typed there would show on the screen and in screenshots`);
     }
     // The screen is unchanged since it was shown (else #changed would be set): the current menu is the shown one.
@@ -444,7 +460,7 @@ export class Guard {
     try {
       await this.#o.surface.act(
         control.ref,
-        value === undefined ? { verb } : { verb, value: fillBlanks(value, { input: values, env: {} }), ...(typesSecret ? { secret: true } : {}) },
+        value === undefined ? { verb } : { verb, value: fillBlanks(value, { input: values, env: {} }), ...(secretTyped ? { secret: true } : {}) },
       );
     } catch (e) {
       if (watch) {
@@ -458,7 +474,7 @@ export class Guard {
       return refuse(call.id, 'ACTION_FAILED', this.#o.masker.mask(`${verb} on row ${n} failed: ${e.message}`));
     }
     let after =
-      verb === 'invoke' || watch ? await settleAfter(this.#o.surface, before.signature, this.#o.settle) : await look(this.#o.surface);
+      VERBS[row.verb].moves || watch ? await settleAfter(this.#o.surface, before.signature, this.#o.settle) : await look(this.#o.surface);
     let writes: SeenWrite[] = [];
     if (watch) {
       // Waits for the owner's answers to held writes; a write let go after the screen settled moves it again.

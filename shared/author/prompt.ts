@@ -5,6 +5,12 @@ import { blankFor } from '../schema/blanks.ts';
 import type { Observation } from '../schema/observation.ts';
 import { renderMenu, type MenuRow } from '../menu.ts';
 import type { EveningInput } from './ports.ts';
+import { KEYS, takesValue, VERBS } from '../operations.ts';
+import { Verb } from '../schema/observation.ts';
+
+/** The verbs the menu offers and those that take a value: the operations table's, never a list of its own. */
+const MENU_VERBS = Verb.options.filter((v) => VERBS[v].menu);
+const VALUE_VERBS = MENU_VERBS.filter(takesValue);
 
 /** Visible text beyond this is cut: the menu already lists every legal action, the text is for reading. */
 export const MAX_SCREEN_TEXT = 1500;
@@ -15,13 +21,14 @@ export const TOOLS = [
     name: 'act',
     description:
       'Do one action from the numbered menu of the current screen: give the row number and that row\'s verb. ' +
-      'For set_value/select give a value: an input\'s blank such as {{input.member_number}}, or a literal that is not any input\'s value.',
+      'For set_value/select/choose give a value: an input\'s blank such as {{input.member_number}}, or a literal that is not any input\'s value; ' +
+      'for press give the key (Enter, Escape, Tab, an arrow…). hover reveals the control it names (a row\'s action shown on hover).',
     input_schema: {
       type: 'object',
       properties: {
         row: { type: 'integer', minimum: 1, description: 'The menu row number.' },
-        verb: { type: 'string', enum: ['invoke', 'set_value', 'select', 'toggle'], description: "The row's own verb." },
-        value: { type: 'string', description: 'For set_value/select only.' },
+        verb: { type: 'string', enum: MENU_VERBS, description: "The row's own verb." },
+        value: { type: 'string', description: `For the verbs that take one only (${VALUE_VERBS.join(', ')}); for press, one of: ${KEYS.join(', ')}.` },
       },
       required: ['row', 'verb'],
       additionalProperties: false,

@@ -347,6 +347,8 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
       t = { ...built, id: targetIds.take(built.base) };
       byKey.set(built.key, t);
     }
+    // A verb the table offers with the control's own (press in a field) joins what the target supports when used.
+    if (!t.target.supports.includes(act.verb)) t.target.supports = [...t.target.supports, act.verb];
     const id = stepIds.take(slug(stepBase(act, t.base), 40) || 'step');
     stepLines.set(id, line);
     const changed = act.after.signature !== act.before.signature && after !== null;

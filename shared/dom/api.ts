@@ -13,6 +13,8 @@ export interface FindQuery {
   value?: string;
   /** In-frame links only (row, group, table, form, dialog, region), outermost first. */
   scope: ScopeLink[];
+  /** The target is hovered to reveal it: an element hidden only until hovered counts (shared/dom/style.ts isRevealable). */
+  reveal?: boolean;
 }
 
 export interface DocumentObservation {

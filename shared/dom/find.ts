@@ -6,8 +6,8 @@ import { activeModal, isBlocked } from './modal.ts';
 import { accessibleName, normalize } from './name.ts';
 import { roleOf } from './role.ts';
 import { newRowCache, plainText, rowKey } from './rows.ts';
-import { isHiddenForAria, isIgnoredTag, type DomCache } from './style.ts';
-import { hintOf, LANDMARK_ROLES } from './walk.ts';
+import { isHiddenForAria, isIgnoredTag, isRevealable, type DomCache } from './style.ts';
+import { hintOf, LANDMARK_ROLES, revealedName } from './walk.ts';
 
 const SCOPE_ROLES: Record<ScopeLink['role'], readonly string[]> = {
   frame: [],
@@ -71,17 +71,18 @@ export function findElements(doc: Document, c: DomCache, q: FindQuery): Element[
 function findAll(doc: Document, c: DomCache, q: FindQuery): Element[] {
   const roots = scopeRoots(doc, c, q.scope);
   if (!roots.length) return [];
+  // A hover target (q.reveal) is found while still hidden, by the name it will have once shown.
+  const shown = (e: Element): boolean => !isHiddenForAria(c, e) || (q.reveal === true && isRevealable(c, e));
+  const nameOf = (e: Element): string => (q.reveal === true && isRevealable(c, e) ? revealedName(e) : accessibleName(c, e));
   switch (q.rung) {
     case 'role_name': {
       const name = normalize(q.name);
-      return descendants(roots).filter(
-        (e) => roleOf(c, e) === q.role && !isHiddenForAria(c, e) && accessibleName(c, e) === name,
-      );
+      return descendants(roots).filter((e) => roleOf(c, e) === q.role && shown(e) && nameOf(e) === name);
     }
     case 'label': {
       const hint = normalize(q.value ?? q.name);
       if (!hint) return [];
-      return descendants(roots).filter((e) => roleOf(c, e) === q.role && !isHiddenForAria(c, e) && hintOf(e) === hint);
+      return descendants(roots).filter((e) => roleOf(c, e) === q.role && shown(e) && hintOf(e) === hint);
     }
     case 'text': {
       const needle = normalize(q.value);

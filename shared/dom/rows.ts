@@ -3,7 +3,8 @@
 // in any container (div grids and treegrids; WAI-ARIA 1.2 §5.3.4 row), or a list item (`li`, role=listitem).
 // Its key is the text of the first column whose texts are non-empty and unique across the container's rows, so
 // a grid whose first column repeats ("Open", "Open") is keyed by the column that tells rows apart; with no such
-// column, the first non-empty cell. A list item has no columns: its key is its own text, without its controls.
+// column, the first non-empty cell. A list item has no columns: its key is the first of its texts (each element's own
+// text, in reading order) that is unique across its sibling items, else its whole text without its controls.
 import { roleOf } from './role.ts';
 import { isIgnoredTag, parentOf, type DomCache } from './style.ts';
 import { normalize } from './name.ts';
@@ -148,6 +149,56 @@ function keyColumn(c: DomCache, rc: RowCache, row: Element, kind: RowKind): numb
   return column;
 }
 
+/**
+ * A list item's texts in reading order, one per element that holds text of its own (its own text nodes, not its
+ * children's), skipping controls and nested items: the item's "cells" when it has no columns. A case row whose
+ * title and meta come in as two slotted spans has two; `<li>Buy milk <button>…</button></li>` has one.
+ */
+function pieces(c: DomCache, rc: RowCache, item: Element): string[] {
+  const hit = rc.cells.get(item);
+  if (hit) return hit.map((e) => rc.text.get(e) ?? '');
+  const holders: Element[] = [];
+  const visit = (e: Element) => {
+    let own = '';
+    for (let n = e.firstChild; n; n = n.nextSibling) {
+      if (n.nodeType === 3) own += n.nodeValue || '';
+      else if (n.nodeType === 1 && !isIgnoredTag(n as Element)) {
+        const ch = n as Element;
+        if (!CONTROL_ROLES.has(roleOf(c, ch)) && rowKind(c, rc, ch) !== 'item') visit(ch);
+      }
+    }
+    const t = normalize(own);
+    if (t) {
+      rc.text.set(e, t);
+      holders.push(e);
+    }
+  };
+  visit(item);
+  // Reading order: a holder is visited after its children, so sort by document position.
+  holders.sort((a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
+  rc.cells.set(item, holders);
+  return holders.map((e) => rc.text.get(e) ?? '');
+}
+
+/** The first piece position whose texts are non-empty and unique across the item's sibling items; -1 when none. */
+function itemColumn(c: DomCache, rc: RowCache, item: Element): number {
+  const container = parentOf(item);
+  if (!container) return -1;
+  const hit = rc.column.get(container);
+  if (hit !== undefined) return hit;
+  const items: Element[] = [];
+  for (let ch = container.firstElementChild; ch; ch = ch.nextElementSibling) if (rowKind(c, rc, ch) === 'item') items.push(ch);
+  const all = items.map((i) => pieces(c, rc, i));
+  const width = Math.max(0, ...all.map((p) => p.length));
+  let column = -1;
+  for (let k = 0; k < width && column < 0 && items.length > 1; k++) {
+    const texts = all.map((p) => p[k] ?? '');
+    if (texts.every((t) => t) && new Set(texts).size === texts.length) column = k;
+  }
+  rc.column.set(container, column);
+  return column;
+}
+
 /** The row's key ('' for a header row, a non-row, or a row with no text of its own). */
 export function rowKey(c: DomCache, rc: RowCache, row: Element): string {
   const hit = rc.key.get(row);
@@ -155,7 +206,10 @@ export function rowKey(c: DomCache, rc: RowCache, row: Element): string {
   const kind = rowKind(c, rc, row);
   let key = '';
   if (kind === 'item') {
-    key = plainText(row, (e) => CONTROL_ROLES.has(roleOf(c, e)) || rowKind(c, rc, e) === 'item');
+    // The piece that tells the list's items apart (a title beside a status that repeats), else the whole text.
+    const k = itemColumn(c, rc, row);
+    if (k >= 0) key = pieces(c, rc, row)[k] ?? '';
+    if (!key) key = plainText(row, (e) => CONTROL_ROLES.has(roleOf(c, e)) || rowKind(c, rc, e) === 'item');
   } else if (kind) {
     const k = keyColumn(c, rc, row, kind);
     if (k >= 0) key = cellText(c, rc, row, kind, k);

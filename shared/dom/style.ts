@@ -136,6 +136,18 @@ export function isHiddenForAria(c: DomCache, el: Element): boolean {
 }
 
 /**
+ * Hidden only by `visibility: hidden` while laid out (it has a box): the pattern of actions a row shows on hover or
+ * focus (`.row:hover .actions { visibility: visible }`). Such a control is offered to be hovered, never pressed
+ * while hidden (docs/ARCHITECTURE.md, "The six verbs": hover). CSS 2.2 §11.2: a visibility:hidden box still takes
+ * up space, and `checkVisibility()` without `visibilityProperty` still answers true for it.
+ */
+export function isRevealable(c: DomCache, el: Element): boolean {
+  if (!isHiddenForAria(c, el)) return false;
+  const s = styleOf(c, el);
+  return !!s && s.visibility === 'hidden' && el.checkVisibility() && el.getClientRects().length > 0 && !inAriaHiddenChain(c, el);
+}
+
+/**
  * CSS generated content as text (accname 1.2 §4.3.2 step 2F.ii; CSS Generated Content §content).
  * Only strings and attr() are text; anything else (url(), counters) has no text unless an alt text follows `/`.
  * For the element itself (no pseudo) only the alt-text form counts, as in Chromium.

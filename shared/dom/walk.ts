@@ -6,7 +6,7 @@ import { accessibleName, normalize } from './name.ts';
 import { roleOf } from './role.ts';
 import { isHeaderRow, newRowCache, plainText, rowKey, rowKind, type RowCache } from './rows.ts';
 import { isDisabled } from './state.ts';
-import { isHiddenForAria, isIgnoredTag, styleOf, type DomCache } from './style.ts';
+import { isHiddenForAria, isIgnoredTag, isRevealable, newCache, styleOf, type DomCache } from './style.ts';
 
 /** The closed vocabulary per role (docs/ARCHITECTURE.md "The six verbs"); a role missing here is not a control. */
 export const VERBS_BY_ROLE: Readonly<Record<string, readonly Verb[]>> = {
@@ -94,6 +94,21 @@ interface Ctx {
   /** Inside a body row of a data table (one with header cells): text there is data, not furniture. */
   dataRow: boolean;
   dataTable: boolean;
+}
+
+/**
+ * The name a control shown only on hover will have once shown. accname 1.2 §4.3.2 step 2A skips hidden nodes, so a
+ * visibility:hidden button has no name while hidden: the name is computed in a cache of its own where the subtree's
+ * hover-lifted hiding is lifted, as the hover will lift it.
+ */
+export function revealedName(el: Element): string {
+  const c = newCache();
+  const lift = (e: Element): void => {
+    if (isRevealable(c, e)) c.hidden.set(e, false);
+    for (let ch = e.firstElementChild; ch; ch = ch.nextElementSibling) lift(ch);
+  };
+  lift(el);
+  return accessibleName(c, el);
 }
 
 /** Data masked out of path labels: every run of digits becomes `#` (member numbers, confirmations, dates). */
@@ -249,6 +264,7 @@ export function walkDocument(doc: Document, c: DomCache): Walked {
   const controls: WalkedControl[] = [];
   const paths = new Set<string>();
   const rows: RowCache = newRowCache();
+  const shadowText: string[] = [];
   const modal = activeModal(doc, c);
   const dataTables = new Map<Element, boolean>();
   const disabled = new Map<Element, boolean>();
@@ -283,7 +299,14 @@ export function walkDocument(doc: Document, c: DomCache): Walked {
     if (ctx.blocked) {
       // Behind a modal dialog or under inert: neither offered nor furniture (the dialog is the screen).
     } else if (verbs) {
-      if (visible(el)) {
+      if (!visible(el) && ctx.row && verbs.includes('invoke') && isRevealable(c, el)) {
+        // A row's action shown only on hover: offered to be hovered, which reveals it for the next step. No path:
+        // the screen's furniture is what it was without it.
+        const key = rowKey(c, rows, ctx.row);
+        const control: Control = { ref: '', role, name: revealedName(el), verbs: ['hover'], scope: [...ctx.scope], ancestors: [...ctx.ancestors] };
+        if (key) control.scope.push({ role: 'row', name: key });
+        controls.push({ el, control });
+      } else if (visible(el)) {
         const name = accessibleName(c, el);
         const control: Control = {
           ref: '',
@@ -299,6 +322,9 @@ export function walkDocument(doc: Document, c: DomCache): Walked {
           const hint = hintOf(el);
           if (hint) control.hint = hint;
         }
+        // A custom combobox or listbox (not a native <select>) is chosen in, not selected: `choose` opens it and
+        // picks the option by name (docs/ARCHITECTURE.md, "The six verbs").
+        if (tag !== 'SELECT') control.verbs = control.verbs.map((v) => (v === 'select' ? 'choose' : v));
         Object.assign(control, controlValue(el, role), controlState(el, role));
         if (isDisabled(el, disabled)) control.disabled = true;
         if (isSecretField(c, el)) control.secret = true;
@@ -374,7 +400,12 @@ export function walkDocument(doc: Document, c: DomCache): Walked {
       for (const ch of (el as HTMLSlotElement).assignedElements()) visit(ch, next);
       unwalked.push(el);
     } else if (shadow) {
-      for (let ch = shadow.firstElementChild; ch; ch = ch.nextElementSibling) visit(ch, next);
+      for (let ch = shadow.firstElementChild; ch; ch = ch.nextElementSibling) {
+        // innerText stops at a shadow host (HTML §3.2.7 "the innerText getter" walks the DOM tree, not the flat
+        // tree): a shadow tree's rendered text is read from its own top elements; one not rendered gives none.
+        if (!isIgnoredTag(ch) && ch instanceof HTMLElement && ch.checkVisibility()) shadowText.push(ch.innerText);
+        visit(ch, next);
+      }
       for (let ch = el.firstElementChild; ch; ch = ch.nextElementSibling) unwalked.push(ch);
     } else for (let ch = el.firstElementChild; ch; ch = ch.nextElementSibling) visit(ch, next);
   };
@@ -382,7 +413,7 @@ export function walkDocument(doc: Document, c: DomCache): Walked {
   const root = doc.documentElement;
   if (root) visit(root, { ancestors: [], chain: '', scope: [], row: null, blocked: modal !== null, dataRow: false, dataTable: false });
   const body = doc.body;
-  const text = body && body.tagName !== 'FRAMESET' ? normalize(body.innerText) : '';
+  const text = body && body.tagName !== 'FRAMESET' ? normalize([body.innerText, ...shadowText].join(' ')) : '';
   return { controls, paths: [...paths].sort(), text, title, url: doc.URL, shadowHosts, unwalked };
 }
 

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { patternProblem, quotePattern } from '../regex.ts';
 import { blanksIn, INPUT_NAME_RE } from './blanks.ts';
-import { takesValue, VERBS } from '../operations.ts';
+import { outsideValues, takesValue, VERBS } from '../operations.ts';
 import { SURFACES, SurfaceName } from '../surfaces.ts';
 import { ScopeLink, Verb } from './observation.ts';
 
@@ -480,6 +480,9 @@ function checkReferences(card: Shape, ctx: Ctx): void {
     if (!needsValue && s.op.value !== undefined) {
       ctx.addIssue({ code: 'custom', path: ['steps', i, 'op', 'value'], message: `${s.op.verb} takes no value` });
     }
+    // A verb with a closed set of values (press: its keys) takes a literal from that set; a blank is checked when filled.
+    const closed = s.op.value !== undefined && blanksIn(s.op.value).length === 0 ? outsideValues(s.op.verb, s.op.value) : null;
+    if (closed) ctx.addIssue({ code: 'custom', path: ['steps', i, 'op', 'value'], message: closed });
     if ((VERBS[s.op.verb].sticker === 'read') !== (s.effect.kind === 'read')) {
       ctx.addIssue({
         code: 'custom',

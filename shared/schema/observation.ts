@@ -3,8 +3,13 @@
 // joins the parts into one Observation.
 import { z } from 'zod';
 
-/** The closed vocabulary of operations a surface performs on a control. */
-export const Verb = z.enum(['invoke', 'set_value', 'select', 'toggle', 'read']);
+/**
+ * The closed vocabulary of operations a surface performs on a control (docs/ARCHITECTURE.md, "The six verbs":
+ * act). `select` is a native <select>; `choose` is a custom ARIA combobox or listbox (open, pick the option by
+ * name, check the value). `press` takes a key from the operations table's KEYS; `hover` reveals the control it
+ * names (a row's icon action shown on hover).
+ */
+export const Verb = z.enum(['invoke', 'set_value', 'select', 'toggle', 'read', 'press', 'hover', 'double_click', 'choose']);
 export type Verb = z.infer<typeof Verb>;
 
 /**

@@ -44,6 +44,8 @@ export const Code = z.enum([
   'UNDECLARED_WRITE',
   /** A secret would be typed into a field the surface does not report as secret, and the step does not allow it. */
   'SECRET_FIELD',
+  /** A person pressed a key or clicked in the app during the run (the mac surface's event tap): the run stopped and left it to them. */
+  'HUMAN_CONTROL',
   'INTERNAL',
 ]);
 export type Code = z.infer<typeof Code>;
@@ -62,6 +64,20 @@ export const EXIT_CODE: Readonly<Record<Word, number>> = {
 /** Words a caller may simply try again later: nothing was committed (RECOVERABLE) or another run holds the key (BUSY). */
 export const RETRYABLE: ReadonlySet<Word> = new Set(['RECOVERABLE', 'BUSY']);
 
+/**
+ * How a target was found: a rung of its ladder, or `control` — no rung found exactly one element, the referee chose
+ * a menu row and its fingerprint matched the card's (docs/ARCHITECTURE.md, "The escalation ladder").
+ */
+/**
+ * Who holds a run (the `baton` evidence lines): the engine, nobody while it waits for a person at the console, or
+ * that person (docs/ARCHITECTURE.md, "The escalation ladder").
+ */
+export const Baton = z.enum(['RUNNING', 'PAUSED', 'HUMAN_CONTROL']);
+export type Baton = z.infer<typeof Baton>;
+
+export const ResolvedBy = z.enum([...RungKind.options, 'control']);
+export type ResolvedBy = z.infer<typeof ResolvedBy>;
+
 export const RunResult = z
   .strictObject({
     word: Word,
@@ -77,7 +93,7 @@ export const RunResult = z
     llm_calls: z.number().int().nonnegative(),
     classifier_calls: z.number().int().nonnegative(),
     /** The rung each target resolved on, by target id: drift shows up as a rung change. */
-    rungs: z.record(z.string(), RungKind),
+    rungs: z.record(z.string(), ResolvedBy),
     /** The step the run stopped at, when it did not finish. */
     at_step: z.string().optional(),
     /** The screen label showing at the end, or null when no declared screen matched. */
@@ -90,12 +106,14 @@ export const RunResult = z
     evidence_head: z.string().nullable().optional(),
     /** The idempotency key of the intent this run carried out (card, content hash, identifying inputs). */
     key: z.string().optional(),
-    /** Which journal file answered for the key. */
+    /** Which journal answered for the key: its file, or `postgres://host:port/database` (HANDRAIL_JOURNAL_URL, never its password). */
     journal: z.string().optional(),
     /** The page text of the last screen when the word is not SUCCESS (masked, capped), so a caller reads what the page said. */
     page_text: z.string().optional(),
     /** True when the card was run without an approval bound to its content (`--allow-unapproved`). */
     unapproved: z.boolean().optional(),
+    /** True when the run climbed to the person rung: someone at the console was asked (whatever they answered). */
+    escalated_to_human: z.boolean().optional(),
     duration_ms: z.number().nonnegative(),
   })
   .refine((r) => r.retryable === RETRYABLE.has(r.word), {

@@ -137,11 +137,31 @@ export const TraceEnd = z.strictObject({
     .optional(),
 });
 
-export const TraceLine = z.discriminatedUnion('kind', [TraceStart, TraceLabel, TraceAct, TraceRefusal, TraceFinish, TraceEnd]);
+/**
+ * A change a person made to the book after the fact (shared/author/book-edit.ts): a step undone or removed, a typed
+ * value's blank/literal choice, a label renamed. The lines from the changed one on are renumbered and re-chained,
+ * and this line, appended last, says who changed what and when, naming the line by the number and hash it had.
+ */
+export const TraceEdit = z.strictObject({
+  ...Base,
+  kind: z.literal('edit'),
+  op: z.enum(['undo', 'remove', 'value', 'label']),
+  /** Who made the change (the clerk's name). */
+  by: z.string().min(1),
+  /** The number the changed line had before the change. */
+  line: z.number().int().positive(),
+  /** That line's hash before the change (lineHash), so the change names exactly the line it was made to. */
+  was: z.string().regex(/^[0-9a-f]{16}$/),
+  /** What changed, for a reviewer ("removed: Typed {{input.reason}} into Reason"). */
+  what: z.string(),
+});
+
+export const TraceLine = z.discriminatedUnion('kind', [TraceStart, TraceLabel, TraceAct, TraceRefusal, TraceFinish, TraceEnd, TraceEdit]);
 export type TraceLine = z.infer<typeof TraceLine>;
 export type TraceAct = z.infer<typeof TraceAct>;
 export type TraceLabel = z.infer<typeof TraceLabel>;
 export type TraceStart = z.infer<typeof TraceStart>;
+export type TraceEdit = z.infer<typeof TraceEdit>;
 
 /** What the next line's `prev` must be: the hash (shared/hash.ts) of this line's canonical JSON (sorted keys, as written). */
 export function lineHash(line: TraceLine): string {

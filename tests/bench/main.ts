@@ -2,7 +2,9 @@
 // The machine is shared and noisy, so absolute figures are context; the ratios are the result.
 import { benchAuthor, describeAuthor } from './author.ts';
 import { benchMcp, describeMcp } from './mcp.ts';
+import { benchPgRace, describePgRace } from './pg-race.ts';
 import { benchReplay } from './replay.ts';
+import { benchScale, describeScale, scaleFromEnv } from './scale.ts';
 import { benchWalker, WALKER_TARGETS } from './walker.ts';
 
 const runs = Number(process.env['BENCH_RUNS'] ?? 15);
@@ -24,3 +26,7 @@ process.stdout.write(
 for (const author of await benchAuthor()) process.stdout.write(describeAuthor(author));
 const mcp = await benchMcp(Number(process.env['BENCH_MCP_CALLS'] ?? 100), Number(process.env['BENCH_MCP_POOL'] ?? 4));
 process.stdout.write(describeMcp(mcp));
+// Two runners racing on one idempotency key through the shared PostgreSQL journal (issue 21): 0 doubles.
+process.stdout.write(describePgRace(await benchPgRace(Number(process.env['HANDRAIL_BENCH_PG_N'] ?? 100))));
+const scale = scaleFromEnv();
+process.stdout.write(describeScale(await benchScale(scale.n, scale.parallel)));

@@ -47,7 +47,8 @@ export interface McpBench {
 }
 
 /** Every (member, share, reason) whose share has no seeded hold: each is a key of its own. */
-function plates(bank: Bank): Record<string, string>[] {
+/** Every distinct plate PLUMBLINE can hold from a fresh seed, for each reason in turn. */
+export function plates(bank: Bank): Record<string, string>[] {
   const members = ['400118', '400337', '400445', ...Array.from({ length: 36 }, (_, i) => String(400500 + i * 13))];
   const out: Record<string, string>[] = [];
   for (const reason of REASONS) {

@@ -41,7 +41,7 @@ test('answers piped on stdin all at once are each given to their question', asyn
   test.setTimeout(120_000);
   const book = join(dir, 'trace.jsonl');
   // Sign On and Review only move; Post Hold is the commit. All three lines arrive before the first question.
-  const ran = await handrail(authorArgs(book), env(), undefined, 'n\nn\nc\n');
+  const ran = await handrail(authorArgs(book), env(), undefined, { stdin: 'n\nn\nc\n' });
   expect(ran.stderr).not.toContain(PASSWORD);
   expect(ran.code, ran.stderr.slice(-800)).toBe(0);
   expect(JSON.parse(ran.stdout)).toMatchObject({ ok: true, finished: 'hold_result' });

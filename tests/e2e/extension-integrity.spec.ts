@@ -1,16 +1,19 @@
-// A page being recorded cannot fool the recorder: whatever it fires, the clerk's actions are all in the book, nothing it hears names the extension, and a recorder that could not see an action leaves a hole, never a silent gap.
+// A page being recorded cannot fool the recorder: whatever it fires, the clerk's actions are all in the book, nothing it hears names the extension, and a recorder that could not see an action leaves a hole, never a silent gap; and a clerk can correct the book without breaking it.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import AxeBuilder from '@axe-core/playwright';
 import { test, expect, type Page } from '@playwright/test';
 import { startBank, type Bank } from '../../demo/plumbline/server.ts';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { parseScript } from '../../shared/author/scripted.ts';
 import { compile } from '../../shared/compile/compile.ts';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
-import { TraceLine } from '../../shared/schema/trace.ts';
-import { answer, book, exportBook, labelScreen, launchWithExtension, openPanel, saveModelSettings, startSession, type Loaded } from '../fixtures/extension/harness.ts';
+import { continuityHoles } from '../../shared/compile/continuity.ts';
+import type { TraceLine } from '../../shared/schema/trace.ts';
+import { scan } from '../tools/secret-scan.ts';
+import { handrail } from './support/cli.ts';
+import { answer, book, parseBook, docShot, dumpIndexedDb, exportBook, labelScreen, launchWithExtension, openPanel, saveModelSettings, startSession, type Loaded } from '../fixtures/extension/harness.ts';
 
 const PASSWORD = `pw-${Math.random().toString(36).slice(2, 10)}`;
 const INPUTS = [
@@ -31,13 +34,6 @@ test.afterAll(async () => {
   await ext?.close();
   await bank?.close();
 });
-
-function parseBook(jsonl: string): TraceLine[] {
-  return jsonl
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => TraceLine.parse(JSON.parse(l)));
-}
 
 const summary = (lines: TraceLine[]): string[] =>
   lines.map((l) => (l.kind === 'act' ? `act ${l.verb} ${l.control.name || l.control.hint}` : l.kind === 'label' ? `label ${l.label}` : l.kind));
@@ -337,19 +333,25 @@ test('the side panel passes axe-core with no serious or critical violation in ea
   const panel = await openPanel(ext, bank.url);
   const seen: Record<string, string[]> = {};
   seen['new session'] = await axeProblems(panel);
+  await docShot(panel, 'idle');
   // A refusal shown as an error (no goal).
   await panel.getByTestId('start').click();
   // A refusal looks and reads as one, announced to a screen reader.
   await expect(panel.getByRole('alert')).toContainText('Cannot start. a goal is required');
   seen['start refused'] = await axeProblems(panel);
+  await docShot(panel, 'error');
   await startSession(panel, { mode: 'record', goal: 'Sign on to PLUMBLINE', owner: 'Dana Clerk', inputs: INPUTS });
   seen['recording'] = await axeProblems(panel);
   await labelScreen(panel, 'signon', 'Operator Sign On');
   await page.locator('input[name=opid]').fill('OP1001');
   await page.locator('input[name=pwd]').fill(PASSWORD);
+  await page.locator('input[name=opid]').focus();
+  await expect(book(panel).last()).toContainText('{{input.password}}', { timeout: 20_000 });
+  await docShot(panel, 'recording');
   await page.getByRole('button', { name: 'F5=Sign On' }).click();
   await expect(panel.getByTestId('question-control')).toHaveText("button 'F5=Sign On'", { timeout: 20_000 });
   seen['question'] = await axeProblems(panel);
+  await docShot(panel, 'question');
   await answer(panel, "button 'F5=Sign On'", 'navigate');
   await labelScreen(panel, 'inquiry', 'Member Inquiry');
   await panel.getByTestId('finish').click();
@@ -360,6 +362,7 @@ test('the side panel passes axe-core with no serious or critical violation in ea
   // The id comes from the task's words, and the reviewer may change it before download.
   await expect(panel.getByTestId('card-id')).toHaveValue('sign_on');
   seen['compiled'] = await axeProblems(panel);
+  await docShot(panel, 'review');
   await panel.getByTestId('card-id').fill('Sign On!');
   await expect(panel.getByTestId('card-id-error')).toContainText('lower-case letters');
   await expect(panel.getByTestId('download-card')).toBeDisabled();
@@ -374,8 +377,8 @@ test('while the model works the panel says so, with Stop; Stop ends the evening 
   test.setTimeout(90_000);
   const key = `sk-fake-${Math.random().toString(36).slice(2, 10)}`;
   const script = parseScript(await readFile(fileURLToPath(new URL('../fixtures/author/plumbline-evening.json', import.meta.url)), 'utf8'));
-  // A model that takes two seconds over each answer.
-  const fake = await startFakeAnthropic(script, { apiKey: key, delayMs: 2_000 });
+  // A model that takes eight seconds over each answer: long enough for axe and a picture on a loaded machine before Stop.
+  const fake = await startFakeAnthropic(script, { apiKey: key, delayMs: 8_000 });
   try {
     const page = await ext.context.newPage();
     await page.goto(`${bank.url}/signon`);
@@ -384,11 +387,12 @@ test('while the model works the panel says so, with Stop; Stop ends the evening 
     await startSession(panel, { mode: 'model', goal: 'Sign on to PLUMBLINE', owner: 'Dana Reviewer', inputs: INPUTS });
     await expect(panel.getByRole('status').filter({ hasText: 'The model is working out the next step' })).toBeVisible({ timeout: 10_000 });
     expect(await axeProblems(panel)).toEqual([]);
+    await docShot(panel, 'busy');
     await panel.getByTestId('busy-stop').click();
     await expect(panel.getByTestId('phase')).toHaveText(/stopped|failed/, { timeout: 20_000 });
     await expect(panel.getByTestId('busy')).toHaveCount(0);
-    // Nothing was pressed after Stop: the tab is still on sign-on.
-    await page.waitForTimeout(2_500);
+    // Nothing was pressed after Stop: the tab is still on sign-on after the model's answer would have come.
+    await page.waitForTimeout(9_000);
     expect(new URL(page.url()).pathname).toBe('/signon');
     await page.close();
     await panel.close();
@@ -406,16 +410,19 @@ test('a screen the clerk reached in a way the recorder cannot see (a typed addre
     const panel = await openPanel(ext, site.url);
     await startSession(panel, { mode: 'record', goal: 'Walk to Beta and back', owner: 'Dana Clerk', inputs: [{ name: 'note', value: 'none' }] });
     await labelScreen(panel, 'alpha', 'Alpha');
-    // The clerk types Beta's address: no control was touched, so there is nothing to record. Their first press on
-    // Beta is refused (an act on a screen nobody labelled could not compile) and the panel now shows Beta; they label
-    // it and press again.
+    // The clerk types Beta's address: no control was touched, so there is nothing to record. The worker looks at the
+    // page the moment it has loaded, so the panel shows Beta (unlabelled, with its menu) before the clerk does
+    // anything there; they label it and press.
+    const written = await book(panel).count();
     await page.goto(`${site.url}/beta`);
-    await page.getByRole('link', { name: 'Go to Alpha' }).click();
-    await expect(book(panel).last()).toContainText('Refused', { timeout: 20_000 });
-    expect(new URL(page.url()).pathname).toBe('/beta');
+    await expect(panel.getByTestId('menu')).toContainText('Go to Alpha', { timeout: 20_000 });
+    await expect(panel.getByTestId('screen-label')).toHaveText('unlabelled');
+    expect(await book(panel).count()).toBe(written);
     await labelScreen(panel, 'beta', 'Beta');
     await page.getByRole('link', { name: 'Go to Alpha' }).click();
     await page.waitForURL('**/alpha');
+    // Back on Alpha (a labelled screen): the panel names it without the clerk doing anything more.
+    await expect(panel.getByTestId('screen-label')).toHaveText('alpha', { timeout: 20_000 });
     await expect(book(panel).last()).toContainText('Go to Alpha', { timeout: 20_000 });
     await panel.getByTestId('finish').click();
     await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 20_000 });
@@ -483,4 +490,108 @@ test('in another tab of the recorded site, a press made while the page asks whet
   } finally {
     await site.close();
   }
+});
+
+/** The "change" controls of the book line showing `text`, opened (a clerk clicks "change" if it is closed). */
+async function changeOf(panel: Page, text: string): Promise<ReturnType<Page['getByTestId']>> {
+  const row = book(panel).filter({ hasText: text }).last();
+  const change = row.getByTestId('line-change');
+  if ((await change.getAttribute('open')) === null) await change.locator('summary').click();
+  return change;
+}
+
+test('the clerk undoes a wrong step and renames a label, a value the guard would refuse is refused; the export compiles in the panel to the bytes of handrail compile', async () => {
+  test.setTimeout(150_000);
+  const page = await ext.context.newPage();
+  await page.goto(`${bank.url}/signon`);
+  const panel = await openPanel(ext, bank.url);
+  await startSession(panel, { mode: 'record', goal: 'Sign on to PLUMBLINE', owner: 'Dana Clerk', inputs: INPUTS });
+  // A label the clerk will want to change.
+  await labelScreen(panel, 'sign_in', 'Sign In');
+
+  // A wrong step: a number typed into Operator ID. Undo takes it out of the book.
+  await page.locator('input[name=opid]').fill('OP9');
+  await page.locator('input[name=pwd]').focus();
+  await expect(book(panel).last()).toContainText('Typed OP9 into Operator ID', { timeout: 20_000 });
+  await panel.getByTestId('undo').click();
+  await expect(book(panel).last()).toContainText('Changed by Dana Clerk: undid line 3', { timeout: 20_000 });
+  await expect(book(panel).filter({ hasText: 'Typed OP9' })).toHaveCount(0);
+
+  // The task goes on from where the book stands.
+  await page.locator('input[name=opid]').fill('OP1001');
+  await page.locator('input[name=pwd]').fill(PASSWORD);
+  await page.locator('input[name=opid]').focus();
+  await expect(book(panel).last()).toContainText('{{input.password}}', { timeout: 20_000 });
+  await page.getByRole('button', { name: 'F5=Sign On' }).click();
+  await answer(panel, "button 'F5=Sign On'", 'navigate');
+  await labelScreen(panel, 'inquiry', 'Member Inquiry');
+
+  // The label is fixed: every line that named the screen now names it so.
+  const relabel = await changeOf(panel, 'Named this screen "Sign In"');
+  await relabel.getByTestId('relabel-input').fill('signon');
+  await relabel.getByTestId('relabel-save').click();
+  await expect(book(panel).last()).toContainText('the screen sign_in "Sign In" is now signon "Signon"', { timeout: 20_000 });
+
+  // A value the guard refuses is refused, with what to do, and nothing changes.
+  const lines = await book(panel).count();
+  const wrong = await changeOf(panel, 'Typed {{input.operator_id}} into Operator ID');
+  await wrong.getByTestId('value-input').fill('OP1001');
+  await wrong.getByTestId('value-save').click();
+  await expect(panel.getByTestId('live-error')).toContainText('INPUT_LITERAL', { timeout: 20_000 });
+  expect(await book(panel).count()).toBe(lines);
+  // The secret's blank cannot go into a field that shows its text, and the refusal never shows the secret.
+  await wrong.getByTestId('value-input').fill(PASSWORD);
+  await wrong.getByTestId('value-save').click();
+  await expect(panel.getByTestId('live-error')).toContainText('SECRET_LITERAL', { timeout: 20_000 });
+  expect((await panel.content()).includes(PASSWORD)).toBe(false);
+
+  await panel.getByTestId('finish').click();
+  await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 20_000 });
+
+  const jsonl = await exportBook(panel);
+  const exported = parseBook(jsonl);
+  const edits = exported.filter((l) => l.kind === 'edit');
+  expect(edits.map((e) => [e.op, e.by, e.line])).toEqual([
+    ['undo', 'Dana Clerk', 3],
+    ['label', 'Dana Clerk', 2],
+  ]);
+  // Re-sealed: one unbroken account, numbered in order, each line with the hash of the one before.
+  expect(exported.map((l) => l.seq)).toEqual(exported.map((_, i) => i + 1));
+  expect(continuityHoles(exported)).toEqual([]);
+  expect(JSON.stringify(exported.filter((l) => l.kind !== 'edit'))).not.toContain('sign_in');
+
+  // The panel's compile and the CLI's, on the same exported book, give the same bytes.
+  await panel.getByTestId('saved-compile').first().click();
+  await expect(panel.getByTestId('card-id')).toHaveValue('sign_on');
+  const [download] = await Promise.all([panel.waitForEvent('download'), panel.getByTestId('download-card').click()]);
+  const fromPanel = await readFile(await download.path(), 'utf8');
+  const bookFile = test.info().outputPath('edited.trace.jsonl');
+  const cardFile = test.info().outputPath('sign_on.json');
+  await writeFile(bookFile, jsonl);
+  const cli = await handrail(['compile', bookFile, '--id', 'sign_on', '--out', cardFile], { ...process.env });
+  expect(cli.code, cli.stderr).toBe(0);
+  expect(fromPanel).toBe(await readFile(cardFile, 'utf8'));
+  expect(JSON.parse(fromPanel)).toMatchObject({ id: 'sign_on', screens: { signon: expect.any(Object), inquiry: expect.any(Object) } });
+
+  // An ended session can still be corrected, but a value may then only become a blank (its secrets are forgotten).
+  const after = await changeOf(panel, 'Typed {{input.operator_id}} into Operator ID');
+  await after.getByTestId('value-input').fill('OP7');
+  await after.getByTestId('value-save').click();
+  await expect(panel.getByTestId('live-error')).toContainText('only become one of its blanks', { timeout: 20_000 });
+
+  // The secret scan over what the extension exports and keeps: the book and IndexedDB, as files, 0 hits; the same
+  // dump with the password planted in it is a hit (the scan reads these files, it does not pass vacuously).
+  const dir = test.info().outputPath('extension-export');
+  await mkdir(dir, { recursive: true });
+  await writeFile(`${dir}/book.trace.jsonl`, jsonl);
+  const dump = await dumpIndexedDb(panel);
+  await writeFile(`${dir}/indexeddb.json`, dump);
+  const secrets = [{ name: 'password', value: PASSWORD }];
+  expect((await scan([dir], secrets)).hits).toEqual([]);
+  const planted = test.info().outputPath('planted');
+  await mkdir(planted, { recursive: true });
+  await writeFile(`${planted}/indexeddb.json`, dump.replace('"Sign on to PLUMBLINE"', JSON.stringify(`Sign on ${Buffer.from(`OP1001:${PASSWORD}`).toString('base64')}`)));
+  expect((await scan([planted], secrets)).hits.map((h) => h.secret)).toEqual(['password']);
+  await page.close();
+  await panel.close();
 });

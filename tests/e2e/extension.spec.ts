@@ -7,9 +7,8 @@ import { BrowserSurface } from '../../runner/browser/surface.ts';
 import { runCapability } from '../../runner/run.ts';
 import { parseScript } from '../../shared/author/scripted.ts';
 import { compile } from '../../shared/compile/compile.ts';
-import { TraceLine } from '../../shared/schema/trace.ts';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
-import { answer, book, dumpIndexedDb, exportBook, labelScreen, launchWithExtension, openPanel, saveModelSettings, startSession, type Loaded } from '../fixtures/extension/harness.ts';
+import { answer, book, parseBook, dumpIndexedDb, exportBook, labelScreen, launchWithExtension, openPanel, saveModelSettings, startSession, type Loaded } from '../fixtures/extension/harness.ts';
 import { DOC_SHOT_NAME } from '../tools/golden.ts';
 
 const PASSWORD = `pw-${Math.random().toString(36).slice(2, 10)}`;
@@ -45,13 +44,6 @@ async function shot(panel: Page, name: string): Promise<string> {
   const path = test.info().outputPath(`sidepanel-${name}.png`);
   await panel.screenshot({ path, fullPage: true });
   return path;
-}
-
-function parseBook(jsonl: string): TraceLine[] {
-  return jsonl
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => TraceLine.parse(JSON.parse(l)));
 }
 
 /** Compiles the exported book and replays the card for member 400337 with the runner: the judge must see the hold. */

@@ -249,9 +249,12 @@ async function restarts(): Promise<void> {
         command: process.execPath,
         args: [join(ROOT, 'bin/handrail.mjs'), 'serve', join(ROOT, 'capabilities'), '--evidence-dir', join(scratch, 'runs')],
         env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? scratch, HANDRAIL_HOME: h, BASE_URL: bank.url, HANDRAIL_SECRET_PASSWORD: PASSWORD },
-        stderr: 'ignore',
+        // Captured for the secret scan at the end: the server's progress lines and anything it printed on the way down.
+        stderr: 'pipe',
         cwd: ROOT,
       });
+      let errText = '';
+      transport.stderr?.on('data', (d: Buffer) => (errText += d.toString()));
       const client = new Client({ name: 'reliability', version: '0' });
       await client.connect(transport);
       const res = (await client.callTool({ name: 'plumbline_place_hold', arguments: args })) as CallToolResult;
@@ -261,6 +264,7 @@ async function restarts(): Promise<void> {
       // The server dies hard: SIGKILL, no shutdown, then a new one starts on the same state dir.
       if (transport.pid) process.kill(transport.pid, 'SIGKILL');
       await client.close().catch(() => undefined);
+      await writeFile(join(scratch, 'logs', `mcp-${i}-${phase.replace(' ', '-')}.stderr`), errText);
     }
     const p = presses(share);
     maxPresses = Math.max(maxPresses, p);

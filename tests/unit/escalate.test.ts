@@ -1,12 +1,13 @@
 // The escalation ladder's pure parts (docs/ARCHITECTURE.md, "The escalation ladder"): the decision of what to ask
-// next as a table, the referee's acceptance bar and furniture re-check, and the local referee over the real card's
+// next as a table (screen rungs up to the person, and the control rung), the referee's acceptance bar and furniture re-check, and the local referee over the real card's
 // screens with PLUMBLINE's drift switches applied to the stored furniture.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { nextRung, type Attempt, type LadderFacts } from '../../runner/escalate/decide.ts';
-import { fitOf, LocalReferee } from '../../runner/escalate/local.ts';
-import { judge, NONE, type RefereeQuestion, type ScreenOption } from '../../runner/escalate/referee.ts';
+import { nextControl, nextRung, type Attempt, type ControlFacts, type LadderFacts } from '../../runner/escalate/decide.ts';
+import { controlFitOf, fitOf, LocalReferee } from '../../runner/escalate/local.ts';
+import { judge, judgeControl, NONE, type ControlQuestion, type RefereeQuestion, type ScreenOption } from '../../runner/escalate/referee.ts';
 import { Capability } from '../../shared/schema/capability.ts';
+import type { ScopeLink } from '../../shared/schema/observation.ts';
 
 const facts = (f: Partial<LadderFacts>): LadderFacts => ({
   screen: 'S1',
@@ -25,7 +26,12 @@ describe('what to ask next: a pure function of the recorded facts', () => {
     ['the referee said none of these: the scout', facts({ attempts: tried(['referee', 'none']) }), { ask: 'scout' }],
     ['the referee could not answer: climb past it', facts({ attempts: tried(['referee', 'unavailable']) }), { ask: 'scout' }],
     ['referee and scout spent: the person', facts({ attempts: tried(['referee', 'unsure'], ['scout', 'refused']) }), { ask: 'person' }],
-    ['every rung spent on this screen', facts({ attempts: tried(['referee', 'none'], ['scout', 'none'], ['person', 'mismatch']) }), { stop: 'exhausted' }],
+    ['every rung spent on this screen (the person never answered)', facts({ attempts: tried(['referee', 'none'], ['scout', 'none'], ['person', 'timeout']) }), { stop: 'exhausted' }],
+    ['the scout wandered: the person', facts({ commitInFlight: true, attempts: tried(['referee', 'none'], ['scout', 'none']) }), { ask: 'person' }],
+    ['a person named the screen: nothing more to ask', facts({ attempts: tried(['referee', 'none'], ['scout', 'none'], ['person', 'named']) }), { stop: 'named' }],
+    ['a handback the page contradicted: no recovery, on any screen', facts({ screen: 'S2', attempts: tried(['person', 'mismatch', 'S1']) }), { stop: 'mismatch' }],
+    ['the person could not be reached: climbed past, nothing left', facts({ onCall: ['person'], attempts: tried(['person', 'unavailable']) }), { stop: 'exhausted' }],
+    ['a control-rung answer on this screen is no screen rung', facts({ attempts: [{ rung: 'control', target: 't', screen: 'S1', outcome: 'named' }] }), { ask: 'referee' }],
     ['each rung once per screen: another screen starts the climb again', facts({ screen: 'S2', attempts: tried(['referee', 'named'], ['scout', 'named']) }), { ask: 'referee' }],
     ['a rung not on call is skipped', facts({ onCall: ['person'] }), { ask: 'person' }],
     ['no rung on call', facts({ onCall: [] }), { stop: 'none_on_call' }],
@@ -37,6 +43,44 @@ describe('what to ask next: a pure function of the recorded facts', () => {
     expect(nextRung(f)).toEqual(want);
     // Recomputable: the same facts, the same decision.
     expect(nextRung(structuredClone(f))).toEqual(want);
+  });
+});
+
+describe('whether to ask the control rung: once per target per screen per run', () => {
+  const control = (f: Partial<ControlFacts>): ControlFacts => ({ screen: 'S1', target: 't', onCall: true, attempts: [], elapsedMs: 0, ceilingMs: 60_000, ...f });
+  const asked = (target: string, screen: string, outcome: Attempt['outcome'] = 'refused'): Attempt => ({ rung: 'control', target, screen, outcome });
+  it.each([
+    ['never asked: ask', control({}), { ask: 'control' }],
+    ['asked about this target on this screen: not again', control({ attempts: [asked('t', 'S1')] }), { stop: 'asked' }],
+    ['another target on this screen: ask', control({ attempts: [asked('u', 'S1')] }), { ask: 'control' }],
+    ['the same target on another screen: ask', control({ attempts: [asked('t', 'S0', 'named')] }), { ask: 'control' }],
+    ['no referee that answers it', control({ onCall: false }), { stop: 'none_on_call' }],
+    ['the ceiling is reached', control({ elapsedMs: 60_000 }), { stop: 'ceiling' }],
+    ['a person aborted', control({ attempts: tried(['person', 'aborted']) }), { stop: 'aborted' }],
+    ['a handback was contradicted', control({ attempts: tried(['person', 'mismatch']) }), { stop: 'mismatch' }],
+  ] as const)('%s', (_, f, want) => {
+    expect(nextControl(f)).toEqual(want);
+  });
+});
+
+describe('the local referee on the control question: role, then label, then scope', () => {
+  const target: ControlQuestion['target'] = { id: 'hold', role: 'link', name: 'Hold', scope: [{ role: 'row', name: '400118-S0001' }] };
+  const row = (n: number, role: string, name: string, scope: readonly ScopeLink[] = []): ControlQuestion['rows'][number] => ({ n, text: `${n}: invoke ${role} '${name}'`, role, name, scope });
+  it('is sure of the one row with the same role, label and scope', async () => {
+    const q: ControlQuestion = { target, rows: [row(1, 'link', 'Sign Off'), row(2, 'link', 'Hold', [{ role: 'row', name: '400118-S0001' }]), row(3, 'link', 'Hold', [{ role: 'row', name: '400118-S0005' }])] };
+    expect(judgeControl(await new LocalReferee().askControl(q), q)).toMatchObject({ kind: 'chosen', row: 2 });
+  });
+  it('is unsure between two rows it cannot tell apart (an ambiguous ladder stays ambiguous)', async () => {
+    const q: ControlQuestion = { target: { ...target, scope: [] }, rows: [row(1, 'link', 'Hold', [{ role: 'row', name: 'A' }]), row(2, 'link', 'Hold', [{ role: 'row', name: 'B' }])] };
+    expect(judgeControl(await new LocalReferee().askControl(q), q)).toMatchObject({ kind: 'unsure' });
+  });
+  it('says none of these when no row has the role', async () => {
+    const q: ControlQuestion = { target, rows: [row(1, 'button', 'Hold'), row(2, 'textbox', 'Hold')] };
+    expect(controlFitOf(target, q.rows[0] as ControlQuestion['rows'][number])).toBe(0);
+    expect(judgeControl(await new LocalReferee().askControl(q), q)).toMatchObject({ kind: 'none' });
+  });
+  it('weighs a renamed label by its words', () => {
+    expect(controlFitOf(target, row(1, 'link', 'Place Hold', target.scope))).toBeGreaterThan(controlFitOf(target, row(2, 'link', 'Sign Off', target.scope)));
   });
 });
 

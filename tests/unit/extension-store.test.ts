@@ -71,6 +71,17 @@ describe('BookStore', () => {
     expect(await store.lines('other')).toEqual([]);
   });
 
+  it('replaces a session\'s whole book (a clerk\'s edit, re-sealed) and leaves other sessions\' books alone; a line that does not parse changes nothing', async () => {
+    const store = await fresh();
+    for (const l of [start(1), end(2), end(3)]) await store.appendLine('s', l);
+    await store.appendLine('t', start(1));
+    await store.replaceLines('s', [start(1), end(2, 'EDITED')]);
+    expect(await store.lines('s')).toEqual([start(1), end(2, 'EDITED')]);
+    expect(await store.lines('t')).toEqual([start(1)]);
+    await expect(store.replaceLines('s', [{ ...start(1), kind: 'nonsense' } as unknown as TraceLine])).rejects.toThrow();
+    expect(await store.lines('s')).toEqual([start(1), end(2, 'EDITED')]);
+  });
+
   it('parses every line on the way out: a corrupted record is a typed error, not a bad book', async () => {
     const name = `handrail-test-${n++}`;
     const store = await BookStore.open(name);

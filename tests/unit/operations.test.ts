@@ -4,7 +4,9 @@ import { JOURNALLED as ENGINE_JOURNALLED } from '../../runner/engine/engine.ts';
 import { annotationsFor } from '../../runner/mcp/tools.ts';
 import { Guard } from '../../shared/author/guard.ts';
 import { buildMenu } from '../../shared/menu.ts';
-import { EFFECTS, intentText, JOURNALLED, takesValue, VERBS } from '../../shared/operations.ts';
+import { EFFECTS, intentText, JOURNALLED, KEYS, outsideValues, takesValue, VERBS } from '../../shared/operations.ts';
+import { TOOLS } from '../../shared/author/prompt.ts';
+import { VERBS_BY_ROLE } from '../../shared/dom/walk.ts';
 import { Capability, EffectKind, type CapabilityInput } from '../../shared/schema/capability.ts';
 import { Verb, type Control } from '../../shared/schema/observation.ts';
 import { Masker } from '../../shared/secrets.ts';
@@ -12,6 +14,8 @@ import { minimalCard } from '../fixtures/cards/minimal.ts';
 import { FakeSurface, MemoryBook } from '../fixtures/author/fake-surface.ts';
 
 const ALL_VERBS = Verb.options;
+/** A value each verb takes: the first of its closed set (press: a key), else any literal. */
+const sample = (verb: Verb): string => VERBS[verb].values?.[0] ?? 'x';
 
 describe('the operations table', () => {
   it('has one row per verb and per effect sticker, no more', () => {
@@ -30,6 +34,43 @@ describe('the operations table', () => {
     expect(rows.map((r) => r.verb)).toEqual(ALL_VERBS.filter((v) => VERBS[v].menu));
   });
 
+  it('a verb the table offers with others is on the menu for every control taking one of them, after the rows a screen always had, and in no role\'s vocabulary', () => {
+    for (const verb of ALL_VERBS.filter((v) => VERBS[v].with)) {
+      for (const [role, listed] of Object.entries(VERBS_BY_ROLE)) {
+        // In a role's vocabulary it would change the fingerprint of every approved target of that role.
+        expect(listed, `${role} lists ${verb}`).not.toContain(verb);
+        const field: Control = { ref: 'r1', role, name: 'F', verbs: [...listed], scope: [], ancestors: [] };
+        const other: Control = { ref: 'r2', role: 'button', name: 'Go', verbs: ['invoke'], scope: [], ancestors: [] };
+        const rows = buildMenu({ parts: [{ part: [], locus: { url: 'x', title: 'x' }, controls: [field, other], paths: [], text: '' }] });
+        const offered = rows.some((r) => r.verb === verb && r.control === field);
+        expect(offered, `${verb} on ${role}`).toBe(listed.some((v) => VERBS[verb].with?.includes(v)));
+        if (offered) expect(rows.at(-1)).toMatchObject({ verb, control: field });
+      }
+    }
+  });
+
+  it('the model is told the table\'s menu verbs and the keys press takes, and the guard refuses a key outside them', async () => {
+    const act = TOOLS.find((t) => t.name === 'act');
+    expect(act?.input_schema.properties.verb.enum).toEqual(ALL_VERBS.filter((v) => VERBS[v].menu));
+    for (const key of KEYS) expect(act?.input_schema.properties.value.description).toContain(key);
+    const control: Control = { ref: 'r1', role: 'textbox', name: 'New case', verbs: ['set_value', 'read'], scope: [], ancestors: [] };
+    const guard = new Guard({
+      surface: new FakeSurface({ s: { controls: [control], text: '' } }, 's'),
+      book: new MemoryBook(),
+      masker: new Masker([]),
+      goal: 'g',
+      inputs: [],
+      owner: { ask: () => Promise.resolve({ answer: 'navigate', name: 'Olive' }) },
+      settle: { quietMs: 0, pollMs: 1 },
+    });
+    await guard.show();
+    await guard.handle({ id: 'l', name: 'assert_screen', input: { label: 's' } });
+    const out = await guard.handle({ id: 'a', name: 'act', input: { row: 2, verb: 'press', value: 'F13' } });
+    expect(out.text).toMatch(/^refused \(VALUE_NOT_IN_SET\): press takes one of Enter, Escape/);
+    expect(outsideValues('press', 'Enter')).toBeNull();
+    expect(outsideValues('set_value', 'anything at all')).toBeNull();
+  });
+
   it('the card schema wants a value exactly for the verbs that take one, and the read sticker exactly for read', () => {
     for (const verb of ALL_VERBS) {
       for (const withValue of [true, false]) {
@@ -37,7 +78,7 @@ describe('the operations table', () => {
         const t = card.targets['password_field'];
         if (t) t.supports = [...ALL_VERBS];
         const sticker = VERBS[verb].sticker === 'read' ? 'read' : 'stage';
-        card.steps = [{ id: 'only', screen: 'signon', op: { verb, ...(withValue ? { value: 'x' } : {}) }, target: 'password_field', effect: { kind: sticker } }];
+        card.steps = [{ id: 'only', screen: 'signon', op: { verb, ...(withValue ? { value: sample(verb) } : {}) }, target: 'password_field', effect: { kind: sticker } }];
         card.outputs = {};
         card.outcomes = { success: { screens: ['signon'] } };
         const loaded = Capability.safeParse(card);
@@ -66,12 +107,28 @@ describe('the operations table', () => {
       });
       await guard.show();
       await guard.handle({ id: 'l', name: 'assert_screen', input: { label: 's' } });
-      const out = await guard.handle({ id: 'a', name: 'act', input: { row: 1, verb, ...(takesValue(verb) ? { value: 'x' } : {}) } });
+      const out = await guard.handle({ id: 'a', name: 'act', input: { row: 1, verb, ...(takesValue(verb) ? { value: sample(verb) } : {}) } });
       expect(out.ok, out.text).toBe(true);
       const line = book.lines[1] as { effect: { kind: string; by: string } };
       const rule = VERBS[verb].sticker;
       expect(line.effect).toMatchObject(rule === 'by_risk' ? { kind: 'commit', by: 'owner' } : { kind: rule, by: 'rule' });
       expect(asked).toBe(rule === 'by_risk' ? 1 : 0);
+    }
+  });
+
+  it('a card pressing a key outside the set does not load, and the error names the step\'s value', () => {
+    const card = minimalCard() as CapabilityInput & { targets: Record<string, { supports: string[] }> };
+    const t = card.targets['password_field'];
+    if (t) t.supports = ['set_value', 'press'];
+    card.outputs = {};
+    card.outcomes = { success: { screens: ['signon'] } };
+    for (const [key, loads] of [['Enter', true], ['{{input.password}}', true], ['F13', false]] as const) {
+      card.steps = [{ id: 'only', screen: 'signon', op: { verb: 'press', value: key }, target: 'password_field', effect: { kind: 'stage' } }];
+      const loaded = Capability.safeParse(card);
+      expect(loaded.success, key).toBe(loads);
+      if (!loaded.success) {
+        expect(loaded.error.issues).toContainEqual(expect.objectContaining({ path: ['steps', 0, 'op', 'value'], message: expect.stringContaining('press takes one of Enter') as unknown }));
+      }
     }
   });
 

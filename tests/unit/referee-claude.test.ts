@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ClaudeReferee, RefereeError } from '../../runner/escalate/claude.ts';
-import { judge, NONE, type RefereeQuestion } from '../../runner/escalate/referee.ts';
+import { judge, judgeControl, NONE, type ControlQuestion, type RefereeQuestion } from '../../runner/escalate/referee.ts';
 
 const question: RefereeQuestion = {
   options: [
@@ -38,6 +38,28 @@ async function fakeApi(input: unknown, bodies: unknown[]): Promise<string> {
 }
 
 describe('the claude referee', () => {
+  it('answers the control question on a sheet numbered by menu row, and a sure row clears the bar', async () => {
+    const bodies: unknown[] = [];
+    const url = await fakeApi({ row_1: 0.02, row_3: 0.95, none_of_these: 0.03 }, bodies);
+    const referee = new ClaudeReferee({ apiKey: 'sk-test', baseURL: url });
+    const q: ControlQuestion = {
+      target: { id: 'post_button', role: 'button', name: 'F10=Post Hold', scope: [{ role: 'frame', name: 'work' }] },
+      rows: [
+        { n: 1, text: "1: invoke link 'Sign Off'", role: 'link', name: 'Sign Off', scope: [] },
+        { n: 3, text: "3: invoke button 'F10=Post'", role: 'button', name: 'F10=Post', scope: [{ role: 'frame', name: 'work' }] },
+      ],
+    };
+    const verdict = await referee.askControl(q);
+    expect(referee.calls).toBe(1);
+    expect(verdict.probabilities['row_3']).toBeCloseTo(0.95);
+    const body = bodies[0] as { tools: { input_schema: { required: string[] } }[]; messages: { content: string }[] };
+    expect(body.tools[0]?.input_schema.required).toEqual(['row_1', 'row_3', NONE]);
+    expect(body.messages[0]?.content).toContain("recorded as: button 'F10=Post Hold' in frame 'work'");
+    expect(body.messages[0]?.content).toContain("row_3: 3: invoke button 'F10=Post'");
+    // Sure enough to propose; the engine still believes it only on the card's fingerprint.
+    expect(judgeControl(verdict, q)).toEqual({ kind: 'chosen', row: 3, confidence: expect.closeTo(0.95) as unknown, margin: expect.closeTo(0.92) as unknown });
+  });
+
   it('forces a numbered answer sheet and maps it back to the screens, normalised', async () => {
     const bodies: unknown[] = [];
     const url = await fakeApi({ option_1: 0.6, option_2: 0.1, none_of_these: 0.1 }, bodies);

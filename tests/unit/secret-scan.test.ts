@@ -43,3 +43,16 @@ it('looks in file names too, and reads its secrets from HANDRAIL_SECRET_<NAME>',
   expect(secrets).toEqual([{ name: 'password', value: SECRET }]);
   expect((await scan([dir], secrets)).hits).toHaveLength(1);
 });
+
+it("finds a secret planted in the two places added to the scan: an MCP server child's captured stderr and the extension's IndexedDB export", async () => {
+  await mkdir(join(dir, 'logs'));
+  // As `npm run reliability` keeps each MCP server child's stderr (tests/reliability/main.ts, restarts).
+  const stderr = join(dir, 'logs', 'mcp-0-after-restart.stderr');
+  await writeFile(stderr, `handrail serve: step 3/9 sign_on\nPOST /signon body=opid%3DOP1001%26pwd%3D${encodeURIComponent(SECRET)}\n`);
+  // As tests/e2e/extension-edit.spec.ts writes the extension's IndexedDB (dumpIndexedDb): records inside records, JSON-escaped.
+  const idb = join(dir, 'extension-export', 'indexeddb.json');
+  await mkdir(join(dir, 'extension-export'));
+  await writeFile(idb, JSON.stringify({ handrail: { sessions: [{ id: 's1', note: JSON.stringify({ typed: `"${SECRET}"` }) }], lines: [] } }));
+  const { hits } = await scan([dir], [{ name: 'password', value: SECRET }]);
+  expect(hits.map((h) => h.file).sort()).toEqual([idb, stderr].sort());
+});

@@ -88,16 +88,22 @@ afterEach(async () => {
   await fs.rm(tmp, { recursive: true, force: true });
 });
 
+/** A registry in which macOS is declared but not built (and tn3270 has no driver): what a surface not built yet meets. */
+const unbuilt = new SurfaceRegistry({
+  macos: { declaration: { ...SURFACES.macos, available: false }, open: () => Promise.reject(new Error('a surface not built is never opened')) },
+});
+
 describe('the surface registry', () => {
   it('refuses a surface declared but not built, and a name no surface has, naming it', async () => {
-    for (const name of ['tn3270', 'macos']) {
-      const r = surfaces.choose(name);
+    // Every surface the product declares is built now: a registry that has one declared but not built stands in.
+    for (const name of ['macos', 'tn3270']) {
+      const r = unbuilt.choose(name);
       expect(r).toMatchObject({ ok: false, code: 'SURFACE_UNAVAILABLE', surface: name });
       expect(r.ok ? '' : r.message).toContain(name);
     }
     expect(surfaces.choose('terminal')).toMatchObject({ ok: false, code: 'UNKNOWN_SURFACE', surface: 'terminal' });
-    await expect(surfaces.open('macos')).rejects.toMatchObject({ name: 'SurfaceChoiceError', code: 'SURFACE_UNAVAILABLE', surface: 'macos' });
-    expect(surfaces.available()).toEqual(['browser']);
+    await expect(unbuilt.open('macos')).rejects.toMatchObject({ name: 'SurfaceChoiceError', code: 'SURFACE_UNAVAILABLE', surface: 'macos' });
+    expect(surfaces.available()).toEqual(['browser', 'tn3270', 'macos']);
     expect(SurfaceChoiceError).toBeDefined();
   });
 
@@ -105,26 +111,27 @@ describe('the surface registry', () => {
     const s = new FakeTerminal(terminalApp());
     let opened = 0;
     const r = await runCapability({
-      card: Capability.parse(terminalCard(s)),
+      card: Capability.parse(terminalCard(s, (c) => (c.surface = 'macos'))),
       inputs: { operator: 'OP1001' },
       env: { BASE_URL: 'memory:/' },
       surface: () => (opened++, Promise.resolve(s)),
+      registry: unbuilt,
       evidenceDir: path.join(tmp, 'ev'),
     });
     expect(r).toMatchObject({ word: 'REFUSED', code: 'SURFACE_UNAVAILABLE', retryable: false, evidence: null });
-    expect(r.message).toContain('tn3270');
+    expect(r.message).toContain('macos');
     expect(opened).toBe(0);
   });
 
   it('serve keeps an approved card whose surface is not available off the menu, saying why', async () => {
     const s = new MemorySurface(terminalApp());
-    const card = Capability.parse(terminalCard(s));
+    const card = Capability.parse(terminalCard(s, (c) => (c.surface = 'macos')));
     const approved = { ...card, lifecycle: { ...card.lifecycle, state: 'approved' as const, approval: { by: 'Dana', at: 'now', content_hash: contentHash(card) } } };
     await fs.writeFile(path.join(tmp, 'sign_on.json'), JSON.stringify(approved));
-    const catalog = await loadCatalog(tmp);
+    const catalog = await loadCatalog(tmp, unbuilt);
     expect(catalog.served).toEqual([]);
-    expect(catalog.off).toMatchObject([{ why: 'SURFACE_UNAVAILABLE', reason: expect.stringContaining('tn3270') as string }]);
-    const registry = new SurfaceRegistry({ tn3270: { declaration: { ...SURFACES.tn3270, available: true }, open: () => Promise.resolve(s) } });
+    expect(catalog.off).toMatchObject([{ why: 'SURFACE_UNAVAILABLE', reason: expect.stringContaining('macos') as string }]);
+    const registry = new SurfaceRegistry({ macos: { declaration: { ...SURFACES.macos, available: true }, open: () => Promise.resolve(s) } });
     expect((await loadCatalog(tmp, registry)).served.map((x) => x.card.id)).toEqual(['sign_on']);
   });
 

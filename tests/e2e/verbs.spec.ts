@@ -1,0 +1,110 @@
+// The verbs beyond click-and-type, done by the browser surface in real Chromium on a page of our own: set_value
+// reaching React-, Vue- and plain-DOM-style controlled inputs, a key pressed in a field (Enter adding an item, Enter
+// submitting a form seen as a write), hover revealing a row's hidden action, double-click, and choose in a custom
+// ARIA combobox inside a shadow root.
+import { test, expect } from '@playwright/test';
+import { BrowserSurface } from '../../runner/browser/surface.ts';
+import type { Control, Observation } from '../../shared/schema/observation.ts';
+import type { BoundTarget } from '../../shared/surface.ts';
+import { serveFixtures, type FixtureServer } from '../fixtures/server.ts';
+
+let server: FixtureServer;
+let surface: BrowserSurface;
+test.beforeAll(async () => {
+  server = await serveFixtures({ '/search-sent': '<!doctype html><title>Sent</title><p>Searched</p>' });
+});
+test.afterAll(async () => {
+  await server.close();
+});
+test.beforeEach(async () => {
+  surface = await BrowserSurface.launch();
+  await surface.open(`${server.url}/verbs.html`);
+});
+test.afterEach(async () => {
+  await surface.close();
+});
+
+const controls = (o: Observation): Control[] => o.parts.flatMap((p) => p.controls);
+function one(o: Observation, pick: (c: Control) => boolean): Control {
+  const found = controls(o).filter(pick);
+  expect(found, 'exactly one control matches').toHaveLength(1);
+  return found[0] as Control;
+}
+const named = (name: string, row?: string) => (c: Control) => c.name === name && (row === undefined || c.scope.at(-1)?.name === row);
+const models = () => surface.page.evaluate(() => (window as unknown as { models: Record<string, string | number> }).models);
+
+function target(c: Control, supports: BoundTarget['supports']): BoundTarget {
+  return { id: 't', role: c.role, name: c.name, supports, scope: c.scope, ladder: [{ rung: 'role_name', cost: 100 }], fingerprint: { over: ['role'] } };
+}
+
+test('set_value reaches a React-style, a Vue-style and a plain-DOM controlled input: typed, then the field is left', async () => {
+  const o = await surface.observe();
+  for (const [name, value] of [['React name', 'Ada Lovelace'], ['Vue name', 'Grace Hopper'], ['Plain name', 'Joan Clarke']] as const) {
+    await surface.act(one(o, named(name)).ref, { verb: 'set_value', value });
+  }
+  expect(await models()).toMatchObject({ react: 'Ada Lovelace', vue: 'Grace Hopper', plain: 'Joan Clarke' });
+  // The React imitation is faithful: a value assigned by script, even with an input event, is swallowed.
+  await surface.page.evaluate(() => {
+    const el = document.getElementById('react') as HTMLInputElement;
+    el.value = 'by script';
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+  });
+  expect((await models())['react']).toBe('Ada Lovelace');
+});
+
+test('press: Enter in a field adds an item; Enter that submits a form is a write the surface sees', async () => {
+  let o = await surface.observe();
+  const field = one(o, named('New item'));
+  await surface.act(field.ref, { verb: 'set_value', value: 'Pay the rent' });
+  await surface.act(field.ref, { verb: 'press', value: 'Enter' });
+  o = await surface.observe();
+  expect(controls(o).filter((c) => c.name === 'Delete item').map((c) => c.scope.at(-1)?.name)).toEqual(['Buy milk', 'Walk the dog', 'Pay the rent']);
+
+  await surface.watchWrites({ origins: [server.url], ignore: [] });
+  const query = one(o, named('Query'));
+  await surface.act(query.ref, { verb: 'set_value', value: 'milk' });
+  await surface.act(query.ref, { verb: 'press', value: 'Enter' });
+  await expect.poll(() => surface.page.url(), { timeout: 5000 }).toContain('/search-sent');
+  expect(await surface.takeWrites()).toEqual([{ method: 'POST', url: `${server.url}/search-sent`, via: 'form', fate: 'unasked' }]);
+});
+
+test('hover: a row action shown only on hover is offered to be hovered, then revealed for the next step, in that row only', async () => {
+  let o = await surface.observe();
+  const hidden = one(o, named('Delete item', 'Walk the dog'));
+  expect(hidden.verbs).toEqual(['hover']);
+  // Hidden controls add no furniture: the screen's signature is what it was without them.
+  expect(o.paths.some((p) => p.includes('Delete item'))).toBe(false);
+  // Before the hover, a target that presses it finds nothing; a hover target finds exactly it.
+  expect(await surface.resolve(target(hidden, ['invoke']))).toMatchObject({ ok: false, code: 'TARGET_NOT_FOUND' });
+  const found = await surface.resolve(target(hidden, ['hover']));
+  expect(found).toMatchObject({ ok: true, ref: hidden.ref });
+
+  await surface.act(hidden.ref, { verb: 'hover' });
+  o = await surface.observe();
+  const shown = one(o, named('Delete item', 'Walk the dog'));
+  expect(shown.verbs).toEqual(['invoke']);
+  expect(one(o, named('Delete item', 'Buy milk')).verbs).toEqual(['hover']);
+  const press = await surface.resolve(target(shown, ['invoke']));
+  if (!press.ok) throw new Error(press.detail);
+  await surface.act(press.ref, { verb: 'invoke' });
+  await expect(surface.page.getByRole('status')).toHaveText('Deleted Walk the dog');
+});
+
+test('double_click fires the double-click a rename in place listens for', async () => {
+  const o = await surface.observe();
+  await surface.act(one(o, named('Open record')).ref, { verb: 'double_click' });
+  expect(await models()).toMatchObject({ dblclicks: 1, clicks: 2 });
+});
+
+test('choose: a custom combobox is chosen in by option name and its value checked; an option not in its list fails by name', async () => {
+  const o = await surface.observe();
+  const box = one(o, named('Assignee'));
+  expect(box.verbs).toEqual(['choose', 'read']);
+  await surface.act(box.ref, { verb: 'choose', value: 'Sam Okafor' });
+  expect((await surface.act(box.ref, { verb: 'read' })).read).toBe('Sam Okafor');
+  const again = one(await surface.observe(), named('Assignee'));
+  await expect(surface.act(again.ref, { verb: 'choose', value: 'Nobody Here' })).rejects.toMatchObject({
+    code: 'ACTION_FAILED',
+    message: expect.stringContaining('no option named "Nobody Here"') as unknown,
+  });
+});

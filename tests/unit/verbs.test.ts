@@ -1,0 +1,134 @@
+// The new verbs end to end over the in-memory surface: a scripted evening hovers a row's hidden action, presses it,
+// chooses in a custom combobox and saves with Enter; the book compiles to a card that replays with no model, the
+// hover before the press, and the Enter recorded as the commit.
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCapability } from '../../runner/run.ts';
+import { runEvening } from '../../shared/author/evening.ts';
+import { ScriptedModel } from '../../shared/author/scripted.ts';
+import { compile } from '../../shared/compile/compile.ts';
+import { TraceLine } from '../../shared/schema/trace.ts';
+import { MemoryBook } from '../fixtures/author/fake-surface.ts';
+import { MemorySurface, type MemoryApp } from '../fixtures/memory-surface.ts';
+
+const row = (title: string) => [{ role: 'row' as const, name: title }];
+
+/** A desk whose row actions show on hover: hover reveals Assign; the panel's combobox is chosen in; Enter saves. */
+function desk(): MemoryApp {
+  const rows = (revealed: string | null) =>
+    ['Burst pipe', 'Broken window'].map((title) =>
+      title === revealed
+        ? { role: 'button', name: 'Assign case', scope: row(title), on: { invoke: 'panel' } }
+        : { role: 'button', name: 'Assign case', scope: row(title), verbs: ['hover' as const], on: { hover: `hovered_${title === 'Burst pipe' ? 'a' : 'b'}` } },
+    );
+  const list = (revealed: string | null) => ({
+    title: 'Cases',
+    furniture: ["heading 'Cases'", ...(revealed ? ["list>button 'Assign case'"] : [])],
+    elements: rows(revealed),
+  });
+  return {
+    screens: {
+      cases: list(null),
+      hovered_a: list('Burst pipe'),
+      hovered_b: list('Broken window'),
+      panel: {
+        title: 'Cases',
+        furniture: ["heading 'Assign'"],
+        elements: [
+          { role: 'combobox', name: 'Assignee', verbs: ['choose', 'read'], options: ['Ada Okafor', 'Dana Kowalski'] },
+          { role: 'textbox', name: 'Note', on: { press: 'assigned' } },
+        ],
+      },
+      assigned: { title: 'Cases', furniture: ["heading 'Assigned'"], elements: [{ role: 'link', name: 'Back', on: { invoke: 'cases' } }] },
+    },
+  };
+}
+
+let tmp: string;
+beforeEach(async () => {
+  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'handrail-verbs-'));
+});
+afterEach(async () => {
+  await fs.rm(tmp, { recursive: true, force: true });
+});
+
+describe('hover, choose and press, authored and replayed', () => {
+  it('compiles a hover step before the press it reveals, and replays it for another row with the chosen value', async () => {
+    const surface = new MemorySurface(desk());
+    const book = new MemoryBook();
+    const evening = await runEvening({
+      surface,
+      model: new ScriptedModel({
+        turns: [
+          [
+            { tool: 'assert_screen', label: 'cases' },
+            { tool: 'act', match: "button 'Assign case' in row 'Burst pipe'", verb: 'hover' },
+          ],
+          [
+            { tool: 'assert_screen', label: 'row_actions' },
+            { tool: 'act', match: "button 'Assign case' in row 'Burst pipe'", verb: 'invoke' },
+          ],
+          [
+            { tool: 'assert_screen', label: 'panel' },
+            { tool: 'act', match: "combobox 'Assignee'", verb: 'choose', value: '{{input.assignee}}' },
+            { tool: 'act', match: "textbox 'Note'", verb: 'press', value: 'Enter' },
+          ],
+          [
+            { tool: 'assert_screen', label: 'assigned' },
+            { tool: 'finish', label: 'assigned' },
+          ],
+        ],
+      }),
+      owner: { ask: (q) => Promise.resolve({ answer: q.control.includes('Note') ? 'commit' : 'navigate', name: 'Dana Reviewer' }) },
+      book,
+      goal: 'Assign a case',
+      entry: 'memory://cases',
+      inputs: [
+        { name: 'case_title', value: 'Burst pipe', secret: false },
+        { name: 'assignee', value: 'Dana Kowalski', secret: false },
+      ],
+      settle: { quietMs: 0, pollMs: 1 },
+    });
+    expect(evening, JSON.stringify(evening)).toMatchObject({ ok: true, finished: 'assigned' });
+    expect(surface.acts.map((a) => a.verb)).toEqual(['hover', 'invoke', 'choose', 'press']);
+
+    const compiled = compile(book.lines.map((l) => TraceLine.parse(l)), { id: 'assign_case' });
+    if (!compiled.ok) throw new Error(JSON.stringify(compiled.holes));
+    const card = compiled.card;
+    expect(card.steps.map((s) => [s.op.verb, s.op.value ?? null, s.effect.kind])).toEqual([
+      ['hover', null, 'navigate'],
+      ['invoke', null, 'navigate'],
+      ['choose', '{{input.assignee}}', 'stage'],
+      ['press', 'Enter', 'commit'],
+    ]);
+    const hover = card.targets[card.steps[0]?.target ?? ''];
+    expect(hover).toMatchObject({ supports: ['hover'], scope: [{ role: 'row', name: '{{input.case_title}}' }] });
+    expect(card.targets[card.steps[3]?.target ?? '']?.supports).toContain('press');
+
+    const replayed = new MemorySurface(desk());
+    const result = await runCapability({
+      card,
+      inputs: { case_title: 'Broken window', assignee: 'Ada Okafor' },
+      env: {},
+      surface: () => Promise.resolve(replayed),
+      evidenceDir: path.join(tmp, 'evidence'),
+      allowUnapproved: true,
+    });
+    expect(result, JSON.stringify(result)).toMatchObject({ word: 'SUCCESS', llm_calls: 0 });
+    expect(replayed.acts.map((a) => [a.screen, a.verb, a.value ?? null])).toEqual([
+      ['cases', 'hover', null],
+      ['hovered_b', 'invoke', null],
+      ['panel', 'choose', 'Ada Okafor'],
+      ['panel', 'press', 'Enter'],
+    ]);
+  });
+
+  it('a choice that is not in the list fails by name, as the browser does', async () => {
+    const surface = new MemorySurface(desk());
+    await surface.open('memory://panel');
+    const box = (await surface.observe()).parts[0]?.controls.find((c) => c.name === 'Assignee');
+    await expect(surface.act(box?.ref ?? '', { verb: 'choose', value: 'Nobody' })).rejects.toMatchObject({ code: 'ACTION_FAILED', message: expect.stringContaining('no option named "Nobody"') as unknown });
+  });
+});
