@@ -7,7 +7,7 @@ import { normalize } from './name.ts';
 import { selectorsOf } from './selectors.ts';
 import { newCache } from './style.ts';
 import { WALKER_VERSION } from './version.ts';
-import { walkDocument } from './walk.ts';
+import { walkDocument, type Walked } from './walk.ts';
 
 const BUSY = '[aria-busy="true"],[role="progressbar"],progress';
 
@@ -15,15 +15,26 @@ const BUSY = '[aria-busy="true"],[role="progressbar"],progress';
  * Whether the document says it is not done: still loading (its load event waits for frames and images), or showing
  * a busy region or a progress indicator anywhere, open shadow roots included (docs/ARCHITECTURE.md, "Settling").
  */
-export function isBusy(doc: Document): boolean {
+export function isBusy(doc: Document, walked?: Pick<Walked, 'shadowHosts' | 'unwalked'>): boolean {
   if (doc.readyState !== 'complete') return true;
   const shown = (el: Element): boolean => (typeof el.checkVisibility === 'function' ? el.checkVisibility() : true);
-  const search = (root: Document | ShadowRoot): boolean => {
+  const busyIn = (root: Document | ShadowRoot | Element): boolean => {
     for (const el of root.querySelectorAll(BUSY)) if (shown(el)) return true;
+    return false;
+  };
+  // Every shadow root below `root`, found by looking at each of its elements.
+  const search = (root: Document | ShadowRoot): boolean => busyIn(root) || hostsBelow(root);
+  const hostsBelow = (root: Document | ShadowRoot | Element): boolean => {
     for (const el of root.querySelectorAll('*')) if (el.shadowRoot && search(el.shadowRoot)) return true;
     return false;
   };
-  return search(doc);
+  if (!walked) return search(doc);
+  // The same shadow roots without looking at every element again: those the walk entered (it looked into each of
+  // their elements itself), and those below what it did not enter, searched as above.
+  if (busyIn(doc)) return true;
+  for (const host of walked.shadowHosts) if (host.shadowRoot && busyIn(host.shadowRoot)) return true;
+  for (const el of walked.unwalked) if ((el.shadowRoot && search(el.shadowRoot)) || hostsBelow(el)) return true;
+  return false;
 }
 
 export function createInPage(doc: Document): InPage {
@@ -50,9 +61,10 @@ export function createInPage(doc: Document): InPage {
         const ref = `c${i}`;
         byRef.set(ref, el);
         refOf.set(el, ref);
-        return { ref, ...control };
+        control.ref = ref;
+        return control;
       });
-      return { url: walked.url, title: walked.title, controls, paths: walked.paths, text: walked.text, busy: isBusy(doc) };
+      return { url: walked.url, title: walked.title, controls, paths: walked.paths, text: walked.text, busy: isBusy(doc, walked) };
     },
     element(ref: string): Element | null {
       const el = byRef.get(ref);

@@ -170,19 +170,34 @@ const PRESENTATION_PARENTS: Record<string, string[]> = {
   TFOOT: ['TABLE'], TH: ['TR'], THEAD: ['TABLE'], TR: ['THEAD', 'TBODY', 'TFOOT', 'TABLE'],
 };
 
-function implicitRole(el: Element): string | null {
+function implicitRole(c: DomCache, el: Element): string | null {
   const role = implicitRoleOfTag(el);
   if (!role) return null;
-  let a: Element = el;
-  for (;;) {
-    const parents = PRESENTATION_PARENTS[a.tagName.toUpperCase()];
-    const parent = a.parentElement;
-    if (!parents || !parent || !parents.includes(parent.tagName.toUpperCase())) break;
-    const pr = explicitRole(parent);
-    if ((pr === 'none' || pr === 'presentation') && !presentationConflict(parent, pr)) return pr;
-    a = parent;
+  const parent = requiredParent(el);
+  return (parent && presentationFrom(c, parent)) || role;
+}
+
+/** The parent `el` is a required owned element of (a <td>'s <tr>, a <tr>'s table section), or null. */
+function requiredParent(el: Element): Element | null {
+  const parents = PRESENTATION_PARENTS[el.tagName.toUpperCase()];
+  const parent = el.parentElement;
+  return parents && parent && parents.includes(parent.tagName.toUpperCase()) ? parent : null;
+}
+
+/** The presentational role `p` passes down to its required owned elements ('' for none): its own, else the one its
+ *  own required parent passes down. Kept per walk, so the cells of a row ask the row and its table once. */
+function presentationFrom(c: DomCache, p: Element): string {
+  const known = c.presentation.get(p);
+  if (known !== undefined) return known;
+  const pr = explicitRole(p);
+  let out = '';
+  if ((pr === 'none' || pr === 'presentation') && !presentationConflict(p, pr)) out = pr;
+  else {
+    const up = requiredParent(p);
+    if (up) out = presentationFrom(c, up);
   }
-  return role;
+  c.presentation.set(p, out);
+  return out;
 }
 
 function hasTabIndex(el: Element): boolean {
@@ -211,10 +226,10 @@ export function roleOf(c: DomCache, el: Element): string {
   if (cached !== undefined) return cached;
   let role = explicitRole(el);
   if (role === 'none' || role === 'presentation') {
-    const implicit = implicitRole(el);
+    const implicit = implicitRole(c, el);
     if (presentationConflict(el, implicit)) role = implicit;
   } else if (!role) {
-    role = implicitRole(el);
+    role = implicitRole(c, el);
   }
   const out = role ?? '';
   c.role.set(el, out);

@@ -26,13 +26,25 @@ export function isFocusableForRole(el: Element, hasTabIndex: boolean): boolean {
   return !isNativelyDisabled(el) && (isNativelyFocusable(el) || hasTabIndex);
 }
 
-/** aria-disabled is inherited down the tree (WAI-ARIA 1.2 §6.6 aria-disabled: "applies to all descendants"). */
-export function isDisabled(el: Element): boolean {
-  if (isNativelyDisabled(el)) return true;
-  for (let e: Element | null = el; e; e = e.parentElement) {
-    const v = (e.getAttribute('aria-disabled') || '').toLowerCase();
-    if (v === 'true') return true;
-    if (v === 'false') return false;
+/**
+ * aria-disabled is inherited down the tree (WAI-ARIA 1.2 §6.6 aria-disabled: "applies to all descendants"): the
+ * nearest ancestor-or-self saying true or false decides. `memo` keeps each element's inherited answer for one walk,
+ * so a page of controls reads each ancestor's attribute once (docs/ARCHITECTURE.md "The walker").
+ */
+export function isDisabled(el: Element, memo?: Map<Element, boolean>): boolean {
+  return isNativelyDisabled(el) || ariaDisabled(el, memo);
+}
+
+function ariaDisabled(el: Element, memo: Map<Element, boolean> | undefined): boolean {
+  const known = memo?.get(el);
+  if (known !== undefined) return known;
+  const v = (el.getAttribute('aria-disabled') || '').toLowerCase();
+  let out = false;
+  if (v === 'true') out = true;
+  else if (v !== 'false') {
+    const p = el.parentElement;
+    out = p ? ariaDisabled(p, memo) : false;
   }
-  return false;
+  memo?.set(el, out);
+  return out;
 }

@@ -11,6 +11,8 @@ export interface DomCache {
   ariaHidden: Map<Element, boolean>;
   hidden: Map<Element, boolean>;
   role: Map<Element, string>;
+  /** The presentational role an element passes down to its required owned elements, '' for none (role.ts). */
+  presentation: Map<Element, string>;
   name: Map<Element, string>;
 }
 
@@ -24,6 +26,7 @@ export function newCache(): DomCache {
     ariaHidden: new Map(),
     hidden: new Map(),
     role: new Map(),
+    presentation: new Map(),
     name: new Map(),
   };
 }

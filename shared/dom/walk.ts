@@ -6,7 +6,7 @@ import { accessibleName, normalize } from './name.ts';
 import { roleOf } from './role.ts';
 import { isHeaderRow, newRowCache, plainText, rowKey, rowKind, type RowCache } from './rows.ts';
 import { isDisabled } from './state.ts';
-import { isHiddenForAria, isIgnoredTag, isRevealable, newCache, type DomCache } from './style.ts';
+import { isHiddenForAria, isIgnoredTag, isRevealable, newCache, styleOf, type DomCache } from './style.ts';
 
 /** The closed vocabulary per role (docs/ARCHITECTURE.md "The six verbs"); a role missing here is not a control. */
 export const VERBS_BY_ROLE: Readonly<Record<string, readonly Verb[]>> = {
@@ -63,7 +63,9 @@ const OPAQUE = new Set(['SELECT', 'TEXTAREA', 'DATALIST', 'OPTION', 'SVG', 'svg'
 
 export interface WalkedControl {
   el: Element;
-  control: Omit<Control, 'ref'>;
+  /** `ref` is '' here: the caller numbers the controls. It comes first so the caller fills it in place, and the
+   *  control's keys keep the order an observation has always had (docs/ARCHITECTURE.md "The walker"). */
+  control: Control;
 }
 
 export interface Walked {
@@ -72,10 +74,18 @@ export interface Walked {
   text: string;
   title: string;
   url: string;
+  /** Every element the walk entered that hosts an open shadow root, in any tree. */
+  shadowHosts: Element[];
+  /** Elements the walk did not enter (with their subtrees): hidden, ignored or opaque content, a host's light
+   *  children, a filled slot's fallback. With `shadowHosts` they let the busy check reach every shadow root without
+   *  a second pass over the document (shared/dom/index.ts isBusy). */
+  unwalked: Element[];
 }
 
 interface Ctx {
   ancestors: string[];
+  /** `ancestors` joined as a path's prefix ('table>row>'), made once where the chain grows, not once per path. */
+  chain: string;
   scope: ScopeLink[];
   /** Nearest row (shared/dom/rows.ts), for the row scope link. */
   row: Element | null;
@@ -182,9 +192,10 @@ function cellAtColumn(tr: Element, col: number): Element | null {
  * Whether the field hides what is typed into it: a password input, or a field styled not to display its text
  * (`-webkit-text-security`, the non-standard property browsers honour). Secrets may be typed only into these.
  */
-function isSecretField(el: Element): boolean {
+function isSecretField(c: DomCache, el: Element): boolean {
   if (el.tagName === 'INPUT' && (el as HTMLInputElement).type === 'password') return true;
-  const security = (getComputedStyle(el) as CSSStyleDeclaration & { webkitTextSecurity?: string }).webkitTextSecurity;
+  // The walk's cached computed style (shared/dom/style.ts): a live declaration, so the same answer as a fresh one.
+  const security = (styleOf(c, el) as (CSSStyleDeclaration & { webkitTextSecurity?: string }) | undefined)?.webkitTextSecurity;
   return security !== undefined && security !== '' && security !== 'none';
 }
 
@@ -256,19 +267,30 @@ export function walkDocument(doc: Document, c: DomCache): Walked {
   const shadowText: string[] = [];
   const modal = activeModal(doc, c);
   const dataTables = new Map<Element, boolean>();
+  const disabled = new Map<Element, boolean>();
   const title = normalize(doc.title);
   if (title) paths.add(`title '${maskData(title)}'`);
 
   const addPath = (ctx: Ctx, role: string, label: string) => {
-    const chain = ctx.ancestors.length ? `${ctx.ancestors.join('>')}>` : '';
-    paths.add(label ? `${chain}${role} '${maskData(label)}'` : `${chain}${role}`);
+    paths.add(label ? `${ctx.chain}${role} '${maskData(label)}'` : `${ctx.chain}${role}`);
   };
   const visible = (el: Element) => !isHiddenForAria(c, el);
 
+  const shadowHosts: Element[] = [];
+  const unwalked: Element[] = [];
+
   const visit = (el: Element, ctx: Ctx): void => {
-    if (isIgnoredTag(el)) return;
+    if (isIgnoredTag(el)) {
+      unwalked.push(el);
+      return;
+    }
     // aria-hidden="true" removes the whole subtree (WAI-ARIA 1.2 §6.6 aria-hidden).
-    if ((el.getAttribute('aria-hidden') || '').toLowerCase() === 'true') return;
+    if ((el.getAttribute('aria-hidden') || '').toLowerCase() === 'true') {
+      unwalked.push(el);
+      return;
+    }
+    const shadow = el.shadowRoot;
+    if (shadow) shadowHosts.push(el);
     if (el === modal) ctx = { ...ctx, blocked: false };
     if (el.hasAttribute('inert')) ctx = { ...ctx, blocked: true };
     const tag = el.tagName;
@@ -281,12 +303,13 @@ export function walkDocument(doc: Document, c: DomCache): Walked {
         // A row's action shown only on hover: offered to be hovered, which reveals it for the next step. No path:
         // the screen's furniture is what it was without it.
         const key = rowKey(c, rows, ctx.row);
-        const control: Omit<Control, 'ref'> = { role, name: revealedName(el), verbs: ['hover'], scope: [...ctx.scope], ancestors: [...ctx.ancestors] };
+        const control: Control = { ref: '', role, name: revealedName(el), verbs: ['hover'], scope: [...ctx.scope], ancestors: [...ctx.ancestors] };
         if (key) control.scope.push({ role: 'row', name: key });
         controls.push({ el, control });
       } else if (visible(el)) {
         const name = accessibleName(c, el);
-        const control: Omit<Control, 'ref'> = {
+        const control: Control = {
+          ref: '',
           role,
           name,
           verbs: [...verbs],
@@ -303,8 +326,8 @@ export function walkDocument(doc: Document, c: DomCache): Walked {
         // picks the option by name (docs/ARCHITECTURE.md, "The six verbs").
         if (tag !== 'SELECT') control.verbs = control.verbs.map((v) => (v === 'select' ? 'choose' : v));
         Object.assign(control, controlValue(el, role), controlState(el, role));
-        if (isDisabled(el)) control.disabled = true;
-        if (isSecretField(el)) control.secret = true;
+        if (isDisabled(el, disabled)) control.disabled = true;
+        if (isSecretField(c, el)) control.secret = true;
         controls.push({ el, control });
         // Furniture: buttons and labelled fields always; links only outside data rows (there they are data).
         let label: string;
@@ -327,11 +350,15 @@ export function walkDocument(doc: Document, c: DomCache): Walked {
       addPath(ctx, 'frame', el.getAttribute('name') || el.getAttribute('title') || '');
     }
 
-    if (OPAQUE.has(tag)) return;
+    if (OPAQUE.has(tag)) {
+      // None of these can host a shadow root (DOM §4.2.14 attachShadow), so the element stands for its subtree.
+      unwalked.push(el);
+      return;
+    }
     let next = ctx;
     const structural = chainRole(el, role);
     if (structural) {
-      next = { ...ctx, ancestors: [...ctx.ancestors, structural] };
+      next = { ...ctx, ancestors: [...ctx.ancestors, structural], chain: `${ctx.chain}${structural}>` };
       const scopeRole = SCOPE_ROLE[role];
       if (scopeRole) {
         const name = accessibleName(c, el);
@@ -357,7 +384,8 @@ export function walkDocument(doc: Document, c: DomCache): Walked {
         next.dataRow = ctx.dataTable && !header;
       }
     }
-    if (tag !== 'TR') {
+    // Only a TR, an ARIA row or a list item can be a row (rows.ts rowKind); a TR was handled above.
+    if (tag !== 'TR' && (role === 'row' || role === 'listitem')) {
       const kind = rowKind(c, rows, el);
       // An ARIA row is data, as a data table's row is; a list item keeps its list's furniture rules.
       // A row that names nothing (a list item holding only a link) leaves the outer row in charge.
@@ -368,22 +396,24 @@ export function walkDocument(doc: Document, c: DomCache): Walked {
     // its children, and a slot's assigned elements (else its fallback content) in place of the slot.
     // A slot with assigned text only renders that text, not its fallback.
     const slotted = tag === 'SLOT' && (el as HTMLSlotElement).assignedNodes().length > 0;
-    if (slotted) for (const ch of (el as HTMLSlotElement).assignedElements()) visit(ch, next);
-    else if (el.shadowRoot) {
-      for (let ch = el.shadowRoot.firstElementChild; ch; ch = ch.nextElementSibling) {
+    if (slotted) {
+      for (const ch of (el as HTMLSlotElement).assignedElements()) visit(ch, next);
+      unwalked.push(el);
+    } else if (shadow) {
+      for (let ch = shadow.firstElementChild; ch; ch = ch.nextElementSibling) {
         // innerText stops at a shadow host (HTML §3.2.7 "the innerText getter" walks the DOM tree, not the flat
         // tree): a shadow tree's rendered text is read from its own top elements; one not rendered gives none.
         if (!isIgnoredTag(ch) && ch instanceof HTMLElement && ch.checkVisibility()) shadowText.push(ch.innerText);
         visit(ch, next);
       }
-    }
-    else for (let ch = el.firstElementChild; ch; ch = ch.nextElementSibling) visit(ch, next);
+      for (let ch = el.firstElementChild; ch; ch = ch.nextElementSibling) unwalked.push(ch);
+    } else for (let ch = el.firstElementChild; ch; ch = ch.nextElementSibling) visit(ch, next);
   };
 
   const root = doc.documentElement;
-  if (root) visit(root, { ancestors: [], scope: [], row: null, blocked: modal !== null, dataRow: false, dataTable: false });
+  if (root) visit(root, { ancestors: [], chain: '', scope: [], row: null, blocked: modal !== null, dataRow: false, dataTable: false });
   const body = doc.body;
   const text = body && body.tagName !== 'FRAMESET' ? normalize([body.innerText, ...shadowText].join(' ')) : '';
-  return { controls, paths: [...paths].sort(), text, title, url: doc.URL };
+  return { controls, paths: [...paths].sort(), text, title, url: doc.URL, shadowHosts, unwalked };
 }
 

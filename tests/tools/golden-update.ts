@@ -5,6 +5,7 @@
 //   capabilities/capability.schema.json               the JSON Schema, from the zod source
 //   handrail.config.schema.json                       the config file's JSON Schema, from runner/config.ts
 //   tests/fixtures/plumbline-{signon,member}.{menu.txt,observation.json}   a live PLUMBLINE through the walker
+//   tests/fixtures/walker-golden/*.json               every fixture page, PLUMBLINE's and CASEDESK's screens, the bench page
 //   with --docs, also docs/extension-sidepanel.png: builds the extension and runs tests/e2e/extension.spec.ts,
 //   whose side panel shot it copies (a picture for the README; no test compares it)
 // Output: one line per file, `unchanged <path>` or `changed <path>` followed by its diff (for a picture, its
@@ -19,6 +20,7 @@ import { chromium } from 'playwright-core';
 import { startBank } from '../../demo/plumbline/server.ts';
 import { findChromium } from '../../runner/browser/chromium.ts';
 import { configSchemaText } from '../../runner/config.ts';
+import { WALKER_GOLDEN_DIR, walkerGoldens } from './walker-golden.ts';
 import { authoredCardText, DOC_SHOT_NAME, GOLDEN, menuText, observationText, readAuthoredBook, schemaText, walkPlumbline } from './golden.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -109,6 +111,7 @@ async function main(): Promise<void> {
       results.push(put(GOLDEN.observation(screen), observationText(obs)));
       return Promise.resolve();
     });
+    for (const g of await walkerGoldens(browser)) results.push(put(join(WALKER_GOLDEN_DIR, g.file), g.text));
   } finally {
     await browser.close();
     await bank.close();

@@ -79,7 +79,8 @@ export async function walkPlumbline(
   await seen('member', await goldenObservation(page, bankUrl));
 }
 
-async function waitFor(ok: () => boolean, ms = 10_000): Promise<void> {
+/** Polls `ok` every 50 ms until it holds; throws after `ms` (the message names the PLUMBLINE screen it waits for). */
+export async function waitFor(ok: () => boolean, ms = 10_000): Promise<void> {
   const until = Date.now() + ms;
   while (!ok()) {
     if (Date.now() > until) throw new Error('PLUMBLINE did not reach the inquiry screen after sign-on');
