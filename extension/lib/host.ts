@@ -12,7 +12,7 @@ import { openLive } from './live-session.ts';
 import type { ClerkAct, CommandReply, PanelCommand } from './messages.ts';
 import { spawnModelSession } from './model-session.ts';
 import { OwnerQuestions } from './owner-questions.ts';
-import { recordClerkAct, recordGuard, recordTool } from './record-session.ts';
+import { originsOf, recordClerkAct, recordGuard, recordTool, writeScopeOf } from './record-session.ts';
 import { fail, type EndState, type HostDeps, type Live, type SessionContext } from './session-context.ts';
 import type { SessionRecord } from './store.ts';
 
@@ -29,8 +29,6 @@ const originOf = (url: string): string | null => {
   }
 };
 
-/** The origins a record session is bound to. */
-const originsOf = (s: SessionRecord): string[] => s.origins ?? [originOf(s.entry) ?? s.entry];
 
 export class Host {
   readonly #live = new Map<string, Live>();
@@ -137,6 +135,7 @@ export class Host {
         surface: live.surface.kind,
         walker: live.surface.observer,
         author: { kind: 'human' },
+        writes: writeScopeOf(record),
       });
       await guard.show();
       return { ok: true as const, session: id };
