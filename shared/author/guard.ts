@@ -512,8 +512,9 @@ export class Guard {
       const failed = watch.failure();
       if (failed) throw failed;
       const confirmed = effect.kind === 'commit' && effect.by === 'owner';
-      // Where writes are not held the owner was asked before the press: a confirmed commit's writes were allowed.
-      if (confirmed && this.#o.surface.writesUnheld) writes = writes.map((w) => (w.fate === 'unasked' ? { ...w, fate: 'allowed' } : w));
+      // Where writes are not held the owner was asked before the press: what they answered (a commit, or "it only
+      // moves on", as for a sign-on's POST) covers the writes the press sent, so they went out allowed.
+      if (effect.by === 'owner' && this.#o.surface.writesUnheld) writes = writes.map((w) => (w.fate === 'unasked' ? { ...w, fate: 'allowed' } : w));
       // A write that left before anyone could be asked, from a step not confirmed a commit: an unasked commit.
       if (writes.some((w) => w.fate === 'unasked') && !confirmed) {
         Object.assign(effect, { kind: 'commit', by: 'effects', unasked: true });

@@ -66,11 +66,11 @@ function desk(): Record<string, FakeScreen> {
   };
 }
 
-async function session(actor: 'model' | 'human') {
+async function session(actor: 'model' | 'human', answer: 'commit' | 'navigate' = 'commit') {
   const asked: OwnerQuestion[] = [];
   const surface = new UnheldSurface(desk(), 'desk');
   const book = new MemoryBook();
-  const owner = { ask: (q: OwnerQuestion) => (asked.push(q), Promise.resolve({ answer: 'commit' as const, name: 'Olive Owner' })) };
+  const owner = { ask: (q: OwnerQuestion) => (asked.push(q), Promise.resolve({ answer, name: 'Olive Owner' })) };
   const guard = new Guard({ surface, owner, book, masker: new Masker([]), goal: 'g', inputs: [], actor, settle: { quietMs: 0, pollMs: 1 }, writes: SCOPE });
   await guard.show();
   await guard.handle({ id: 'l', name: 'assert_screen', input: { label: 'desk' } });
@@ -85,6 +85,12 @@ describe('the guard over a surface that cannot hold writes', () => {
     expect(out.ok).toBe(true);
     expect(asked.map((q) => q.control)).toEqual(["button 'Save'"]);
     expect(acts()[0]).toMatchObject({ effect: { kind: 'commit', by: 'owner', owner: 'Olive Owner' }, writes: [{ url: `${APP}/save`, fate: 'allowed' }] });
+  });
+
+  it('a button the owner said only moves on sends its write allowed: not an unasked commit', async () => {
+    const { guard, acts } = await session('model', 'navigate');
+    await guard.handle({ id: 'a', name: 'act', input: { row: 1, verb: 'invoke' } });
+    expect(acts()[0]).toMatchObject({ effect: { kind: 'navigate', by: 'owner' }, writes: [{ url: `${APP}/save`, fate: 'allowed' }] });
   });
 
   it('a link nobody was asked about that posts is an unasked commit', async () => {
