@@ -272,6 +272,9 @@ export class Host {
         const origin = originOf(cmd.origin);
         if (!origin || !/^https?:/.test(origin)) return fail('NOT_A_WEB_PAGE', `Handrail records web pages (http or https), not ${cmd.origin}`);
         await this.#update(s.id, (r) => ({ ...r, origins: [...new Set([...originsOf(r), origin])] }));
+        // The guard's watch reads this scope at each request: writes to the added site count from now on.
+        const watched = this.#live.get(s.id)?.writes;
+        if (watched && !watched.origins.includes(origin)) watched.origins.push(origin);
         await this.#registerAgents();
         const now = await this.d.store.getSession(s.id);
         if (now && (await this.#checkOrigin(now))) {

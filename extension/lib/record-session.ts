@@ -39,6 +39,7 @@ function unaskedNote(line: TraceLine | null): string | null {
 export async function recordGuard(ctx: SessionContext, live: Live, s: SessionRecord): Promise<Guard> {
   if (live.guard) return live.guard;
   const { d } = ctx;
+  live.writes = writeScopeOf(s);
   live.guard = new Guard({
     surface: live.surface,
     owner: ctx.owner(s.id),
@@ -47,7 +48,7 @@ export async function recordGuard(ctx: SessionContext, live: Live, s: SessionRec
     goal: s.goal,
     inputs: live.inputs,
     actor: 'human',
-    writes: writeScopeOf(s),
+    writes: live.writes,
     resume: await d.store.lines(s.id),
     dispatching: async (x) => {
       const lines = await d.store.countLines(s.id);
