@@ -87,4 +87,9 @@ export interface Surface {
   watchWrites?(scope: WriteScope, gate?: WriteGate): Promise<void>;
   /** The writes recorded since `watchWrites`, in the order sent; recording stops. */
   takeWrites?(): Promise<SeenWrite[]>;
+  /**
+   * The surface sees writes but can hold none (the Chrome extension's chrome.webRequest, docs/ARCHITECTURE.md
+   * "Writes"): each write it reports left `unasked`, so the guard asks about buttons before the press instead.
+   */
+  readonly writesUnheld?: boolean;
 }

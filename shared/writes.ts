@@ -35,6 +35,17 @@ export interface WriteScope {
 /** Asked while a write is held, before it leaves: true lets it go, false stops it. */
 export type WriteGate = (w: Request) => Promise<boolean>;
 
+/**
+ * How a request left the page, from the browser's resource type — Playwright's (`document`, `ping`) or
+ * chrome.webRequest's (`main_frame`, `sub_frame`, `ping`): a non-GET document request is a form submission, a ping
+ * a beacon (`navigator.sendBeacon`, `<a ping>`), anything else (fetch, XHR, a script's request) a request.
+ */
+export function viaOf(resourceType: string, method: string): WriteVia {
+  if (resourceType === 'ping') return 'beacon';
+  const documentRequest = resourceType === 'document' || resourceType === 'main_frame' || resourceType === 'sub_frame';
+  return documentRequest && method.toUpperCase() !== 'GET' ? 'form' : 'request';
+}
+
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
 
 /** The origin of a URL, with ws/wss spelled as the http/https origin they upgrade from; null when it has none. */

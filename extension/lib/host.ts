@@ -12,7 +12,7 @@ import { openLive } from './live-session.ts';
 import type { ClerkAct, CommandReply, PanelCommand } from './messages.ts';
 import { spawnModelSession } from './model-session.ts';
 import { OwnerQuestions } from './owner-questions.ts';
-import { recordClerkAct, recordGuard, recordTool } from './record-session.ts';
+import { originsOf, recordClerkAct, recordGuard, recordTool, writeScopeOf } from './record-session.ts';
 import { fail, type EndState, type HostDeps, type Live, type SessionContext } from './session-context.ts';
 import type { SessionRecord } from './store.ts';
 
@@ -29,8 +29,6 @@ const originOf = (url: string): string | null => {
   }
 };
 
-/** The origins a record session is bound to. */
-const originsOf = (s: SessionRecord): string[] => s.origins ?? [originOf(s.entry) ?? s.entry];
 
 export class Host {
   readonly #live = new Map<string, Live>();
@@ -137,6 +135,7 @@ export class Host {
         surface: live.surface.kind,
         walker: live.surface.observer,
         author: { kind: 'human' },
+        writes: writeScopeOf(record),
       });
       await guard.show();
       return { ok: true as const, session: id };
@@ -273,6 +272,9 @@ export class Host {
         const origin = originOf(cmd.origin);
         if (!origin || !/^https?:/.test(origin)) return fail('NOT_A_WEB_PAGE', `Handrail records web pages (http or https), not ${cmd.origin}`);
         await this.#update(s.id, (r) => ({ ...r, origins: [...new Set([...originsOf(r), origin])] }));
+        // The guard's watch reads this scope at each request: writes to the added site count from now on.
+        const watched = this.#live.get(s.id)?.writes;
+        if (watched && !watched.origins.includes(origin)) watched.origins.push(origin);
         await this.#registerAgents();
         const now = await this.d.store.getSession(s.id);
         if (now && (await this.#checkOrigin(now))) {

@@ -4,6 +4,7 @@ import { compile, cardBytes, type Hole } from '../../shared/compile/compile.ts';
 import type { TraceLine } from '../../shared/schema/trace.ts';
 import { PanelCommand, SessionInput, type Mode } from './messages.ts';
 import type { SessionRecord } from './store.ts';
+import { UNASKED_NOTE } from './record.ts';
 
 export interface InputRow {
   name: string;
@@ -170,8 +171,9 @@ export function fileStem(s: Pick<SessionRecord, 'goal' | 'created'>): string {
 }
 
 /** The session's last note as the panel shows it: an error (with what to do next) or a plain note. */
-export type NoteView = { kind: 'note'; text: string } | { kind: 'error'; text: string; next: string };
+export type NoteView = { kind: 'note'; text: string } | { kind: 'error'; title: string; text: string; next: string };
 
+const NOT_DONE = 'Not done.';
 const AGAIN = 'Look at the screen in the tab and do the step again.';
 
 export function noteOf(s: SessionRecord | null): NoteView | null {
@@ -179,9 +181,19 @@ export function noteOf(s: SessionRecord | null): NoteView | null {
   if (!s || !text) return null;
   // The clerk's own Cancel is not an error.
   if (text.startsWith('refused (CANCELLED)')) return { kind: 'note', text };
-  if (s.state === 'failed') return { kind: 'error', text, next: 'The session has ended. Export what was recorded if you need it, and start a new session.' };
-  if (text.startsWith('refused (') || /nothing recorded|nothing was labelled/.test(text)) return { kind: 'error', text, next: AGAIN };
-  if (/cannot tell whether/.test(text)) return { kind: 'error', text, next: 'Check in the application whether it happened before you press again.' };
+  if (text.startsWith(UNASKED_NOTE)) {
+    // Done, and not undoable by the book: the application has the change. The extension cannot hold a write to ask
+    // first (docs/ARCHITECTURE.md "Writes"), so the step is worked out again where it can.
+    return {
+      kind: 'error',
+      title: 'Sent without a question.',
+      text: text.slice(UNASKED_NOTE.length).trim(),
+      next: 'Undo this step (the application keeps the change), then work it out with `handrail author`, which holds the change while the owner is asked.',
+    };
+  }
+  if (s.state === 'failed') return { kind: 'error', title: NOT_DONE, text, next: 'The session has ended. Export what was recorded if you need it, and start a new session.' };
+  if (text.startsWith('refused (') || /nothing recorded|nothing was labelled/.test(text)) return { kind: 'error', title: NOT_DONE, text, next: AGAIN };
+  if (/cannot tell whether/.test(text)) return { kind: 'error', title: NOT_DONE, text, next: 'Check in the application whether it happened before you press again.' };
   return { kind: 'note', text };
 }
 

@@ -346,7 +346,7 @@ function Live(props: { s: SessionRecord; lines: TraceLine[]; owner: string }) {
         (note.kind === 'error' ? (
           <div class="error-box" role="alert" data-testid="note" data-kind="error">
             <p>
-              <b>Not done.</b> {note.text}
+              <b>{note.title}</b> {note.text}
             </p>
             <p>{note.next}</p>
           </div>

@@ -4,8 +4,11 @@
 // calls one at a time (a typed value before the click that submits it).
 import { Guard } from '../../shared/author/guard.ts';
 import { formatRef } from '../../shared/ref.ts';
+import { labelOf } from '../../shared/menu.ts';
+import type { TraceLine } from '../../shared/schema/trace.ts';
+import { describeWrite, originOf, type WriteScope } from '../../shared/writes.ts';
 import type { ClerkAct, CommandReply, PanelCommand } from './messages.ts';
-import { valueForGuard } from './record.ts';
+import { UNASKED_NOTE, valueForGuard } from './record.ts';
 import { fail, type Live, type SessionContext } from './session-context.ts';
 import type { SessionRecord } from './store.ts';
 
@@ -15,10 +18,28 @@ function settled(r: SessionRecord): SessionRecord {
   return rest;
 }
 
+/** The origins a record session is bound to. */
+export const originsOf = (s: SessionRecord): string[] => s.origins ?? [originOf(s.entry) ?? s.entry];
+
+/** The writes a record session watches (docs/ARCHITECTURE.md "Writes"): any non-safe request to its origins. */
+export const writeScopeOf = (s: SessionRecord): WriteScope & { origins: string[]; ignore: string[] } => ({ origins: originsOf(s), ignore: [] });
+
+/**
+ * What the clerk is told when their action sent a write nobody confirmed (docs/ARCHITECTURE.md "Writes"): the
+ * extension sees a write only once it has left, so the step is an unasked commit and the book cannot compile.
+ */
+function unaskedNote(line: TraceLine | null): string | null {
+  if (line?.kind !== 'act' || !line.effect.unasked) return null;
+  const w = line.writes?.find((x) => x.fate === 'unasked');
+  const sent = w ? ` (${describeWrite(w)})` : '';
+  return `${UNASKED_NOTE} line ${line.seq}, ${line.control.role} '${labelOf(line.control)}', sent a change to the application${sent} that nobody confirmed as a commit. The book cannot be compiled until this step is done again with the question answered.`;
+}
+
 /** A record-mode guard; after a restart it goes on from the book (numbering, labels, finished). */
 export async function recordGuard(ctx: SessionContext, live: Live, s: SessionRecord): Promise<Guard> {
   if (live.guard) return live.guard;
   const { d } = ctx;
+  live.writes = writeScopeOf(s);
   live.guard = new Guard({
     surface: live.surface,
     owner: ctx.owner(s.id),
@@ -27,6 +48,7 @@ export async function recordGuard(ctx: SessionContext, live: Live, s: SessionRec
     goal: s.goal,
     inputs: live.inputs,
     actor: 'human',
+    writes: live.writes,
     resume: await d.store.lines(s.id),
     dispatching: async (x) => {
       const lines = await d.store.countLines(s.id);
@@ -115,7 +137,8 @@ export async function recordClerkAct(ctx: SessionContext, id: string, msg: Clerk
   }
   const value = valueForGuard(msg, live.inputs);
   const out = await guard.handle({ id: msg.event, name: 'act', input: { row: row.n, verb: msg.verb, ...(value !== undefined ? { value } : {}) } });
+  const note = live.masker.mask(out.ok ? (unaskedNote(guard.lastLine) ?? out.text) : out.text);
   live.lastSignature = null;
   await guard.show();
-  await ctx.update(id, (r) => ({ ...settled(r), note: live.masker.mask(out.text), events: [...r.events, msg.event].slice(-200) }));
+  await ctx.update(id, (r) => ({ ...settled(r), note, events: [...r.events, msg.event].slice(-200) }));
 }

@@ -17,3 +17,6 @@ export function valueForGuard(act: Pick<ClerkAct, 'verb' | 'value' | 'optionValu
   }
   return typed;
 }
+
+/** How the note on an action that sent a write nobody confirmed begins (the panel shows it as an error). */
+export const UNASKED_NOTE = 'Unconfirmed change:';

@@ -45,6 +45,8 @@ export interface Live {
   known: KnownScreen[];
   /** Record mode only: the guard the clerk's actions go through. */
   guard: Guard | null;
+  /** Record mode only: the writes its guard watches; a site the clerk adds is added here, watched at once. */
+  writes?: { origins: string[]; ignore: string[] };
   /** The panel's view as last written (signature, label and menu), to write only when it changed. */
   lastSignature: string | null;
 }

@@ -8,7 +8,21 @@ import type { Control, Observation, Part } from '../../shared/schema/observation
 import { combineParts, screenDump } from '../../shared/screens.ts';
 import { WALKER_VERSION } from '../../shared/dom/version.ts';
 import { SurfaceError, type ActResult, type Answer, type BoundTarget, type Operation, type Query, type Resolution, type Surface } from '../../shared/surface.ts';
+import { isWrite, viaOf, type Request, type SeenWrite, type WriteScope } from '../../shared/writes.ts';
 import { FrameReply, FrameReport, type FrameCall } from './messages.ts';
+
+/** The part of a chrome.webRequest event's details a write is read from. */
+export interface RequestDetails {
+  method: string;
+  url: string;
+  /** chrome.webRequest.ResourceType: `main_frame`, `sub_frame`, `xmlhttprequest`, `ping`, … */
+  type: string;
+}
+
+/** A request as shared/writes.ts reads it, from what chrome.webRequest reports of it. */
+export function requestOfDetails(d: RequestDetails): Request {
+  return { method: d.method, url: d.url, via: viaOf(d.type, d.method) };
+}
 
 /** The port to one tab's frames (browser.scripting in the worker; a fake in unit tests). */
 export interface TabChannel {
@@ -18,6 +32,11 @@ export interface TabChannel {
   install(frameIds: number[]): Promise<void>;
   call(frameId: number, c: FrameCall): Promise<unknown>;
   navigate(url: string): Promise<void>;
+  /**
+   * Calls `listen` with each request the tab sends, at the network layer (chrome.webRequest.onBeforeRequest,
+   * observe-only), until the returned function is called.
+   */
+  requests(listen: (r: Request) => void): () => void;
 }
 
 /** The frame key and local part of a ref this surface made; a ref it did not make names no frame. */
@@ -34,6 +53,10 @@ export class ExtensionSurface implements Surface {
   #last: Observation | null = null;
   /** Whether frames should catch the clerk's own actions (record mode). */
   recording = false;
+  /** chrome.webRequest only observes (docs/ARCHITECTURE.md "Writes"): a write has left when it is seen. */
+  readonly writesUnheld = true;
+  #watch: { scope: WriteScope; seen: SeenWrite[] } | null = null;
+  #unlisten: (() => void) | null = null;
 
   constructor(private readonly tab: TabChannel) {}
 
@@ -146,7 +169,29 @@ export class ExtensionSurface implements Surface {
     return screenDump(obs);
   }
 
+  /**
+   * Side-effect detection (shared/surface.ts): records each write the tab sends from now on. Nothing can be held,
+   * so the gate is never asked and every write is `unasked`; the guard asked about a press before it, if at all.
+   */
+  watchWrites(scope: WriteScope): Promise<void> {
+    this.#unlisten ??= this.tab.requests((r) => {
+      const w = this.#watch;
+      if (w && isWrite(r, w.scope)) w.seen.push({ ...r, fate: 'unasked' });
+    });
+    this.#watch = { scope, seen: [] };
+    return Promise.resolve();
+  }
+
+  takeWrites(): Promise<SeenWrite[]> {
+    const seen = this.#watch?.seen ?? [];
+    this.#watch = null;
+    return Promise.resolve(seen);
+  }
+
   close(): Promise<void> {
+    this.#unlisten?.();
+    this.#unlisten = null;
+    this.#watch = null;
     return Promise.resolve();
   }
 }

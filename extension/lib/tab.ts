@@ -2,7 +2,7 @@
 // world (scripting.executeScript's default world), where the page's own scripts cannot see or call it.
 import { browser } from 'wxt/browser';
 import type { FrameCall } from './messages.ts';
-import type { TabChannel } from './surface.ts';
+import { requestOfDetails, type TabChannel } from './surface.ts';
 
 /** The built content script (WXT writes the unlisted script entrypoints/agent.ts here). */
 export const CONTENT_SCRIPT_FILE = '/agent.js';
@@ -35,6 +35,15 @@ export function chromeTab(tabId: number): TabChannel {
     async call(frameId: number, c: FrameCall) {
       const [r] = await browser.scripting.executeScript({ target: { tabId, frameIds: [frameId] }, func: callInFrame, args: [c] });
       return (r?.result as unknown) ?? null;
+    },
+    requests(listen) {
+      // Observe-only: MV3 gives blocking webRequest to policy-installed extensions alone (docs/ARCHITECTURE.md "Writes").
+      const fn = (d: { method: string; url: string; type: string }): undefined => {
+        listen(requestOfDetails(d));
+        return undefined;
+      };
+      browser.webRequest.onBeforeRequest.addListener(fn, { urls: ['<all_urls>'], tabId });
+      return () => browser.webRequest.onBeforeRequest.removeListener(fn);
     },
     async navigate(url) {
       await new Promise<void>((resolve, reject) => {

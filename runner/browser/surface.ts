@@ -16,7 +16,7 @@ import {
   type Resolution,
   type Surface,
 } from '../../shared/surface.ts';
-import { isWrite, originOf, type Request, type SeenWrite, type WriteGate, type WriteScope, type WriteVia } from '../../shared/writes.ts';
+import { isWrite, originOf, type Request, type SeenWrite, type WriteGate, type WriteScope, viaOf } from '../../shared/writes.ts';
 import { findChromium } from './chromium.ts';
 import { frameAt } from './frames.ts';
 import { elementOf, findInFrame, observePage, textOfRef } from './observe.ts';
@@ -47,16 +47,8 @@ function firstLine(e: unknown): string {
   return (m.split('\n')[0] ?? m).replace(/^[a-zA-Z.]+: /, '');
 }
 
-/** How a Playwright request left the page: a POST navigation is a form submission, a `ping` a beacon. */
-function viaOf(req: PwRequest): WriteVia {
-  const type = req.resourceType();
-  if (type === 'ping') return 'beacon';
-  if (type === 'document' && req.method() !== 'GET') return 'form';
-  return 'request';
-}
-
 function requestOf(req: PwRequest): Request {
-  return { method: req.method(), url: req.url(), via: viaOf(req) };
+  return { method: req.method(), url: req.url(), via: viaOf(req.resourceType(), req.method()) };
 }
 
 /** One watch window: the writes seen, by the request that made them, and the gate decisions still pending. */

@@ -201,6 +201,11 @@ export class Guard {
     return this.#seq;
   }
 
+  /** The last line written (or resumed from). */
+  get lastLine(): TraceLine | null {
+    return this.#last;
+  }
+
   /** Whether a call since the last `show` changed the screen (the rest of that message is then refused). */
   get screenChanged(): boolean {
     return this.#changed;
@@ -231,6 +236,9 @@ export class Guard {
   /** Look at the screen and fix the menu the model's next message refers to. Returns the label, if any. */
   async show(): Promise<{ obs: Observation; menu: MenuRow[]; label: string | null }> {
     return this.#lock.run(async () => {
+      // A surface that cannot hold writes watches from the first look: a clerk's change can send one before the
+      // guard hears of the change (see #act).
+      if (this.#watching && this.#o.surface.writesUnheld && !this.#between) await this.#watchBetween();
       const obs = await look(this.#o.surface);
       const shown = { obs, menu: buildMenu(obs) };
       this.#shown = shown;
@@ -332,7 +340,8 @@ export class Guard {
     const ruled = riskOf(this.#o.surface.kind ?? 'browser', row.control.role);
     if (ruled) return { kind: ruled, by: 'rule' };
     // Watching writes, the owner is asked when the press sends one (held until the answer); none: it only moves.
-    if (this.#watching) return { kind: 'navigate', by: 'effects' };
+    // A surface that cannot hold a write would ask only after it left: the owner is asked before the press.
+    if (this.#watching && !this.#o.surface.writesUnheld) return { kind: 'navigate', by: 'effects' };
     const a = await this.#ask(row, screen);
     if (!a) return null;
     if (a.answer === 'cancel') return 'cancelled';
@@ -348,11 +357,19 @@ export class Guard {
     this.#between = true;
   }
 
+  /** What the between-actions watch saw; it stops. */
+  async #takeBetween(): Promise<SeenWrite[]> {
+    if (!this.#between) return [];
+    this.#between = false;
+    return (await this.#o.surface.takeWrites?.()) ?? [];
+  }
+
   /** Writes the page sent between actions go into the book as a refusal line; one that left unasked is a hole. */
   async #strays(): Promise<void> {
-    if (!this.#between) return;
-    this.#between = false;
-    const stray = (await this.#o.surface.takeWrites?.()) ?? [];
+    await this.#reportStrays(await this.#takeBetween());
+  }
+
+  async #reportStrays(stray: readonly SeenWrite[]): Promise<void> {
     if (stray.length === 0) return;
     const unasked = stray.some((w) => w.fate === 'unasked');
     await this.write({
@@ -455,6 +472,10 @@ export class Guard {
       before: this.#seen(before),
     };
     await this.#o.dispatching?.({ call: call.id, line: this.#o.masker.maskDeep(line) });
+    // A clerk's choice or typing has already happened in the page when the guard hears of it (only a press is held
+    // for the guard): where writes are not held, what was sent since the last action is this action's.
+    const clerkDidIt = this.#o.actor === 'human' && this.#o.surface.writesUnheld === true && (row.verb === 'select' || row.verb === 'set_value');
+    const early = clerkDidIt ? await this.#takeBetween() : [];
     await this.#strays();
     const watch = this.#watching ? await this.#watch(live, screenLabel, effect) : null;
     try {
@@ -463,28 +484,39 @@ export class Guard {
         value === undefined ? { verb } : { verb, value: fillBlanks(value, { input: values, env: {} }), ...(secretTyped ? { secret: true } : {}) },
       );
     } catch (e) {
-      if (watch) {
-        await this.#o.surface.takeWrites?.();
-        await this.#watchBetween();
+      // The clerk's change sent the page away before the guard could confirm it (a select that submits): it
+      // happened all the same, and its line is written as for any other action.
+      const gone = clerkDidIt && e instanceof SurfaceError && e.code === 'STALE';
+      if (!gone) {
+        if (watch) {
+          await this.#o.surface.takeWrites?.();
+          await this.#watchBetween();
+        }
+        if (!(e instanceof SurfaceError)) throw e;
+        // The clerk's own change sent them, but its line is not written: they stay in the book as the page's.
+        await this.#reportStrays(early);
+        const after = await look(this.#o.surface);
+        this.#current = { obs: after, menu: buildMenu(after) };
+        this.#changed = after.signature !== before.signature;
+        return refuse(call.id, 'ACTION_FAILED', this.#o.masker.mask(`${verb} on row ${n} failed: ${e.message}`));
       }
-      if (!(e instanceof SurfaceError)) throw e;
-      const after = await look(this.#o.surface);
-      this.#current = { obs: after, menu: buildMenu(after) };
-      this.#changed = after.signature !== before.signature;
-      return refuse(call.id, 'ACTION_FAILED', this.#o.masker.mask(`${verb} on row ${n} failed: ${e.message}`));
     }
     let after =
       VERBS[row.verb].moves || watch ? await settleAfter(this.#o.surface, before.signature, this.#o.settle) : await look(this.#o.surface);
     let writes: SeenWrite[] = [];
     if (watch) {
       // Waits for the owner's answers to held writes; a write let go after the screen settled moves it again.
-      writes = (await this.#o.surface.takeWrites?.()) ?? [];
+      writes = [...early, ...((await this.#o.surface.takeWrites?.()) ?? [])];
       await this.#watchBetween();
       if (writes.length) after = await settleAfter(this.#o.surface, before.signature, this.#o.settle);
       const failed = watch.failure();
       if (failed) throw failed;
+      const confirmed = effect.kind === 'commit' && effect.by === 'owner';
+      // Where writes are not held the owner was asked before the press: what they answered (a commit, or "it only
+      // moves on", as for a sign-on's POST) covers the writes the press sent, so they went out allowed.
+      if (effect.by === 'owner' && this.#o.surface.writesUnheld) writes = writes.map((w) => (w.fate === 'unasked' ? { ...w, fate: 'allowed' } : w));
       // A write that left before anyone could be asked, from a step not confirmed a commit: an unasked commit.
-      if (writes.some((w) => w.fate === 'unasked') && !(effect.kind === 'commit' && effect.by === 'owner')) {
+      if (writes.some((w) => w.fate === 'unasked') && !confirmed) {
         Object.assign(effect, { kind: 'commit', by: 'effects', unasked: true });
         delete effect.owner;
       }

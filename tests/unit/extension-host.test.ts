@@ -371,3 +371,27 @@ describe('a browser that was closed mid-session', () => {
     expect((await store.lines(id)).at(-1)).toMatchObject({ kind: 'end', code: 'SECRET_GONE' });
   });
 });
+
+describe('the writes a record session watches', () => {
+  it('a clerk\'s typing whose write went out first is an unasked commit, the note says so, and a site the clerk adds is watched from then on', async () => {
+    const { store, tab, deps } = await setup();
+    const host = new Host(deps);
+    const id = await begin(host);
+    expect((await store.lines(id))[0]).toMatchObject({ kind: 'start', writes: { origins: ['http://plumbline.test'], ignore: [] } });
+    expect(await host.command({ type: 'label', session: id, label: 'signon', title: 'Sign On', signature: SCREENS.signon.signature })).toMatchObject({ ok: true });
+    // A write to a site the session does not record is not one.
+    tab.send({ method: 'POST', url: 'https://sso.test/save', via: 'form' });
+    await host.clerkAct(act('e-0000001', 'c0', 'set_value', 'OP1001'), 1);
+    // The clerk adds the site; the page's field saves there as the clerk types.
+    expect(await host.command({ type: 'allow_origin', session: id, origin: 'https://sso.test' })).toEqual({ ok: true });
+    tab.send({ method: 'POST', url: 'https://sso.test/save', via: 'form' });
+    await host.clerkAct(act('e-0000002', 'c1', 'set_value', SECRET), 1);
+    const acts = (await store.lines(id)).flatMap((l) => (l.kind === 'act' ? [l] : []));
+    expect(acts.map((l) => [l.effect, l.writes])).toEqual([
+      [{ kind: 'stage', by: 'rule' }, []],
+      [{ kind: 'commit', by: 'effects', unasked: true }, [{ method: 'POST', url: 'https://sso.test/save', via: 'form', fate: 'unasked' }]],
+    ]);
+    const note = (await store.getSession(id))?.note ?? '';
+    expect(note).toMatch(/^Unconfirmed change: line 4, textbox 'Password', sent a change to the application \(POST https:\/\/sso\.test\/save \(form\)\) that nobody confirmed as a commit/);
+  });
+});

@@ -104,12 +104,17 @@ describe('a session as the panel shows it', () => {
   it('shows a refusal or a failure as an error, with what to do next; anything else as a note', () => {
     expect(noteOf(record({ note: 'refused (NO_SUCH_ROW): there is no row 9; the menu has rows 1 to 3' }))).toEqual({
       kind: 'error',
+      title: 'Not done.',
       text: 'refused (NO_SUCH_ROW): there is no row 9; the menu has rows 1 to 3',
       next: 'Look at the screen in the tab and do the step again.',
     });
     expect(noteOf(record({ state: 'failed', note: 'SECRET_GONE: the browser was closed during the session; start a new session' }))).toMatchObject({ kind: 'error' });
     expect(noteOf(record({ note: 'that control is not on the menu (disabled, or not a control); nothing recorded' }))).toMatchObject({ kind: 'error' });
     expect(noteOf(record({ note: "refused (CANCELLED): the owner cancelled pressing button 'OK': nothing was pressed or written" }))).toMatchObject({ kind: 'note' });
+    // An action that sent a write nobody confirmed was done: the error says so, and what to do instead.
+    const unasked = noteOf(record({ note: "Unconfirmed change: line 4, link 'Send Now', sent a change to the application (POST http://127.0.0.1:8080/flag (form)) that nobody confirmed as a commit." }));
+    expect(unasked).toMatchObject({ kind: 'error', title: 'Sent without a question.', text: expect.stringMatching(/^line 4, link 'Send Now', sent a change/) });
+    expect(unasked?.kind === 'error' ? unasked.next : '').toMatch(/^Undo this step .*handrail author/);
     expect(noteOf(record({ note: 'labelled signon' }))).toEqual({ kind: 'note', text: 'labelled signon' });
     expect(noteOf(record({ note: null }))).toBeNull();
   });
