@@ -4,7 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { showText } from '../../runner/cli/show.ts';
 import { receiptOf, receiptSchemaFor, toolSpecFor } from '../../runner/mcp/tools.ts';
+import { renderReport } from '../../runner/report.ts';
+import { LOG_FILE } from '../../runner/evidence.ts';
 import { runCapability } from '../../runner/run.ts';
 import { Capability, loadCapability, type CapabilityInput } from '../../shared/schema/index.ts';
 import { RunResult } from '../../shared/schema/result.ts';
@@ -125,12 +128,22 @@ describe('replaying a rows card', () => {
     expect(RunResult.parse(r)).toEqual(r);
   });
 
+  it('shows the rows as a table on the run\'s report page, and the columns in `handrail show`', async () => {
+    const r = await run(desk('HELD'));
+    const page = await renderReport(r.evidence ?? '');
+    expect(page.html).toContain('<h2>Outputs</h2>');
+    expect(page.html).toMatch(/<thead><tr><th>share_id<\/th><th>balance<\/th><th>status<\/th><\/tr><\/thead><tbody><tr><td>400118-S0001<\/td>/);
+    expect(page.html).toContain('<td>HELD</td>');
+    expect(showText(Capability.parse(sharesCard(new MemorySurface(desk()))))).toContain("shares  rows from read_shares, columns share_id ← 'Share ID', balance ← 'Balance', status ← 'Status'");
+  });
+
   it('masks a secret that shows up inside a row', async () => {
     const r = await run(desk(`NOTE ${PASSWORD}`));
     expect(r.word).toBe('SUCCESS');
     expect(JSON.stringify(r)).not.toContain(PASSWORD);
     expect((r.outputs['shares'] as Record<string, string>[])[1]?.['status']).toMatch(/^NOTE (?!opensesame)/);
-    const log = await fs.readFile(path.join(r.evidence ?? '', 'log.jsonl'), 'utf8').catch(() => '');
+    const log = await fs.readFile(path.join(r.evidence ?? '', LOG_FILE), 'utf8');
+    expect(log).toContain('read_shares');
     expect(log).not.toContain(PASSWORD);
   });
 
