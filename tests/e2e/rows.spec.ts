@@ -37,11 +37,11 @@ test.beforeEach(() => {
 });
 
 /** The member's shares as the judge reports them from the store, in the card's columns and the screen's words. */
-async function judgeRows(): Promise<Record<string, string>[]> {
-  const res = await fetch(`${bank.url}/_judge/shares/${MEMBER}`);
+async function judgeRows(member = MEMBER): Promise<Record<string, string>[]> {
+  const res = await fetch(`${bank.url}/_judge/shares/${member}`);
   expect(res.status).toBe(200);
   const shares = (await res.json()) as { id: string; type: string; balance_cents: number; hold: string | null }[];
-  expect(shares.length).toBeGreaterThan(1);
+  expect(shares.length).toBeGreaterThan(0);
   return shares.map((s) => ({ share_id: s.id, type: s.type, balance: money(s.balance_cents), status: s.hold ? `HELD ${s.hold}` : 'ACTIVE' }));
 }
 
@@ -56,11 +56,28 @@ test('replay returns exactly the rows the store has, a read-only card needing no
   expect(receipt.word).toBe('SUCCESS');
   const expected = await judgeRows();
   expect(receipt.outputs['shares']).toEqual(expected);
+  expect(expected.length).toBeGreaterThan(1);
   expect(expected.some((r) => r['status'] === 'HELD LEGAL')).toBe(true);
   expect(ran.stdout + ran.stderr).not.toContain(PASSWORD);
   const log = await readFile(join(scratch, 'ev-cli', LOG_FILE), 'utf8');
   expect(log).toContain('"read_shares"');
   expect(log).not.toContain(PASSWORD);
+});
+
+test('a batch (--inputs) writes one JSON line per member, each with that member\'s rows', async () => {
+  const csv = join(scratch, 'members.csv');
+  await writeFile(csv, 'member_number\n400118\n400226\n');
+  const ran = await handrail(
+    ['replay', CARD, '--base-url', bank.url, '--input', 'operator_id=OP1001', '--inputs', csv, '--parallel', '1'],
+    { ...process.env, HANDRAIL_HOME: await mkdtemp(join(scratch, 'home-')), HANDRAIL_SECRET_PASSWORD: PASSWORD },
+  );
+  expect(ran.code, ran.stderr).toBe(0);
+  const lines = ran.stdout.trim().split('\n').map((l) => JSON.parse(l) as { row: number; word: string; outputs: Record<string, unknown> });
+  expect(lines).toHaveLength(2);
+  const byRow = [...lines].sort((a, b) => a.row - b.row);
+  expect(byRow.map((l) => l.word)).toEqual(['SUCCESS', 'SUCCESS']);
+  expect(byRow[0]?.outputs['shares']).toEqual(await judgeRows('400118'));
+  expect(byRow[1]?.outputs['shares']).toEqual(await judgeRows('400226'));
 });
 
 test('an MCP call returns the rows as structuredContent, valid against the tool\'s outputSchema', async () => {
