@@ -52,8 +52,10 @@ test('replay returns exactly the rows the store has, a read-only card needing no
     { ...process.env, HANDRAIL_HOME: home, HANDRAIL_SECRET_PASSWORD: PASSWORD },
   );
   expect(ran.code, ran.stderr).toBe(0);
-  const receipt = JSON.parse(ran.stdout) as { word: string; outputs: Record<string, unknown> };
+  const receipt = JSON.parse(ran.stdout) as { word: string; outputs: Record<string, unknown>; rungs: Record<string, string> };
   expect(receipt.word).toBe('SUCCESS');
+  // The table is found by its column header's role and name, not by the CSS fallback.
+  expect(receipt.rungs['shares_table']).toBe('role_name');
   const expected = await judgeRows();
   expect(receipt.outputs['shares']).toEqual(expected);
   expect(expected.length).toBeGreaterThan(1);
