@@ -45,6 +45,8 @@ export interface Operation {
 export interface ActResult {
   read?: string;
   rows?: SurfaceRow[];
+  /** With `rows`: the column headers the table or grid has (none for a list). */
+  headers?: string[];
 }
 
 /** A question `evaluate` answers once. The engine polls; the surface never waits on its own. */

@@ -5,7 +5,7 @@
 import type { ElementHandle, Frame, Page } from 'playwright-core';
 import type { DocumentObservation, FindQuery, InPage } from '../../shared/dom/api.ts';
 import { formatRef, frameKey, frameObservation, parseRef, type FramePath } from '../../shared/ref.ts';
-import type { Part, Observation, SurfaceRow } from '../../shared/schema/observation.ts';
+import type { Part, Observation, SurfaceRows } from '../../shared/schema/observation.ts';
 import { combineParts } from '../../shared/screens.ts';
 import { frameAt, framePath } from './frames.ts';
 import { WALKER_VERSION, walkerSource } from './walker-bundle.ts';
@@ -137,7 +137,7 @@ export async function textOfRef(page: Page, ref: string): Promise<string> {
 }
 
 /** The rows of the table, grid or list behind a page-wide ref (docs/ARCHITECTURE.md, "Rows as outputs"); null when gone or none. */
-export async function rowsOfRef(page: Page, ref: string): Promise<SurfaceRow[] | null> {
+export async function rowsOfRef(page: Page, ref: string): Promise<SurfaceRows | null> {
   const at = await locate(page, ref);
   return at ? ask(at.frame, 'rowsOf', at.local) : null;
 }

@@ -299,9 +299,9 @@ export class BrowserSurface implements Surface {
         }
         case 'read_rows': {
           // Read from the live DOM within the target (docs/ARCHITECTURE.md, "Rows as outputs").
-          const rows = await rowsOfRef(this.page, ref);
-          if (!rows) throw new SurfaceError('ACTION_FAILED', `read_rows on ${ref}: it is not a table, grid or list (nor a column header in one)`);
-          return { rows };
+          const read = await rowsOfRef(this.page, ref);
+          if (!read) throw new SurfaceError('ACTION_FAILED', `read_rows on ${ref}: it is not a table, grid or list (nor a column header in one)`);
+          return { rows: read.rows, headers: read.headers };
         }
         case 'press':
           // Focus the named control first: the key goes where the card says, not wherever the focus was left.

@@ -623,7 +623,7 @@ export class Replay {
     failpoint(step.id, 'after_act');
     if (step.op.verb === 'read') this.extract(step, acted.read ?? '');
     if (step.op.verb === 'read_rows') {
-      const missing = this.extractRows(step, acted.rows ?? []);
+      const missing = this.extractRows(step, acted.rows ?? [], acted.headers);
       if (missing) return { word: 'FAILED', code: 'OUTPUT_NOT_FOUND', message: missing, atStep: step.id };
     }
     // 5. Settle.
@@ -999,14 +999,16 @@ export class Replay {
 
   /**
    * Fills the rows outputs a read_rows step feeds: each row's cells by the card's column names (docs/ARCHITECTURE.md,
-   * "Rows as outputs"). A column whose header the table does not have fails the run, naming it; no rows is an answer.
+   * "Rows as outputs"). A column whose header the table does not have fails the run, naming it — also with no rows,
+   * when the surface says which headers it has; no rows is an answer.
    */
-  private extractRows(step: Step, rows: readonly SurfaceRow[]): string | null {
+  private extractRows(step: Step, rows: readonly SurfaceRow[], declared: readonly string[] | undefined): string | null {
     for (const [name, out] of Object.entries(this.card.outputs)) {
       if (out.from_step !== step.id || out.kind !== 'rows') continue;
-      const headers = new Set(rows.flatMap((r) => Object.keys(r.cells)));
+      const headers = new Set([...(declared ?? []), ...rows.flatMap((r) => Object.keys(r.cells))]);
+      const known = declared !== undefined || rows.length > 0;
       for (const [col, spec] of Object.entries(out.columns)) {
-        if (spec.header !== undefined && rows.length > 0 && !headers.has(spec.header)) {
+        if (spec.header !== undefined && known && !headers.has(spec.header)) {
           return `output ${name}: column ${col} reads the header ${JSON.stringify(spec.header)}, which the rows ${step.id} read do not have (they have ${[...headers].map((h) => JSON.stringify(h)).join(', ') || 'none'})`;
         }
       }

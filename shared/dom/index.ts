@@ -1,6 +1,6 @@
 // The walker's entry point inside a page: installs `globalThis.__handrail` once per document (evaluating the
 // bundle twice keeps the first install, so refs from an earlier observe() stay valid).
-import type { Control, SurfaceRow } from '../schema/observation.ts';
+import type { Control, SurfaceRows } from '../schema/observation.ts';
 import { GLOBAL_NAME, type DocumentObservation, type FindQuery, type InPage } from './api.ts';
 import { findElements } from './find.ts';
 import { normalize } from './name.ts';
@@ -70,7 +70,7 @@ export function createInPage(doc: Document): InPage {
       if (el instanceof HTMLSelectElement) return [...el.selectedOptions].map((o) => normalize(o.text)).join(', ');
       return normalize((el as HTMLElement).innerText ?? el.textContent);
     },
-    rowsOf(ref: string): SurfaceRow[] | null {
+    rowsOf(ref: string): SurfaceRows | null {
       const el = byRef.get(ref);
       return el && el.isConnected ? readRows(newCache(), el) : null;
     },

@@ -6,7 +6,7 @@
 // column, the first non-empty cell. A list item has no columns: its key is the first of its texts (each element's own
 // text, in reading order) that is unique across its sibling items, else its whole text without its controls.
 import { roleOf } from './role.ts';
-import type { SurfaceRow } from '../schema/observation.ts';
+import type { SurfaceRows } from '../schema/observation.ts';
 import { isHiddenForAria, isIgnoredTag, parentOf, type DomCache } from './style.ts';
 import { normalize } from './name.ts';
 
@@ -242,7 +242,7 @@ export function rowsContainer(c: DomCache, el: Element): Element | null {
  * row; a field's typed value is never text here (plainText reads text nodes and push-button labels only), so a
  * password is never read. Null when `el` is not a rows container nor a column header inside one.
  */
-export function readRows(c: DomCache, el: Element): SurfaceRow[] | null {
+export function readRows(c: DomCache, el: Element): SurfaceRows | null {
   const container = rowsContainer(c, el);
   if (!container) return null;
   const rc = newRowCache();
@@ -255,7 +255,7 @@ export function readRows(c: DomCache, el: Element): SurfaceRow[] | null {
       (e) => rowKind(c, rc, e) === 'item' && !hidden(e) && nearestList(c, e) === container,
     );
     const skip = (x: Element): boolean => CONTROL_ROLES.has(roleOf(c, x)) || rowKind(c, rc, x) === 'item';
-    return items.map((item) => ({ cells: {}, text: textOf(item, skip) }));
+    return { headers: [], rows: items.map((item) => ({ cells: {}, text: textOf(item, skip) })) };
   }
   const kind: RowKind = container.tagName === 'TABLE' ? 'tr' : 'aria';
   const headerRow =
@@ -263,7 +263,7 @@ export function readRows(c: DomCache, el: Element): SurfaceRow[] | null {
       ? [...(container as HTMLTableElement).rows].find((r) => isHeaderRow(r))
       : [...container.querySelectorAll('*')].find((e) => roleOf(c, e) === 'row' && rowKind(c, rc, e) === null);
   const headers = headerRow ? (kind === 'tr' ? [...headerRow.children].filter((x) => x.tagName === 'TH') : ariaCells(c, headerRow)).map((h) => textOf(h)) : [];
-  return rowsOf(c, rc, container, kind)
+  const rows = rowsOf(c, rc, container, kind)
     .filter((r) => !hidden(r))
     .map((r) => {
       const cells: Record<string, string> = {};
@@ -273,6 +273,7 @@ export function readRows(c: DomCache, el: Element): SurfaceRow[] | null {
       });
       return { cells, text: textOf(r) };
     });
+  return { headers: headers.filter(Boolean), rows };
 }
 
 function nearestList(c: DomCache, item: Element): Element | null {

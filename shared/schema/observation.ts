@@ -96,3 +96,7 @@ export const SurfaceRow = z.strictObject({
   text: z.string(),
 });
 export type SurfaceRow = z.infer<typeof SurfaceRow>;
+
+/** What `read_rows` reads: the column headers (none for a list), so a missing header shows even with no rows, and the rows. */
+export const SurfaceRows = z.strictObject({ headers: z.array(z.string()), rows: z.array(SurfaceRow) });
+export type SurfaceRows = z.infer<typeof SurfaceRows>;

@@ -25,11 +25,12 @@ function target(role: string, name: string): BoundTarget {
   return { id: 't', role, name, supports: ['read_rows'], scope: [], ladder: [{ rung: 'role_name', cost: 100 }], fingerprint: { over: ['role'] } };
 }
 
-async function rowsOf(role: string, name: string): Promise<unknown> {
+async function read(role: string, name: string): Promise<{ rows?: unknown; headers?: string[] }> {
   const found = await surface.resolve(target(role, name));
   if (!found.ok) throw new Error(`${role} ${name}: ${found.detail}`);
-  return (await surface.act(found.ref, { verb: 'read_rows' })).rows;
+  return surface.act(found.ref, { verb: 'read_rows' });
 }
+const rowsOf = async (role: string, name: string): Promise<unknown> => (await read(role, name)).rows;
 
 test('an ARIA grid of divs: cells by header, the hidden row left out, the password never read', async () => {
   const rows = await rowsOf('grid', 'Open cases');
@@ -38,6 +39,7 @@ test('an ARIA grid of divs: cells by header, the hidden row left out, the passwo
     { cells: { Case: 'C-102', Owner: 'Grace', State: 'Open' }, text: 'C-102 Grace Open' },
   ]);
   expect(JSON.stringify(rows)).not.toContain('s3cret-pin');
+  expect((await read('grid', 'Open cases')).headers).toEqual(['Case', 'Owner', 'State']);
   // The same grid reached through one of its column headers.
   expect(await rowsOf('columnheader', 'Owner')).toEqual(rows);
 });
@@ -48,6 +50,7 @@ test('a list: each of its own items\' text without the item\'s controls', async 
     { cells: {}, text: 'Walk dog' },
   ]);
   expect(await rowsOf('list', 'Nested')).toEqual([{ cells: {}, text: 'leash' }]);
+  expect((await read('list', 'Groceries')).headers).toEqual([]);
 });
 
 test('read_rows on something that is no table, grid or list is refused ACTION_FAILED, naming it', async () => {

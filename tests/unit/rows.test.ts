@@ -164,6 +164,20 @@ describe('replaying a rows card', () => {
     expect(r2.outputs['shares']).toEqual([{ line: 'Buy milk' }]);
   });
 
+  it('with no rows, still fails OUTPUT_NOT_FOUND when the table lacks a column\'s header, and answers [] when it has them all', async () => {
+    const app = desk();
+    const el = app.screens['member']!.elements[0]!;
+    el.rows = [];
+    el.headers = ['Share ID', 'Type', 'Status'];
+    const r = await run(app);
+    expect(r).toMatchObject({ word: 'FAILED', code: 'OUTPUT_NOT_FOUND' });
+    expect(r.message).toMatch(/"Balance"/);
+    el.headers = ['Share ID', 'Type', 'Balance', 'Status'];
+    const r2 = await run(app);
+    expect(r2).toMatchObject({ word: 'SUCCESS' });
+    expect(r2.outputs['shares']).toEqual([]);
+  });
+
   it('fails ACTION_FAILED when the target reads no rows (the surface refuses)', async () => {
     const app = desk();
     delete app.screens['member']!.elements[0]!.rows;
