@@ -192,6 +192,7 @@ ${rows.length ? `<table><thead><tr><th>line</th><th>step</th><th>on screen</th><
 ${screens.length ? `<table><thead><tr><th>line</th><th>screen</th><th>how</th><th>signature</th><th>where</th></tr></thead><tbody>${screens.join('')}</tbody></table>` : '<p>None.</p>'}
 <h2>Screenshots</h2>
 ${figures.length ? `<div class="shots">${figures.join('')}</div>` : '<p>None.</p>'}
+${outputsHtml(end?.data['outputs'])}
 <h2>Receipt</h2>
 ${end ? `<pre>${esc(JSON.stringify(end.data, null, 2))}</pre>` : '<p>The log has no <code>run_end</code> line.</p>'}
 <h2>Evidence log</h2>
@@ -325,4 +326,20 @@ export function renderIndex(runs: readonly RunSummary[], hrefs: ReadonlyMap<RunS
 </main>
 </body></html>
 `;
+}
+
+/**
+ * The run's outputs for a reader: a text output as a line, a rows output as a table with the card's column names
+ * (docs/ARCHITECTURE.md, "Rows as outputs"). Already masked: the engine masks outputs before the receipt is written.
+ */
+export function outputsHtml(outputs: unknown): string {
+  if (!outputs || typeof outputs !== 'object' || Object.keys(outputs).length === 0) return '';
+  const parts = Object.entries(outputs as Record<string, unknown>).map(([name, v]) => {
+    if (!Array.isArray(v)) return `<p><code>${esc(name)}</code> ${esc(str(v))}</p>`;
+    const rows = v.filter((r): r is Record<string, unknown> => typeof r === 'object' && r !== null);
+    const cols = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+    const body = rows.map((r) => `<tr>${cols.map((c) => `<td>${esc(str(r[c]))}</td>`).join('')}</tr>`).join('');
+    return `<h3><code>${esc(name)}</code> · ${rows.length} row${rows.length === 1 ? '' : 's'}</h3>${rows.length ? `<table class="rows"><thead><tr>${cols.map((c) => `<th>${esc(c)}</th>`).join('')}</tr></thead><tbody>${body}</tbody></table>` : ''}`;
+  });
+  return `<h2>Outputs</h2>\n${parts.join('\n')}`;
 }

@@ -62,6 +62,8 @@ export const VERBS: Readonly<Record<Verb, VerbRow>> = {
   double_click: { value: 'none', menu: true, sticker: 'by_risk', redo: 'never', moves: true, compile: { prefix: 'double_click', intent: 'Double-click {what}' } },
   // A custom ARIA combobox or listbox: open it, pick the option by its name, check the value it shows.
   choose: { value: 'required', menu: true, sticker: 'stage', redo: 'always', moves: true, compile: { prefix: 'pick', intent: 'Pick {value} in {what}' } },
+  // A table, grid or list read as rows for a `rows` output: like `read`, not a menu row (the prompt carries the text).
+  read_rows: { value: 'none', menu: false, sticker: 'read', redo: 'always', moves: false, compile: { prefix: 'list', intent: 'Read the rows of {what}' } },
 };
 
 export interface EffectRow {

@@ -1,7 +1,7 @@
 // The Surface port: the six verbs through which the engine and the authoring loop reach any application.
 // A browser, a 3270 terminal and a macOS app each implement it; the engine never sees the app itself.
 import { HandrailError } from './errors.ts';
-import type { Rung, RungKind, ScopeLink, Verb, Observation, Control, FingerprintField } from './schema/index.ts';
+import type { Rung, RungKind, ScopeLink, Verb, Observation, Control, FingerprintField, SurfaceRow } from './schema/index.ts';
 import type { SurfaceErrorCode, SurfaceName } from './surfaces.ts';
 import type { SeenWrite, WriteGate, WriteScope } from './writes.ts';
 
@@ -41,9 +41,12 @@ export interface Operation {
   secret?: boolean;
 }
 
-/** What `act` did. `read` carries the element's text; nothing else carries data back. */
+/** What `act` did. `read` carries the element's text and `read_rows` its rows; nothing else carries data back. */
 export interface ActResult {
   read?: string;
+  rows?: SurfaceRow[];
+  /** With `rows`: the column headers the table or grid has (none for a list). */
+  headers?: string[];
 }
 
 /** A question `evaluate` answers once. The engine polls; the surface never waits on its own. */

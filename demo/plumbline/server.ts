@@ -338,6 +338,14 @@ export async function startBank(opts: BankOptions = {}): Promise<Bank> {
       if (!store.member(member)) return json({ error: 'UNKNOWN_MEMBER', message: `no member ${member}` }, 404);
       return json(store.notesFor(member));
     }
+    // A member's shares as the store has them (for checking a rows output: docs/ARCHITECTURE.md, "Rows as outputs").
+    const sharesPrefix = '/_judge/shares/';
+    if (path.startsWith(sharesPrefix)) {
+      if (method !== 'GET') return json({ error: 'METHOD_NOT_ALLOWED', message: `${method} ${path}: use GET` }, 405);
+      const member = path.slice(sharesPrefix.length);
+      if (!store.member(member)) return json({ error: 'UNKNOWN_MEMBER', message: `no member ${member}` }, 404);
+      return json(store.sharesOf(member).map((sh) => ({ id: sh.id, type: sh.type, balance_cents: sh.balanceCents, hold: store.hold(sh.id)?.reason ?? null })));
+    }
     const prefsPrefix = '/_judge/prefs/';
     if (path.startsWith(prefsPrefix)) {
       if (method !== 'GET') return json({ error: 'METHOD_NOT_ALLOWED', message: `${method} ${path}: use GET` }, 405);

@@ -5,7 +5,7 @@
 import type { ElementHandle, Frame, Page } from 'playwright-core';
 import type { DocumentObservation, FindQuery, InPage } from '../../shared/dom/api.ts';
 import { formatRef, frameKey, frameObservation, parseRef, type FramePath } from '../../shared/ref.ts';
-import type { Part, Observation } from '../../shared/schema/observation.ts';
+import type { Part, Observation, SurfaceRows } from '../../shared/schema/observation.ts';
 import { combineParts } from '../../shared/screens.ts';
 import { frameAt, framePath } from './frames.ts';
 import { WALKER_VERSION, walkerSource } from './walker-bundle.ts';
@@ -79,7 +79,7 @@ export async function observePage(page: Page): Promise<Observation> {
 }
 
 /** The walker's per-ref questions, by method name: each takes one argument and answers plain JSON. */
-type Question = 'find' | 'textOf' | 'selectors';
+type Question = 'find' | 'textOf' | 'rowsOf' | 'selectors';
 type Ask<M extends Question> = Parameters<InPage[M]>[0];
 type Told<M extends Question> = ReturnType<InPage[M]>;
 
@@ -134,6 +134,12 @@ export async function elementOf(page: Page, ref: string): Promise<{ frame: Frame
 export async function textOfRef(page: Page, ref: string): Promise<string> {
   const at = await locate(page, ref);
   return at ? ask(at.frame, 'textOf', at.local) : '';
+}
+
+/** The rows of the table, grid or list behind a page-wide ref (docs/ARCHITECTURE.md, "Rows as outputs"); null when gone or none. */
+export async function rowsOfRef(page: Page, ref: string): Promise<SurfaceRows | null> {
+  const at = await locate(page, ref);
+  return at ? ask(at.frame, 'rowsOf', at.local) : null;
 }
 
 /** CSS candidates for the dearest rung, derived in the page from the element behind a ref; [] when it is gone. */

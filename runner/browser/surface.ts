@@ -19,7 +19,7 @@ import {
 import { isWrite, originOf, type Request, type SeenWrite, type WriteGate, type WriteScope, viaOf } from '../../shared/writes.ts';
 import { findChromium } from './chromium.ts';
 import { frameAt } from './frames.ts';
-import { elementOf, findInFrame, observePage, textOfRef } from './observe.ts';
+import { elementOf, findInFrame, observePage, rowsOfRef, textOfRef } from './observe.ts';
 import { WALKER_VERSION } from './walker-bundle.ts';
 
 const NAV_TIMEOUT_MS = 15_000;
@@ -288,6 +288,12 @@ export class BrowserSurface implements Surface {
         }
         case 'read': {
           return { read: await textOfRef(this.page, ref) };
+        }
+        case 'read_rows': {
+          // Read from the live DOM within the target (docs/ARCHITECTURE.md, "Rows as outputs").
+          const read = await rowsOfRef(this.page, ref);
+          if (!read) throw new SurfaceError('ACTION_FAILED', `read_rows on ${ref}: it is not a table, grid or list (nor a column header in one)`);
+          return { rows: read.rows, headers: read.headers };
         }
         case 'press':
           // Focus the named control first: the key goes where the card says, not wherever the focus was left.

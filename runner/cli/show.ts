@@ -4,7 +4,7 @@
 // Text on a terminal (commits in bold red on a TTY), or one self-contained HTML page. Nothing here runs the card.
 import { writeFile } from 'node:fs/promises';
 import { VERBS } from '../../shared/operations.ts';
-import type { Capability, Step, Target } from '../../shared/schema/index.ts';
+import type { Capability, Output, Step, Target } from '../../shared/schema/index.ts';
 import { approvalStatus, contentHash } from '../approval.ts';
 import { CSS, esc } from '../report.ts';
 import { UsageError } from './errors.ts';
@@ -62,6 +62,15 @@ export function stepView(card: Capability, step: Step, i: number): StepView {
   };
 }
 
+/** An output as words: a regex over a read step, or rows with named columns (docs/ARCHITECTURE.md, "Rows as outputs"). */
+export function outputWords(out: Output): string {
+  const what =
+    out.kind === 'rows'
+      ? `rows from ${out.from_step}, columns ${Object.entries(out.columns).map(([col, c]) => (c.header !== undefined ? `${col} ← '${c.header}'` : `${col} ← the row's text`)).join(', ')}`
+      : `text from ${out.from_step} matching /${out.regex}/`;
+  return `${what}${out.description ? ` — ${out.description}` : ''}`;
+}
+
 function approvalWords(card: Capability): { ok: boolean; line: string; hash: string } {
   const status = approvalStatus(card);
   const hash = contentHash(card);
@@ -84,6 +93,7 @@ export function showText(card: Capability, tty = false): string {
     const rule = spec.type === 'enum' ? `one of ${(spec.values ?? []).join(', ')}` : spec.pattern ? `${spec.type} matching ${spec.pattern}` : spec.type;
     out.push(`  ${name}${spec.secret ? '  [SECRET: HANDRAIL_SECRET_' + name.toUpperCase() + ']' : ''}  ${rule}${spec.description ? ` — ${spec.description}` : ''}`);
   }
+  if (Object.keys(card.outputs).length) out.push('', 'outputs:', ...Object.entries(card.outputs).map(([name, o]) => `  ${name}  ${outputWords(o)}`));
   out.push('', 'steps:');
   for (const [i, step] of card.steps.entries()) {
     const v = stepView(card, step, i);
@@ -142,6 +152,7 @@ export function showHtml(card: Capability): string {
 <main>
 <h2>Inputs</h2>
 <table class="inputs"><thead><tr><th>name</th><th>secret</th><th>type</th><th>pattern</th><th>description</th></tr></thead><tbody>${inputs.join('')}</tbody></table>
+${Object.keys(card.outputs).length ? `<h2>Outputs</h2>\n<ul>${Object.entries(card.outputs).map(([name, o]) => `<li><code>${esc(name)}</code> ${esc(outputWords(o))}</li>`).join('')}</ul>` : ''}
 <h2>Steps</h2>
 <table class="steps"><thead><tr><th>#</th><th>step</th><th>effect</th><th>in plain words</th><th>on screen</th><th>then</th><th>found by</th><th>commit confirmed by</th></tr></thead><tbody>${steps.join('')}</tbody></table>
 <h2>Screens</h2>

@@ -7,8 +7,8 @@ import { JOURNALLED } from '../../shared/operations.ts';
 /** The stickers this engine journals: the operations table's, re-exported so a test can hold the engine to it. */
 export { JOURNALLED };
 import { type Capability, type OutcomeRule, type Postcondition, type Step } from '../../shared/schema/capability.ts';
-import type { Observation } from '../../shared/schema/observation.ts';
-import { Baton, RETRYABLE, RunResult, type ResolvedBy, type Word } from '../../shared/schema/result.ts';
+import type { Observation, SurfaceRow } from '../../shared/schema/observation.ts';
+import { Baton, RETRYABLE, RunResult, type OutputValue, type ResolvedBy, type Word } from '../../shared/schema/result.ts';
 import type { Control } from '../../shared/schema/observation.ts';
 import { afterCommitScreens } from '../../shared/marks.ts';
 import { Lock } from '../../shared/lock.ts';
@@ -161,7 +161,7 @@ export class Replay {
   private readonly card: Capability;
   private readonly screens: KnownScreen[];
   private readonly rungs: Record<string, ResolvedBy> = {};
-  private readonly outputs: Record<string, string> = {};
+  private readonly outputs: Record<string, OutputValue> = {};
   private readonly now: () => number;
   private readonly started: number;
   private stepsDone = 0;
@@ -622,6 +622,10 @@ export class Replay {
     const acted = await this.surface.act(found.ref, op);
     failpoint(step.id, 'after_act');
     if (step.op.verb === 'read') this.extract(step, acted.read ?? '');
+    if (step.op.verb === 'read_rows') {
+      const missing = this.extractRows(step, acted.rows ?? [], acted.headers);
+      if (missing) return { word: 'FAILED', code: 'OUTPUT_NOT_FOUND', message: missing, atStep: step.id };
+    }
     // 5. Settle.
     let settled = await this.settle(step);
     this.say(
@@ -987,12 +991,33 @@ export class Replay {
 
   private extract(step: Step, text: string): void {
     for (const [name, out] of Object.entries(this.card.outputs)) {
-      if (out.from_step !== step.id) continue;
+      if (out.from_step !== step.id || out.kind === 'rows') continue;
       const m = compileSafe(out.regex).exec(text);
       if (m) this.outputs[name] = m[1] ?? m[0];
     }
   }
 
+  /**
+   * Fills the rows outputs a read_rows step feeds: each row's cells by the card's column names (docs/ARCHITECTURE.md,
+   * "Rows as outputs"). A column whose header the table does not have fails the run, naming it — also with no rows,
+   * when the surface says which headers it has; no rows is an answer.
+   */
+  private extractRows(step: Step, rows: readonly SurfaceRow[], declared: readonly string[] | undefined): string | null {
+    for (const [name, out] of Object.entries(this.card.outputs)) {
+      if (out.from_step !== step.id || out.kind !== 'rows') continue;
+      const headers = new Set([...(declared ?? []), ...rows.flatMap((r) => Object.keys(r.cells))]);
+      const known = declared !== undefined || rows.length > 0;
+      for (const [col, spec] of Object.entries(out.columns)) {
+        if (spec.header !== undefined && known && !headers.has(spec.header)) {
+          return `output ${name}: column ${col} reads the header ${JSON.stringify(spec.header)}, which the rows ${step.id} read do not have (they have ${[...headers].map((h) => JSON.stringify(h)).join(', ') || 'none'})`;
+        }
+      }
+      this.outputs[name] = rows.map((r) =>
+        Object.fromEntries(Object.entries(out.columns).map(([col, spec]) => [col, spec.header !== undefined ? (r.cells[spec.header] ?? '') : r.text])),
+      );
+    }
+    return null;
+  }
 }
 
 function describePost(p: Postcondition): string {

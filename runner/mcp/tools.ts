@@ -8,7 +8,7 @@ import { compileSafe, quotePattern } from '../../shared/regex.ts';
 import { EFFECTS } from '../../shared/operations.ts';
 import { blanksIn } from '../../shared/schema/blanks.ts';
 import type { Capability, Input } from '../../shared/schema/capability.ts';
-import { Word, type RunResult } from '../../shared/schema/result.ts';
+import { OutputValue, Word, type RunResult } from '../../shared/schema/result.ts';
 
 /**
  * The receipt a caller reads (MCP `structuredContent`). Decide from `word`; `code` says why. When the word is not
@@ -19,7 +19,7 @@ export const Receipt = z.object({
   word: Word.describe('What to do next: SUCCESS, BUSINESS_OUTCOME (an answer, not an error), RECOVERABLE or BUSY (retry is safe), UNSAFE_TO_RETRY, REFUSED, FAILED'),
   code: z.string().describe('Why, as a stable UPPER_SNAKE code (OK, ALREADY_PROCESSED, MISSING_SECRET, …)'),
   outcome: z.string().optional().describe('The declared outcome the run ended on, when one matched'),
-  outputs: z.record(z.string(), z.string()).describe('Values the card extracts, e.g. a confirmation number'),
+  outputs: z.record(z.string(), OutputValue).describe('Values the card extracts: a string (a confirmation number) or rows (a list of records of strings)'),
   retryable: z.boolean().describe('True only for RECOVERABLE and BUSY: nothing was committed by this call'),
   message: z.string().describe('One line for people; never decide from it'),
   card: z.string(),
@@ -41,6 +41,27 @@ export const Receipt = z.object({
   idempotency_key: z.string().optional().describe('The idempotency key of this intent: the same key is never pressed twice'),
 });
 export type Receipt = z.infer<typeof Receipt>;
+
+/**
+ * A card's outputs as a schema: a text output is a string, a rows output an array of objects with exactly the card's
+ * columns, each a string (docs/ARCHITECTURE.md, "Rows as outputs"). Each is optional: a run that stops early has none.
+ */
+export function outputsSchemaFor(card: Capability): z.ZodObject {
+  const shape: Record<string, z.ZodOptional<z.ZodType>> = {};
+  for (const [name, out] of Object.entries(card.outputs)) {
+    const value =
+      out.kind === 'rows'
+        ? z.array(z.strictObject(Object.fromEntries(Object.keys(out.columns).map((col) => [col, z.string()])))).describe(out.description ?? `rows with the columns ${Object.keys(out.columns).join(', ')}`)
+        : z.string().describe(out.description ?? name);
+    shape[name] = value.optional();
+  }
+  return z.strictObject(shape);
+}
+
+/** The receipt schema of one card's tool: the receipt with that card's outputs. */
+export function receiptSchemaFor(card: Capability): z.ZodObject {
+  return Receipt.extend({ outputs: outputsSchemaFor(card).describe('Values the card extracts (present when the run got as far as reading them)') });
+}
 
 /** The MCP resource URIs of one run's evidence (served by runner/mcp/server.ts from the evidence directory). */
 export const RUN_URI_PREFIX = 'handrail://runs/';
@@ -193,7 +214,7 @@ export interface ToolSpec {
   name: string;
   description: string;
   inputSchema: z.ZodObject;
-  outputSchema: typeof Receipt;
+  outputSchema: z.ZodObject;
   annotations: ToolAnnotations;
 }
 
@@ -203,7 +224,7 @@ export function toolSpecFor(card: Capability, bound: Readonly<Record<string, str
     name: card.id,
     description: descriptionFor(card),
     inputSchema: inputSchemaFor(card, bound),
-    outputSchema: Receipt,
+    outputSchema: receiptSchemaFor(card),
     annotations: annotationsFor(card),
   };
 }

@@ -1,6 +1,6 @@
 // The in-page API the walker bundle installs as `globalThis.__handrail`, shared by the runner and the extension.
 import type { RungKind } from '../schema/capability.ts';
-import type { Control, ScopeLink } from '../schema/observation.ts';
+import type { Control, ScopeLink, SurfaceRows } from '../schema/observation.ts';
 
 /** Rungs the page itself can answer: the browser's declared rung kinds. `label` matches `hint`; `text` and `css` read `value`. */
 export type FindRung = RungKind;
@@ -37,6 +37,8 @@ export interface InPage {
   find(q: FindQuery): string[];
   /** Visible text of an element, or the value of a field ('' for a password). */
   textOf(ref: string): string;
+  /** The rows of the table, grid or list behind a ref (shared/dom/rows.ts readRows); null when it is gone or is none. */
+  rowsOf(ref: string): SurfaceRows | null;
   /** CSS selectors derived from the element of a ref (shared/dom/selectors.ts); [] when it is gone. */
   selectors(ref: string): string[];
 }

@@ -1,9 +1,10 @@
 // The walker's entry point inside a page: installs `globalThis.__handrail` once per document (evaluating the
 // bundle twice keeps the first install, so refs from an earlier observe() stay valid).
-import type { Control } from '../schema/observation.ts';
+import type { Control, SurfaceRows } from '../schema/observation.ts';
 import { GLOBAL_NAME, type DocumentObservation, type FindQuery, type InPage } from './api.ts';
 import { findElements } from './find.ts';
 import { normalize } from './name.ts';
+import { readRows } from './rows.ts';
 import { selectorsOf } from './selectors.ts';
 import { newCache } from './style.ts';
 import { WALKER_VERSION } from './version.ts';
@@ -80,6 +81,10 @@ export function createInPage(doc: Document): InPage {
       if (el instanceof HTMLTextAreaElement) return el.value;
       if (el instanceof HTMLSelectElement) return [...el.selectedOptions].map((o) => normalize(o.text)).join(', ');
       return normalize((el as HTMLElement).innerText ?? el.textContent);
+    },
+    rowsOf(ref: string): SurfaceRows | null {
+      const el = byRef.get(ref);
+      return el && el.isConnected ? readRows(newCache(), el) : null;
     },
     selectors(ref: string): string[] {
       const el = byRef.get(ref);

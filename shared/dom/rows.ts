@@ -6,7 +6,8 @@
 // column, the first non-empty cell. A list item has no columns: its key is the first of its texts (each element's own
 // text, in reading order) that is unique across its sibling items, else its whole text without its controls.
 import { roleOf } from './role.ts';
-import { isIgnoredTag, parentOf, type DomCache } from './style.ts';
+import type { SurfaceRows } from '../schema/observation.ts';
+import { isHiddenForAria, isIgnoredTag, parentOf, type DomCache } from './style.ts';
 import { normalize } from './name.ts';
 
 const CELL_ROLES = new Set(['cell', 'gridcell', 'rowheader', 'columnheader']);
@@ -217,4 +218,65 @@ export function rowKey(c: DomCache, rc: RowCache, row: Element): string {
   }
   rc.key.set(row, key);
   return key;
+}
+
+// ── Reading rows (docs/ARCHITECTURE.md, "Rows as outputs") ─────────────────────────────────────────
+const LIST_ROLES = new Set(['list']);
+
+/**
+ * The table, grid or list a `read_rows` target stands for: the element itself, or — for a column header, the way a
+ * table without a name of its own is targeted — the nearest table or grid around it (in the flat tree).
+ */
+export function rowsContainer(c: DomCache, el: Element): Element | null {
+  const isTable = (e: Element): boolean => e.tagName === 'TABLE' || CONTAINER_ROLES.has(roleOf(c, e));
+  if (isTable(el) || LIST_ROLES.has(roleOf(c, el))) return el;
+  if (roleOf(c, el) !== 'columnheader') return null;
+  for (let e = parentOf(el); e; e = parentOf(e)) if (isTable(e)) return e;
+  return null;
+}
+
+/**
+ * The rows of a table, grid or list as they show now: a table's or grid's cells by the text of their column header
+ * (the first header row; a cell past the last header is left out), a list item's text without its controls. Rows
+ * hidden from the accessibility tree (display:none, aria-hidden) are not read, nor is text inside hidden parts of a
+ * row; a field's typed value is never text here (plainText reads text nodes and push-button labels only), so a
+ * password is never read. Null when `el` is not a rows container nor a column header inside one.
+ */
+export function readRows(c: DomCache, el: Element): SurfaceRows | null {
+  const container = rowsContainer(c, el);
+  if (!container) return null;
+  const rc = newRowCache();
+  const hidden = (e: Element): boolean => isHiddenForAria(c, e);
+  const textOf = (e: Element, skip?: (x: Element) => boolean): string => plainText(e, (x) => hidden(x) || (skip?.(x) ?? false));
+  const role = roleOf(c, container);
+  if (LIST_ROLES.has(role)) {
+    // The list's own items: nested lists' items belong to their own list.
+    const items = [...container.querySelectorAll('*')].filter(
+      (e) => rowKind(c, rc, e) === 'item' && !hidden(e) && nearestList(c, e) === container,
+    );
+    const skip = (x: Element): boolean => CONTROL_ROLES.has(roleOf(c, x)) || rowKind(c, rc, x) === 'item';
+    return { headers: [], rows: items.map((item) => ({ cells: {}, text: textOf(item, skip) })) };
+  }
+  const kind: RowKind = container.tagName === 'TABLE' ? 'tr' : 'aria';
+  const headerRow =
+    kind === 'tr'
+      ? [...(container as HTMLTableElement).rows].find((r) => isHeaderRow(r))
+      : [...container.querySelectorAll('*')].find((e) => roleOf(c, e) === 'row' && rowKind(c, rc, e) === null);
+  const headers = headerRow ? (kind === 'tr' ? [...headerRow.children].filter((x) => x.tagName === 'TH') : ariaCells(c, headerRow)).map((h) => textOf(h)) : [];
+  const rows = rowsOf(c, rc, container, kind)
+    .filter((r) => !hidden(r))
+    .map((r) => {
+      const cells: Record<string, string> = {};
+      cellsOf(c, rc, r, kind).forEach((cell, k) => {
+        const header = headers[k];
+        if (header && !(header in cells)) cells[header] = textOf(cell);
+      });
+      return { cells, text: textOf(r) };
+    });
+  return { headers: headers.filter(Boolean), rows };
+}
+
+function nearestList(c: DomCache, item: Element): Element | null {
+  for (let e = parentOf(item); e; e = parentOf(e)) if (LIST_ROLES.has(roleOf(c, e))) return e;
+  return null;
 }

@@ -124,6 +124,12 @@ export const Op = z.strictObject({
 });
 export type Op = z.infer<typeof Op>;
 
+/**
+ * What a `read_rows` step may target: a table, grid or list, or a column header of a table that has no name of its
+ * own (the table whose header it is; docs/ARCHITECTURE.md, "Rows as outputs").
+ */
+export const ROWS_ROLES: readonly string[] = ['table', 'grid', 'treegrid', 'list', 'columnheader'];
+
 export const DEFAULT_SETTLE_MS = 10_000;
 
 /** How long an unrecognised screen must stay unchanged before the engine stops waiting for it (default 1 s). */
@@ -198,12 +204,41 @@ export const Input = z
   });
 export type Input = z.infer<typeof Input>;
 
-export const Output = z.strictObject({
+/** A single string taken by a regular expression from the text of a `read` step (`kind` may be omitted). */
+export const TextOutput = z.strictObject({
+  kind: z.literal('text').optional(),
   /** The read step whose text the value is extracted from. */
   from_step: Id,
   /** A regular expression; the first capture group (or the whole match) is the value. */
   regex: z.string().min(1),
   description: z.string().optional(),
+});
+export type TextOutput = z.infer<typeof TextOutput>;
+
+/**
+ * One column of a rows output: a table's or grid's column by its header text (exact, whitespace-normalised), or
+ * `text: true`, the row's whole text (a list item's; docs/ARCHITECTURE.md, "Rows as outputs").
+ */
+export const RowsColumn = z
+  .strictObject({ header: z.string().min(1).optional(), text: z.literal(true).optional() })
+  .refine((c) => (c.header === undefined) !== (c.text === undefined), 'a column names either its "header" or "text": true, not both and not neither');
+export type RowsColumn = z.infer<typeof RowsColumn>;
+
+/** Rows read by a `read_rows` step: one record per row, column name → cell text (docs/ARCHITECTURE.md, "Rows as outputs"). */
+export const RowsOutput = z.strictObject({
+  kind: z.literal('rows'),
+  /** The read_rows step whose rows these are. */
+  from_step: Id,
+  columns: z.record(Id, RowsColumn).refine((c) => Object.keys(c).length > 0, 'a rows output needs at least one column'),
+  description: z.string().optional(),
+});
+export type RowsOutput = z.infer<typeof RowsOutput>;
+
+export const Output = z.discriminatedUnion('kind', [TextOutput, RowsOutput], {
+  error: (iss) =>
+    iss.code === 'invalid_union' && iss.note === 'No matching discriminator'
+      ? 'expected "kind": "rows" (columns read by a read_rows step) or "text" (a regex over a read step; the default when omitted)'
+      : undefined,
 });
 export type Output = z.infer<typeof Output>;
 
@@ -511,14 +546,30 @@ function checkReferences(card: Shape, ctx: Ctx): void {
     }
   }));
   for (const [name, o] of Object.entries(card.outputs)) {
+    // A text output reads a `read` step; a rows output a `read_rows` step (docs/ARCHITECTURE.md, "Rows as outputs").
+    const verb = o.kind === 'rows' ? 'read_rows' : 'read';
     const from = card.steps.find((s) => s.id === o.from_step);
     if (!from) ctx.addIssue({ code: 'custom', path: ['outputs', name, 'from_step'], message: `no step "${o.from_step}"` });
-    else if (from.op.verb !== 'read') {
-      ctx.addIssue({ code: 'custom', path: ['outputs', name, 'from_step'], message: `step "${o.from_step}" is not a read step` });
+    else if (from.op.verb !== verb) {
+      ctx.addIssue({ code: 'custom', path: ['outputs', name, 'from_step'], message: `step "${o.from_step}" is not a ${verb} step (it does ${from.op.verb})` });
     }
+    if (o.kind === 'rows') continue;
     const bad = patternProblem(o.regex);
     if (bad) ctx.addIssue({ code: 'custom', path: ['outputs', name, 'regex'], message: `${quotePattern(o.regex)}: ${bad}` });
   }
+  card.steps.forEach((s, i) => {
+    const target = card.targets[s.target];
+    if (s.op.verb === 'read_rows' && target && !ROWS_ROLES.includes(target.role)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['targets', s.target, 'role'],
+        message: `step "${s.id}" reads rows, so its target must be one of ${ROWS_ROLES.join(', ')}; "${s.target}" is a ${target.role}`,
+      });
+    }
+    if (s.op.verb === 'read_rows' && !Object.values(card.outputs).some((o) => o.kind === 'rows' && o.from_step === s.id)) {
+      ctx.addIssue({ code: 'custom', path: ['steps', i, 'op', 'verb'], message: `step "${s.id}" reads rows that no output of kind "rows" returns` });
+    }
+  });
   card.outcomes.success.screens.forEach((l, j) => screen(l, ['outcomes', 'success', 'screens', j]));
   for (const key of ['business', 'recovery', 'failure'] as const) {
     for (const [name, rule] of Object.entries(card.outcomes[key])) screen(rule.screen, ['outcomes', key, name, 'screen']);

@@ -8,8 +8,10 @@ import { z } from 'zod';
  * act). `select` is a native <select>; `choose` is a custom ARIA combobox or listbox (open, pick the option by
  * name, check the value). `press` takes a key from the operations table's KEYS; `hover` reveals the control it
  * names (a row's icon action shown on hover).
+ * `read_rows` reads a table, grid or list as rows with named columns (docs/ARCHITECTURE.md, "Rows as outputs"): no
+ * walker role lists it (a table is not a control), so no control's fingerprint changes.
  */
-export const Verb = z.enum(['invoke', 'set_value', 'select', 'toggle', 'read', 'press', 'hover', 'double_click', 'choose']);
+export const Verb = z.enum(['invoke', 'set_value', 'select', 'toggle', 'read', 'press', 'hover', 'double_click', 'choose', 'read_rows']);
 export type Verb = z.infer<typeof Verb>;
 
 /**
@@ -83,3 +85,18 @@ export const Observation = z.strictObject({
   observer: z.string(),
 });
 export type Observation = z.infer<typeof Observation>;
+
+/**
+ * One row of a table, grid or list as a surface reads it for `read_rows` (docs/ARCHITECTURE.md, "Rows as outputs"):
+ * its cells by column header text (a table's or grid's; empty for a list item) and its whole visible text. A field's
+ * typed value is never part of it, so a password never is.
+ */
+export const SurfaceRow = z.strictObject({
+  cells: z.record(z.string(), z.string()),
+  text: z.string(),
+});
+export type SurfaceRow = z.infer<typeof SurfaceRow>;
+
+/** What `read_rows` reads: the column headers (none for a list), so a missing header shows even with no rows, and the rows. */
+export const SurfaceRows = z.strictObject({ headers: z.array(z.string()), rows: z.array(SurfaceRow) });
+export type SurfaceRows = z.infer<typeof SurfaceRows>;

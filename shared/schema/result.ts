@@ -78,6 +78,14 @@ export type Baton = z.infer<typeof Baton>;
 export const ResolvedBy = z.enum([...RungKind.options, 'control']);
 export type ResolvedBy = z.infer<typeof ResolvedBy>;
 
+/** A rows output's value: one record per row, the card's column names to cell text (docs/ARCHITECTURE.md, "Rows as outputs"). */
+export const RowsValue = z.array(z.record(z.string(), z.string()));
+export type RowsValue = z.infer<typeof RowsValue>;
+
+/** An output's value: a string (a text output) or rows (a rows output). Outputs that are strings stay strings. */
+export const OutputValue = z.union([z.string(), RowsValue]);
+export type OutputValue = z.infer<typeof OutputValue>;
+
 export const RunResult = z
   .strictObject({
     word: Word,
@@ -89,7 +97,7 @@ export const RunResult = z
     run_id: z.string(),
     /** The declared outcome's name, when the final screen matched one. */
     outcome: z.string().optional(),
-    outputs: z.record(z.string(), z.string()),
+    outputs: z.record(z.string(), OutputValue),
     llm_calls: z.number().int().nonnegative(),
     classifier_calls: z.number().int().nonnegative(),
     /** The rung each target resolved on, by target id: drift shows up as a rung change. */

@@ -140,10 +140,10 @@ describe('regular expressions', () => {
 
   it.each([
     ['an outcome text', (c: Card) => (c.outcomes.business!['already_held']!.text = 'ALREADY (HELD'), 'outcomes.business.already_held.text'],
-    ['an output regex', (c: Card) => (c.outputs!['confirmation']!.regex = 'HX-(\\d{6}'), 'outputs.confirmation.regex'],
+    ['an output regex', (c: Card) => ((c.outputs!['confirmation'] as { regex: string }).regex = 'HX-(\\d{6}'), 'outputs.confirmation.regex'],
     ['an input pattern', (c: Card) => (c.inputs!['member_number']!.pattern = '[0-9'), 'inputs.member_number.pattern'],
     ['a backreference', (c: Card) => (c.outcomes.business!['already_held']!.text = '(A)\\1'), 'outcomes.business.already_held.text'],
-    ['a lookbehind', (c: Card) => (c.outputs!['confirmation']!.regex = '(?<=HX-)\\d+'), 'outputs.confirmation.regex'],
+    ['a lookbehind', (c: Card) => ((c.outputs!['confirmation'] as { regex: string }).regex = '(?<=HX-)\\d+'), 'outputs.confirmation.regex'],
   ])('refuses %s that does not compile at load, naming the field', (_what, mutate, path) => {
     const issues = refused(text(mutate));
     expect(issues).toContainEqual({ path, message: expect.stringMatching(/not a valid regular expression/) as string });
