@@ -62,7 +62,11 @@ test('every action on the preferences desk that posts is an unasked commit the p
   const writes = () => bank.store.prefsFor(MEMBER).writes;
 
   // A navigation (GET) that also beacons to another origin: recorded, not flagged — though the beacon did arrive.
+  // Each action that loads a new document is waited for (its load event) before the next: a key pressed while the old
+  // document still shows would land in a page that is about to go away.
+  const lookedAgain = page.waitForEvent('load');
   await page.getByRole('link', { name: 'Look Again' }).click();
+  await lookedAgain;
   const look = await noteAfter(panel, 'Look Again');
   expect(look.kind).toBeNull();
   await expect.poll(() => writes().flag, { timeout: 10_000 }).toBe(1);
@@ -75,6 +79,7 @@ test('every action on the preferences desk that posts is an unasked commit the p
   expect(sent.text).toMatch(/link 'Send Statement Now', sent a change to the application \(POST http:\/\/127\.0\.0\.1:\d+\/prefs\/flag \(form\)\) that nobody confirmed as a commit/);
   expect(sent.text).toContain('The book cannot be compiled until this step is done again with the question answered');
   await expect.poll(() => writes().flag, { timeout: 10_000 }).toBe(2);
+  await expect(page.locator('body')).toContainText('STATEMENTS SENT 2'); // the beacon counted one, the link the other
 
   // The select that submits when changed: the change has left before the recorder hears of it. (The clerk's keys:
   // Playwright's selectOption fires untrusted events, which are no clerk's.)
