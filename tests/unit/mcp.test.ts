@@ -23,7 +23,8 @@ afterEach(async () => {
   for (const c of cleanups.splice(0)) await c();
 });
 
-async function connect(env: Record<string, string> = {}): Promise<{ client: Client; opened: () => number }> {
+/** The two cards served over an in-memory transport; `bind` is the server's --bind (values the agent is not asked for). */
+async function connect(env: Record<string, string> = {}, bind?: Record<string, string>): Promise<{ client: Client; opened: () => number }> {
   const place = Capability.parse(approvedCard());
   const lookup = Capability.parse(approvedCard(lookupCard()));
   let opened = 0;
@@ -44,6 +45,7 @@ async function connect(env: Record<string, string> = {}): Promise<{ client: Clie
       { file: 'lookup.json', card: lookup, by: 'Dana Reviewer' },
     ],
     service,
+    bind ? { bind } : undefined,
   );
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: 'unit', version: '0' });
@@ -236,23 +238,7 @@ describe('inputs the server binds', () => {
   });
 
   it('reach only the cards that declare them: another card\'s call is not refused for an unknown input', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'handrail-home-'));
-    const service = new CallService({ env: { HANDRAIL_HOME: home, HANDRAIL_SECRET_PASSWORD: 'pw-unit-long' }, log: () => undefined });
-    const served = [
-      { file: 'place.json', card: Capability.parse(approvedCard()), by: 'Dana Reviewer' },
-      { file: 'lookup.json', card: Capability.parse(approvedCard(lookupCard())), by: 'Dana Reviewer' },
-    ];
-    const server = buildMcpServer(served, service, { bind: { count: '3' } });
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    const client = new Client({ name: 'unit', version: '0' });
-    await server.connect(serverSide);
-    await client.connect(clientSide);
-    cleanups.push(async () => {
-      await client.close();
-      await server.close();
-      await service.close();
-      await rm(home, { recursive: true, force: true });
-    });
+    const { client } = await connect({ HANDRAIL_SECRET_PASSWORD: 'pw-unit-long' }, { count: '3' });
     const { tools } = await client.listTools();
     expect(Object.keys(tools.find((t) => t.name === 'demo_lookup')?.inputSchema.properties ?? {})).toEqual(['member_number']);
     const r = (await client.callTool({ name: 'demo_place_hold', arguments: { member_number: '400118' } })) as CallToolResult;
