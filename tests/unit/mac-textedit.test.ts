@@ -90,6 +90,15 @@ describe('handrail observe on the mac surface', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('bundle id');
   }, 60_000);
+
+  it('a mac helper that cannot start is the surface unavailable, not a missing browser', async () => {
+    const env = { ...process.env, HANDRAIL_MAC_HELPER: '/nonexistent/handrail-mac-helper' };
+    const r = await handrail(['observe', 'com.apple.TextEdit', '--surface', 'macos'], env);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('SURFACE_UNAVAILABLE');
+    expect(r.stderr).not.toContain('NO_BROWSER');
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  }, 60_000);
 });
 
 describe('the baton', () => {
