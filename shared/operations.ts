@@ -69,7 +69,8 @@ export const VERBS: Readonly<Record<Verb, VerbRow>> = {
 export interface EffectRow {
   /** Replay writes `dispatched` (fsync) before acting and `observed` after (the journal rule). */
   journalled: boolean;
-  /** Changes something in the application (an MCP tool whose card has one is not `readOnlyHint`). */
+  /** Changes something in the application (an MCP tool whose card has one is not `readOnlyHint`; runner/mcp/tools.ts
+   * lets a staged value through when the card's writes are checked). */
   changes: boolean;
   /** Cannot be taken back by the run itself (MCP `destructiveHint`; not `idempotentHint`). */
   destructive: boolean;
