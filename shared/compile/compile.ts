@@ -282,10 +282,11 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
     }
     let after = labelOfScreen(l.after);
     if (l.after.signature !== l.before.signature && !after) {
-      const next = lines[i + 1];
-      if (next?.kind === 'label' && next.screen.signature === l.after.signature) after = next.label;
-      else {
-        hole(line, 'UNLABELLED_LANDING', `lands on a screen no label names (signature ${l.after.signature}); the next line must label it`);
+      // Named as the guard names it when the model goes on: with the labels written before the next action or
+      // finish, a refused call (a label already taken) may stand between (shared/screens.ts labelledAs).
+      after = labelledAs(l.after, [...labelled, ...labelsBeforeNextAction(lines, i + 1, inputs)], inputs);
+      if (!after) {
+        hole(line, 'UNLABELLED_LANDING', `lands on a screen no label names (signature ${l.after.signature}); label it with assert_screen before the next action`);
       }
     }
     if (l.rungs.length === 0) {
@@ -439,6 +440,16 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
     };
   }
   return { ok: true, card: parsed.data, notes };
+}
+
+/** The screens labelled from line index `from` up to the next act or finish line, as the namer knows them. */
+function labelsBeforeNextAction(lines: readonly TraceLine[], from: number, inputs: TraceStart['inputs']): KnownScreen[] {
+  const out: KnownScreen[] = [];
+  for (const l of lines.slice(from)) {
+    if (l.kind === 'act' || l.kind === 'finish') break;
+    if (l.kind === 'label') out.push(labelledScreen(l.label, l.screen, inputs));
+  }
+  return out;
 }
 
 type DraftScreen = { title: string; signature: string; paths: string[]; record_paths?: string[]; marks?: { paths: string[]; text: string[] } };
