@@ -97,6 +97,11 @@ describe('record paths: the namer fills the blank from the run and matches by th
     expect(nameScreen(seen(panel(`${SHED}ding`)), [assignPanel()], values)).toBeNull();
   });
 
+  it('the guard and the compiler (labelledAs, with the evening`s inputs) call the labelled panel labelled, and only for its case', () => {
+    expect(labelledAs(seen(panel(SHED)), [assignPanel()], inputs)).toBe('assign_panel');
+    expect(labelledAs(seen(panel(ELM)), [assignPanel()], inputs)).toBeNull();
+  });
+
   it('without the run`s value (a secret left out, a caller that gave none) a template matches nothing', () => {
     expect(nameScreen(seen(panel(SHED)), [assignPanel()], {})).toBeNull();
     expect(labelledAs(seen(panel(SHED)), [assignPanel()], inputs.filter((i) => i.name !== 'case_title'))).toBeNull();
