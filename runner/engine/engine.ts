@@ -467,6 +467,8 @@ export class Replay {
   async run(): Promise<RunResult> {
     let end: Ending;
     let commitInFlight: string | null = null;
+    /** The step being done when something threw: the receipt names it (`at_step`). */
+    let current: string | null = null;
     try {
       await this.ctx.evidence.append('run_start', {
         card: this.card.id,
@@ -478,6 +480,7 @@ export class Replay {
       await this.surface.open(entry);
       end = { word: 'SUCCESS', code: 'OK', message: 'all steps done' };
       for (const [i, step] of this.card.steps.entries()) {
+        current = step.id;
         const stepEnd = this.cancelled(step) ?? (await this.step(step, i, (id) => (commitInFlight = id)));
         if (stepEnd) {
           end = stepEnd;
@@ -486,11 +489,12 @@ export class Replay {
         commitInFlight = null;
         this.stepsDone++;
       }
+      current = null;
       if (end.word === 'SUCCESS') end = (await this.writes.end()) ?? this.finalWord();
     } catch (e) {
       await this.shotsTaken();
       if (e instanceof JournalReceipt) return await this.replayedReceipt(e.step);
-      end = this.crashEnding(e, commitInFlight);
+      end = this.crashEnding(e, commitInFlight, current);
     }
     await this.shotsTaken();
     if (end.word !== 'SUCCESS' && end.word !== 'BUSINESS_OUTCOME') await this.failureEvidence(end);
@@ -519,7 +523,7 @@ export class Replay {
     return result;
   }
 
-  private crashEnding(e: unknown, commitInFlight: string | null): Ending {
+  private crashEnding(e: unknown, commitInFlight: string | null, current: string | null): Ending {
     const code = e instanceof SurfaceError ? e.code : 'INTERNAL';
     const detail = e instanceof Error ? e.message.split('\n')[0] ?? e.message : String(e);
     if (commitInFlight || e instanceof InDoubt) {
@@ -531,7 +535,7 @@ export class Replay {
       };
     }
     const word: Word = code === 'SURFACE_UNREACHABLE' && this.stepsDone === 0 ? 'RECOVERABLE' : 'FAILED';
-    return { word, code: code === 'STALE' ? 'NAVIGATION_FAILED' : code, message: detail };
+    return { word, code: code === 'STALE' ? 'NAVIGATION_FAILED' : code, message: detail, ...(current ? { atStep: current } : {}) };
   }
 
   private async failureEvidence(end: Ending): Promise<void> {

@@ -216,7 +216,7 @@ test('assign: choose in the custom combobox; the panel named after its case is n
 
   // Nobody of that name works cases: the combobox has no such option, and the run stops before the commit.
   const stranger = await replay(stored, { case_title: LOCKED_SHED, assignee: 'Zed Nobody' });
-  expect(stranger, JSON.stringify(stranger)).toMatchObject({ word: 'FAILED', code: 'ACTION_FAILED', screen: 'assign_panel', steps_done: 6 });
+  expect(stranger, JSON.stringify(stranger)).toMatchObject({ word: 'FAILED', code: 'ACTION_FAILED', screen: 'assign_panel', steps_done: 6, at_step: 'pick_assignee' });
   expect(stranger.message).toContain('no option named "Zed Nobody"');
   for (const id of ['C-1001', 'C-1002', 'C-1003']) expect((await judge(id)).writes.assigns).toBe(id === 'C-1001' ? 1 : 0);
 
