@@ -1,12 +1,16 @@
 // The verbs beyond click-and-type, done by the browser surface in real Chromium on a page of our own: set_value
 // reaching React-, Vue- and plain-DOM-style controlled inputs, a key pressed in a field (Enter adding an item, Enter
-// submitting a form seen as a write), hover revealing a row's hidden action, double-click, and choose in a custom
-// ARIA combobox inside a shadow root.
+// submitting a form seen as a write), hover revealing a row's hidden action, double-click offered where the page
+// listens and renaming in place, and choose in a custom ARIA combobox inside a shadow root.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test, expect } from '@playwright/test';
+import { buildMenu, renderRow } from '../../shared/menu.ts';
 import { BrowserSurface } from '../../runner/browser/surface.ts';
 import type { Control, Observation } from '../../shared/schema/observation.ts';
 import type { BoundTarget } from '../../shared/surface.ts';
 import { serveFixtures, type FixtureServer } from '../fixtures/server.ts';
+import { WALKER_GOLDEN_DIR } from '../tools/walker-golden.ts';
 
 let server: FixtureServer;
 let surface: BrowserSurface;
@@ -90,10 +94,63 @@ test('hover: a row action shown only on hover is offered to be hovered, then rev
   await expect(surface.page.getByRole('status')).toHaveText('Deleted Walk the dog');
 });
 
-test('double_click fires the double-click a rename in place listens for', async () => {
+test('double_click is offered beside the vocabulary of a control that listens for it; nothing else in the observation moves', async () => {
   const o = await surface.observe();
-  await surface.act(one(o, named('Open record')).ref, { verb: 'double_click' });
+  const record = one(o, named('Open record'));
+  expect(record).toMatchObject({ verbs: ['invoke'], offers: ['double_click'] });
+  // The walker's golden for this page was made without the listener probe: with it, the only difference is `offers`.
+  const golden = JSON.parse(readFileSync(join(WALKER_GOLDEN_DIR, 'fixture-verbs.json'), 'utf8')) as Observation;
+  const without = o.parts.map((p) => p.controls.map(({ offers: _o, ...c }) => c));
+  expect(without).toEqual(golden.parts.map((p) => p.controls));
+  expect(o.signature).toBe(golden.signature);
+  // The double-click lands (real input: two clicks, then dblclick), but this page shows nothing for it: named failure.
+  await expect(surface.act(record.ref, { verb: 'double_click' })).rejects.toMatchObject({ code: 'ACTION_FAILED', message: expect.stringContaining('nothing on the screen changed') as unknown });
   expect(await models()).toMatchObject({ dblclicks: 1, clicks: 2 });
+});
+
+test('double_click: offered where the page listens (its own listener, ondblclick, React\'s props), not for a listener on a list or the document', async () => {
+  await surface.open(`${server.url}/gestures.html`);
+  const o = await surface.observe();
+  const offered = controls(o).filter((c) => c.offers?.length).map((c) => [c.role, c.name, c.offers?.join()]);
+  expect(offered).toEqual([
+    ['button', 'Count quietly', 'double_click'],
+    ['text', 'Call the plumber', 'double_click'],
+    ['text', 'Renew the lease', 'double_click'],
+    ['text', 'Quarterly report', 'double_click'],
+    ['text', 'Draft the budget', 'double_click'],
+  ]);
+  // A text item is scoped by its row as a control there is; the gestures are the menu's last rows.
+  expect(one(o, named('Call the plumber')).scope.at(-1)).toEqual({ role: 'row', name: 'Call the plumber' });
+  const menu = buildMenu(o);
+  const first = menu.findIndex((r) => r.verb === 'double_click');
+  expect(menu.slice(first).every((r) => r.verb === 'double_click')).toBe(true);
+  expect(menu.slice(first).map((r) => renderRow(r).replace(/^\d+: /, ''))[0]).toBe("double_click button 'Count quietly'");
+});
+
+test('double_click renames in place: the editor appears and Enter saves; a double-click that changes nothing fails by name', async () => {
+  await surface.open(`${server.url}/gestures.html`);
+  let o = await surface.observe();
+  const title = one(o, named('Renew the lease'));
+  // Replay finds the text item again by its name in its row.
+  const again = await surface.resolve({ ...target(title, ['read', 'double_click']), scope: title.scope });
+  expect(again).toMatchObject({ ok: true, ref: title.ref });
+  await surface.act(title.ref, { verb: 'double_click' });
+  o = await surface.observe();
+  const editor = one(o, named('Note title'));
+  await surface.act(editor.ref, { verb: 'set_value', value: 'Renew the lease by June' });
+  await surface.act(editor.ref, { verb: 'press', value: 'Enter' });
+  await expect(surface.page.getByRole('status')).toHaveText('Renamed to Renew the lease by June');
+
+  // React delegates at its root; the element's props say it reacts.
+  await surface.act(one(await surface.observe(), named('Draft the budget')).ref, { verb: 'double_click' });
+  await expect(surface.page.getByRole('status')).toHaveText('Editing Draft the budget');
+
+  const quiet = one(await surface.observe(), named('Count quietly'));
+  await expect(surface.act(quiet.ref, { verb: 'double_click' })).rejects.toMatchObject({
+    code: 'ACTION_FAILED',
+    message: expect.stringContaining('nothing on the screen changed') as unknown,
+  });
+  expect(await models()).toMatchObject({ quiet: 1, renamed: ['Renew the lease by June'], board: ['a'] });
 });
 
 test('choose: a custom combobox is chosen in by option name and its value checked; an option not in its list fails by name', async () => {

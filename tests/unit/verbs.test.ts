@@ -1,6 +1,6 @@
 // The new verbs end to end over the in-memory surface: a scripted evening hovers a row's hidden action, presses it,
-// chooses in a custom combobox and saves with Enter; the book compiles to a card that replays with no model, the
-// hover before the press, and the Enter recorded as the commit.
+// chooses in a custom combobox and saves with Enter; another renames in place by double-click; the books compile to
+// cards that replay with no model.
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +9,8 @@ import { runCapability } from '../../runner/run.ts';
 import { runEvening } from '../../shared/author/evening.ts';
 import { ScriptedModel } from '../../shared/author/scripted.ts';
 import { compile } from '../../shared/compile/compile.ts';
+import { fingerprint } from '../../shared/fingerprint.ts';
+import type { Control } from '../../shared/schema/observation.ts';
 import { TraceLine } from '../../shared/schema/trace.ts';
 import { MemoryBook } from '../fixtures/author/fake-surface.ts';
 import { MemorySurface, type MemoryApp } from '../fixtures/memory-surface.ts';
@@ -130,5 +132,97 @@ describe('hover, choose and press, authored and replayed', () => {
     await surface.open('memory://panel');
     const box = (await surface.observe()).parts[0]?.controls.find((c) => c.name === 'Assignee');
     await expect(surface.act(box?.ref ?? '', { verb: 'choose', value: 'Nobody' })).rejects.toMatchObject({ code: 'ACTION_FAILED', message: expect.stringContaining('no option named "Nobody"') as unknown });
+  });
+});
+
+/** A notes list whose titles rename in place on a double-click. */
+function notes(): MemoryApp {
+  const list = {
+    title: 'Notes',
+    furniture: ["heading 'Notes'"],
+    elements: [
+      { role: 'text', name: 'Burst pipe', scope: row('Burst pipe'), offers: ['double_click' as const], on: { double_click: 'editing_a' } },
+      { role: 'text', name: 'Broken window', scope: row('Broken window'), offers: ['double_click' as const], on: { double_click: 'editing_b' } },
+    ],
+  };
+  const editing = (title: string) => ({
+    title: 'Notes',
+    furniture: ["heading 'Notes'", "list>textbox 'Note title'"],
+    elements: [{ role: 'textbox', name: 'Note title', value: title, on: { press: 'renamed' } }],
+  });
+  return {
+    screens: {
+      list,
+      editing_a: editing('Burst pipe'),
+      editing_b: editing('Broken window'),
+      renamed: { title: 'Notes', furniture: ["heading 'Renamed'"], elements: [{ role: 'link', name: 'Back', on: { invoke: 'list' } }] },
+    },
+  };
+}
+
+describe('double-click, offered where the page listens', () => {
+  it('a rename in place by double-click is authored, compiled with the gesture outside the fingerprint, and replayed for another row', async () => {
+    const surface = new MemorySurface(notes());
+    const book = new MemoryBook();
+    const evening = await runEvening({
+      surface,
+      model: new ScriptedModel({
+        turns: [
+          [
+            { tool: 'assert_screen', label: 'notes' },
+            { tool: 'act', match: "text 'Burst pipe'", verb: 'double_click' },
+          ],
+          [
+            { tool: 'assert_screen', label: 'editing' },
+            { tool: 'act', match: "textbox 'Note title'", verb: 'set_value', value: '{{input.new_title}}' },
+            { tool: 'act', match: "textbox 'Note title'", verb: 'press', value: 'Enter' },
+          ],
+          [
+            { tool: 'assert_screen', label: 'renamed' },
+            { tool: 'finish', label: 'renamed' },
+          ],
+        ],
+      }),
+      owner: { ask: (q) => Promise.resolve({ answer: q.control.includes('Note title') ? 'commit' : 'navigate', name: 'Dana Reviewer' }) },
+      book,
+      goal: 'Rename a note in place',
+      entry: 'memory://list',
+      inputs: [
+        { name: 'note', value: 'Burst pipe', secret: false },
+        { name: 'new_title', value: 'Burst pipe in the attic', secret: false },
+      ],
+      settle: { quietMs: 0, pollMs: 1 },
+    });
+    expect(evening, JSON.stringify(evening)).toMatchObject({ ok: true, finished: 'renamed' });
+
+    const compiled = compile(book.lines.map((l) => TraceLine.parse(l)), { id: 'rename_note' });
+    if (!compiled.ok) throw new Error(JSON.stringify(compiled.holes));
+    const card = compiled.card;
+    expect(card.steps.map((s) => [s.op.verb, s.effect.kind])).toEqual([
+      ['double_click', 'navigate'],
+      ['set_value', 'stage'],
+      ['press', 'commit'],
+    ]);
+    const title = card.targets[card.steps[0]?.target ?? ''];
+    // The target takes the gesture it was used with; its fingerprint hashes only the role's vocabulary (read).
+    expect(title).toMatchObject({ role: 'text', name: { eq: '{{input.note}}' }, supports: ['read', 'double_click'] });
+    const text: Control = { ref: 'x', role: 'text', name: 'Burst pipe', verbs: ['read'], scope: [], ancestors: [] };
+    expect(title?.fingerprint.value).toBe(fingerprint(text, title?.fingerprint.over ?? [], surface.observer));
+
+    const replayed = new MemorySurface(notes());
+    const result = await runCapability({
+      card,
+      inputs: { note: 'Broken window', new_title: 'Broken window, back door' },
+      env: {},
+      surface: () => Promise.resolve(replayed),
+      evidenceDir: path.join(tmp, 'evidence'),
+      allowUnapproved: true,
+    });
+    expect(result, JSON.stringify(result)).toMatchObject({ word: 'SUCCESS', llm_calls: 0 });
+    expect(replayed.acts.map((a) => [a.screen, a.verb, a.element])).toEqual([
+      ['list', 'double_click', 'Broken window'],
+      ['editing_b', 'set_value', 'Note title'],
+      ['editing_b', 'press', 'Note title'],
+    ]);
   });
 });
