@@ -66,6 +66,9 @@ export const VERBS: Readonly<Record<Verb, VerbRow>> = {
   choose: { value: 'required', menu: true, sticker: 'stage', redo: 'always', moves: true, compile: { prefix: 'pick', intent: 'Pick {value} in {what}' } },
   // A table, grid or list read as rows for a `rows` output: like `read`, not a menu row (the prompt carries the text).
   read_rows: { value: 'none', menu: false, sticker: 'read', redo: 'always', moves: false, compile: { prefix: 'list', intent: 'Read the rows of {what}' } },
+  // A right-click that succeeds only when a menu appears (its items are then the next screen's controls); offered
+  // only where the page listens for `contextmenu`. Opening a menu writes nothing, as a hover reveals.
+  context_menu: { value: 'none', menu: true, sticker: 'navigate', redo: 'always', moves: true, compile: { prefix: 'open_menu', intent: 'Right-click {what} to open its menu' } },
 };
 
 export interface EffectRow {

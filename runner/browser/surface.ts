@@ -112,6 +112,11 @@ function screenState(o: Observation): string {
   return JSON.stringify(o.parts.map((p) => [p.paths, p.controls.map((c) => [c.role, c.name, c.value, c.verbs]), p.text]));
 }
 
+/** The menu items showing (WAI-ARIA 1.2 menu, menuitem*): each as its role, name and containers, to tell new from old. */
+function menuItems(o: Observation): string[] {
+  return o.parts.flatMap((p) => p.controls.filter((c) => c.role.startsWith('menuitem')).map((c) => `${c.role} ${c.name} ${c.ancestors.join('>')}`));
+}
+
 /** Observes the page until `seen` holds, for at most GESTURE_SHOWS_MS; whether it did. */
 async function screenChanges(page: Page, seen: (o: Observation) => boolean): Promise<boolean> {
   const until = Date.now() + GESTURE_SHOWS_MS;
@@ -333,6 +338,16 @@ export class BrowserSurface implements Surface {
           await el.dblclick();
           if (!(await screenChanges(this.page, (o) => screenState(o) !== before))) {
             throw new SurfaceError('ACTION_FAILED', `double_click on ${ref}: nothing on the screen changed`);
+          }
+          return {};
+        }
+        case 'context_menu': {
+          // A right-click counts only when a menu appears; otherwise nothing more is done and the step fails by name.
+          await el.hover();
+          const before = menuItems(await observePage(this.page));
+          await el.click({ button: 'right' });
+          if (!(await screenChanges(this.page, (o) => menuItems(o).some((m) => !before.includes(m))))) {
+            throw new SurfaceError('ACTION_FAILED', `context_menu on ${ref}: no menu appeared`);
           }
           return {};
         }

@@ -1,10 +1,10 @@
-// Gestures a page listens for that the accessibility tree does not show: a double-click (rename in place). Offered
-// beside a control's own verbs, never in its role's vocabulary, so no
+// Gestures a page listens for that the accessibility tree does not show: a double-click (rename in place) and a
+// right-click (a context menu). Offered beside a control's own verbs, never in its role's vocabulary, so no
 // fingerprint moves (docs/ARCHITECTURE.md, "Gestures a page listens for").
 //
 // Who listens is known three ways, none of them a guess from text: a listener the page added itself, recorded by
 // `recordListeners` (the browser surface runs it in each document's main world before the page's scripts); an
-// `ondblclick` handler (attribute or property; HTML §8.1.8.1 event handlers); and React's props on
+// `ondblclick`/`oncontextmenu` handler (attribute or property; HTML §8.1.8.1 event handlers); and React's props on
 // the node when React delegates at its root (React 17+ listens for every event on the root container, so the root's
 // listener says nothing about which element reacts). A listener on any other ancestor is not the element's: a page
 // that delegates elsewhere is not offered the gesture.
@@ -14,11 +14,11 @@ import { newRowCache, rowKey, type RowCache } from './rows.ts';
 import { isHiddenForAria, isIgnoredTag, parentOf, type DomCache } from './style.ts';
 
 /** The two gestures and the DOM event (UI Events §3.4 `dblclick`, HTML §8.1.8.2 `contextmenu`) each one fires. */
-export type Gesture = Extract<Verb, 'double_click'>;
-const EVENT: Readonly<Record<Gesture, string>> = { double_click: 'dblclick' };
-const HANDLER: Readonly<Record<Gesture, 'ondblclick' | 'oncontextmenu'>> = { double_click: 'ondblclick' };
-const REACT_PROP: Readonly<Record<Gesture, string>> = { double_click: 'onDoubleClick' };
-const GESTURES: readonly Gesture[] = ['double_click'];
+export type Gesture = Extract<Verb, 'double_click' | 'context_menu'>;
+const EVENT: Readonly<Record<Gesture, string>> = { double_click: 'dblclick', context_menu: 'contextmenu' };
+const HANDLER: Readonly<Record<Gesture, 'ondblclick' | 'oncontextmenu'>> = { double_click: 'ondblclick', context_menu: 'oncontextmenu' };
+const REACT_PROP: Readonly<Record<Gesture, string>> = { double_click: 'onDoubleClick', context_menu: 'onContextMenu' };
+const GESTURES: readonly Gesture[] = ['double_click', 'context_menu'];
 
 /** The role an element that is no control is offered under: text a person sees and can double- or right-click. */
 export const TEXT_ROLE = 'text';

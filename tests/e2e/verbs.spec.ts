@@ -1,7 +1,8 @@
 // The verbs beyond click-and-type, done by the browser surface in real Chromium on a page of our own: set_value
 // reaching React-, Vue- and plain-DOM-style controlled inputs, a key pressed in a field (Enter adding an item, Enter
 // submitting a form seen as a write), hover revealing a row's hidden action, double-click offered where the page
-// listens and renaming in place, and choose in a custom ARIA combobox inside a shadow root.
+// listens and renaming in place, right-click opening a menu (or failing by name), and choose in a custom ARIA
+// combobox inside a shadow root.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, expect } from '@playwright/test';
@@ -108,7 +109,7 @@ test('double_click is offered beside the vocabulary of a control that listens fo
   expect(await models()).toMatchObject({ dblclicks: 1, clicks: 2 });
 });
 
-test('double_click: offered where the page listens (its own listener, ondblclick, React\'s props), not for a listener on a list or the document', async () => {
+test('double_click and context_menu: offered where the page listens (its own listener, ondblclick, React\'s props), not for a listener on a list or the document', async () => {
   await surface.open(`${server.url}/gestures.html`);
   const o = await surface.observe();
   const offered = controls(o).filter((c) => c.offers?.length).map((c) => [c.role, c.name, c.offers?.join()]);
@@ -118,12 +119,15 @@ test('double_click: offered where the page listens (its own listener, ondblclick
     ['text', 'Renew the lease', 'double_click'],
     ['text', 'Quarterly report', 'double_click'],
     ['text', 'Draft the budget', 'double_click'],
+    ['text', 'report.pdf', 'context_menu'],
+    ['text', 'notes.txt', 'context_menu'],
+    ['text', 'Right-click does nothing visible here', 'context_menu'],
   ]);
   // A text item is scoped by its row as a control there is; the gestures are the menu's last rows.
   expect(one(o, named('Call the plumber')).scope.at(-1)).toEqual({ role: 'row', name: 'Call the plumber' });
   const menu = buildMenu(o);
-  const first = menu.findIndex((r) => r.verb === 'double_click');
-  expect(menu.slice(first).every((r) => r.verb === 'double_click')).toBe(true);
+  const first = menu.findIndex((r) => r.verb === 'double_click' || r.verb === 'context_menu');
+  expect(menu.slice(first).every((r) => r.verb === 'double_click' || r.verb === 'context_menu')).toBe(true);
   expect(menu.slice(first).map((r) => renderRow(r).replace(/^\d+: /, ''))[0]).toBe("double_click button 'Count quietly'");
 });
 
@@ -151,6 +155,28 @@ test('double_click renames in place: the editor appears and Enter saves; a doubl
     message: expect.stringContaining('nothing on the screen changed') as unknown,
   });
   expect(await models()).toMatchObject({ quiet: 1, renamed: ['Renew the lease by June'], board: ['a'] });
+});
+
+test('context_menu: a right-click that opens a menu makes its items the next screen\'s controls; where no menu appears it fails by name and nothing is pressed', async () => {
+  await surface.open(`${server.url}/gestures.html`);
+  let o = await surface.observe();
+  expect(controls(o).some((c) => c.name === 'Nobody listens here')).toBe(false);
+  expect(controls(o).some((c) => c.role === 'menuitem')).toBe(false);
+
+  await expect(surface.act(one(o, named('Right-click does nothing visible here')).ref, { verb: 'context_menu' })).rejects.toMatchObject({
+    code: 'ACTION_FAILED',
+    message: expect.stringContaining('no menu appeared') as unknown,
+  });
+  o = await surface.observe();
+  expect(controls(o).some((c) => c.role === 'menuitem')).toBe(false);
+  expect(await models()).toMatchObject({ silent: 1, opened: [] });
+
+  await surface.act(one(o, named('report.pdf')).ref, { verb: 'context_menu' });
+  o = await surface.observe();
+  expect(controls(o).filter((c) => c.role === 'menuitem').map((c) => c.name)).toEqual(['Open', 'Delete']);
+  expect(buildMenu(o).map(renderRow)).toContain("2: invoke menuitem 'Open'");
+  await surface.act(one(o, named('Delete')).ref, { verb: 'invoke' });
+  expect(await models()).toMatchObject({ opened: ['Delete report.pdf'] });
 });
 
 test('choose: a custom combobox is chosen in by option name and its value checked; an option not in its list fails by name', async () => {

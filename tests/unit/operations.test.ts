@@ -53,16 +53,16 @@ describe('the operations table', () => {
   it('a gesture the page listens for (Control.offers) is on the menu after the rows a screen always had, in no role\'s vocabulary, and no fingerprint hashes it', () => {
     const plain: Control = { ref: 'r1', role: 'button', name: 'Open', verbs: ['invoke'], scope: [], ancestors: ['list'] };
     const field: Control = { ref: 'r2', role: 'textbox', name: 'Title', verbs: ['set_value', 'read'], scope: [], ancestors: [] };
-    const listening: Control = { ...plain, offers: ['double_click'] };
+    const listening: Control = { ...plain, offers: ['double_click', 'context_menu'] };
     const menu = (controls: Control[]) => buildMenu({ parts: [{ part: [], locus: { url: 'x', title: 'x' }, controls, paths: [], text: '' }] }).map(renderRow);
     const before = menu([plain, field]);
     const after = menu([listening, field]);
     expect(after.slice(0, before.length)).toEqual(before);
-    expect(after.slice(before.length)).toEqual(["4: double_click button 'Open'"]);
+    expect(after.slice(before.length)).toEqual(["4: double_click button 'Open'", "5: context_menu button 'Open'"]);
     const over = FingerprintField.options;
     expect(fingerprint(listening, over, 'walker')).toBe(fingerprint(plain, over, 'walker'));
     for (const [role, listed] of Object.entries(VERBS_BY_ROLE)) {
-      expect(listed, `${role} lists double_click`).not.toContain('double_click');
+      for (const gesture of ['double_click', 'context_menu'] as const) expect(listed, `${role} lists ${gesture}`).not.toContain(gesture);
     }
   });
 

@@ -1,6 +1,6 @@
 // The new verbs end to end over the in-memory surface: a scripted evening hovers a row's hidden action, presses it,
 // chooses in a custom combobox and saves with Enter; another renames in place by double-click; the books compile to
-// cards that replay with no model.
+// cards that replay with no model, and a right-click opens a menu only where one appears.
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,6 +10,7 @@ import { runEvening } from '../../shared/author/evening.ts';
 import { ScriptedModel } from '../../shared/author/scripted.ts';
 import { compile } from '../../shared/compile/compile.ts';
 import { fingerprint } from '../../shared/fingerprint.ts';
+import { buildMenu, renderRow } from '../../shared/menu.ts';
 import type { Control } from '../../shared/schema/observation.ts';
 import { TraceLine } from '../../shared/schema/trace.ts';
 import { MemoryBook } from '../fixtures/author/fake-surface.ts';
@@ -135,7 +136,7 @@ describe('hover, choose and press, authored and replayed', () => {
   });
 });
 
-/** A notes list whose titles rename in place on a double-click. */
+/** A notes list whose titles rename in place on a double-click, and a file list whose rows open a menu on a right-click. */
 function notes(): MemoryApp {
   const list = {
     title: 'Notes',
@@ -143,6 +144,9 @@ function notes(): MemoryApp {
     elements: [
       { role: 'text', name: 'Burst pipe', scope: row('Burst pipe'), offers: ['double_click' as const], on: { double_click: 'editing_a' } },
       { role: 'text', name: 'Broken window', scope: row('Broken window'), offers: ['double_click' as const], on: { double_click: 'editing_b' } },
+      { role: 'text', name: 'report.pdf', offers: ['context_menu' as const], on: { context_menu: 'file_menu' } },
+      // Listens for a right-click and shows no menu.
+      { role: 'text', name: 'Pinned note', offers: ['context_menu' as const] },
     ],
   };
   const editing = (title: string) => ({
@@ -155,12 +159,13 @@ function notes(): MemoryApp {
       list,
       editing_a: editing('Burst pipe'),
       editing_b: editing('Broken window'),
+      file_menu: { ...list, furniture: ["heading 'Notes'", "menu>menuitem 'Delete'"], elements: [...list.elements, { role: 'menuitem', name: 'Delete', on: { invoke: 'list' } }] },
       renamed: { title: 'Notes', furniture: ["heading 'Renamed'"], elements: [{ role: 'link', name: 'Back', on: { invoke: 'list' } }] },
     },
   };
 }
 
-describe('double-click, offered where the page listens', () => {
+describe('double-click and right-click, offered where the page listens', () => {
   it('a rename in place by double-click is authored, compiled with the gesture outside the fingerprint, and replayed for another row', async () => {
     const surface = new MemorySurface(notes());
     const book = new MemoryBook();
@@ -224,5 +229,27 @@ describe('double-click, offered where the page listens', () => {
       ['editing_b', 'set_value', 'Note title'],
       ['editing_b', 'press', 'Note title'],
     ]);
+  });
+
+  it('a right-click that opens a menu makes its items the next screen\'s rows; one that opens none fails by name and moves nothing', async () => {
+    const surface = new MemorySurface(notes());
+    await surface.open('memory://list');
+    const seen = await surface.observe();
+    const menu = buildMenu(seen).map(renderRow);
+    // The gestures come after the rows the screen always had.
+    expect(menu).toEqual([
+      "1: double_click text 'Burst pipe'",
+      "2: double_click text 'Broken window'",
+      "3: context_menu text 'report.pdf'",
+      "4: context_menu text 'Pinned note'",
+    ]);
+    const pinned = seen.parts[0]?.controls.find((c) => c.name === 'Pinned note');
+    await expect(surface.act(pinned?.ref ?? '', { verb: 'context_menu' })).rejects.toMatchObject({ code: 'ACTION_FAILED', message: expect.stringContaining('no menu appeared') as unknown });
+    expect((await surface.observe()).signature).toBe(seen.signature);
+
+    const file = seen.parts[0]?.controls.find((c) => c.name === 'report.pdf');
+    await surface.act(file?.ref ?? '', { verb: 'context_menu' });
+    const opened = buildMenu(await surface.observe()).map(renderRow);
+    expect(opened).toContain("1: invoke menuitem 'Delete'");
   });
 });
