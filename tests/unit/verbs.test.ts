@@ -145,6 +145,7 @@ function notes(): MemoryApp {
       { role: 'text', name: 'Burst pipe', scope: row('Burst pipe'), offers: ['double_click' as const], on: { double_click: 'editing_a' } },
       { role: 'text', name: 'Broken window', scope: row('Broken window'), offers: ['double_click' as const], on: { double_click: 'editing_b' } },
       { role: 'text', name: 'report.pdf', offers: ['context_menu' as const], on: { context_menu: 'file_menu' } },
+      { role: 'text', name: 'notes.txt', offers: ['context_menu' as const], on: { context_menu: 'file_menu' } },
       // Listens for a right-click and shows no menu.
       { role: 'text', name: 'Pinned note', offers: ['context_menu' as const] },
     ],
@@ -159,7 +160,8 @@ function notes(): MemoryApp {
       list,
       editing_a: editing('Burst pipe'),
       editing_b: editing('Broken window'),
-      file_menu: { ...list, furniture: ["heading 'Notes'", "menu>menuitem 'Delete'"], elements: [...list.elements, { role: 'menuitem', name: 'Delete', on: { invoke: 'list' } }] },
+      file_menu: { ...list, furniture: ["heading 'Notes'", "menu>menuitem 'Delete'"], elements: [...list.elements, { role: 'menuitem', name: 'Delete', on: { invoke: 'deleted' } }] },
+      deleted: { title: 'Notes', furniture: ["heading 'Deleted'"], elements: [{ role: 'link', name: 'Back', on: { invoke: 'list' } }] },
       renamed: { title: 'Notes', furniture: ["heading 'Renamed'"], elements: [{ role: 'link', name: 'Back', on: { invoke: 'list' } }] },
     },
   };
@@ -241,7 +243,8 @@ describe('double-click and right-click, offered where the page listens', () => {
       "1: double_click text 'Burst pipe'",
       "2: double_click text 'Broken window'",
       "3: context_menu text 'report.pdf'",
-      "4: context_menu text 'Pinned note'",
+      "4: context_menu text 'notes.txt'",
+      "5: context_menu text 'Pinned note'",
     ]);
     const pinned = seen.parts[0]?.controls.find((c) => c.name === 'Pinned note');
     await expect(surface.act(pinned?.ref ?? '', { verb: 'context_menu' })).rejects.toMatchObject({ code: 'ACTION_FAILED', message: expect.stringContaining('no menu appeared') as unknown });
@@ -251,5 +254,57 @@ describe('double-click and right-click, offered where the page listens', () => {
     await surface.act(file?.ref ?? '', { verb: 'context_menu' });
     const opened = buildMenu(await surface.observe()).map(renderRow);
     expect(opened).toContain("1: invoke menuitem 'Delete'");
+  });
+
+  it('a right-click step opens the menu whose item the next step presses, and replays for another file', async () => {
+    const surface = new MemorySurface(notes());
+    const book = new MemoryBook();
+    const evening = await runEvening({
+      surface,
+      model: new ScriptedModel({
+        turns: [
+          [
+            { tool: 'assert_screen', label: 'notes' },
+            { tool: 'act', match: "text 'report.pdf'", verb: 'context_menu' },
+          ],
+          [
+            { tool: 'assert_screen', label: 'file_menu' },
+            { tool: 'act', match: "menuitem 'Delete'", verb: 'invoke' },
+          ],
+          [
+            { tool: 'assert_screen', label: 'deleted' },
+            { tool: 'finish', label: 'deleted' },
+          ],
+        ],
+      }),
+      owner: { ask: (q) => Promise.resolve({ answer: q.control.includes('Delete') ? 'commit' : 'navigate', name: 'Dana Reviewer' }) },
+      book,
+      goal: 'Delete a file from its context menu',
+      entry: 'memory://list',
+      inputs: [{ name: 'file', value: 'report.pdf', secret: false }],
+      settle: { quietMs: 0, pollMs: 1 },
+    });
+    expect(evening, JSON.stringify(evening)).toMatchObject({ ok: true, finished: 'deleted' });
+    const compiled = compile(book.lines.map((l) => TraceLine.parse(l)), { id: 'delete_file' });
+    if (!compiled.ok) throw new Error(JSON.stringify(compiled.holes));
+    expect(compiled.card.steps.map((s) => [s.op.verb, s.effect.kind, s.intent])).toEqual([
+      ['context_menu', 'navigate', "Right-click text '{{input.file}}' to open its menu"],
+      ['invoke', 'commit', "Press menuitem 'Delete'"],
+    ]);
+
+    const replayed = new MemorySurface(notes());
+    const result = await runCapability({
+      card: compiled.card,
+      inputs: { file: 'notes.txt' },
+      env: {},
+      surface: () => Promise.resolve(replayed),
+      evidenceDir: path.join(tmp, 'evidence'),
+      allowUnapproved: true,
+    });
+    expect(result, JSON.stringify(result)).toMatchObject({ word: 'SUCCESS', llm_calls: 0 });
+    expect(replayed.acts.map((a) => [a.screen, a.verb, a.element])).toEqual([
+      ['list', 'context_menu', 'notes.txt'],
+      ['file_menu', 'invoke', 'Delete'],
+    ]);
   });
 });
