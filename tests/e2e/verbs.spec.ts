@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, expect } from '@playwright/test';
+import { build } from 'esbuild';
 import { buildMenu, renderRow } from '../../shared/menu.ts';
 import { BrowserSurface } from '../../runner/browser/surface.ts';
 import type { Control, Observation } from '../../shared/schema/observation.ts';
@@ -177,6 +178,39 @@ test('context_menu: a right-click that opens a menu makes its items the next scr
   expect(buildMenu(o).map(renderRow)).toContain("2: invoke menuitem 'Open'");
   await surface.act(one(o, named('Delete')).ref, { verb: 'invoke' });
   expect(await models()).toMatchObject({ opened: ['Delete report.pdf'] });
+});
+
+test('double_click on a real Preact list: the title whose component has onDblClick is offered, renamed in place, and the other is not', async () => {
+  // Preact (installed here) adds each handler on its element itself, so the listener probe sees it; bundled as an app is.
+  const built = await build({
+    stdin: {
+      contents: `import { h, render } from 'preact';
+        import { useState } from 'preact/hooks';
+        function Item({ title, editable }) {
+          const [editing, setEditing] = useState(false);
+          const [value, setValue] = useState(title);
+          if (editing) return h('li', null, h('input', { 'aria-label': 'Item title', value, onInput: (e) => setValue(e.target.value) }));
+          return h('li', null, h('span', editable ? { onDblClick: () => setEditing(true) } : {}, value), ' ', h('small', null, 'open'));
+        }
+        render(h('ul', null, h(Item, { title: 'Fix the gate', editable: true }), h(Item, { title: 'Paint the fence', editable: false })), document.getElementById('app'));`,
+      resolveDir: process.cwd(),
+      loader: 'js',
+    },
+    bundle: true,
+    write: false,
+    format: 'iife',
+  });
+  const app = await serveFixtures({ '/preact.html': `<!doctype html><title>Preact list</title><div id="app"></div><script>${built.outputFiles[0]?.text ?? ''}</script>` });
+  try {
+    await surface.open(`${app.url}/preact.html`);
+    let o = await surface.observe();
+    expect(controls(o).filter((c) => c.offers?.includes('double_click')).map((c) => [c.role, c.name, c.scope.at(-1)?.name])).toEqual([['text', 'Fix the gate', 'Fix the gate']]);
+    await surface.act(one(o, named('Fix the gate')).ref, { verb: 'double_click' });
+    o = await surface.observe();
+    expect(one(o, named('Item title'))).toMatchObject({ role: 'textbox', value: 'Fix the gate' });
+  } finally {
+    await app.close();
+  }
 });
 
 test('choose: a custom combobox is chosen in by option name and its value checked; an option not in its list fails by name', async () => {
