@@ -170,6 +170,7 @@ function flatText(c: DomCache, el: Element): string {
  * New controls come after the walk's, so the rows a screen always had keep their numbers.
  */
 export function offerGestures(c: DomCache, walked: Array<{ el: Element; control: Control }>, spots: readonly GestureSpot[]): Array<{ el: Element; control: Control }> {
+  if (!spots.length) return walked;
   const byEl = new Map(walked.map((w) => [w.el, w.control]));
   // Containers of a control or of another listening element, in the flat tree: a listener there is delegation
   // (a list, a section, a framework's root), not an item a person double- or right-clicks.
