@@ -27,8 +27,12 @@ export const TEXT_ROLE = 'text';
 export const LISTENERS_KEY = '__handrailListeners';
 
 interface ListenerRecord {
-  /** Every target that ever got a watched listener (weakly: a removed row is not kept alive). */
-  targets: WeakRef<EventTarget>[];
+  /**
+   * React roots that got a watched listener (weakly). React marks its container before it listens on it
+   * (`createRoot`: markContainerAsRoot, then listenToAllSupportedEvents), so the mark is there when the listener is
+   * added; only roots are kept, so a list re-rendered all day does not grow this.
+   */
+  reactRoots: WeakRef<EventTarget>[];
   /** Per target and event type, the listeners it has now. */
   types: WeakMap<EventTarget, Map<string, Set<unknown>>>;
 }
@@ -42,28 +46,38 @@ interface ListenerRecord {
 export function recordListeners(): void {
   const g = globalThis as unknown as Record<string, ListenerRecord | undefined>;
   if (g[LISTENERS_KEY]) return;
-  const record: ListenerRecord = { targets: [], types: new WeakMap() };
+  const record: ListenerRecord = { reactRoots: [], types: new WeakMap() };
   Object.defineProperty(globalThis, LISTENERS_KEY, { value: record, enumerable: false });
   const watched = new Set(Object.values(EVENT));
   const proto = EventTarget.prototype;
   const add = proto.addEventListener;
   const remove = proto.removeEventListener;
-  proto.addEventListener = function (this: EventTarget, type: string, listener: EventListenerOrEventListenerObject | null, options?: boolean | AddEventListenerOptions) {
-    if (listener && watched.has(type)) {
-      let byType = record.types.get(this);
-      if (!byType) {
-        record.types.set(this, (byType = new Map()));
-        record.targets.push(new WeakRef(this));
-      }
-      let set = byType.get(type);
-      if (!set) byType.set(type, (set = new Set()));
-      set.add(listener);
+  // A bare `addEventListener(…)` in a page script calls this with no `this` (our wrapper is strict code); the
+  // platform then means the global object (Web IDL §3.7.8), and so does the record. Recording never stops the call.
+  const note = (self: EventTarget | undefined, type: string, listener: unknown, adding: boolean): void => {
+    try {
+      const target = self ?? (globalThis as unknown as EventTarget);
+      if (adding) {
+        let byType = record.types.get(target);
+        if (!byType) {
+          record.types.set(target, (byType = new Map()));
+          if (ownKeyStarting(target, REACT_ROOT)) record.reactRoots.push(new WeakRef(target));
+        }
+        let set = byType.get(type);
+        if (!set) byType.set(type, (set = new Set()));
+        set.add(listener);
+      } else record.types.get(target)?.get(type)?.delete(listener);
+    } catch {
+      // An exotic `this` (a revoked proxy): the page's own call below says what is wrong, as it would have.
     }
-    add.call(this, type, listener, options);
   };
-  proto.removeEventListener = function (this: EventTarget, type: string, listener: EventListenerOrEventListenerObject | null, options?: boolean | EventListenerOptions) {
-    if (listener) record.types.get(this)?.get(type)?.delete(listener);
-    remove.call(this, type, listener, options);
+  proto.addEventListener = function (this: EventTarget | undefined, type: string, listener: EventListenerOrEventListenerObject | null, options?: boolean | AddEventListenerOptions) {
+    if (listener && watched.has(type)) note(this, type, listener, true);
+    add.call(this as EventTarget, type, listener, options);
+  };
+  proto.removeEventListener = function (this: EventTarget | undefined, type: string, listener: EventListenerOrEventListenerObject | null, options?: boolean | EventListenerOptions) {
+    if (listener && watched.has(type)) note(this, type, listener, false);
+    remove.call(this as EventTarget, type, listener, options);
   };
 }
 
@@ -72,6 +86,9 @@ function listenerRecord(): ListenerRecord | undefined {
 }
 
 /** React 17+ marks its root container with `__reactContainer$…` and keeps each element's props under `__reactProps$…`. */
+const REACT_ROOT = '__reactContainer$';
+const REACT_PROPS = '__reactProps$';
+
 function ownKeyStarting(el: object, prefix: string): string | undefined {
   return Object.keys(el).find((k) => k.startsWith(prefix));
 }
@@ -80,9 +97,9 @@ function ownKeyStarting(el: object, prefix: string): string | undefined {
 function reactDelegated(record: ListenerRecord | undefined): Set<Gesture> {
   const out = new Set<Gesture>();
   if (!record) return out;
-  for (const ref of record.targets) {
+  for (const ref of record.reactRoots) {
     const t = ref.deref();
-    if (!t || !ownKeyStarting(t, '__reactContainer$')) continue;
+    if (!t) continue;
     for (const g of GESTURES) if ((record.types.get(t)?.get(EVENT[g])?.size ?? 0) > 0) out.add(g);
   }
   return out;
@@ -122,7 +139,7 @@ export function gestureSpotter(c: DomCache): { at: (el: Element, ctx: WalkAt) =>
     if (!own && !react.size && handlers.ondblclick == null && handlers.oncontextmenu == null) return;
     let props: Record<string, unknown> | undefined;
     if (react.size) {
-      const key = ownKeyStarting(el, '__reactProps$');
+      const key = ownKeyStarting(el, REACT_PROPS);
       props = key ? ((el as unknown as Record<string, Record<string, unknown> | undefined>)[key] ?? undefined) : undefined;
     }
     const gestures = GESTURES.filter(
