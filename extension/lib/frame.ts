@@ -100,6 +100,7 @@ function act(api: InPage, ref: string, verb: Verb, value: string | undefined): F
     case 'double_click':
     case 'choose':
     case 'read_rows':
+    case 'context_menu':
       // A page script's events are untrusted: a synthetic key does not type, a synthetic pointer does not match
       // :hover (docs/ARCHITECTURE.md, "The six verbs"). The runner's browser surface does these with real input.
       return { ok: false, code: 'ACTION_FAILED', message: `the extension does not ${verb.replace('_', '-')} yet: replay this card with the runner` };
