@@ -142,6 +142,10 @@ describe('the surface\'s verbs on the recorded TextEdit', () => {
         return c;
       };
       await s.act((await control('textbox', 'First Text View')).ref, { verb: 'set_value', value: 'A page of HTML' });
+      // A verb the helper has no AX action for is refused by name, not answered as done.
+      for (const verb of ['press', 'hover', 'double_click', 'choose', 'context_menu', 'read_rows'] as const) {
+        await expect(s.act((await control('textbox', 'First Text View')).ref, { verb, ...(verb === 'press' ? { value: 'Enter' } : {}) })).rejects.toMatchObject({ code: 'ACTION_FAILED', message: expect.stringContaining('does not') });
+      }
       await s.act((await control('menuitem', 'Save…')).ref, { verb: 'invoke' });
       const name = await control('textbox', 'Save As:');
       expect(name).toMatchObject({ value: 'Untitled', verbs: ['set_value', 'read'], scope: [{ role: 'region', name: 'Untitled' }, { role: 'dialog', name: '' }] });
