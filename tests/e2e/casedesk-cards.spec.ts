@@ -2,28 +2,15 @@
 // compiles to the card in capabilities/ (verified by the judge and approved through the CLI), and the approved card
 // replays SUCCESS with no model for a case the evening never touched, the judge confirming one write; the negative
 // cases end with the right word and write nothing. Assign's panel is named after its case: a record path.
-import { readFile, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { test, expect } from '@playwright/test';
-import { DEMO_PASSWORD, startCaseDesk, type Desk } from '../../demo/casedesk/server.ts';
+import { startCaseDesk, type Desk } from '../../demo/casedesk/server.ts';
 import { approvalStatus } from '../../runner/approval.ts';
-import { AnthropicModel } from '../../runner/author/anthropic.ts';
-import { JsonlBook, readBook } from '../../runner/author/book.ts';
-import { selectorsFor } from '../../runner/author/selectors.ts';
-import { BrowserSurface } from '../../runner/browser/surface.ts';
-import { runCapability } from '../../runner/run.ts';
-import { runEvening } from '../../shared/author/evening.ts';
-import type { EveningInput, Owner } from '../../shared/author/ports.ts';
-import { parseScript } from '../../shared/author/scripted.ts';
-import { compile } from '../../shared/compile/compile.ts';
+import type { EveningInput } from '../../shared/author/ports.ts';
 import type { Capability, Postcondition } from '../../shared/schema/capability.ts';
-import { loadCapability } from '../../shared/schema/load.ts';
-import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
-
-const API_KEY = 'sk-fake-casedesk';
-const here = (rel: string): string => fileURLToPath(new URL(rel, import.meta.url));
+import { asCompiled as compiled, authorEvening, judgeCase, replayCard, storedCard as card, type Facts } from './support/casedesk-cards.ts';
 
 let desk: Desk;
 let dir: string;
@@ -37,80 +24,21 @@ test.afterAll(async () => {
 });
 test.beforeEach(() => desk.store.reset());
 
-interface Facts {
-  exists?: boolean;
-  case: { id: string; title: string; assignee: string | null; status: string };
-  writes: { renames: number; assigns: number; closes: number };
-}
-const judge = async (id: string): Promise<Facts> => (await (await fetch(`${desk.url}/_judge/cases/${id}`)).json()) as Facts;
+const judge = (id: string): Promise<Facts> => judgeCase(desk, id);
 const added = async (title: string): Promise<{ presses: number }> =>
   (await (await fetch(`${desk.url}/_judge/added?title=${encodeURIComponent(title)}`)).json()) as { presses: number };
 
-async function card(name: string): Promise<Capability> {
-  const loaded = loadCapability(await readFile(here(`../../capabilities/casedesk-${name}.json`), 'utf8'));
-  if (!loaded.ok) throw new Error(JSON.stringify(loaded.issues));
-  return loaded.value;
-}
-
-/** A card as the compiler makes it: what a reviewer adds (the judge's expected change) and the lifecycle left out. */
-function compiled(c: Capability): Omit<Capability, 'lifecycle' | 'judge'> {
-  const { lifecycle: _l, judge: _j, ...rest } = c;
-  return rest;
-}
-
 /** One evening through the real adapter against the fake API; the book compiled with the card's postconditions. */
 async function author(name: string, goal: string, inputs: EveningInput[], commitOn: string, post: Record<string, Postcondition[]>): Promise<Capability> {
-  const fake = await startFakeAnthropic(parseScript(await readFile(here(`../fixtures/author/casedesk-${name}.json`), 'utf8')), { apiKey: API_KEY });
-  const bookPath = join(dir, `${name}.jsonl`);
-  const asked: string[] = [];
-  const owner: Owner = {
-    ask(q) {
-      asked.push(q.control);
-      return Promise.resolve({ answer: q.control.includes(commitOn) ? 'commit' : 'navigate', name: 'Dana Reviewer' });
-    },
-  };
-  const surface = await BrowserSurface.launch();
-  const book = await JsonlBook.create(bookPath);
-  try {
-    const evening = await runEvening({
-      surface,
-      model: new AnthropicModel({ apiKey: API_KEY, baseURL: fake.url, model: 'claude-fake' }),
-      owner,
-      book,
-      goal,
-      entry: `${desk.url}/`,
-      inputs: [{ name: 'user', value: 'clerk', secret: false }, { name: 'password', value: DEMO_PASSWORD, secret: true }, ...inputs],
-      selectorsFor: selectorsFor(surface.page),
-    });
-    expect(evening, JSON.stringify(evening)).toMatchObject({ ok: true });
-  } finally {
-    await book.close();
-    await surface.close();
-    await fake.close();
-  }
-  expect(fake.problems).toEqual([]);
-  expect(fake.bodies.some((b) => b.includes(DEMO_PASSWORD))).toBe(false);
+  const { card: made, asked } = await authorEvening({ desk, dir, name, goal, inputs, commitOn, post });
   // The owner was asked about the two presses that send writes: the dialog's Log in, and the commit.
   expect(asked).toEqual(["button 'Log in' in dialog 'Log in'", expect.stringContaining(commitOn)]);
-  const read = await readBook(bookPath);
-  if (!read.ok) throw new Error(JSON.stringify(read.problems));
-  const result = compile(read.lines, { id: `casedesk_${name.replace('-', '_')}`, post });
-  if (!result.ok) throw new Error(JSON.stringify(result.holes));
-  return result.card;
+  return made;
 }
 
 let runs = 0;
-async function replay(c: Capability, inputs: Record<string, string>, approved = true) {
-  return await runCapability({
-    card: c,
-    // The draft runs as `--allow-unapproved` does, and its receipt says so.
-    ...(approved ? { requireApproved: true } : { allowUnapproved: true }),
-    inputs: { user: 'clerk', password: DEMO_PASSWORD, ...inputs },
-    env: { BASE_URL: desk.url },
-    surface: () => BrowserSurface.launch(),
-    evidenceDir: join(dir, `evidence-${++runs}`),
-  });
-}
+// The draft runs as `--allow-unapproved` does, and its receipt says so.
+const replay = (c: Capability, inputs: Record<string, string>, approved = true) => replayCard(desk, c, inputs, join(dir, `evidence-${++runs}`), approved);
 
 const LOCKED_SHED = 'Stolen bicycle from a locked shed';
 const ELM_STREET = 'Water damage, 14 Elm Street';
