@@ -88,6 +88,10 @@ function inHiddenChain(c: DomCache, el: Element): boolean {
   return hidden;
 }
 
+/** CSSOM View `checkVisibility({visibilityProperty: true})`: false without a box, under content-visibility:hidden,
+ *  or when the computed visibility is not `visible` — `checkVisibility() && visibility === 'visible'` in one call. */
+const SHOWN: CheckVisibilityOptions = { visibilityProperty: true };
+
 /**
  * Excluded from the accessibility tree (WAI-ARIA 1.2 §4.3 "Excluding Elements from the Accessibility Tree"):
  * display:none, visibility:hidden/collapse, aria-hidden="true", the `hidden` attribute (UA display:none).
@@ -100,6 +104,12 @@ export function isHiddenForAria(c: DomCache, el: Element): boolean {
   let hidden: boolean;
   if (isIgnoredTag(el)) {
     hidden = true;
+  } else if (el.nodeName !== 'SLOT' && el.nodeName !== 'OPTION' && el.checkVisibility(SHOWN)) {
+    // The common case in one native call (docs/ARCHITECTURE.md "The walker"): a box that is laid out and
+    // visibility:visible is neither display:contents (no box) nor display:none (self or flat-tree ancestor) nor
+    // visibility:hidden/collapse, so the branches below would answer with the aria-hidden chain alone; no computed
+    // style is read for it.
+    hidden = inAriaHiddenChain(c, el);
   } else {
     const s = styleOf(c, el);
     if (el.nodeName === 'SLOT') {

@@ -274,7 +274,12 @@ export function walkDocument(doc: Document, c: DomCache): Walked {
   const addPath = (ctx: Ctx, role: string, label: string) => {
     paths.add(label ? `${ctx.chain}${role} '${maskData(label)}'` : `${ctx.chain}${role}`);
   };
-  const visible = (el: Element) => !isHiddenForAria(c, el);
+  // The walk reaches an element only through ancestors that are not aria-hidden (it returns at aria-hidden="true"),
+  // so an element it asks about is known to be outside an aria-hidden chain without walking up it again.
+  const visible = (el: Element) => {
+    if (!c.ariaHidden.has(el)) c.ariaHidden.set(el, false);
+    return !isHiddenForAria(c, el);
+  };
 
   const shadowHosts: Element[] = [];
   const unwalked: Element[] = [];
