@@ -1,11 +1,12 @@
 // Profile of one walker observe on the bench's generated page: CDP Profiler around observePage, self time summed
 // by function, top rows printed. Run alone: npx tsx tests/bench/walker-profile.ts [elements] [observes] [rows] [--in-page]
+// [--casedesk] (--casedesk: CASEDESK's list with [elements] cases instead of the generated page)
 // (--in-page: the observes run in one evaluate, so only the walk and its JSON are sampled, not the round trips)
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { findChromium } from '../../runner/browser/chromium.ts';
 import { ensureWalker, observePage } from '../../runner/browser/observe.ts';
-import { generatePage } from './walker.ts';
+import { generatePage, openCaseDeskList } from './walker.ts';
 
 interface ProfileNode {
   id: number;
@@ -41,11 +42,24 @@ export function selfTimes(profile: Profile): SelfTime[] {
   return [...ms].map(([fn, t]) => ({ fn, ms: t, share: total ? t / total : 0 })).sort((a, b) => b.ms - a.ms);
 }
 
-export async function profileWalker(elements: number, observes: number, inPage = false): Promise<{ rows: SelfTime[]; inPageMs: number }> {
+export async function profileWalker(
+  elements: number,
+  observes: number,
+  inPage = false,
+  caseDesk = false,
+): Promise<{ rows: SelfTime[]; inPageMs: number }> {
   const browser = await chromium.launch(findChromium().launchOptions);
+  let closeDesk: (() => Promise<void>) | undefined;
   try {
-    const page = await browser.newPage();
-    await page.setContent(generatePage(elements));
+    let page;
+    if (caseDesk) {
+      const desk = await openCaseDeskList(browser, elements);
+      closeDesk = desk.close;
+      page = desk.page;
+    } else {
+      page = await browser.newPage();
+      await page.setContent(generatePage(elements));
+    }
     await ensureWalker(page.mainFrame());
     await observePage(page);
     const cdp = await page.context().newCDPSession(page);
@@ -72,6 +86,7 @@ export async function profileWalker(elements: number, observes: number, inPage =
     });
     return { rows: selfTimes(profile).map((r) => ({ ...r, ms: r.ms / observes })), inPageMs };
   } finally {
+    await closeDesk?.();
     await browser.close();
   }
 }
@@ -81,7 +96,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const observes = Number(process.argv[3] ?? 5);
   const top = Number(process.argv[4] ?? 10);
   const inPage = process.argv.includes('--in-page');
-  const { rows, inPageMs } = await profileWalker(elements, observes, inPage);
+  const { rows, inPageMs } = await profileWalker(elements, observes, inPage, process.argv.includes('--casedesk'));
   process.stdout.write(`walker in-page observe median ${inPageMs.toFixed(1)} ms; self time per observe (${observes} observes):\n`);
   for (const r of rows.slice(0, top)) process.stdout.write(`  ${r.ms.toFixed(2).padStart(7)} ms  ${(r.share * 100).toFixed(1).padStart(5)}%  ${r.fn}\n`);
 }
