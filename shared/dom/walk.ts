@@ -330,7 +330,7 @@ export function walkDocument(doc: Document, c: DomCache): Walked {
         }
         // A custom combobox or listbox (not a native <select>) is chosen in, not selected: `choose` opens it and
         // picks the option by name (docs/ARCHITECTURE.md, "The six verbs").
-        if (tag !== 'SELECT') control.verbs = control.verbs.map((v) => (v === 'select' ? 'choose' : v));
+        if (tag !== 'SELECT' && verbs.includes('select')) control.verbs = control.verbs.map((v) => (v === 'select' ? 'choose' : v));
         Object.assign(control, controlValue(el, role), controlState(el, role));
         if (isDisabled(el, disabled)) control.disabled = true;
         if (isSecretField(c, el)) control.secret = true;
