@@ -4,7 +4,8 @@
 // Run alone: npx tsx tests/bench/walker.ts [runs] [elements...]   (CASEDESK: BENCH_CASEDESK_CASES=4,500; 0 skips it)
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { DEMO_PASSWORD, startCaseDesk } from '../../demo/casedesk/server.ts';
+import { startCaseDesk } from '../../demo/casedesk/server.ts';
+import { logInAsClerk } from '../tools/casedesk-login.ts';
 import { findChromium } from '../../runner/browser/chromium.ts';
 import { ensureWalker, observePage } from '../../runner/browser/observe.ts';
 import { median } from './stats.ts';
@@ -160,12 +161,7 @@ export async function openCaseDeskList(browser: Browser, cases: number): Promise
       if (!added.ok) throw new Error(`CASEDESK refused bench case ${i + 1}: ${added.message}`);
     }
     const page = await context.newPage();
-    await page.goto(`${desk.url}/`);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Log in' });
-    await dialog.getByLabel('User name').fill('clerk');
-    await dialog.getByLabel('Password').fill(DEMO_PASSWORD);
-    await dialog.getByRole('button', { name: 'Log in' }).click();
+    await logInAsClerk(page, desk.url);
     const list = page.getByRole('region', { name: 'Cases' }).getByRole('listitem');
     await list.nth(cases - 1).waitFor();
     await page.getByRole('progressbar', { name: 'Loading' }).waitFor({ state: 'hidden' });
