@@ -103,8 +103,9 @@ function inHiddenChain(c: DomCache, el: Element): boolean {
 }
 
 /** CSSOM View `checkVisibility({visibilityProperty: true})`: false without a box, under content-visibility:hidden,
- *  or when the computed visibility is not `visible` — `checkVisibility() && visibility === 'visible'` in one call. */
-const SHOWN: CheckVisibilityOptions = { visibilityProperty: true };
+ *  or when the computed visibility is not `visible` — `checkVisibility() && visibility === 'visible'` in one call.
+ *  `checkVisibilityCSS` is the same option's first name, the one Chrome 105–120 reads (the extension runs there too). */
+const SHOWN: CheckVisibilityOptions = { visibilityProperty: true, checkVisibilityCSS: true };
 
 /**
  * Excluded from the accessibility tree (WAI-ARIA 1.2 §4.3 "Excluding Elements from the Accessibility Tree"):
