@@ -73,7 +73,7 @@ function findAll(doc: Document, c: DomCache, q: FindQuery): Element[] {
   if (!roots.length) return [];
   // A hover target (q.reveal) is found while still hidden, by the name it will have once shown.
   const shown = (e: Element): boolean => !isHiddenForAria(c, e) || (q.reveal === true && isRevealable(c, e));
-  const nameOf = (e: Element): string => (q.reveal === true && isRevealable(c, e) ? revealedName(e) : accessibleName(c, e));
+  const nameOf = (e: Element): string => (q.reveal === true && isRevealable(c, e) ? revealedName(e, c) : accessibleName(c, e));
   switch (q.rung) {
     case 'role_name': {
       const name = normalize(q.name);

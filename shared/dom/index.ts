@@ -35,7 +35,9 @@ export function isBusy(doc: Document, walked?: Pick<Walked, 'shadowHosts' | 'unw
   // their elements itself), and those below what it did not enter, searched as above.
   if (busyIn(doc)) return true;
   for (const host of walked.shadowHosts) if (host.shadowRoot && busyIn(host.shadowRoot)) return true;
-  for (const el of walked.unwalked) if ((el.shadowRoot && search(el.shadowRoot)) || hostsBelow(el)) return true;
+  // An element without element children has no shadow host below it (most unwalked elements: a <style>, a slotted
+  // <span> of text), so its querySelectorAll is not run.
+  for (const el of walked.unwalked) if ((el.shadowRoot && search(el.shadowRoot)) || (el.firstElementChild && hostsBelow(el))) return true;
   return false;
 }
 

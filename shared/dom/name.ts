@@ -9,8 +9,14 @@ import { cssContent, isHiddenForAria, isIgnoredTag, styleOf, type DomCache } fro
  */
 export function normalize(s: string | null | undefined): string {
   if (!s) return '';
+  // Most strings are already normal (no dropped character, no whitespace but single inner spaces): one test, and
+  // the string is returned as it is, which is what the replacements and the trim would give.
+  if (!NOT_NORMAL.test(s)) return s;
   return s.replace(/[\u200b\u00ad]/g, '').replace(/\s+/g, ' ').trim();
 }
+
+/** A character normalize drops, whitespace other than a space, two whitespace in a row, or whitespace at either end. */
+const NOT_NORMAL = /[\u200b\u00ad]|[^\S ]|\s\s|^\s|\s$/;
 
 interface Embedding {
   hidden: boolean;

@@ -79,6 +79,25 @@ function thRole(el: Element): string | null {
   return 'columnheader';
 }
 
+/**
+ * `cell.closest('table')`, read off the parents where the cell sits where the HTML parser puts it (a <tr> of a
+ * <table>, or of its <tbody>/<thead>/<tfoot>): neither the row nor the section is a table, so the table is the
+ * nearest one. Anywhere else (a script-built tree), the selector is asked.
+ */
+function tableOfCell(cell: Element): Element | null {
+  const row = cell.parentElement;
+  if (row && row.tagName === 'TR') {
+    const up = row.parentElement;
+    if (up && up.tagName === 'TABLE') return up;
+    const section = up ? up.tagName : '';
+    if (up && (section === 'TBODY' || section === 'THEAD' || section === 'TFOOT')) {
+      const table = up.parentElement;
+      if (table && table.tagName === 'TABLE') return table;
+    }
+  }
+  return cell.closest('table');
+}
+
 function implicitRoleOfTag(el: Element): string | null {
   switch (el.tagName.toUpperCase()) {
     case 'A':
@@ -151,7 +170,7 @@ function implicitRoleOfTag(el: Element): string | null {
     case 'TABLE': return 'table';
     case 'TBODY': case 'THEAD': case 'TFOOT': return 'rowgroup';
     case 'TD': {
-      const table = el.closest('table');
+      const table = tableOfCell(el);
       const r = table ? explicitRole(table) : null;
       return r === 'grid' || r === 'treegrid' ? 'gridcell' : 'cell';
     }

@@ -14,6 +14,9 @@ export interface DomCache {
   /** The presentational role an element passes down to its required owned elements, '' for none (role.ts). */
   presentation: Map<Element, string>;
   name: Map<Element, string>;
+  /** isRevealable's answers: they read the element's own style, layout and aria-hidden chain, never another
+   *  element's lifted hidden-ness, so a lifted cache (liftedCache) shares them. */
+  revealable: Map<Element, boolean>;
 }
 
 export function newCache(): DomCache {
@@ -28,7 +31,18 @@ export function newCache(): DomCache {
     role: new Map(),
     presentation: new Map(),
     name: new Map(),
+    revealable: new Map(),
   };
+}
+
+/**
+ * A cache for the same walk in which some elements' hidden-ness will be lifted (shared/dom/walk.ts revealedName): it
+ * starts its own `hidden` and `name` maps, the only answers a lift can change (a display:contents element's
+ * hidden-ness follows its children's; a name follows hidden-ness), and shares every other map, whose answers depend
+ * on the element alone: computed style, pseudo content, the display:none and aria-hidden chains, roles, revealability.
+ */
+export function liftedCache(c: DomCache): DomCache {
+  return { ...c, hidden: new Map(), name: new Map() };
 }
 
 export function styleOf(c: DomCache, el: Element): CSSStyleDeclaration | undefined {
@@ -88,6 +102,11 @@ function inHiddenChain(c: DomCache, el: Element): boolean {
   return hidden;
 }
 
+/** CSSOM View `checkVisibility({visibilityProperty: true})`: false without a box, under content-visibility:hidden,
+ *  or when the computed visibility is not `visible` — `checkVisibility() && visibility === 'visible'` in one call.
+ *  `checkVisibilityCSS` is the same option's first name, the one Chrome 105–120 reads (the extension runs there too). */
+const SHOWN: CheckVisibilityOptions = { visibilityProperty: true, checkVisibilityCSS: true };
+
 /**
  * Excluded from the accessibility tree (WAI-ARIA 1.2 §4.3 "Excluding Elements from the Accessibility Tree"):
  * display:none, visibility:hidden/collapse, aria-hidden="true", the `hidden` attribute (UA display:none).
@@ -100,6 +119,12 @@ export function isHiddenForAria(c: DomCache, el: Element): boolean {
   let hidden: boolean;
   if (isIgnoredTag(el)) {
     hidden = true;
+  } else if (el.nodeName !== 'SLOT' && el.nodeName !== 'OPTION' && el.checkVisibility(SHOWN)) {
+    // The common case in one native call (docs/ARCHITECTURE.md "The walker"): a box that is laid out and
+    // visibility:visible is neither display:contents (no box) nor display:none (self or flat-tree ancestor) nor
+    // visibility:hidden/collapse, so the branches below would answer with the aria-hidden chain alone; no computed
+    // style is read for it.
+    hidden = inAriaHiddenChain(c, el);
   } else {
     const s = styleOf(c, el);
     if (el.nodeName === 'SLOT') {
@@ -124,7 +149,9 @@ export function isHiddenForAria(c: DomCache, el: Element): boolean {
       }
     } else {
       const optionInSelect = el.nodeName === 'OPTION' && !!el.closest('select');
-      const styleVisible = !s || (el.checkVisibility() && s.visibility === 'visible');
+      // Past a failed checkVisibility(SHOWN) above (anything but a slot or an option), `checkVisibility() &&
+      // visibility === 'visible'` is already known false: it is not asked again.
+      const styleVisible = !s || (el.nodeName !== 'OPTION' ? false : el.checkVisibility() && s.visibility === 'visible');
       // checkVisibility() already fails under a display:none flat-tree ancestor, so a visible element needs only
       // the aria-hidden chain; an option of a closed <select> has no box and needs the display chain too.
       if (optionInSelect) hidden = inHiddenChain(c, el);
@@ -142,9 +169,27 @@ export function isHiddenForAria(c: DomCache, el: Element): boolean {
  * up space, and `checkVisibility()` without `visibilityProperty` still answers true for it.
  */
 export function isRevealable(c: DomCache, el: Element): boolean {
-  if (!isHiddenForAria(c, el)) return false;
-  const s = styleOf(c, el);
-  return !!s && s.visibility === 'hidden' && el.checkVisibility() && el.getClientRects().length > 0 && !inAriaHiddenChain(c, el);
+  const known = c.revealable.get(el);
+  if (known !== undefined) return known;
+  let out = false;
+  if (isHiddenForAria(c, el)) {
+    const s = styleOf(c, el);
+    out = !!s && s.visibility === 'hidden' && el.checkVisibility() && hasClientRects(el, s) && !inAriaHiddenChain(c, el);
+  }
+  c.revealable.set(el, out);
+  return out;
+}
+
+/** Display types whose element, once it has a box at all, is one CSS box (CSS Display 3 §2: block containers, flex and
+ *  grid containers, atomic inlines, tables) and so has at least one client rect (CSSOM View §6.1 getClientRects: one
+ *  per box fragment). Only a plain inline box is asked: the rects of its line fragments are read from layout. */
+const BOXED = new Set([
+  'block', 'inline-block', 'flow-root', 'list-item', 'flex', 'inline-flex', 'grid', 'inline-grid', 'table', 'inline-table',
+]);
+
+/** `getClientRects().length > 0` for an element known to have a box (checkVisibility() true). */
+function hasClientRects(el: Element, s: CSSStyleDeclaration): boolean {
+  return BOXED.has(s.display) || el.getClientRects().length > 0;
 }
 
 /**

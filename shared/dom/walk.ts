@@ -7,7 +7,7 @@ import { roleOf } from './role.ts';
 import { isHeaderRow, newRowCache, plainText, rowKey, rowKind, type RowCache } from './rows.ts';
 import type { WalkAt } from './gestures.ts';
 import { isDisabled } from './state.ts';
-import { isHiddenForAria, isIgnoredTag, isRevealable, newCache, styleOf, type DomCache } from './style.ts';
+import { isHiddenForAria, isIgnoredTag, isRevealable, liftedCache, newCache, styleOf, type DomCache } from './style.ts';
 
 /** The closed vocabulary per role (docs/ARCHITECTURE.md "The six verbs"); a role missing here is not a control. */
 export const VERBS_BY_ROLE: Readonly<Record<string, readonly Verb[]>> = {
@@ -100,10 +100,11 @@ interface Ctx {
 /**
  * The name a control shown only on hover will have once shown. accname 1.2 §4.3.2 step 2A skips hidden nodes, so a
  * visibility:hidden button has no name while hidden: the name is computed in a cache of its own where the subtree's
- * hover-lifted hiding is lifted, as the hover will lift it.
+ * hover-lifted hiding is lifted, as the hover will lift it. Given the walk's cache, that cache shares the walk's
+ * answers that no lift changes (shared/dom/style.ts liftedCache).
  */
-export function revealedName(el: Element): string {
-  const c = newCache();
+export function revealedName(el: Element, walk?: DomCache): string {
+  const c = walk ? liftedCache(walk) : newCache();
   const lift = (e: Element): void => {
     if (isRevealable(c, e)) c.hidden.set(e, false);
     for (let ch = e.firstElementChild; ch; ch = ch.nextElementSibling) lift(ch);
@@ -275,7 +276,12 @@ export function walkDocument(doc: Document, c: DomCache, at?: (el: Element, ctx:
   const addPath = (ctx: Ctx, role: string, label: string) => {
     paths.add(label ? `${ctx.chain}${role} '${maskData(label)}'` : `${ctx.chain}${role}`);
   };
-  const visible = (el: Element) => !isHiddenForAria(c, el);
+  // The walk reaches an element only through ancestors that are not aria-hidden (it returns at aria-hidden="true"),
+  // so an element it asks about is known to be outside an aria-hidden chain without walking up it again.
+  const visible = (el: Element) => {
+    if (!c.ariaHidden.has(el)) c.ariaHidden.set(el, false);
+    return !isHiddenForAria(c, el);
+  };
 
   const shadowHosts: Element[] = [];
   const unwalked: Element[] = [];
@@ -305,7 +311,7 @@ export function walkDocument(doc: Document, c: DomCache, at?: (el: Element, ctx:
         // A row's action shown only on hover: offered to be hovered, which reveals it for the next step. No path:
         // the screen's furniture is what it was without it.
         const key = rowKey(c, rows, ctx.row);
-        const control: Control = { ref: '', role, name: revealedName(el), verbs: ['hover'], scope: [...ctx.scope], ancestors: [...ctx.ancestors] };
+        const control: Control = { ref: '', role, name: revealedName(el, c), verbs: ['hover'], scope: [...ctx.scope], ancestors: [...ctx.ancestors] };
         if (key) control.scope.push({ role: 'row', name: key });
         controls.push({ el, control });
       } else if (visible(el)) {
@@ -326,7 +332,7 @@ export function walkDocument(doc: Document, c: DomCache, at?: (el: Element, ctx:
         }
         // A custom combobox or listbox (not a native <select>) is chosen in, not selected: `choose` opens it and
         // picks the option by name (docs/ARCHITECTURE.md, "The six verbs").
-        if (tag !== 'SELECT') control.verbs = control.verbs.map((v) => (v === 'select' ? 'choose' : v));
+        if (tag !== 'SELECT' && verbs.includes('select')) control.verbs = control.verbs.map((v) => (v === 'select' ? 'choose' : v));
         Object.assign(control, controlValue(el, role), controlState(el, role));
         if (isDisabled(el, disabled)) control.disabled = true;
         if (isSecretField(c, el)) control.secret = true;

@@ -1,20 +1,26 @@
-// Benchmark: observing a generated page (5,000 and 20,000 elements) with the walker versus Chrome's own CDP
-// Accessibility.getFullAXTree, median of interleaved runs in the same browser. Prints both medians and the ratio
-// (walker / CDP; < 1 is faster). Run alone: npx tsx tests/bench/walker.ts [runs] [elements...]
+// Benchmark: observing a generated page (5,000 and 20,000 elements) and CASEDESK's case list with the walker versus
+// Chrome's own CDP Accessibility.getFullAXTree of the same page, median of interleaved runs in the same browser.
+// Prints both medians and the ratio (walker / CDP; < 1 is faster).
+// Run alone: npx tsx tests/bench/walker.ts [runs] [elements...]   (CASEDESK: BENCH_CASEDESK_CASES=4,500; 0 skips it)
 import { fileURLToPath } from 'node:url';
-import { chromium, type Page } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startCaseDesk } from '../../demo/casedesk/server.ts';
+import { logInAsClerk } from '../tools/casedesk-login.ts';
 import { findChromium } from '../../runner/browser/chromium.ts';
 import { ensureWalker, observePage } from '../../runner/browser/observe.ts';
 import { median } from './stats.ts';
 
 export interface WalkerBench {
   name: string;
+  /** The bench's generated page, or CASEDESK's case list (a shadow-DOM app: slots, hover-revealed row actions). */
+  page: 'generated' | 'casedesk';
   /** walker median / CDP median */
   ratio: number;
   walkerMedianMs: number;
   cdpMedianMs: number;
-  /** The size asked for (the generated page has about this many elements). */
+  /** The size asked for: elements of the generated page, cases in CASEDESK's list. */
   size: number;
+  /** Elements of the page, those inside open shadow roots included. */
   elements: number;
   controls: number;
   runs: number;
@@ -62,58 +68,128 @@ export function generatePage(targetElements = 5000): string {
 }
 
 
+/** CASEDESK list sizes the bench observes by default: the seeded list a clerk first sees, and a long one. */
+export const CASEDESK_CASES: readonly number[] = [4, 500];
+
 /** Each size in its own page of one browser, all in one run, so the ratios are comparable. */
-export async function benchWalker(runs = 15, sizes: readonly number[] = [5000, 20000]): Promise<WalkerBench[]> {
+export async function benchWalker(
+  runs = 15,
+  sizes: readonly number[] = [5000, 20000],
+  caseDesk: readonly number[] = CASEDESK_CASES,
+): Promise<WalkerBench[]> {
   const browser = await chromium.launch(findChromium().launchOptions);
   try {
     const out: WalkerBench[] = [];
     for (const size of sizes) out.push(await benchSize(await browser.newPage(), runs, size));
+    for (const cases of caseDesk) out.push(await benchCaseDesk(browser, runs, cases));
     return out;
   } finally {
     await browser.close();
   }
 }
 
+/** Every element of the document, those inside open shadow roots included (the walker walks them; so does CDP). */
+function countElements(page: Page): Promise<number> {
+  // A loop, not a nested function: tsx would wrap a named function in a helper the page does not have.
+  return page.evaluate(() => {
+    let n = 0;
+    const roots: Array<Document | ShadowRoot> = [document];
+    for (let root = roots.pop(); root; root = roots.pop()) {
+      for (const el of root.querySelectorAll('*')) {
+        n++;
+        if (el.shadowRoot) roots.push(el.shadowRoot);
+      }
+    }
+    return n;
+  });
+}
+
+/** Walker observePage and CDP getFullAXTree of the page as it is, interleaved, after one warm-up of each. */
+async function measure(page: Page, runs: number): Promise<Pick<WalkerBench, 'ratio' | 'walkerMedianMs' | 'cdpMedianMs' | 'elements' | 'controls' | 'runs'>> {
+  const elements = await countElements(page);
+  const cdp = await page.context().newCDPSession(page);
+  // Warm both paths once: the walker install and the CDP accessibility domain are one-off costs.
+  await ensureWalker(page.mainFrame());
+  const first = await observePage(page);
+  await cdp.send('Accessibility.getFullAXTree');
+  const walkerMs: number[] = [];
+  const cdpMs: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    let t = performance.now();
+    await observePage(page);
+    walkerMs.push(performance.now() - t);
+    t = performance.now();
+    await cdp.send('Accessibility.getFullAXTree');
+    cdpMs.push(performance.now() - t);
+  }
+  const walkerMedianMs = median(walkerMs);
+  const cdpMedianMs = median(cdpMs);
+  return {
+    ratio: walkerMedianMs / cdpMedianMs,
+    walkerMedianMs,
+    cdpMedianMs,
+    elements,
+    controls: first.parts.reduce((k, f) => k + f.controls.length, 0),
+    runs,
+  };
+}
+
 async function benchSize(page: Page, runs: number, size: number): Promise<WalkerBench> {
   try {
     await page.setContent(generatePage(size));
-    const elements = await page.evaluate(() => document.getElementsByTagName('*').length);
-    const cdp = await page.context().newCDPSession(page);
-    // Warm both paths once: the walker install and the CDP accessibility domain are one-off costs.
-    await ensureWalker(page.mainFrame());
-    const first = await observePage(page);
-    await cdp.send('Accessibility.getFullAXTree');
-    const walkerMs: number[] = [];
-    const cdpMs: number[] = [];
-    for (let i = 0; i < runs; i++) {
-      let t = performance.now();
-      await observePage(page);
-      walkerMs.push(performance.now() - t);
-      t = performance.now();
-      await cdp.send('Accessibility.getFullAXTree');
-      cdpMs.push(performance.now() - t);
-    }
-    const walkerMedianMs = median(walkerMs);
-    const cdpMedianMs = median(cdpMs);
-    return {
-      name: `walker observe vs CDP getFullAXTree (${size.toLocaleString('en')} elements)`,
-      size,
-      ratio: walkerMedianMs / cdpMedianMs,
-      walkerMedianMs,
-      cdpMedianMs,
-      elements,
-      controls: first.parts.reduce((k, f) => k + f.controls.length, 0),
-      runs,
-    };
+    return { name: `walker observe vs CDP getFullAXTree (${size.toLocaleString('en')} elements)`, page: 'generated', size, ...(await measure(page, runs)) };
   } finally {
     await page.close();
+  }
+}
+
+/**
+ * CASEDESK's case list after logging in, with `cases` cases in it (the four seeded ones, then numbered ones added to
+ * its store), served on 127.0.0.1 without API delays; the mouse is parked on the header, so no row shows its actions.
+ * `close` stops the server and the page's context.
+ */
+export async function openCaseDeskList(browser: Browser, cases: number): Promise<{ page: Page; close(): Promise<void> }> {
+  const desk = await startCaseDesk({ port: 0, delayMs: [0, 0], seed: 1 });
+  const context = await browser.newContext();
+  const close = async (): Promise<void> => {
+    await context.close();
+    await desk.close();
+  };
+  try {
+    for (let i = desk.store.list().length; i < cases; i++) {
+      const added = desk.store.add(`Bench case ${i + 1}`);
+      if (!added.ok) throw new Error(`CASEDESK refused bench case ${i + 1}: ${added.message}`);
+    }
+    const page = await context.newPage();
+    await logInAsClerk(page, desk.url);
+    const list = page.getByRole('region', { name: 'Cases' }).getByRole('listitem');
+    await list.nth(cases - 1).waitFor();
+    await page.getByRole('progressbar', { name: 'Loading' }).waitFor({ state: 'hidden' });
+    await page.mouse.move(0, 0);
+    const shown = await list.count();
+    if (shown !== cases) throw new Error(`CASEDESK shows ${shown} cases, not ${cases}`);
+    return { page, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+async function benchCaseDesk(browser: Browser, runs: number, cases: number): Promise<WalkerBench> {
+  const desk = await openCaseDeskList(browser, cases);
+  try {
+    return { name: `walker observe vs CDP getFullAXTree (CASEDESK list, ${cases} cases)`, page: 'casedesk', size: cases, ...(await measure(desk.page, runs)) };
+  } finally {
+    await desk.close();
   }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const runs = Number(process.argv[2] ?? 15);
   const sizes = process.argv.slice(3).map(Number);
-  for (const r of await benchWalker(runs, sizes.length ? sizes : undefined)) process.stdout.write(
+  const cases = process.env['BENCH_CASEDESK_CASES'];
+  const caseDesk = cases === undefined ? CASEDESK_CASES : cases.split(',').map(Number).filter((n) => n > 0);
+  for (const r of await benchWalker(runs, sizes.length ? sizes : undefined, caseDesk)) process.stdout.write(
     `${r.name}: ${r.elements} elements, ${r.controls} controls, ${r.runs} interleaved runs\n` +
       `  walker observePage median ${r.walkerMedianMs.toFixed(1)} ms\n` +
       `  CDP getFullAXTree median  ${r.cdpMedianMs.toFixed(1)} ms\n` +

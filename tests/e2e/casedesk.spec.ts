@@ -2,7 +2,8 @@
 // rename by double-click, assign through the custom combobox, close through the modal confirm — each confirmed by
 // the judge, with the server answering after random delays and a spinner while it does.
 import { expect, test } from '@playwright/test';
-import { DEMO_PASSWORD, startCaseDesk, type Desk } from '../../demo/casedesk/server.ts';
+import { startCaseDesk, type Desk } from '../../demo/casedesk/server.ts';
+import { logInAsClerk } from '../tools/casedesk-login.ts';
 
 let desk: Desk;
 test.beforeAll(async () => {
@@ -16,13 +17,7 @@ test.beforeEach(() => desk.store.reset());
 const judge = async (id: string) => (await (await fetch(`${desk.url}/_judge/cases/${id}`)).json()) as { case: { title: string; assignee: string | null; status: string }; writes: Record<string, number> };
 
 test('a clerk adds, renames, assigns and closes cases; each write reaches the store once', async ({ page }) => {
-  await page.goto(`${desk.url}/`);
-  // Two "Log in" buttons once the dialog is open: the header's and the dialog's.
-  await page.getByRole('button', { name: 'Log in' }).click();
-  const dialog = page.getByRole('dialog', { name: 'Log in' });
-  await dialog.getByLabel('User name').fill('clerk');
-  await dialog.getByLabel('Password').fill(DEMO_PASSWORD);
-  await dialog.getByRole('button', { name: 'Log in' }).click();
+  await logInAsClerk(page, desk.url);
   await expect(page.getByRole('status')).toHaveText('Logged in as clerk');
   const cases = page.getByRole('region', { name: 'Cases' });
   await expect(cases.getByRole('listitem')).toHaveCount(4);
