@@ -7,6 +7,7 @@ import { renderMenu, type MenuRow } from '../menu.ts';
 import type { EveningInput } from './ports.ts';
 import { KEYS, takesValue, VERBS } from '../operations.ts';
 import { Verb } from '../schema/observation.ts';
+import { renderRowSources, type RowSource } from './rows.ts';
 
 /** The verbs the menu offers and those that take a value: the operations table's, never a list of its own. */
 const MENU_VERBS = Verb.options.filter((v) => VERBS[v].menu);
@@ -50,6 +51,23 @@ export const TOOLS = [
     },
   },
   {
+    name: 'read_rows',
+    description:
+      'Return a table/list listed under Rows as an output: give its id (T1), an output name, columns as {name: header}, ' +
+      'and/or text: a column name for each row\'s whole text (a list has no headers).',
+    input_schema: {
+      type: 'object',
+      properties: {
+        table: { type: 'string' },
+        output: { type: 'string', pattern: '^[a-z][a-z0-9_]*$' },
+        columns: { type: 'object', additionalProperties: { type: 'string' } },
+        text: { type: 'string' },
+      },
+      required: ['table', 'output'],
+      additionalProperties: false,
+    },
+  },
+  {
     name: 'finish',
     description: 'End the task: name the labelled screen, showing now, on which the goal is done.',
     input_schema: {
@@ -83,6 +101,8 @@ export function screenText(
   menu: readonly MenuRow[],
   label: string | null,
   mask: (s: string) => string,
+  /** Tables and lists `read_rows` can read here (shared/author/rows.ts); the section is left out when there are none. */
+  rows: readonly RowSource[] = [],
 ): string {
   let text = obs.parts
     .map((f) => f.text)
@@ -94,6 +114,7 @@ export function screenText(
       `Screen: ${label ?? '(not labelled yet)'}`,
       'Menu:',
       menu.length ? renderMenu(menu) : '(no actions)',
+      ...(rows.length ? ['Rows (read_rows):', renderRowSources(rows)] : []),
       `Text: ${text}`,
     ].join('\n'),
   );
