@@ -7,6 +7,7 @@ import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { secretEnvName } from '../shared/inputs.ts';
+import { canonicalJson } from '../shared/schema/canonical.ts';
 import { judgeBlankProblems, type Capability, type ExpectedChange, type Lifecycle } from '../shared/schema/capability.ts';
 import type { RunResult, Word } from '../shared/schema/result.ts';
 import { addEnvSecrets, Masker, SecretError } from '../shared/secrets.ts';
@@ -311,9 +312,10 @@ function rowsVerdict(
   const rowsAfter = judgedRows(o.after, spec.at);
   const detail = `the judge holds ${typeof rowsAfter === 'string' ? rowsAfter : `${rowsAfter.length} row(s)`}`;
   if (typeof rowsAfter === 'string') return { judge: { expected: o.expected, before: o.before, after: o.after, changed: null, agrees: null, detail }, why: `${detail}, so the word ${said} cannot be checked` };
-  const changed = show(o.rowsBefore) !== show(rowsAfter);
+  // Rows are compared as data: the same rows in the same order, each with the same columns in any key order.
+  const changed = canonicalJson(o.rowsBefore) !== canonicalJson(rowsAfter);
   const got = o.masker.maskDeep(result.outputs[spec.output] ?? null);
-  const same = show(got) === show(o.masker.maskDeep(rowsAfter));
+  const same = canonicalJson(got) === canonicalJson(o.masker.maskDeep(rowsAfter));
   const agrees = result.word === 'SUCCESS' ? same : null;
   const judge: JudgeReport = { expected: o.expected, before: o.before, after: o.after, changed, agrees, detail };
   let why = '';

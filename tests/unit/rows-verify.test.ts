@@ -48,6 +48,11 @@ describe('a rows judge', () => {
     expect(r.plates[0]).toMatchObject({ status: 'clean', judge: { changed: false, agrees: true } });
   });
 
+  it('compares rows as data: the judge\'s columns may come in another key order', async () => {
+    const r = await plate(receipt({ cases: [{ status: 'open', id: 'C-1002', title: 'Windscreen chip' }] }));
+    expect(r.plates[0]).toMatchObject({ status: 'clean' });
+  });
+
   it('is clean with zero rows when the judge holds none', async () => {
     expect((await plate(receipt({ cases: [] }), { rows: [] })).plates[0]).toMatchObject({ status: 'clean' });
   });
