@@ -1,11 +1,15 @@
-// Rows authored, not hand-written: a scripted model through the real Anthropic adapter (a fake Messages API) declares PLUMBLINE's shares table as a rows output with read_rows; the book compiles to the same steps, screens, targets and columns as the hand-written card it replaces, and the committed card is that compiled card plus a reviewer's additions, verified and approved.
+// Rows authored, not hand-written: a scripted model through the real Anthropic adapter (a fake Messages API) declares a table as a rows output with read_rows — PLUMBLINE's shares compile to the same work as the hand-written card they replace; CASEDESK's open cases of one assignee compile to a card that verifies 3 of 3 against the desk's judge, replays with the judge confirming its rows, and answers SUCCESS with zero rows for an assignee with no case.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
+import { DEMO_PASSWORD, startCaseDesk, type Desk } from '../../demo/casedesk/server.ts';
 import { startBank, type Bank } from '../../demo/plumbline/server.ts';
 import { approvalStatus } from '../../runner/approval.ts';
+import { urlJudge } from '../../runner/judge.ts';
+import { runCapability } from '../../runner/run.ts';
+import { verify } from '../../runner/verify.ts';
 import { AnthropicModel } from '../../runner/author/anthropic.ts';
 import { JsonlBook, readBook } from '../../runner/author/book.ts';
 import { selectorsFor } from '../../runner/author/selectors.ts';
@@ -55,15 +59,18 @@ function work(card: Card): unknown[] {
 const rowsOutputs = (card: Card): unknown => Object.values(card.outputs).map((o) => (o.kind === 'rows' ? { kind: o.kind, step: card.steps.findIndex((s) => s.id === o.from_step), columns: o.columns } : o));
 
 let bank: Bank;
+let desk: Desk;
 let dir: string;
 const PASSWORD = `pw-${Math.random().toString(36).slice(2, 10)}`;
 
 test.beforeAll(async () => {
   bank = await startBank({ port: 0, operatorPassword: PASSWORD });
+  desk = await startCaseDesk({ delayMs: [300, 1200], seed: 11 });
   dir = await mkdtemp(join(tmpdir(), 'handrail-rows-authored-'));
 });
 test.afterAll(async () => {
   await bank?.close();
+  await desk?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
@@ -101,4 +108,63 @@ test('PLUMBLINE member shares: the authored book compiles to the hand-written ca
   expect(committed.judge).toEqual({ rows: { output: 'shares', at: 'rows' } });
   expect(committed.lifecycle).toMatchObject({ state: 'approved', reliability: { k: 3, n: 3 }, approval: { by: 'Handrail maintainers' } });
   expect(approvalStatus(committed).servable).toBe(true);
+});
+
+/** The open cases the desk's judge holds for an assignee: the truth, from the store, never the screen. */
+async function openCases(assignee: string): Promise<unknown[]> {
+  const res = await fetch(`${desk.url}/_judge/open-cases?assignee=${encodeURIComponent(assignee)}`);
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { rows: unknown[] }).rows;
+}
+
+test('CASEDESK open cases: authored with read_rows, verified 3 of 3 against the judge, replayed with the judge confirming the rows; no case is SUCCESS with zero rows', async () => {
+  test.setTimeout(240_000);
+  desk.store.reset();
+  const { card } = await authorRows({
+    script: 'tests/fixtures/author/casedesk-open-cases.json',
+    goal: 'List the open CASEDESK cases of one assignee',
+    entry: `${desk.url}/find`,
+    inputs: [
+      { name: 'user', value: 'clerk', secret: false },
+      { name: 'password', value: DEMO_PASSWORD, secret: true },
+      { name: 'assignee', value: 'Unassigned', secret: false },
+    ],
+    id: 'casedesk_open_cases',
+    dir,
+  });
+  expect(card.outputs['cases']).toEqual({ kind: 'rows', from_step: 'read_cases', columns: { id: { header: 'ID' }, title: { header: 'Title' }, assignee: { header: 'Assignee' }, status: { header: 'Status' } } });
+  expect(card.targets['cases_table']).toMatchObject({ role: 'table', name: { eq: 'Open cases' }, ladder: [{ rung: 'role_name' }] });
+
+  // The committed card is this compiled card plus a reviewer's words and the judge; approved after 3 of 3.
+  const committed = Capability.parse(JSON.parse(await readFile(join(ROOT, 'capabilities/casedesk-open-cases.json'), 'utf8')));
+  for (const key of ['steps', 'targets', 'screens', 'network', 'surface', 'entry', 'outcomes'] as const) expect(committed[key], key).toEqual(card[key]);
+  expect(committed.lifecycle).toMatchObject({ state: 'approved', reliability: { k: 3, n: 3 }, approval: { by: 'Handrail maintainers' } });
+  expect(approvalStatus(committed).servable).toBe(true);
+
+  // Verified again here, from cold, against the judge: two assignees with cases and one whose only case is closed.
+  const env = { BASE_URL: desk.url, HANDRAIL_SECRET_PASSWORD: DEMO_PASSWORD };
+  const report = await verify(committed, {
+    plates: [{ assignee: 'Unassigned' }, { assignee: 'Ada Okafor' }, { assignee: 'Chidi Eze' }],
+    fixedInputs: { user: 'clerk' },
+    judge: urlJudge(`${desk.url}/_judge/open-cases?assignee={{assignee}}`),
+    env,
+    evidenceRoot: join(dir, 'verify-cases'),
+  });
+  expect(report.plates.map((p) => `${p.plate['assignee']}: ${p.status} ${p.why}`)).toEqual(['Unassigned: clean ', 'Ada Okafor: clean ', 'Chidi Eze: clean ']);
+  expect(report).toMatchObject({ verified: true, k: 3, n: 3 });
+
+  // Replayed after the desk changed: the rows follow the record, as the judge confirms.
+  expect(desk.store.assign('C-1003', 'Ada Okafor').ok).toBe(true);
+  const run = async (assignee: string) =>
+    runCapability({ card: committed, requireApproved: true, inputs: { user: 'clerk', password: DEMO_PASSWORD, assignee }, env, surface: () => BrowserSurface.launch(), evidenceDir: join(dir, `run-${assignee.replace(/\W/g, '_')}`) });
+  const ada = await run('Ada Okafor');
+  expect(ada).toMatchObject({ word: 'SUCCESS', code: 'OK' });
+  expect(ada.outputs['cases']).toEqual(await openCases('Ada Okafor'));
+  expect((ada.outputs['cases'] as { id: string }[]).map((r) => r.id)).toEqual(['C-1002', 'C-1003']);
+  expect(ada.rungs['cases_table']).toBe('role_name');
+
+  // The negative case: an assignee with no case is SUCCESS with zero rows (the judge holds none); no error word.
+  const nobody = await run('Eun-ji Park');
+  expect(await openCases('Eun-ji Park')).toEqual([]);
+  expect(nobody).toMatchObject({ word: 'SUCCESS', code: 'OK', outputs: { cases: [] } });
 });
