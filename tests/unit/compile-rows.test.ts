@@ -4,10 +4,11 @@ import path from 'node:path';
 import { promises as fs } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runEvening } from '../../shared/author/evening.ts';
-import type { Model, ModelTurn, ToolCall } from '../../shared/author/ports.ts';
+import type { ToolCall } from '../../shared/author/ports.ts';
 import { compile } from '../../shared/compile/compile.ts';
 import { runCapability } from '../../runner/run.ts';
 import type { SurfaceRow, TraceLine } from '../../shared/schema/index.ts';
+import { ListModel } from '../fixtures/author/list-model.ts';
 import { MemoryBook } from '../fixtures/author/fake-surface.ts';
 import { MemorySurface, type MemoryApp, type MemoryElement } from '../fixtures/memory-surface.ts';
 
@@ -31,16 +32,6 @@ function app(rows: SurfaceRow[] = SHARES): MemoryApp {
       },
     },
   };
-}
-
-class ListModel implements Model {
-  readonly name = 'list';
-  readonly seen: ModelTurn[] = [];
-  constructor(private readonly turns: Omit<ToolCall, 'id'>[][]) {}
-  next(turn: ModelTurn): Promise<ToolCall[]> {
-    this.seen.push(turn);
-    return Promise.resolve((this.turns[turn.turn - 1] ?? []).map((c, i) => ({ id: `c${turn.turn}_${i}`, ...c })));
-  }
 }
 
 const owner = { ask: () => Promise.resolve({ answer: 'navigate' as const, name: 'Olive Owner' }) };
