@@ -5,6 +5,7 @@ import { promises as fs } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runEvening } from '../../shared/author/evening.ts';
 import type { ToolCall } from '../../shared/author/ports.ts';
+import { renderRowSources, rowSources } from '../../shared/author/rows.ts';
 import { compile } from '../../shared/compile/compile.ts';
 import { runCapability } from '../../runner/run.ts';
 import type { SurfaceRow, TraceLine } from '../../shared/schema/index.ts';
@@ -62,6 +63,26 @@ describe('authoring a rows output', () => {
     expect(model.seen[0]?.screen).not.toContain('Rows (read_rows)');
     expect(model.seen[1]?.screen).toContain("Rows (read_rows):\nT1: table, columns 'Share ID', 'Type', 'Status'; 2 rows");
     expect(model.seen[1]?.screen.match(/^T\d:/gm)).toEqual(['T1:']);
+  });
+
+  it('offers a named grid once, by its name, though its headers show too; a header two tables share is offered by neither', async () => {
+    const grid = (name: string): MemoryElement => ({ role: 'grid', name, control: false, rows: SHARES, headers: HEADERS });
+    const surface = new MemorySurface({
+      screens: {
+        two: {
+          title: 'Two tables',
+          elements: [
+            grid('Shares'),
+            ...HEADERS.map((h) => ({ ...header(h, SHARES), ancestors: ['grid', 'row'] })),
+            // A second table whose only header repeats one of the first's: found twice, so offered through no header.
+            { ...header('Type', SHARES), headers: ['Type'], ancestors: ['table', 'row'] },
+          ],
+        },
+      },
+    });
+    await surface.open('memory://two');
+    const sources = await rowSources(surface, await surface.observe());
+    expect(renderRowSources(sources)).toBe("T1: grid 'Shares', columns 'Share ID', 'Type', 'Status'; 2 rows");
   });
 
   it('refuses a header the table does not have, naming it and the headers it has; a table not on the screen; a taken name', async () => {
