@@ -634,6 +634,7 @@ export class Guard {
     await this.write({
       kind: 'act',
       actor: this.#o.actor ?? 'model',
+      // A table is on no menu: `row` carries its number on the screen's Rows list (T1 → 1).
       row: Number(table.slice(1)) || 1,
       verb: 'read_rows',
       control,
