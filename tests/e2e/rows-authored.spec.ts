@@ -108,6 +108,18 @@ test('PLUMBLINE member shares: the authored book compiles to the hand-written ca
   expect(committed.judge).toEqual({ rows: { output: 'shares', at: 'rows' } });
   expect(committed.lifecycle).toMatchObject({ state: 'approved', reliability: { k: 3, n: 3 }, approval: { by: 'Handrail maintainers' } });
   expect(approvalStatus(committed).servable).toBe(true);
+
+  // Verified again here, from cold, against the bank's judge of share rows (the store, in the screen's words).
+  expect(bank.store.postHold('400118-S0005', 'LEGAL', 'rows authored', 'OP1001').kind).toBe('posted');
+  const report = await verify(committed, {
+    plates: [{ member_number: '400118' }, { member_number: '400226' }, { member_number: '400337' }],
+    fixedInputs: { operator_id: 'OP1001' },
+    judge: urlJudge(`${bank.url}/_judge/share-rows/{{member_number}}`),
+    env: { BASE_URL: bank.url, HANDRAIL_SECRET_PASSWORD: PASSWORD },
+    evidenceRoot: join(dir, 'verify-shares'),
+  });
+  expect(report.plates.map((p) => `${p.plate['member_number']}: ${p.status} ${p.why}`)).toEqual(['400118: clean ', '400226: clean ', '400337: clean ']);
+  expect(report.plates[0]?.judge.after).toMatchObject({ rows: expect.arrayContaining([expect.objectContaining({ share_id: '400118-S0005', status: 'HELD LEGAL' })]) as unknown });
 });
 
 /** The open cases the desk's judge holds for an assignee: the truth, from the store, never the screen. */
