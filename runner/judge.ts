@@ -145,7 +145,7 @@ export function judgeFrom(spec: string, allowEnv: readonly string[] = []): Judge
 }
 
 /** The value at `field` in a judge's state: the key itself if present, else a dotted path into nested objects. */
-function at(state: Record<string, unknown>, field: string): unknown {
+export function stateAt(state: Record<string, unknown>, field: string): unknown {
   if (field in state) return state[field];
   let v: unknown = state;
   for (const part of field.split('.')) {
@@ -160,7 +160,7 @@ export function unmet(state: Record<string, unknown>, pattern: JudgeState, input
   const out: string[] = [];
   for (const [field, want] of Object.entries(pattern)) {
     const expected = typeof want === 'string' ? fillJudgeBlanks(want, inputs) : want;
-    const got = at(state, field);
+    const got = stateAt(state, field);
     if (got !== expected) out.push(`${field}: wanted ${JSON.stringify(expected)}, judge says ${got === undefined ? '(absent)' : JSON.stringify(got)}`);
   }
   return out;

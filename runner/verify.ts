@@ -7,12 +7,13 @@ import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { secretEnvName } from '../shared/inputs.ts';
+import { canonicalJson } from '../shared/schema/canonical.ts';
 import { judgeBlankProblems, type Capability, type ExpectedChange, type Lifecycle } from '../shared/schema/capability.ts';
 import type { RunResult, Word } from '../shared/schema/result.ts';
 import { addEnvSecrets, Masker, SecretError } from '../shared/secrets.ts';
 import type { Surface } from '../shared/surface.ts';
 import { approvalStatus } from './approval.ts';
-import { filledChange, JudgeSpecError, unmet, type Judge } from './judge.ts';
+import { filledChange, JudgeSpecError, stateAt, unmet, type Judge } from './judge.ts';
 import { newRunId, runCapability, type RunNotebook, type RunRequest } from './run.ts';
 import type { OpenOptions } from './surfaces.ts';
 import { HandrailError } from '../shared/errors.ts';
@@ -141,9 +142,17 @@ export function expectedChange(card: Capability, given?: ExpectedChange): Expect
   return change;
 }
 
+/** The rows an answer holds at `at`, or why it holds none (docs/ARCHITECTURE.md, "Verifying rows"). */
+function judgedRows(state: Record<string, unknown>, at: string): unknown[] | string {
+  const v = stateAt(state, at);
+  return Array.isArray(v) ? v : `the judge's answer has no list of rows at "${at}"`;
+}
+
 export async function verify(card: Capability, opts: VerifyOptions): Promise<VerifyReport> {
   if (opts.plates.length === 0) throw new VerifyError('NO_PLATES', 'no plates to verify on: the inputs file has a header but no rows');
-  const change = expectedChange(card, opts.change);
+  // A read-only card whose judge holds the rows it should return; a given --change still wins.
+  const rowsJudge = opts.change === undefined ? (card.judge?.rows ?? null) : null;
+  const change: ExpectedChange = rowsJudge ? { before: {}, after: { [rowsJudge.at]: `= outputs.${rowsJudge.output}` } } : expectedChange(card, opts.change);
   const now = opts.now ?? ((): Date => new Date());
   const root = resolve(opts.evidenceRoot ?? join('runs', `verify-${newRunId(now())}`));
   const say = opts.progress ?? ((): void => undefined);
@@ -161,7 +170,7 @@ export async function verify(card: Capability, opts: VerifyOptions): Promise<Ver
     say(`plate ${i + 1}/${opts.plates.length}: ${Object.entries(plate).map(([k, v]) => `${k}=${v}`).join(' ')}`);
     let expected: ExpectedChange;
     try {
-      expected = filledChange(change, plate);
+      expected = rowsJudge ? change : filledChange(change, plate);
     } catch (e) {
       if (!(e instanceof JudgeSpecError)) throw e;
       throw new VerifyError('BAD_CHANGE', `plate ${i + 1}: the expected change ${e.message}`);
@@ -180,14 +189,19 @@ export async function verify(card: Capability, opts: VerifyOptions): Promise<Ver
       continue;
     }
     const beforeState = masked(before.state);
-    if (unmet(before.state, change.after, plate).length === 0) {
+    const rowsBefore = rowsJudge ? judgedRows(before.state, rowsJudge.at) : null;
+    if (typeof rowsBefore === 'string') {
+      refuse({ expected, before: beforeState, after: null, changed: null, agrees: null, detail: rowsBefore }, `the judge gave no rows before the run: ${rowsBefore}`);
+      continue;
+    }
+    if (!rowsJudge && unmet(before.state, change.after, plate).length === 0) {
       refuse(
         { expected, before: beforeState, after: null, changed: null, agrees: null, detail: `before the run the judge already says ${show(beforeState)}` },
         `uninformative: the record already shows the after-state ${show(expected.after)} before the run, so a run that did nothing would look the same; choose a plate the judge shows in ${show(expected.before)}`,
       );
       continue;
     }
-    const notAtStart = unmet(before.state, change.before, plate);
+    const notAtStart = rowsJudge ? [] : unmet(before.state, change.before, plate);
     if (notAtStart.length > 0) {
       refuse(
         { expected, before: beforeState, after: null, changed: null, agrees: null, detail: `before the run the judge says ${show(beforeState)}` },
@@ -239,6 +253,8 @@ export async function verify(card: Capability, opts: VerifyOptions): Promise<Ver
     if (!after.ok) {
       judge = { expected, before: beforeState, after: null, changed: null, agrees: null, detail: masker.mask(after.detail) };
       why = `the judge gave no after-state, so the word ${said} cannot be checked: ${judge.detail}`;
+    } else if (rowsJudge && rowsBefore) {
+      ({ judge, why } = rowsVerdict(rowsJudge, result, { rowsBefore, before: beforeState, after: masked(after.state), expected, masker }));
     } else {
       const afterState = masked(after.state);
       const missing = unmet(after.state, change.after, plate);
@@ -281,6 +297,33 @@ export async function verify(card: Capability, opts: VerifyOptions): Promise<Ver
       ? `not verified: ${k} of ${n} plates clean${refusedNote}; the card is a draft`
       : `not verified: all ${n} plates clean, but commit step ${unconfirmed.join(', ')} was never confirmed by an owner, so the card must stay draft (record who confirmed it in the step's effect.confirmed_by)`;
   return { card: card.id, verified, k, n, unconfirmed_commits: unconfirmed, plates: reports, lifecycle, summary };
+}
+
+/**
+ * A read-only plate's verdict: clean when the word is SUCCESS, the record did not change under the run, and the
+ * rows output is exactly the rows the judge holds (same rows, same order, same columns).
+ */
+function rowsVerdict(
+  spec: { output: string; at: string },
+  result: RunResult,
+  o: { rowsBefore: unknown[]; before: Record<string, unknown>; after: Record<string, unknown>; expected: ExpectedChange; masker: Masker },
+): { judge: JudgeReport; why: string } {
+  const said = `${result.word} ${result.code}`;
+  const rowsAfter = judgedRows(o.after, spec.at);
+  const detail = `the judge holds ${typeof rowsAfter === 'string' ? rowsAfter : `${rowsAfter.length} row(s)`}`;
+  if (typeof rowsAfter === 'string') return { judge: { expected: o.expected, before: o.before, after: o.after, changed: null, agrees: null, detail }, why: `${detail}, so the word ${said} cannot be checked` };
+  // Rows are compared as data: the same rows in the same order, each with the same columns in any key order.
+  const changed = canonicalJson(o.rowsBefore) !== canonicalJson(rowsAfter);
+  const got = o.masker.maskDeep(result.outputs[spec.output] ?? null);
+  const same = canonicalJson(got) === canonicalJson(o.masker.maskDeep(rowsAfter));
+  const agrees = result.word === 'SUCCESS' ? same : null;
+  const judge: JudgeReport = { expected: o.expected, before: o.before, after: o.after, changed, agrees, detail };
+  let why = '';
+  if (changed) why = `the record changed under a read-only run: ${show(o.masker.maskDeep(o.rowsBefore))} → ${show(o.masker.maskDeep(rowsAfter))}`;
+  else if (result.word !== 'SUCCESS') why = `${said}: ${o.masker.mask(result.message)}`;
+  else if (!same) why = `the judge disagrees with the rows: the run returned ${show(got)}, the record holds ${show(o.masker.maskDeep(rowsAfter))}`;
+  else if (result.llm_calls !== 0 || result.classifier_calls !== 0) why = `needed help: ${result.llm_calls} model call(s), ${result.classifier_calls} classifier call(s); a clean plate needs none`;
+  return { judge, why };
 }
 
 export type VerifyErrorCode = 'NO_PLATES' | 'BAD_PLATES' | 'CARD_UNREADABLE' | 'NO_EXPECTED_CHANGE' | 'BAD_CHANGE';

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { build } from 'esbuild';
 import { seeded } from '../random.ts';
-import { CaseStore, PEOPLE, type Outcome } from './store.ts';
+import { CaseStore, PEOPLE, UNASSIGNED, type Outcome } from './store.ts';
 
 export { CaseStore, PEOPLE } from './store.ts';
 
@@ -108,7 +108,7 @@ export async function startCaseDesk(opts: DeskOptions = {}): Promise<Desk> {
     return undefined;
   };
 
-  async function api(req: IncomingMessage, path: string): Promise<Reply> {
+  async function api(req: IncomingMessage, path: string, query: URLSearchParams): Promise<Reply> {
     const method = req.method ?? 'GET';
     if (path === '/api/login' && method === 'POST') {
       const body = await readJson(req);
@@ -123,7 +123,10 @@ export async function startCaseDesk(opts: DeskOptions = {}): Promise<Desk> {
     if (path === '/api/logout' && method === 'POST') return json({ ok: true }, 200, { 'Set-Cookie': `${COOKIE}=; Max-Age=0; Path=/` });
     if (path === '/api/me' && method === 'GET') return json({ user });
     if (path === '/api/people' && method === 'GET') return json(PEOPLE);
-    if (path === '/api/cases' && method === 'GET') return json(store.list());
+    if (path === '/api/cases' && method === 'GET') {
+      const assignee = query.get('assignee');
+      return json(assignee === null ? store.list() : store.openOf(assignee));
+    }
     if (path === '/api/cases' && method === 'POST') return answer(store.add(text((await readJson(req))['title'], 'title')), true);
     const m = /^\/api\/cases\/(C-\d{4})(\/close)?$/.exec(path);
     if (m?.[1] && m[2] && method === 'POST') return answer(store.close(m[1]));
@@ -159,6 +162,13 @@ export async function startCaseDesk(opts: DeskOptions = {}): Promise<Desk> {
       const facts = c ? store.facts(c.id) : undefined;
       return json({ title, exists: facts !== undefined, ...(facts ?? {}) });
     }
+    // The open cases of one assignee as the Find cases table shows them, under `rows` in a rows card's column names:
+    // the truth a read-only card's rows are verified against (docs/ARCHITECTURE.md, "Verifying rows").
+    if (url.pathname === '/_judge/open-cases' && method === 'GET') {
+      const assignee = url.searchParams.get('assignee') ?? '';
+      const rows = store.openOf(assignee).map((c) => ({ id: c.id, title: c.title, assignee: c.assignee ?? UNASSIGNED, status: c.status }));
+      return json({ assignee, rows });
+    }
     if (url.pathname === '/_judge/reset' && method === 'POST') {
       store.reset();
       return json({ ok: true });
@@ -171,13 +181,14 @@ export async function startCaseDesk(opts: DeskOptions = {}): Promise<Desk> {
     const method = req.method ?? 'GET';
     if (url.pathname.startsWith('/_judge/')) return judge(method, url);
     if (url.pathname.startsWith('/api/')) {
-      const reply = await api(req, url.pathname);
+      const reply = await api(req, url.pathname, url.searchParams);
       await sleep(min + Math.round(next() * Math.max(0, max - min)));
       return reply;
     }
     if (method !== 'GET' && method !== 'HEAD') return problem(405, 'METHOD_NOT_ALLOWED', `${method} ${url.pathname}`);
     if (url.pathname === '/app.js') return { status: 200, body: appJs, type: 'text/javascript; charset=utf-8' };
-    if (url.pathname === '/' || url.pathname === '/index.html') return { status: 200, body: SHELL, type: 'text/html; charset=utf-8' };
+    // The same app opened on its Find cases view (the client reads the path).
+    if (url.pathname === '/' || url.pathname === '/index.html' || url.pathname === '/find') return { status: 200, body: SHELL, type: 'text/html; charset=utf-8' };
     return problem(404, 'NOT_FOUND', `no page ${url.pathname}`);
   }
 

@@ -28,6 +28,9 @@ const SEED: readonly Case[] = [
 
 export const MAX_TITLE = 80;
 
+/** How a case with nobody assigned reads on the desk (the list's meta line, the Find cases table). */
+export const UNASSIGNED = 'Unassigned';
+
 export class CaseStore {
   #cases = new Map<string, Case>();
   #writes = new Map<string, CaseFacts['writes']>();
@@ -48,6 +51,15 @@ export class CaseStore {
 
   list(): Case[] {
     return [...this.#cases.values()].map((c) => ({ ...c }));
+  }
+
+  /**
+   * The open cases of one assignee ("Unassigned": those with nobody), in case order: what the Find cases view lists
+   * and what its judge holds (one rule for both).
+   */
+  openOf(assignee: string): Case[] {
+    const who = assignee.trim();
+    return this.list().filter((c) => c.status === 'open' && (c.assignee ?? UNASSIGNED) === who);
   }
 
   get(id: string): Case | undefined {

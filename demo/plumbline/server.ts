@@ -346,6 +346,19 @@ export async function startBank(opts: BankOptions = {}): Promise<Bank> {
       if (!store.member(member)) return json({ error: 'UNKNOWN_MEMBER', message: `no member ${member}` }, 404);
       return json(store.sharesOf(member).map((sh) => ({ id: sh.id, type: sh.type, balance_cents: sh.balanceCents, hold: store.hold(sh.id)?.reason ?? null })));
     }
+    // The same shares as a judge of a read-only card holds them (docs/ARCHITECTURE.md, "Verifying rows"): in the
+    // card's column names and the screen's words, under `rows`.
+    const shareRowsPrefix = '/_judge/share-rows/';
+    if (path.startsWith(shareRowsPrefix)) {
+      if (method !== 'GET') return json({ error: 'METHOD_NOT_ALLOWED', message: `${method} ${path}: use GET` }, 405);
+      const member = path.slice(shareRowsPrefix.length);
+      if (!store.member(member)) return json({ error: 'UNKNOWN_MEMBER', message: `no member ${member}` }, 404);
+      const rows = store.sharesOf(member).map((sh) => {
+        const hold = store.hold(sh.id)?.reason;
+        return { share_id: sh.id, type: sh.type, balance: pages.money(sh.balanceCents), status: hold ? `HELD ${hold}` : 'ACTIVE' };
+      });
+      return json({ member, rows });
+    }
     const prefsPrefix = '/_judge/prefs/';
     if (path.startsWith(prefsPrefix)) {
       if (method !== 'GET') return json({ error: 'METHOD_NOT_ALLOWED', message: `${method} ${path}: use GET` }, 405);

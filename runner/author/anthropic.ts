@@ -1,4 +1,4 @@
-// The Anthropic model adapter: the Model port over the Messages API with tool use (the three tools of
+// The Anthropic model adapter: the Model port over the Messages API with tool use (the tools of
 // shared/author/prompt.ts). Any Messages-API-compatible endpoint can stand in through ANTHROPIC_BASE_URL;
 // tests point it at a fake server on 127.0.0.1. Only this file (and the CLI that wires it) imports the SDK; the
 // conversation itself is shared/author/conversation.ts, the same code the extension's adapter uses.

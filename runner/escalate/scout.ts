@@ -1,4 +1,4 @@
-// The scout (rung 2): a model seated at the authoring card — the same three tools, act, assert_screen and finish —
+// The scout (rung 2): a model seated at the authoring card — the same tools; only act and finish do anything —
 // with commit struck off and a four-turn leash. It may look, follow what only navigates, and must end by naming one
 // of the screens the run hoped for. While a commit is in flight it may only look: the page after a commit is the
 // evidence, and nothing may lead away from it. What it names is a proposal: the engine observes the page and

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { ModelTurn, ToolCall } from './ports.ts';
 import { TOOLS } from './prompt.ts';
 
-export const OMITTED_SCREEN = '[earlier screen omitted: act only on the screen shown last]';
+export const OMITTED_SCREEN = '[earlier screen omitted]';
 /** The first line of the text that stands for folded turns. */
 export const FOLDED_HEADER = 'Earlier in this evening (older turns, folded; their screens are gone):';
 /**

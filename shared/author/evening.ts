@@ -348,7 +348,7 @@ class Evening {
       let shown: EveningState['shown'];
       try {
         const look = await this.#guard.show();
-        screen = screenText(look.obs, look.menu, look.label, (s) => this.#masker.mask(s));
+        screen = screenText(look.obs, look.menu, look.label, (s) => this.#masker.mask(s), look.rows);
         shown = { signature: look.obs.signature, menu: this.#rendered(look.menu) };
       } catch (e) {
         return this.#end('SURFACE_FAILED', `observing the screen: ${firstLine(e)}`);

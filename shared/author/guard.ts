@@ -16,8 +16,9 @@ import type { Masker } from '../secrets.ts';
 import { SurfaceError, type Surface } from '../surface.ts';
 import { riskOf } from '../surfaces.ts';
 import { Lock } from '../lock.ts';
-import { ActInput, AssertScreenInput, FinishInput, type Book, type EveningInput, type Owner, type OwnerAnswer, type ToolCall, type ToolOutcome } from './ports.ts';
+import { ActInput, AssertScreenInput, FinishInput, ReadRowsInput, type Book, type EveningInput, type Owner, type OwnerAnswer, type ToolCall, type ToolOutcome } from './ports.ts';
 import { probeRungs } from './probe.ts';
+import { locate, rowSources, type RowSource } from './rows.ts';
 import { look, settleAfter, type SettleOptions } from './settle.ts';
 import { HandrailError } from '../errors.ts';
 import { describeWrite, type Request, type SeenWrite, type WriteScope } from '../writes.ts';
@@ -44,7 +45,14 @@ export type RefusalCode =
   | 'ACTION_FAILED'
   | 'CANCELLED'
   | 'WRITE_REFUSED'
-  | 'FINISHED';
+  | 'FINISHED'
+  // read_rows (docs/ARCHITECTURE.md, "Authoring rows")
+  | 'NO_SUCH_TABLE'
+  | 'UNKNOWN_HEADER'
+  | 'NO_HEADERS'
+  | 'COLUMNS_REQUIRED'
+  | 'OUTPUT_INVALID'
+  | 'OUTPUT_TAKEN';
 
 /** Lines as the guard builds them; `seq`, `at` and `prev` are added when written. */
 type Unnumbered<T> = T extends unknown ? Omit<T, 'seq' | 'at' | 'prev'> : never;
@@ -114,6 +122,8 @@ export class BookResumeError extends HandrailError<'BOOK_BROKEN'> {
 interface Shown {
   obs: Observation;
   menu: MenuRow[];
+  /** The tables and lists `read_rows` can read on this screen, as the model was shown them. */
+  rows?: RowSource[];
 }
 
 export const LABEL_RE = /^[a-z][a-z0-9_]*$/;
@@ -177,6 +187,8 @@ export class Guard {
   #current: Shown | null = null;
   #changed = false;
   #finished: string | null = null;
+  /** Rows outputs declared so far (read_rows lines): a name is one output. */
+  readonly #outputs = new Set<string>();
   /** The act line already says why this call was refused (a write the owner declined): no refusal line too. */
   #wroteRefusal = false;
   /** A watch that stops writes is on between actions (see #watchBetween). */
@@ -188,6 +200,7 @@ export class Guard {
       if (l.seq !== i + 1) throw new BookResumeError(`the book cannot be resumed: line ${i + 1} is numbered ${l.seq}`);
       if (l.kind === 'label') this.#labels.set(l.label, { ...labelledScreen(l.label, l.screen, opts.inputs), title: l.title });
       if (l.kind === 'finish') this.#finished = l.label;
+      if (l.kind === 'act' && l.rows) this.#outputs.add(l.rows.output);
       this.#seq = l.seq;
       this.#last = l;
     }
@@ -234,13 +247,13 @@ export class Guard {
   }
 
   /** Look at the screen and fix the menu the model's next message refers to. Returns the label, if any. */
-  async show(): Promise<{ obs: Observation; menu: MenuRow[]; label: string | null }> {
+  async show(): Promise<{ obs: Observation; menu: MenuRow[]; label: string | null; rows: RowSource[] }> {
     return this.#lock.run(async () => {
       // A surface that cannot hold writes watches from the first look: a clerk's change can send one before the
       // guard hears of the change (see #act).
       if (this.#watching && this.#o.surface.writesUnheld && !this.#between) await this.#watchBetween();
       const obs = await look(this.#o.surface);
-      const shown = { obs, menu: buildMenu(obs) };
+      const shown = { obs, menu: buildMenu(obs), rows: await rowSources(this.#o.surface, obs) };
       this.#shown = shown;
       this.#current = shown;
       this.#changed = false;
@@ -296,8 +309,10 @@ export class Guard {
         return this.#assert(call);
       case 'finish':
         return this.#finish(call);
+      case 'read_rows':
+        return this.#readRows(call);
       default:
-        return refuse(call.id, 'UNKNOWN_TOOL', `there is no tool "${String(call.name).slice(0, 40)}"; use act, assert_screen or finish`);
+        return refuse(call.id, 'UNKNOWN_TOOL', `there is no tool "${String(call.name).slice(0, 40)}"; use act, assert_screen, read_rows or finish`);
     }
   }
 
@@ -566,6 +581,82 @@ export class Guard {
     this.#labels.set(label, { ...labelledScreen(label, obs, this.#o.inputs), title: t });
     await this.write({ kind: 'label', label, title: t, screen: { ...screen, label } });
     return { id: call.id, ok: true, text: `labelled this screen ${label}` };
+  }
+
+  /**
+   * Declares a rows output from a table, grid or list the screen offers (docs/ARCHITECTURE.md, "Authoring rows"):
+   * the columns are checked against the headers the surface reads now, the rows are read once as replay will, and
+   * the act line (verb `read_rows`, sticker `read`) carries the output, its columns, the headers and the row count.
+   */
+  async #readRows(call: ToolCall): Promise<ToolOutcome> {
+    const parsed = ReadRowsInput.safeParse(call.input);
+    if (!parsed.success) return refuse(call.id, 'BAD_CALL', 'read_rows takes {table: "T1", output: name, columns?: {name: header}, text?: name}');
+    const { table, output, columns = {}, text } = parsed.data;
+    const shown = this.#shown as Shown;
+    const source = shown.rows?.find((r) => r.id === table);
+    if (!source) {
+      const have = (shown.rows ?? []).map((r) => r.id).join(', ');
+      return refuse(call.id, 'NO_SUCH_TABLE', `there is no table "${table.slice(0, 20)}" on this screen; ${have ? `the screen has ${have}` : 'it shows no table or list to read'}`);
+    }
+    const names = [...Object.keys(columns), ...(text !== undefined ? [text] : [])];
+    const badName = [output, ...names].find((n) => !LABEL_RE.test(n));
+    if (badName !== undefined) return refuse(call.id, 'OUTPUT_INVALID', `"${badName.slice(0, 40)}" is not a name: outputs and columns are lower_snake_case, such as "share_id"`);
+    if (this.#outputs.has(output)) return refuse(call.id, 'OUTPUT_TAKEN', `an output called "${output}" was already declared; choose another name`);
+    if (names.length === 0) return refuse(call.id, 'COLUMNS_REQUIRED', 'name at least one column: columns {name: header} or text: name');
+    if (new Set(names).size !== names.length) return refuse(call.id, 'OUTPUT_INVALID', 'each column has its own name');
+    const headers = Object.values(columns);
+    if (headers.length && source.headers.length === 0) {
+      return refuse(call.id, 'NO_HEADERS', `${table} has no column headers; use text: "<name>" for each row's whole text`);
+    }
+    const unknown = headers.find((h) => !source.headers.includes(h));
+    if (unknown !== undefined) {
+      return refuse(call.id, 'UNKNOWN_HEADER', `${table} has no column "${unknown.slice(0, 60)}"; its headers are ${source.headers.map((h) => `"${h}"`).join(', ')}`);
+    }
+    const before = (this.#current as Shown).obs;
+    if (this.#labelOf(before) === null) {
+      return refuse(call.id, 'UNLABELLED_SCREEN', 'this screen has no label yet; name it with assert_screen before reading from it');
+    }
+    let read;
+    let control = source.control;
+    try {
+      const ref = await locate(this.#o.surface, control);
+      if (ref === null) return refuse(call.id, 'SCREEN_CHANGED', `${table} is no longer on the screen as you saw it; you will be shown the new screen`);
+      control = { ...control, ref };
+      read = await this.#o.surface.act(ref, { verb: 'read_rows' });
+    } catch (e) {
+      if (!(e instanceof SurfaceError)) throw e;
+      return refuse(call.id, 'ACTION_FAILED', this.#o.masker.mask(`read_rows on ${table} failed: ${e.message}`));
+    }
+    const css = (await this.#o.selectorsFor?.(control.ref).catch(() => [])) ?? [];
+    const probed = await probeRungs(this.#o.surface, control, css);
+    const over: FingerprintField[] = ['role', 'name'];
+    const count = read.rows?.length ?? 0;
+    await this.write({
+      kind: 'act',
+      actor: this.#o.actor ?? 'model',
+      // A table is on no menu: `row` carries its number on the screen's Rows list (T1 → 1).
+      row: Number(table.slice(1)) || 1,
+      verb: 'read_rows',
+      control,
+      rungs: probed.rungs,
+      scope: probed.scope,
+      fingerprint: { over, value: fingerprint(control, over, before.observer) },
+      effect: { kind: VERBS.read_rows.sticker as EffectKind, by: 'rule' },
+      rows: {
+        output,
+        columns: Object.fromEntries([
+          ...Object.entries(columns).map(([name, header]) => [name, { header }]),
+          ...(text !== undefined ? [[text, { text: true as const }]] : []),
+        ]),
+        headers: read.headers ?? source.headers,
+        count,
+      },
+      before: this.#seen(before),
+      after: this.#seen(before),
+    });
+    this.#outputs.add(output);
+    const found = probed.rungs.length ? '' : ' (warning: no rung finds this table again; the compiler will refuse this step)';
+    return { id: call.id, ok: true, text: `done: output ${output} reads ${count} rows of ${table} (columns ${names.join(', ')})${found}` };
   }
 
   async #finish(call: ToolCall): Promise<ToolOutcome> {

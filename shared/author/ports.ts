@@ -6,7 +6,7 @@ import type { TraceLine } from '../schema/trace.ts';
 import { HandrailError } from '../errors.ts';
 import type { ModelUsage } from './models.ts';
 
-/** The three tools on the card the model holds. Nothing a model says becomes a selector, a coordinate or code. */
+/** The tools on the card the model holds. Nothing a model says becomes a selector, a coordinate or code. */
 export const ActInput = z.strictObject({
   row: z.number().int().positive(),
   verb: z.string(),
@@ -17,8 +17,19 @@ export const AssertScreenInput = z.strictObject({
   title: z.string().optional(),
 });
 export const FinishInput = z.strictObject({ label: z.string() });
+/**
+ * Read a table, grid or list the screen offers (`T1`…) as a rows output: columns by header text, and/or one column
+ * (`text`) holding each row's whole text (docs/ARCHITECTURE.md, "Authoring rows").
+ */
+export const ReadRowsInput = z.strictObject({
+  table: z.string(),
+  output: z.string(),
+  columns: z.record(z.string(), z.string()).optional(),
+  text: z.string().optional(),
+});
+export type ReadRowsInput = z.infer<typeof ReadRowsInput>;
 
-export type ToolName = 'act' | 'assert_screen' | 'finish';
+export type ToolName = 'act' | 'assert_screen' | 'finish' | 'read_rows';
 
 export interface ToolCall {
   /** The model's id for the call (Anthropic's tool_use id); the answer carries it back. */

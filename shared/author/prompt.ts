@@ -7,6 +7,7 @@ import { renderMenu, type MenuRow } from '../menu.ts';
 import type { EveningInput } from './ports.ts';
 import { KEYS, takesValue, VERBS } from '../operations.ts';
 import { Verb } from '../schema/observation.ts';
+import { renderRowSources, type RowSource } from './rows.ts';
 
 /** The verbs the menu offers and those that take a value: the operations table's, never a list of its own. */
 const MENU_VERBS = Verb.options.filter((v) => VERBS[v].menu);
@@ -20,15 +21,14 @@ export const TOOLS = [
   {
     name: 'act',
     description:
-      'Do one action from the numbered menu of the current screen: give the row number and that row\'s verb. ' +
-      'For set_value/select/choose give a value: an input\'s blank such as {{input.member_number}}, or a literal that is not any input\'s value; ' +
-      'for press give the key (Enter, Escape, Tab, an arrow…). hover reveals the control it names (a row\'s action shown on hover).',
+      'Do one row of the current screen\'s menu, with that row\'s verb. set_value/select/choose take a value: an input\'s blank ' +
+      '({{input.member_number}}) or a literal that is no input\'s value; press takes a key. hover reveals the control it names.',
     input_schema: {
       type: 'object',
       properties: {
         row: { type: 'integer', minimum: 1, description: 'The menu row number.' },
         verb: { type: 'string', enum: MENU_VERBS, description: "The row's own verb." },
-        value: { type: 'string', description: `For the verbs that take one only (${VALUE_VERBS.join(', ')}); for press, one of: ${KEYS.join(', ')}.` },
+        value: { type: 'string', description: `Only for ${VALUE_VERBS.join(', ')}; press: one of ${KEYS.join(', ')}.` },
       },
       required: ['row', 'verb'],
       additionalProperties: false,
@@ -36,9 +36,7 @@ export const TOOLS = [
   },
   {
     name: 'assert_screen',
-    description:
-      'Name the screen that is showing now with a lower_snake_case label (and a short title a person would use). ' +
-      'Name every new screen before acting on it.',
+    description: 'Name the screen showing now: a lower_snake_case label and a short title. Name each new screen before acting on it.',
     input_schema: {
       type: 'object',
       properties: {
@@ -46,6 +44,21 @@ export const TOOLS = [
         title: { type: 'string' },
       },
       required: ['label'],
+      additionalProperties: false,
+    },
+  },
+  {
+    name: 'read_rows',
+    description: 'Return a table listed under Rows as output: columns {name: header}; text: a column for each row\'s whole text.',
+    input_schema: {
+      type: 'object',
+      properties: {
+        table: { type: 'string' },
+        output: { type: 'string' },
+        columns: { type: 'object', additionalProperties: { type: 'string' } },
+        text: { type: 'string' },
+      },
+      required: ['table', 'output'],
       additionalProperties: false,
     },
   },
@@ -64,17 +77,16 @@ export const TOOLS = [
 export function systemText(goal: string, inputs: readonly EveningInput[]): string {
   const lines = inputs.map((i) =>
     i.secret
-      ? `- ${i.name} (secret): type it as ${blankFor(i.name)}`
-      : `- ${i.name} = ${JSON.stringify(i.value)}: type it as ${blankFor(i.name)}, never as the literal`,
+      ? `- ${i.name} (secret): ${blankFor(i.name)}`
+      : `- ${i.name} = ${JSON.stringify(i.value)}: ${blankFor(i.name)}`,
   );
   return [
     'You operate an application through a numbered menu of legal actions. You cannot click anything else.',
     `Goal: ${goal}`,
-    'Inputs:',
+    'Inputs (type each as its blank, never as its value):',
     ...(lines.length ? lines : ['- (none)']),
-    'Rules: name each new screen with assert_screen before acting on it; use act(row, verb, value?) with the row\'s own verb;',
-    'calls in one message run in order, against the screen you were shown; after a call changes the screen, the rest are refused;',
-    'end with finish(label) on the labelled screen where the goal is done.',
+    'Calls in one message run in order, against the screen you were shown; after a call changes the screen, the rest are refused.',
+    'End with finish(label) on the labelled screen where the goal is done.',
   ].join('\n');
 }
 
@@ -83,6 +95,8 @@ export function screenText(
   menu: readonly MenuRow[],
   label: string | null,
   mask: (s: string) => string,
+  /** Tables and lists `read_rows` can read here (shared/author/rows.ts); the section is left out when there are none. */
+  rows: readonly RowSource[] = [],
 ): string {
   let text = obs.parts
     .map((f) => f.text)
@@ -94,6 +108,7 @@ export function screenText(
       `Screen: ${label ?? '(not labelled yet)'}`,
       'Menu:',
       menu.length ? renderMenu(menu) : '(no actions)',
+      ...(rows.length ? ['Rows (read_rows):', renderRowSources(rows)] : []),
       `Text: ${text}`,
     ].join('\n'),
   );

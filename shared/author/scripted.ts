@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { Model, ModelTurn, ToolCall } from './ports.ts';
 
 export const ScriptCall = z.strictObject({
-  tool: z.enum(['act', 'assert_screen', 'finish']),
+  tool: z.enum(['act', 'assert_screen', 'finish', 'read_rows']),
   row: z.number().int().optional(),
   /** A menu line without its number, with or without the verb: "button 'F5=Sign On'". */
   match: z.string().optional(),
@@ -13,6 +13,11 @@ export const ScriptCall = z.strictObject({
   value: z.string().optional(),
   label: z.string().optional(),
   title: z.string().optional(),
+  /** read_rows: the table's id on the screen (`T1`), the output's name, columns by header, the whole-text column. */
+  table: z.string().optional(),
+  output: z.string().optional(),
+  columns: z.record(z.string(), z.string()).optional(),
+  text: z.string().optional(),
 });
 export type ScriptCall = z.infer<typeof ScriptCall>;
 
@@ -62,6 +67,13 @@ export function scriptedInput(call: ScriptCall, screen: string): Record<string, 
       return { label: call.label ?? '', ...(call.title !== undefined ? { title: call.title } : {}) };
     case 'finish':
       return { label: call.label ?? '' };
+    case 'read_rows':
+      return {
+        table: call.table ?? '',
+        output: call.output ?? '',
+        ...(call.columns !== undefined ? { columns: call.columns } : {}),
+        ...(call.text !== undefined ? { text: call.text } : {}),
+      };
   }
 }
 

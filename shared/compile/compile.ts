@@ -11,7 +11,9 @@ import { canonicalJson } from '../schema/canonical.ts';
 import {
   Capability,
   CAPABILITY_SCHEMA_ID,
+  ROWS_ROLES,
   type CapabilityInput,
+  type Output,
   type FingerprintField,
   type Postcondition,
   type Rung,
@@ -40,6 +42,12 @@ export type HoleCode =
   | 'UNASKED_COMMIT'
   | 'WRITE_REFUSED'
   | 'INVALID_CARD'
+  // Rows outputs (docs/ARCHITECTURE.md, "Authoring rows").
+  | 'ROWS_WITHOUT_OUTPUT'
+  | 'ROWS_TARGET'
+  | 'OUTPUT_TAKEN'
+  | 'UNKNOWN_HEADER'
+  | 'NO_COLUMNS'
   // The book is not one unbroken account (continuity.ts).
   | 'BOOK_GAP'
   | 'BOOK_ORDER'
@@ -174,7 +182,12 @@ function buildTarget(act: TraceAct, b: Blanker, walker: string): Omit<Built, 'id
   return { key, target, base };
 }
 
+/** What a rows target is called: a table found through its header is still the table. */
+const ROWS_WORD: Record<string, string> = { table: 'table', columnheader: 'table', grid: 'grid', treegrid: 'grid', list: 'list' };
+
 function stepBase(act: TraceAct, targetBase: string): string {
+  // A read_rows step is named for the output it feeds (`read_shares`), as a reviewer asks for it.
+  if (act.verb === 'read_rows' && act.rows) return `read_${act.rows.output}`;
   const word = ROLE_WORD[act.control.role] ?? '';
   const stem = word && targetBase.endsWith(`_${word}`) ? targetBase.slice(0, -word.length - 1) : targetBase;
   // A pressed button is named for what it says, a link for what it opens; the rest by the operations table.
@@ -257,6 +270,7 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
   const labels = new Map<string, TraceLabel>();
   const acts: { line: number; act: TraceAct; screen: string | null; after: string | null }[] = [];
   const stepLines = new Map<string, number>();
+  const outputs = new Set<string>();
   let finish: { line: number; label: string } | null = null;
 
   lines.forEach((l, i) => {
@@ -318,6 +332,7 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
     if ([c.name, c.hint ?? '', ...c.scope.map((s) => s.name), ...l.rungs.map((r) => r.value ?? '')].some((t) => SECRET_MARK.test(t))) {
       hole(line, 'SECRET_IN_TARGET', 'the control is known by text that holds a secret; it cannot be written into a card');
     }
+    rowsHoles(line, l, outputs, hole);
     acts.push({ line, act: l, screen, after });
   });
 
@@ -343,6 +358,7 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
   const commits: { id: string; after: string }[] = [];
   for (const { line, act, screen, after } of acts) {
     const built = buildTarget(act, b, walker);
+    if (act.verb === 'read_rows' && act.rows) built.base = `${act.rows.output}_${ROWS_WORD[act.control.role] ?? 'rows'}`;
     let t = byKey.get(built.key);
     if (!t) {
       t = { ...built, id: targetIds.take(built.base) };
@@ -397,7 +413,12 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
       for (const x of blanksIn(text)) used.add(x.name);
     }
   }
-  const notes = reviewNotes({ finish: done.label, commits, unconfirmed, owners, inputs, used });
+  const outputsOf: Record<string, Output> = {};
+  for (const [i, { act }] of acts.entries()) {
+    const step = steps[i];
+    if (act.rows && step) outputsOf[act.rows.output] = { kind: 'rows', from_step: step.id, columns: act.rows.columns };
+  }
+  const notes = reviewNotes({ finish: done.label, commits, unconfirmed, owners, inputs, used, outputs: Object.keys(outputsOf) });
   const surface: SurfaceName = opts.surface ?? start.surface ?? 'browser';
   const network = start.writes ? networkOf(start.writes, acts.map((a) => a.act), start.entry, opts.baseUrlBlank ?? true) : null;
   if (network?.ignore.length) {
@@ -416,7 +437,7 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
         i.secret ? { type: 'string', secret: true } : { type: 'string', ...(i.value ? { example: i.value } : {}) },
       ]),
     ),
-    outputs: {},
+    outputs: outputsOf,
     screens: withMarks(
       Object.fromEntries([...labels.values()].map((l) => [l.label, screenOf(l, inputs)])),
       steps,
@@ -460,6 +481,35 @@ function screenOf(l: TraceLabel, inputs: TraceStart['inputs']): DraftScreen {
   return { title: l.title, signature: t.signature, paths: t.paths, ...(t.record ? { record_paths: t.record } : {}) };
 }
 
+/**
+ * A read_rows line must declare one rows output (the guard writes it so): its target is a table, grid, list or a
+ * header, its name is new, it has columns, and each header column is one the surface read (docs/ARCHITECTURE.md,
+ * "Authoring rows"). Any other verb carries no rows.
+ */
+function rowsHoles(line: number, l: TraceAct, outputs: Set<string>, hole: (line: number, code: HoleCode, message: string) => void): void {
+  const r = l.rows;
+  if (l.verb !== 'read_rows') {
+    if (r) hole(line, 'ROWS_WITHOUT_OUTPUT', `a ${l.verb} line declares the rows output "${r.output}"; only a read_rows line reads rows`);
+    return;
+  }
+  if (!r) {
+    hole(line, 'ROWS_WITHOUT_OUTPUT', `reads the rows of the ${l.control.role} '${labelOf(l.control)}' but declares no output to return them`);
+    return;
+  }
+  if (!ROWS_ROLES.includes(l.control.role)) {
+    hole(line, 'ROWS_TARGET', `reads rows from a ${l.control.role}; a read_rows target is one of ${ROWS_ROLES.join(', ')}`);
+  }
+  if (outputs.has(r.output)) hole(line, 'OUTPUT_TAKEN', `the output "${r.output}" is declared twice; each output has one name`);
+  outputs.add(r.output);
+  const columns = Object.entries(r.columns);
+  if (columns.length === 0) hole(line, 'NO_COLUMNS', `the rows output "${r.output}" names no column`);
+  for (const [name, c] of columns) {
+    if (c.header !== undefined && !r.headers.includes(c.header)) {
+      hole(line, 'UNKNOWN_HEADER', `column "${name}" of output "${r.output}" takes the header "${c.header}", which the table did not have (headers: ${r.headers.map((h) => `"${h}"`).join(', ') || 'none'})`);
+    }
+  }
+}
+
 /** Every screen that can follow a commit gets the structural marks that tell it apart (shared/marks.ts). */
 function withMarks(screens: Record<string, DraftScreen>, steps: Step[], finish: string): Record<string, DraftScreen> {
   const marks = proposeMarks({ steps, outcomes: { success: { screens: [finish] }, business: {}, recovery: {}, failure: {} }, screens });
@@ -482,6 +532,7 @@ function reviewNotes(f: {
   owners: Map<string, string[]>;
   inputs: readonly { name: string; secret: boolean }[];
   used: Set<string>;
+  outputs: readonly string[];
 }): string[] {
   const notes: string[] = [];
   const after = f.commits.map((c) => `${c.id} (seen ending on ${c.after})`).join(', ');
@@ -496,7 +547,11 @@ function reviewNotes(f: {
   notes.push(
     `Inputs are declared as plain strings: add a pattern, an enum of values or a description for ${f.inputs.map((i) => i.name).join(', ') || '(none)'}.`,
   );
-  notes.push('Outputs: the card extracts none. If the caller needs a value from the final screen (a confirmation number), add a read step and an output.');
+  notes.push(
+    f.outputs.length
+      ? `Outputs: ${f.outputs.join(', ')} (rows, as the book read them). Add a description to each; check every column is one a caller needs.`
+      : 'Outputs: the card extracts none. If the caller needs a value from the final screen (a confirmation number), add a read step and an output.',
+  );
   for (const [owner, steps] of [...f.owners.entries()].sort((a, b) => a[0].localeCompare(b[0]))) {
     notes.push(`Risk classified by the owner ${owner}: ${steps.join(', ')}. Check each commit is a commit.`);
   }

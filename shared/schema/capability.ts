@@ -313,7 +313,17 @@ export const ExpectedChange = z.strictObject({
 });
 export type ExpectedChange = z.infer<typeof ExpectedChange>;
 
-export const JudgeDecl = z.strictObject({ change: ExpectedChange });
+/**
+ * A read-only card's judge (docs/ARCHITECTURE.md, "Verifying rows"): the judge's answer holds, at `at` (a key or a
+ * dotted path), the rows the record has, in the card's column names; a clean plate returns exactly those rows as
+ * the rows output `output`, and the record is the same after the run as before it.
+ */
+export const RowsJudge = z.strictObject({ output: Id, at: z.string().min(1) });
+export type RowsJudge = z.infer<typeof RowsJudge>;
+
+export const JudgeDecl = z
+  .strictObject({ change: ExpectedChange.optional(), rows: RowsJudge.optional() })
+  .refine((j) => (j.change === undefined) !== (j.rows === undefined), 'a judge declares either the expected "change" or the "rows" it holds, not both and not neither');
 export type JudgeDecl = z.infer<typeof JudgeDecl>;
 
 /** Blanks of an expected change must name declared, public inputs: a judge is never handed a secret. */
@@ -335,6 +345,11 @@ export function judgeBlankProblems(change: ExpectedChange, inputs: Readonly<Reco
 
 function checkJudge(card: Shape, ctx: Ctx): void {
   if (!card.judge) return;
+  const rows = card.judge.rows;
+  if (rows && card.outputs[rows.output]?.kind !== 'rows') {
+    ctx.addIssue({ code: 'custom', path: ['judge', 'rows', 'output'], message: `"${rows.output}" is not a rows output of this card` });
+  }
+  if (!card.judge.change) return;
   for (const p of judgeBlankProblems(card.judge.change, card.inputs)) ctx.addIssue({ code: 'custom', path: ['judge', 'change', ...p.path], message: p.message });
 }
 // ---- end judge ----

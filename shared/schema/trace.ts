@@ -1,7 +1,7 @@
 // The book: one JSON line per thing that happened while a task was worked out (by a model or a clerk).
 // The compiler reads only this. Secret values never appear in it: a secret is always its blank.
 import { z } from 'zod';
-import { EffectKind, FingerprintField, Rung } from './capability.ts';
+import { EffectKind, FingerprintField, Rung, RowsColumn } from './capability.ts';
 import { Control, Locus, ScopeLink, Verb } from './observation.ts';
 import { SurfaceName } from '../surfaces.ts';
 import { hashStrings } from '../hash.ts';
@@ -113,6 +113,18 @@ export const TraceAct = z.strictObject({
   writes: z.array(TraceWrite).optional(),
   /** What the owner was asked about this action's writes, and answered (`no_answer`: the time ran out, a no). */
   asked: z.array(z.strictObject({ write: z.string(), answer: z.enum(['commit', 'navigate', 'stage', 'no', 'no_answer']), owner: z.string().optional() })).optional(),
+  /**
+   * A `read_rows` act declares a rows output (docs/ARCHITECTURE.md, "Authoring rows"): its name, its columns (a header
+   * the surface read, or the row's whole text), and what the surface read then (its headers; how many rows).
+   */
+  rows: z
+    .strictObject({
+      output: z.string().regex(/^[a-z][a-z0-9_]*$/),
+      columns: z.record(z.string(), RowsColumn),
+      headers: z.array(z.string()),
+      count: z.number().int().nonnegative(),
+    })
+    .optional(),
   before: ScreenSeen,
   after: ScreenSeen,
 });

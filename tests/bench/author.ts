@@ -5,6 +5,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DEMO_PASSWORD, startCaseDesk } from '../../demo/casedesk/server.ts';
 import { startBank } from '../../demo/plumbline/server.ts';
 import { AnthropicModel } from '../../runner/author/anthropic.ts';
 import { JsonlBook, readBook } from '../../runner/author/book.ts';
@@ -14,6 +15,7 @@ import { runEvening, type EveningOptions } from '../../shared/author/evening.ts'
 import type { Owner } from '../../shared/author/ports.ts';
 import { NO_ROW, parseScript, type Script } from '../../shared/author/scripted.ts';
 import { compile } from '../../shared/compile/compile.ts';
+import type { Postcondition } from '../../shared/schema/capability.ts';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
 
 export interface AuthorBench {
@@ -35,6 +37,8 @@ export interface AuthorApp {
   start(): Promise<{ entry: string; inputs: EveningOptions['inputs']; close(): Promise<void> }>;
   /** Which presses the owner calls commits. */
   commits: RegExp;
+  /** Postconditions a reviewer gives at compile time (a commit that lands where it started), by step id. */
+  post?: Record<string, Postcondition[]>;
 }
 
 const ROOT = new URL('../../', import.meta.url);
@@ -60,10 +64,48 @@ export const PLUMBLINE_APP: AuthorApp = {
   },
 };
 
-/** The same evening made by a cautious model: one call a turn, and two calls that miss (a row on no menu). */
-export function oneCallATurn(script: Script, misses = 2): Script {
+/** CASEDESK (a single-page app, 0.3–1.2 s behind a spinner per API call) on 127.0.0.1, logged into from its entry. */
+function casedesk(name: string, path: string, inputs: EveningOptions['inputs'], rest: Pick<AuthorApp, 'script' | 'commits' | 'post'>): AuthorApp {
+  return {
+    name,
+    ...rest,
+    async start() {
+      const desk = await startCaseDesk({ delayMs: [300, 1200], seed: 5 });
+      return {
+        entry: `${desk.url}${path}`,
+        inputs: [{ name: 'user', value: 'clerk', secret: false }, { name: 'password', value: DEMO_PASSWORD, secret: true }, ...inputs],
+        close: () => desk.close(),
+      };
+    },
+  };
+}
+
+/** CASEDESK's add-case evening (Enter in "New case" is the commit; the added row is its postcondition). */
+export const CASEDESK_ADD_APP = casedesk('CASEDESK add case', '/', [{ name: 'title', value: 'Burst pipe in a top-floor flat', secret: false }], {
+  script: new URL('tests/fixtures/author/casedesk-add-case.json', ROOT).pathname,
+  commits: /textbox 'New case'/,
+  post: { key_new_case: [{ kind: 'text', contains: 'Added case' }, { kind: 'text', contains: '{{input.title}}' }] },
+});
+
+/** CASEDESK's rows evening: the open cases of one assignee, declared with read_rows (docs/ARCHITECTURE.md, "Authoring rows"). */
+export const CASEDESK_ROWS_APP = casedesk('CASEDESK open cases (rows)', '/find', [{ name: 'assignee', value: 'Unassigned', secret: false }], {
+  script: new URL('tests/fixtures/author/casedesk-open-cases.json', ROOT).pathname,
+  commits: /$^/,
+});
+
+export const AUTHOR_APPS: readonly AuthorApp[] = [PLUMBLINE_APP, CASEDESK_ADD_APP, CASEDESK_ROWS_APP];
+
+/**
+ * The same evening made by a cautious model: one call a turn, and calls that miss (a row on no menu) — two, or as
+ * many as a short evening needs to reach its 20th turn, where the request size is reported.
+ */
+export function oneCallATurn(script: Script, misses?: number): Script {
   const turns = script.turns.flatMap((t) => t.map((c) => [c]));
-  for (let i = 0; i < misses; i++) turns.splice(2 + i, 0, [{ tool: 'act', row: NO_ROW, verb: 'invoke' }]);
+  misses ??= Math.max(2, 20 - turns.length);
+  // Right after the first screen is named: a miss between an action that moved the screen and the label of where it
+  // landed would leave that landing unlabelled for the compiler.
+  const at = turns.findIndex((t) => t[0]?.tool === 'assert_screen') + 1;
+  for (let i = 0; i < misses; i++) turns.splice(at + i, 0, [{ tool: 'act', row: NO_ROW, verb: 'invoke' }]);
   return { turns };
 }
 
@@ -82,8 +124,8 @@ async function evening(app: AuthorApp, script: Script, kind: AuthorBench['evenin
     await book.close();
     const read = await readBook(bookPath);
     if (!read.ok) throw new Error(`${app.name} book does not read`);
-    const compiled = compile(read.lines, { id: 'bench' });
-    if (!compiled.ok) throw new Error(`${app.name} book does not compile: ${compiled.holes.map((h) => h.code).join(', ')}`);
+    const compiled = compile(read.lines, { id: 'bench', ...(app.post ? { post: app.post } : {}) });
+    if (!compiled.ok) throw new Error(`${app.name} (${kind}) book does not compile: ${compiled.holes.map((h) => `line ${h.line} ${h.code}: ${h.message}`).join('; ')}`);
     const steps = compiled.card.steps.length;
     const inputTokens = model.sizes.map((s) => s.input_tokens ?? Math.ceil(s.request_chars / 4));
     return { app: app.name, evening: kind, requests: inputTokens.length, steps, callsPerStep: inputTokens.length / steps, inputTokens };
@@ -96,7 +138,7 @@ async function evening(app: AuthorApp, script: Script, kind: AuthorBench['evenin
   }
 }
 
-export async function benchAuthor(apps: readonly AuthorApp[] = [PLUMBLINE_APP]): Promise<AuthorBench[]> {
+export async function benchAuthor(apps: readonly AuthorApp[] = AUTHOR_APPS): Promise<AuthorBench[]> {
   const { readFile } = await import('node:fs/promises');
   const out: AuthorBench[] = [];
   for (const app of apps) {

@@ -108,7 +108,7 @@ test('an MCP call returns the rows as structuredContent, valid against the tool\
     const { tools } = await client.listTools();
     const tool = tools.find((t) => t.name === 'plumbline_member_shares');
     const shares = (tool?.outputSchema as unknown as { properties: { outputs: { properties: Record<string, unknown> } } }).properties.outputs.properties['shares'];
-    expect(shares).toMatchObject({ type: 'array', items: { type: 'object', additionalProperties: false, required: ['share_id', 'type', 'balance', 'status'] } });
+    expect(shares).toMatchObject({ type: 'array', items: { type: 'object', additionalProperties: false, required: ['balance', 'share_id', 'status', 'type'] } });
     const result = (await client.callTool({ name: 'plumbline_member_shares', arguments: { operator_id: 'OP1001', member_number: MEMBER } })) as CallToolResult;
     expect(result.isError ?? false).toBe(false);
     const content = result.structuredContent as { word: string; outputs: Record<string, unknown> };

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { runEvening } from '../../shared/author/evening.ts';
 import { Guard } from '../../shared/author/guard.ts';
-import type { Model, ModelTurn, ToolCall } from '../../shared/author/ports.ts';
+import { ListModel } from '../fixtures/author/list-model.ts';
 import { Masker } from '../../shared/secrets.ts';
 import { FakeSurface, MemoryBook, signOnScreens } from '../fixtures/author/fake-surface.ts';
 
@@ -12,16 +12,6 @@ const INPUTS = [
   { name: 'password', value: SECRET, secret: true },
 ];
 const owner = { ask: () => Promise.resolve({ answer: 'navigate' as const, name: 'Olive Owner' }) };
-
-class ListModel implements Model {
-  readonly name = 'list';
-  readonly seen: ModelTurn[] = [];
-  constructor(private readonly turns: Omit<ToolCall, 'id'>[][]) {}
-  next(turn: ModelTurn): Promise<ToolCall[]> {
-    this.seen.push(turn);
-    return Promise.resolve((this.turns[turn.turn - 1] ?? []).map((c, i) => ({ id: `c${turn.turn}_${i}`, ...c })));
-  }
-}
 
 const FILL_FILL_CLICK = [
   { name: 'act', input: { row: 1, verb: 'set_value', value: '{{input.operator_id}}' } },

@@ -206,6 +206,16 @@ class DeskApp extends HTMLElement {
         <input id="new-case" maxlength="80" placeholder="Describe the claim, then press Enter">
         <ul id="list"></ul>
       </section>
+      <section id="find" aria-label="Find cases" hidden>
+        <h2>Find cases</h2>
+        <label for="find-assignee">Assignee</label>
+        <input id="find-assignee" maxlength="80" placeholder="A person, or Unassigned">
+        <button type="button" id="find-go">Find open cases</button>
+        <table id="found" aria-label="Open cases" hidden>
+          <thead><tr><th>ID</th><th>Title</th><th>Assignee</th><th>Status</th></tr></thead>
+          <tbody></tbody>
+        </table>
+      </section>
       <section id="assign-panel" aria-labelledby="assign-title" hidden>
         <h2 id="assign-title">Assign</h2>
         <cd-combobox id="assignee" label="Assignee"></cd-combobox>
@@ -243,6 +253,7 @@ class DeskApp extends HTMLElement {
     });
     this.#root.addEventListener('case-action', (e) => this.#act((e as CustomEvent<{ id: string; act: string }>).detail));
     this.#root.addEventListener('case-rename', (e) => void this.#rename((e as CustomEvent<{ id: string; title: string }>).detail));
+    $('#find-go').addEventListener('click', () => void this.#find());
     $('#assign').addEventListener('click', () => void this.#assign());
     $('#assign-cancel').addEventListener('click', () => this.#hideAssign());
     $('#confirm-cancel').addEventListener('click', () => $<HTMLDialogElement>('#confirm').close());
@@ -299,9 +310,29 @@ class DeskApp extends HTMLElement {
     this.#el<HTMLElement>('#login').hidden = true;
     this.#el<HTMLElement>('#logout').hidden = false;
     this.#el<HTMLElement>('#hello').hidden = true;
+    // Opened on /find, the desk shows its Find cases view instead of the case list.
+    if (location.pathname === '/find') {
+      this.#el<HTMLElement>('#find').hidden = false;
+      return;
+    }
     const people = await this.#busy(api<string[]>('GET', '/api/people'));
     (this.#el('#assignee') as Combobox).options = people;
     await this.#load();
+  }
+
+  /** The open cases of the assignee typed in, as a table (none: the table shows its headers only). */
+  async #find(): Promise<void> {
+    const who = this.#el<HTMLInputElement>('#find-assignee').value.trim();
+    try {
+      const found = await this.#busy(api<Case[]>('GET', `/api/cases?assignee=${encodeURIComponent(who)}`));
+      this.#el('#found tbody').innerHTML = found
+        .map((c) => `<tr><td>${c.id}</td><td>${esc(c.title)}</td><td>${esc(c.assignee ?? 'Unassigned')}</td><td>${c.status}</td></tr>`)
+        .join('');
+      this.#el<HTMLElement>('#found').hidden = false;
+      this.#say(`${found.length} open case${found.length === 1 ? '' : 's'} for ${who}`);
+    } catch (e) {
+      this.#say(`Could not find cases: ${(e as Error).message}`, true);
+    }
   }
 
   async #load(): Promise<void> {
