@@ -18,7 +18,18 @@ export interface TrustedInput {
 
 const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
+/** One per tab in this worker: a session's live state rebuilt (after a book edit) reuses the tab's attachment. */
+const byTab = new Map<number, TrustedInput>();
+
 export function tabDebugger(tabId: number): TrustedInput {
+  const have = byTab.get(tabId);
+  if (have) return have;
+  const made = attachable(tabId);
+  byTab.set(tabId, made);
+  return made;
+}
+
+function attachable(tabId: number): TrustedInput {
   const target = { tabId };
   let attached = false;
   /** The clerk pressed Cancel on Chrome's debugging bar: the extension does not attach again on its own. */
@@ -78,6 +89,7 @@ export function tabDebugger(tabId: number): TrustedInput {
     },
     async release() {
       browser.debugger.onDetach.removeListener(onDetach);
+      byTab.delete(tabId);
       if (!attached) return;
       attached = false;
       await browser.debugger.detach(target).catch(() => undefined);
