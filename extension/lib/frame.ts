@@ -289,13 +289,13 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
   let lastHoverOnly: Element[] = [];
 
   /** The ref of the control `target` is (or sits inside), from a fresh look at the document. */
-  const controlAt = (target: EventTarget | null): { ref: string; verbs: Verb[]; el: Element } | null => {
+  const controlAt = (target: EventTarget | null): { ref: string; verbs: Verb[]; role: string; name: string; el: Element } | null => {
     if (!(target instanceof Element)) return null;
     const obs = api.observe();
-    const byEl = new Map<Element, { ref: string; verbs: Verb[] }>();
+    const byEl = new Map<Element, { ref: string; verbs: Verb[]; role: string; name: string }>();
     for (const c of obs.controls) {
       const el = api.element(c.ref);
-      if (el) byEl.set(el, { ref: c.ref, verbs: c.verbs });
+      if (el) byEl.set(el, { ref: c.ref, verbs: c.verbs, role: c.role, name: c.name });
     }
     // Up the flat tree: a control inside a shadow root is found from an element inside it, and a host from its tree.
     for (let n: Element | null = target; n; n = n.parentElement ?? ((n.getRootNode() as ShadowRoot).host || null)) {
@@ -314,6 +314,7 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
       frame: framePath(win),
       ref: hit.ref,
       verb,
+      control: { role: hit.role, name: hit.name },
       ...(value !== undefined ? { value } : {}),
       ...(extra?.optionValue !== undefined ? { optionValue: extra.optionValue } : {}),
       ...(extra?.revealed ? { revealed: true } : {}),

@@ -63,6 +63,8 @@ export const ClerkAct = z.strictObject({
   frame: z.array(z.string()),
   ref: z.string(),
   verb: Verb,
+  /** The control's role and name as the frame saw it, to check a menu row found on an earlier look is this control. */
+  control: z.strictObject({ role: z.string(), name: z.string() }).optional(),
   /** set_value: the typed text; select: the chosen option's label; press: the key (KEYS); choose: the option's name. */
   value: z.string().optional(),
   /** select: the chosen option's value attribute, tried against inputs too. */

@@ -137,7 +137,9 @@ export async function recordClerkAct(ctx: SessionContext, id: string, msg: Clerk
   // A pick in a custom list: the list the clerk opened is part of the step (choose opens it), so the step starts
   // on the screen shown before it opened, as replay will find it (docs/ARCHITECTURE.md, "The extension's trusted
   // input"). Anything else starts on a fresh look.
-  let shown = (msg.verb === 'choose' ? guard.lastShown : null) ?? (await guard.show());
+  const before = msg.verb === 'choose' ? guard.lastShown : null;
+  const same = before?.menu.some((r) => r.control.ref === formatRef(msg.frame, msg.ref) && r.verb === 'choose' && r.control.role === msg.control?.role && r.control.name === msg.control.name);
+  let shown = (same ? before : null) ?? (await guard.show());
   const was = fresh.dispatched;
   if (was?.call === msg.event) {
     // The last worker was doing this very action when it stopped, and the content script sent it again.
