@@ -317,6 +317,10 @@ export class MacSurface implements Surface {
           const { root } = await this.#client.request('snapshot', { pid: this.#pid ?? 0, scope: { ref: ax }, maxDepth: 2 });
           return { read: seen.secret ? '' : (root.value ?? seen.name) };
         }
+        default:
+          // The helper speaks AX actions only; a key, hover, gesture or row read it cannot do is refused by name,
+          // never answered as done (docs/ARCHITECTURE.md, "The mac surface").
+          throw new SurfaceError('ACTION_FAILED', `the macOS surface does not ${op.verb.replace('_', '-')} (it presses, types, selects, toggles and reads)`);
       }
     } finally {
       this.#last = null;

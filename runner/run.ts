@@ -11,6 +11,7 @@ import { RETRYABLE, RunResult, type Word } from '../shared/schema/result.ts';
 import { Masker, SecretError } from '../shared/secrets.ts';
 import { SurfaceError, type Surface } from '../shared/surface.ts';
 import { wordOf } from '../shared/errors.ts';
+import { templateScreen } from '../shared/screens.ts';
 import { surfaces, unreachable, type OpenOptions, type SurfaceDriver, type SurfaceRegistry } from './surfaces.ts';
 import { approvalStatus } from './approval.ts';
 import { Replay, type CallCounter, type StepEvent } from './engine/engine.ts';
@@ -388,7 +389,12 @@ async function proposeRepair(req: RunRequest, runId: string, dir: string, repair
   const card = structuredClone(req.card);
   for (const r of repairs) {
     const screen = card.screens[r.label];
-    if (screen) Object.assign(screen, { signature: r.signature, paths: r.paths.map((p) => masker.mask(p)) });
+    if (!screen) continue;
+    // Re-recorded the way the compiler records a screen: paths that carry this run's record become templates again.
+    const inputs = Object.entries(req.inputs).map(([name, value]) => ({ name, value, secret: card.inputs[name]?.secret !== false }));
+    const t = templateScreen({ signature: r.signature, paths: r.paths.map((p) => masker.mask(p)) }, inputs);
+    delete screen.record_paths;
+    Object.assign(screen, { signature: t.signature, paths: t.paths, ...(t.record ? { record_paths: t.record } : {}) });
   }
   card.lifecycle = {
     state: 'draft',

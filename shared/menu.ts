@@ -76,18 +76,19 @@ export function buildMenu(obs: Pick<Observation, 'parts'>): MenuRow[] {
   }
   const rows: MenuRow[] = [];
   const extra: Omit<MenuRow, 'n'>[] = [];
+  const gestures: Omit<MenuRow, 'n'>[] = [];
   for (const c of controls) {
     const namesakes = byKey.get(`${c.role}\u0000${menuLabel(c)}`) ?? [c];
     const where = namesakes.length > 1 ? disambiguate(c, namesakes) : '';
-    for (const verb of verbsOf(c.verbs)) {
+    for (const verb of verbsOf(c.verbs, c.offers)) {
       if (!VERBS[verb].menu) continue;
       if (c.verbs.includes(verb)) rows.push({ n: rows.length + 1, verb, control: c, where });
-      else extra.push({ verb, control: c, where });
+      else (c.offers?.includes(verb) ? gestures : extra).push({ verb, control: c, where });
     }
   }
-  // The verbs the table offers with a control's own (a key in a field) come last: the rows a screen always had
-  // keep their numbers.
-  for (const r of extra) rows.push({ n: rows.length + 1, ...r });
+  // The verbs the table offers with a control's own (a key in a field) come last, and after them the gestures a
+  // page listens for (shared/dom/gestures.ts): the rows a screen always had keep their numbers.
+  for (const r of [...extra, ...gestures]) rows.push({ n: rows.length + 1, ...r });
   return rows;
 }
 

@@ -59,17 +59,23 @@ export const VERBS: Readonly<Record<Verb, VerbRow>> = {
   press: { value: 'required', menu: true, sticker: 'by_risk', redo: 'never', moves: true, values: KEYS, with: ['set_value', 'choose'], compile: { prefix: 'key', intent: 'Press {value} in {what}' } },
   // Hovering writes nothing; it reveals the control it names (a row's icon action), which the next step uses.
   hover: { value: 'none', menu: true, sticker: 'navigate', redo: 'always', moves: true, compile: { prefix: 'reveal', intent: 'Hover to reveal {what}' } },
+  // Offered only where the page listens for a double-click (Control.offers, shared/dom/gestures.ts); it must change
+  // the screen (an editor appears), else it fails by name. What it does is the page's: stickered like a press.
   double_click: { value: 'none', menu: true, sticker: 'by_risk', redo: 'never', moves: true, compile: { prefix: 'double_click', intent: 'Double-click {what}' } },
   // A custom ARIA combobox or listbox: open it, pick the option by its name, check the value it shows.
   choose: { value: 'required', menu: true, sticker: 'stage', redo: 'always', moves: true, compile: { prefix: 'pick', intent: 'Pick {value} in {what}' } },
   // A table, grid or list read as rows for a `rows` output: like `read`, not a menu row (the prompt carries the text).
   read_rows: { value: 'none', menu: false, sticker: 'read', redo: 'always', moves: false, compile: { prefix: 'list', intent: 'Read the rows of {what}' } },
+  // A right-click that succeeds only when a menu appears (its items are then the next screen's controls); offered
+  // only where the page listens for `contextmenu`. Opening a menu writes nothing, as a hover reveals.
+  context_menu: { value: 'none', menu: true, sticker: 'navigate', redo: 'always', moves: true, compile: { prefix: 'open_menu', intent: 'Right-click {what} to open its menu' } },
 };
 
 export interface EffectRow {
   /** Replay writes `dispatched` (fsync) before acting and `observed` after (the journal rule). */
   journalled: boolean;
-  /** Changes something in the application (an MCP tool whose card has one is not `readOnlyHint`). */
+  /** Changes something in the application (an MCP tool whose card has one is not `readOnlyHint`; runner/mcp/tools.ts
+   * lets a staged value through when the card's writes are checked). */
   changes: boolean;
   /** Cannot be taken back by the run itself (MCP `destructiveHint`; not `idempotentHint`). */
   destructive: boolean;
@@ -93,10 +99,13 @@ export function takesValue(verb: Verb): boolean {
   return VERBS[verb].value === 'required';
 }
 
-/** Every verb a control takes: the walker's vocabulary for its role, and the verbs the table offers with those. */
-export function verbsOf(listed: readonly Verb[]): Verb[] {
+/**
+ * Every verb a control takes: the walker's vocabulary for its role, the verbs the table offers with those, and the
+ * gestures the page was seen listening for on it (`offered`: Control.offers, outside the fingerprinted vocabulary).
+ */
+export function verbsOf(listed: readonly Verb[], offered: readonly Verb[] = []): Verb[] {
   const extra = (Object.keys(VERBS) as Verb[]).filter((v) => !listed.includes(v) && VERBS[v].with?.some((w) => listed.includes(w)));
-  return [...listed, ...extra];
+  return [...new Set([...listed, ...extra, ...offered])];
 }
 
 /** Why a literal value is not one the verb takes (its closed set), or null when it is. Blanks are checked when filled. */

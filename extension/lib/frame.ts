@@ -122,6 +122,8 @@ function act(api: InPage, ref: string, verb: Verb, value: string | undefined): F
       return { ok: false, code: 'ACTION_FAILED', message: `${verb} is done with trusted input (point, then check), not by the page agent` };
     case 'read_rows':
       return { ok: false, code: 'ACTION_FAILED', message: 'the extension does not read rows yet: replay this card with the runner' };
+    case 'context_menu':
+      return { ok: false, code: 'ACTION_FAILED', message: 'the extension does not right-click yet: replay this card with the runner' };
     default:
       // A verb added to the table after this agent was written (another surface's): refused by name, never guessed.
       return { ok: false, code: 'ACTION_FAILED', message: `the extension does not know the verb ${String(verb)}: replay this card with the runner` };

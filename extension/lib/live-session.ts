@@ -3,7 +3,7 @@
 import type { EveningInput } from '../../shared/author/ports.ts';
 import { buildMenu, renderRow } from '../../shared/menu.ts';
 import type { Observation } from '../../shared/schema/observation.ts';
-import { nameScreen, type KnownScreen } from '../../shared/screens.ts';
+import { labelledAs, labelledScreen, type KnownScreen } from '../../shared/screens.ts';
 import { Masker } from '../../shared/secrets.ts';
 import { HaltableSurface } from './haltable-surface.ts';
 import type { HostDeps, Live, SessionContext } from './session-context.ts';
@@ -26,10 +26,10 @@ export async function openLive(ctx: Pick<SessionContext, 'd' | 'update'>, s: Ses
   inner.recording = s.mode === 'record';
   // The labels already in the book (a restarted worker), for the panel's view of the live screen.
   const known: KnownScreen[] = (await d.store.lines(s.id)).flatMap((l) =>
-    l.kind === 'label' ? [{ label: l.label, signature: l.screen.signature, paths: l.screen.paths }] : [],
+    l.kind === 'label' ? [labelledScreen(l.label, l.screen, inputs)] : [],
   );
   const book = new SessionBook(d.store, s.id, (l) => {
-    if (l.kind === 'label') known.push({ label: l.label, signature: l.screen.signature, paths: l.screen.paths });
+    if (l.kind === 'label') known.push(labelledScreen(l.label, l.screen, inputs));
     d.changed(s.id);
     return Promise.resolve();
   });
@@ -41,7 +41,8 @@ export async function openLive(ctx: Pick<SessionContext, 'd' | 'update'>, s: Ses
 /** Keeps the panel's view of the live screen (label and masked menu) current, writing only when it changed. */
 async function showLive(ctx: Pick<SessionContext, 'update'>, live: Live, obs: Observation): Promise<void> {
   const menu = buildMenu(obs).map((r) => live.masker.mask(renderRow(r)));
-  const label = nameScreen(obs, live.known)?.label ?? null;
+  // The guard's own answer (shared/screens.ts labelledAs), so the panel never names a screen the guard would not.
+  const label = labelledAs(obs, live.known, live.inputs);
   const key = `${obs.signature}|${label ?? ''}|${menu.join('\n')}`;
   if (key === live.lastSignature) return;
   live.lastSignature = key;

@@ -20,7 +20,7 @@ import { isWrite, originOf, type Request, type SeenWrite, type WriteGate, type W
 import { findChromium } from './chromium.ts';
 import { frameAt } from './frames.ts';
 import { elementOf, findInFrame, observePage, rowsOfRef, textOfRef } from './observe.ts';
-import { WALKER_VERSION } from './walker-bundle.ts';
+import { gestureProbeSource, WALKER_VERSION } from './walker-bundle.ts';
 
 const NAV_TIMEOUT_MS = 15_000;
 /** The attribute that marks a field a secret was typed into, for the screenshot mask. */
@@ -101,6 +101,29 @@ async function choose(el: ElementHandle<Element>, value: string): Promise<void> 
   });
   if (shows.replace(/\s+/g, ' ').trim() !== want) {
     throw new SurfaceError('ACTION_FAILED', `the combobox shows "${shows.trim().slice(0, 60)}" after choosing "${want}"`);
+  }
+}
+
+/** How long a gesture's effect may take to show (an editor, a menu): a page reacts to one without a server. */
+const GESTURE_SHOWS_MS = 2_000;
+
+/** What a person sees change on a screen: its furniture, its controls (with their values) and its text. */
+function screenState(o: Observation): string {
+  return JSON.stringify(o.parts.map((p) => [p.paths, p.controls.map((c) => [c.role, c.name, c.value, c.verbs]), p.text]));
+}
+
+/** The menu items showing (WAI-ARIA 1.2 menu, menuitem*): each as its role, name and containers, to tell new from old. */
+function menuItems(o: Observation): string[] {
+  return o.parts.flatMap((p) => p.controls.filter((c) => c.role.startsWith('menuitem')).map((c) => `${c.role} ${c.name} ${c.ancestors.join('>')}`));
+}
+
+/** Observes the page until `seen` holds, for at most GESTURE_SHOWS_MS; whether it did. */
+async function screenChanges(page: Page, seen: (o: Observation) => boolean): Promise<boolean> {
+  const until = Date.now() + GESTURE_SHOWS_MS;
+  for (;;) {
+    if (seen(await observePage(page))) return true;
+    if (Date.now() >= until) return false;
+    await page.waitForTimeout(50);
   }
 }
 
@@ -187,6 +210,8 @@ export class BrowserSurface implements Surface {
       browser = owned;
     }
     const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
+    // Before any page script: which elements listen for a double-click or a right-click (shared/dom/gestures.ts).
+    await context.addInitScript({ content: await gestureProbeSource() });
     if (opts.trace) await context.tracing.start({ screenshots: true, snapshots: true });
     const page = await context.newPage();
     const surface = new BrowserSurface(page, context, owned);
@@ -305,9 +330,27 @@ export class BrowserSurface implements Surface {
           // shows (the row), in the flat tree, so shadow hosts count (shared/dom/style.ts isRevealable).
           await (await revealer(el)).hover();
           return {};
-        case 'double_click':
+        case 'double_click': {
+          // Rename in place: the double-click must change the screen (an editor appears), else it fails by name.
+          // The pointer is moved there first, so what a hover alone shows (a row's actions) is not taken for it.
+          await el.hover();
+          const before = screenState(await observePage(this.page));
           await el.dblclick();
+          if (!(await screenChanges(this.page, (o) => screenState(o) !== before))) {
+            throw new SurfaceError('ACTION_FAILED', `double_click on ${ref}: nothing on the screen changed`);
+          }
           return {};
+        }
+        case 'context_menu': {
+          // A right-click counts only when a menu appears; otherwise nothing more is done and the step fails by name.
+          await el.hover();
+          const before = menuItems(await observePage(this.page));
+          await el.click({ button: 'right' });
+          if (!(await screenChanges(this.page, (o) => menuItems(o).some((m) => !before.includes(m))))) {
+            throw new SurfaceError('ACTION_FAILED', `context_menu on ${ref}: no menu appeared`);
+          }
+          return {};
+        }
         case 'choose':
           await choose(el, op.value ?? '');
           return {};

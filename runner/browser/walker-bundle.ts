@@ -10,12 +10,12 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 let cached: Promise<string> | undefined;
 
-async function bundle(): Promise<string> {
+async function bundle(contents = "import { install } from './shared/dom/index.ts'; install();", sourcefile = 'walker-entry.ts'): Promise<string> {
   const result = await build({
     stdin: {
-      contents: "import { install } from './shared/dom/index.ts'; install();",
+      contents,
       resolveDir: ROOT,
-      sourcefile: 'walker-entry.ts',
+      sourcefile,
       loader: 'ts',
     },
     bundle: true,
@@ -38,4 +38,18 @@ export function walkerSource(): Promise<string> {
     throw err;
   });
   return cached;
+}
+
+let probe: Promise<string> | undefined;
+
+/**
+ * The init script that records which elements get a `dblclick` or `contextmenu` listener (shared/dom/gestures.ts
+ * `recordListeners`): run in every document before its own scripts, so the walker can offer those gestures.
+ */
+export function gestureProbeSource(): Promise<string> {
+  probe ??= bundle("import { recordListeners } from './shared/dom/gestures.ts'; recordListeners();", 'gesture-probe.ts').catch((err: unknown) => {
+    probe = undefined;
+    throw err;
+  });
+  return probe;
 }

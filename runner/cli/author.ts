@@ -11,8 +11,6 @@ import { MIN_SECRET_LENGTH } from '../../shared/secrets.ts';
 import { AnthropicModel, anthropicOptionsFromEnv } from '../author/anthropic.ts';
 import { JsonlBook } from '../author/book.ts';
 import { CommitPolicyOwner, TerminalOwner } from '../author/owner.ts';
-import { selectorsFor } from '../author/selectors.ts';
-import { BrowserSurface } from '../browser/surface.ts';
 import { surfaceOfEntry, surfaces } from '../surfaces.ts';
 import type { Surface } from '../../shared/surface.ts';
 import { UsageError } from './errors.ts';
@@ -146,6 +144,9 @@ export async function authorCommand(flags: AuthorFlags, deps: AuthorDeps = {}): 
   let surface: Surface | null = null;
   try {
     surface = await chosen.driver.open({ headed: flags.headed ?? false });
+    // A browser host may also offer CSS selectors as the last rung; loaded only for the browser, so a terminal or
+    // mac evening never loads Playwright.
+    const cssRung = chosen.driver.declaration.name === 'browser' ? await browserSelectors(surface) : undefined;
     const result = await runEvening({
       surface,
       model,
@@ -157,8 +158,7 @@ export async function authorCommand(flags: AuthorFlags, deps: AuthorDeps = {}): 
       ...(maxTurns !== undefined ? { maxTurns } : {}),
       ...(ownerTimeout !== undefined ? { ownerTimeoutMs: ownerTimeout * 1000 } : {}),
       ...(flags.origin || flags.ignoreWrite ? { writes: { ...(flags.origin ? { origins: flags.origin } : {}), ...(flags.ignoreWrite ? { ignore: flags.ignoreWrite } : {}) } } : {}),
-      // A browser host may also offer CSS selectors as the last rung.
-      ...(surface instanceof BrowserSurface ? { selectorsFor: selectorsFor(surface.page) } : {}),
+      ...(cssRung ? { selectorsFor: cssRung } : {}),
       progress: say,
     });
     process.stdout.write(`${JSON.stringify(summary(result, flags.out), null, 2)}\n`);
@@ -169,4 +169,9 @@ export async function authorCommand(flags: AuthorFlags, deps: AuthorDeps = {}): 
     await surface?.close();
     await book.close();
   }
+}
+
+async function browserSelectors(surface: Surface): Promise<((ref: string) => Promise<string[]>) | undefined> {
+  const [{ BrowserSurface }, { selectorsFor }] = await Promise.all([import('../browser/surface.ts'), import('../author/selectors.ts')]);
+  return surface instanceof BrowserSurface ? selectorsFor(surface.page) : undefined;
 }

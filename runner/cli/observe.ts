@@ -59,7 +59,9 @@ export async function observeCommand(url: string, opts: { format: ObserveFormat;
     try {
       surface = await chosen.driver.open({});
     } catch (e) {
-      throw new ObserveError('NO_BROWSER', e instanceof Error ? e.message : String(e));
+      // Only the browser's driver fails for want of a browser; a terminal or the mac helper that cannot start is
+      // the surface being unavailable, said by its own message.
+      throw new ObserveError(kind === 'browser' ? 'NO_BROWSER' : 'SURFACE_UNAVAILABLE', e instanceof Error ? e.message : String(e));
     }
     try {
       await surface.open(entry);

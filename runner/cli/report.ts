@@ -1,14 +1,15 @@
 // `handrail report [<evidence-dir|run-id|dir of runs>…] [-o FILE] [--head H]`: one self-contained HTML page per run
 // (runner/report.ts), and over more than one run an index linking them. A run id is looked up as `runs/<id>` under
-// the working directory and in the receipts of the journals under the state home (which also give its anchor, the
-// evidence head the receipt recorded); no argument at all means every run those journals know.
+// the working directory and in the receipts of the journals (under the state home, or HANDRAIL_JOURNAL_URL's
+// database; they also give its anchor, the evidence head the receipt recorded); no argument at all means every run those journals know.
 // Exit 0 when every page is written and every run's evidence verifies, 1 when some evidence does not.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { addEnvSecrets, Masker } from '../../shared/secrets.ts';
 import { envWithConfig, loadConfig } from '../config.ts';
-import { readJournal } from '../engine/journal.ts';
+import { FileJournalStore, type JournalStore } from '../engine/journal-store.ts';
+import { journalStoreFor } from '../journals.ts';
 import { EVIDENCE_KEY_ENV, LOG_FILE, type Anchor } from '../evidence.ts';
 import { stateHome, storeIn } from '../intent.ts';
 import { renderIndex, renderReport, summarizeRun, type RunSummary } from '../report.ts';
@@ -29,19 +30,13 @@ export interface KnownRun {
   head?: string;
 }
 
-export async function runsInJournals(home: string): Promise<Map<string, KnownRun>> {
-  const dir = storeIn(home).journals;
+/** Reads every key the journal store holds (the file journals under the state home, or HANDRAIL_JOURNAL_URL's database). */
+export async function runsInJournals(journals: JournalStore): Promise<Map<string, KnownRun>> {
   const out = new Map<string, KnownRun>();
-  let files: string[] = [];
-  try {
-    files = readdirSync(dir).filter((f) => f.endsWith('.jsonl'));
-  } catch {
-    return out;
-  }
-  for (const f of files.sort()) {
+  for (const key of await journals.keys()) {
     let read;
     try {
-      read = await readJournal(path.join(dir, f));
+      read = await journals.read(key);
     } catch {
       continue; // a damaged journal anchors nothing; `handrail journal list` reports it
     }
@@ -80,7 +75,7 @@ function resolveTargets(targets: readonly string[], known: ReadonlyMap<string, K
       out.push(...inner);
     } else {
       const found = known.get(t)?.evidence ?? path.join('runs', t);
-      if (!isEvidence(found)) throw new UsageError(`${t} is neither an evidence directory nor a run id found under runs/ or in the journals of the state home`, 'NOT_EVIDENCE');
+      if (!isEvidence(found)) throw new UsageError(`${t} is neither an evidence directory nor a run id found under runs/ or in the journals (the state home, or HANDRAIL_JOURNAL_URL)`, 'NOT_EVIDENCE');
       out.push(found);
     }
   }
@@ -92,7 +87,14 @@ const pageOf = (dir: string): string => `${path.resolve(dir).replace(/\/+$/, '')
 export async function reportCommand(targets: readonly string[], flags: ReportFlags, given: Env = process.env): Promise<number> {
   const env = envWithConfig(given, (await loadConfig(flags.config)).config);
   if (flags.head !== undefined && !/^[0-9a-fA-F]{64}$/.test(flags.head)) throw new UsageError(`--head expects 64 hex digits (a receipt's evidence_head), got "${flags.head}"`);
-  const known = await runsInJournals(stateHome(env));
+  // The journals the runs were answered from: the shared database when HANDRAIL_JOURNAL_URL names one (runner/journals.ts).
+  const journals = await journalStoreFor(env, () => new FileJournalStore({ store: storeIn(stateHome(env)) }));
+  let known: Map<string, KnownRun>;
+  try {
+    known = await runsInJournals(journals);
+  } finally {
+    await journals.close();
+  }
   const dirs = resolveTargets(targets, known);
   // One run named (its directory or its id, or the only run the journals know) gets its page alone; a directory of
   // runs always gets an index, even of one.

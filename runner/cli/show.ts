@@ -106,6 +106,7 @@ export function showText(card: Capability, tty = false): string {
     const marks = s.marks ? `${s.marks.paths.length} mark path${s.marks.paths.length === 1 ? '' : 's'}${s.marks.text.length ? `, text ${s.marks.text.map((t) => `'${t}'`).join(', ')}` : ''} (can follow a commit)` : 'no marks';
     out.push(`  ${name} — ${s.title} · signature ${s.signature} · ${marks}`);
     for (const p of s.marks?.paths ?? []) out.push(`      mark ${p}`);
+    for (const p of s.record_paths ?? []) out.push(`      record ${p}… (filled from the run's inputs)`);
   }
   out.push('', 'outcomes:');
   out.push(`  success: ${card.outcomes.success.screens.join(', ')}`);

@@ -15,7 +15,7 @@ import { Lock } from '../../shared/lock.ts';
 import { compileSafe } from '../../shared/regex.ts';
 import { fingerprint } from '../../shared/fingerprint.ts';
 import { buildMenu, renderRow } from '../../shared/menu.ts';
-import { jaccard, nameScreen, provable, screenWords, type KnownScreen } from '../../shared/screens.ts';
+import { jaccard, nameScreen, provable, publicValues, screenWords, type KnownScreen, type PublicValues } from '../../shared/screens.ts';
 import type { Masker } from '../../shared/secrets.ts';
 import { SurfaceError, type BoundTarget, type EvidenceKind, type Resolution, type Surface } from '../../shared/surface.ts';
 import type { Evidence } from '../evidence.ts';
@@ -160,6 +160,8 @@ function sleep(ms: number): Promise<void> {
 export class Replay {
   private readonly card: Capability;
   private readonly screens: KnownScreen[];
+  /** The run's non-secret inputs: what the screens' record paths are filled from (never a secret). */
+  private readonly values: PublicValues;
   private readonly rungs: Record<string, ResolvedBy> = {};
   private readonly outputs: Record<string, OutputValue> = {};
   private readonly now: () => number;
@@ -195,9 +197,11 @@ export class Replay {
       label,
       signature: s.signature,
       paths: s.paths,
+      record: s.record_paths,
       marks: s.marks,
       afterCommit: afterCommit.has(label),
     }));
+    this.values = publicValues(Object.entries(ctx.inputs).map(([name, value]) => ({ name, value, secret: ctx.card.inputs[name]?.secret !== false })));
     this.writes = new WriteCheck(surface, ctx.card, ctx.entry, ctx.evidence);
     this.now = ctx.now ?? Date.now;
     this.started = this.now();
@@ -242,7 +246,7 @@ export class Replay {
     if (answer.kind !== 'observe') throw new Error('surface answered an observe query with something else');
     const obs = answer.observation;
     const text = screenWords(obs);
-    const named = nameScreen({ signature: obs.signature, paths: obs.paths, text }, this.screens);
+    const named = nameScreen({ signature: obs.signature, paths: obs.paths, text }, this.screens, this.values);
     // A page a rung named in this run (the furniture agreed) keeps that name while it shows the same furniture.
     const current = { obs, label: named?.label ?? this.namedByRung.get(obs.signature) ?? null, text };
     this.current = current;
@@ -463,6 +467,8 @@ export class Replay {
   async run(): Promise<RunResult> {
     let end: Ending;
     let commitInFlight: string | null = null;
+    /** The step being done when something threw: the receipt names it (`at_step`). */
+    let current: string | null = null;
     try {
       await this.ctx.evidence.append('run_start', {
         card: this.card.id,
@@ -474,6 +480,7 @@ export class Replay {
       await this.surface.open(entry);
       end = { word: 'SUCCESS', code: 'OK', message: 'all steps done' };
       for (const [i, step] of this.card.steps.entries()) {
+        current = step.id;
         const stepEnd = this.cancelled(step) ?? (await this.step(step, i, (id) => (commitInFlight = id)));
         if (stepEnd) {
           end = stepEnd;
@@ -482,11 +489,12 @@ export class Replay {
         commitInFlight = null;
         this.stepsDone++;
       }
+      current = null;
       if (end.word === 'SUCCESS') end = (await this.writes.end()) ?? this.finalWord();
     } catch (e) {
       await this.shotsTaken();
       if (e instanceof JournalReceipt) return await this.replayedReceipt(e.step);
-      end = this.crashEnding(e, commitInFlight);
+      end = this.crashEnding(e, commitInFlight, current);
     }
     await this.shotsTaken();
     if (end.word !== 'SUCCESS' && end.word !== 'BUSINESS_OUTCOME') await this.failureEvidence(end);
@@ -515,7 +523,7 @@ export class Replay {
     return result;
   }
 
-  private crashEnding(e: unknown, commitInFlight: string | null): Ending {
+  private crashEnding(e: unknown, commitInFlight: string | null, current: string | null): Ending {
     const code = e instanceof SurfaceError ? e.code : 'INTERNAL';
     const detail = e instanceof Error ? e.message.split('\n')[0] ?? e.message : String(e);
     if (commitInFlight || e instanceof InDoubt) {
@@ -527,7 +535,7 @@ export class Replay {
       };
     }
     const word: Word = code === 'SURFACE_UNREACHABLE' && this.stepsDone === 0 ? 'RECOVERABLE' : 'FAILED';
-    return { word, code: code === 'STALE' ? 'NAVIGATION_FAILED' : code, message: detail };
+    return { word, code: code === 'STALE' ? 'NAVIGATION_FAILED' : code, message: detail, ...(current ? { atStep: current } : {}) };
   }
 
   private async failureEvidence(end: Ending): Promise<void> {
@@ -848,7 +856,7 @@ export class Replay {
         await record('person_abort', { step: step.id, by: answer.by, reason: answer.reason, human_steps: answer.steps.length });
       } else {
         const now = await this.look();
-        const exact = nameScreen({ signature: now.obs.signature, paths: now.obs.paths, text: now.text }, this.screens);
+        const exact = nameScreen({ signature: now.obs.signature, paths: now.obs.paths, text: now.text }, this.screens, this.values);
         const by = `person ${answer.by}`;
         if (exact && exact.how === 'exact' && exact.label !== answer.label) {
           outcome = 'mismatch';

@@ -175,13 +175,19 @@ export function inputsFromArgs(args: Readonly<Record<string, unknown>>): Record<
   return out;
 }
 
-/** Behaviour hints from the effect stickers, as the operations table describes them (MCP ToolAnnotations). */
+/**
+ * Behaviour hints from the effect stickers, as the operations table describes them (MCP ToolAnnotations).
+ * Read-only: no step changes anything; or the only changing steps stage values (typing a member number into a
+ * search form) and the card declares its `network`, so replay ends a run whose non-commit step sends a write
+ * (UNDECLARED_WRITE, docs/ARCHITECTURE.md "Writes"): a staged value that no commit posts changes nothing.
+ */
 export function annotationsFor(card: Capability): ToolAnnotations {
   const effects = card.steps.map((s) => EFFECTS[s.effect.kind]);
   const destructive = effects.some((e) => e.destructive);
+  const changes = card.steps.some((s) => EFFECTS[s.effect.kind].changes && (s.effect.kind !== 'stage' || card.network === undefined));
   return {
     title: titleOf(card.id),
-    readOnlyHint: !effects.some((e) => e.changes),
+    readOnlyHint: !changes,
     destructiveHint: destructive,
     idempotentHint: !destructive,
     // The card talks to an application outside this server.

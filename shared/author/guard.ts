@@ -11,7 +11,7 @@ import type { Observation } from '../schema/observation.ts';
 import { z } from 'zod';
 import { lineHash, TraceAct, TraceLine, type ScreenSeen } from '../schema/trace.ts';
 type ActLine = z.infer<typeof TraceAct>;
-import { labelledAs, type KnownScreen } from '../screens.ts';
+import { labelledAs, labelledScreen, type KnownScreen } from '../screens.ts';
 import type { Masker } from '../secrets.ts';
 import { SurfaceError, type Surface } from '../surface.ts';
 import { riskOf } from '../surfaces.ts';
@@ -186,7 +186,7 @@ export class Guard {
     this.#o = opts;
     for (const [i, l] of (opts.resume ?? []).entries()) {
       if (l.seq !== i + 1) throw new BookResumeError(`the book cannot be resumed: line ${i + 1} is numbered ${l.seq}`);
-      if (l.kind === 'label') this.#labels.set(l.label, { label: l.label, title: l.title, signature: l.screen.signature, paths: l.screen.paths });
+      if (l.kind === 'label') this.#labels.set(l.label, { ...labelledScreen(l.label, l.screen, opts.inputs), title: l.title });
       if (l.kind === 'finish') this.#finished = l.label;
       this.#seq = l.seq;
       this.#last = l;
@@ -231,7 +231,7 @@ export class Guard {
   }
 
   #labelOf(obs: Observation): string | null {
-    return labelledAs(obs, this.#known());
+    return labelledAs(obs, this.#known(), this.#o.inputs);
   }
 
   #seen(obs: Observation): ScreenSeen {
@@ -568,7 +568,7 @@ export class Guard {
     if (here) return refuse(call.id, 'ALREADY_LABELLED', `this screen is already labelled ${here}`);
     const screen = this.#seen(obs);
     const t = title?.trim() || titleOf(label);
-    this.#labels.set(label, { label, title: t, signature: obs.signature, paths: obs.paths });
+    this.#labels.set(label, { ...labelledScreen(label, obs, this.#o.inputs), title: t });
     await this.write({ kind: 'label', label, title: t, screen: { ...screen, label } });
     return { id: call.id, ok: true, text: `labelled this screen ${label}` };
   }

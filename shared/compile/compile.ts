@@ -22,7 +22,7 @@ import type { ScopeLink } from '../schema/observation.ts';
 import { continuityHoles } from './continuity.ts';
 import type { TraceAct, TraceLabel, TraceLine, TraceStart } from '../schema/trace.ts';
 import { describeWrite, endpointOf, originOf } from '../writes.ts';
-import { labelledAs, type KnownScreen } from '../screens.ts';
+import { labelledAs, labelledScreen, templateScreen, type KnownScreen } from '../screens.ts';
 
 export type HoleCode =
   | 'NO_START'
@@ -253,7 +253,7 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
 
   // The screens labelled so far, named by the guard's own rule (shared/screens.ts labelledAs).
   const labelled: KnownScreen[] = [];
-  const labelOfScreen = (seen: TraceAct['before']): string | null => labelledAs(seen, labelled);
+  const labelOfScreen = (seen: TraceAct['before']): string | null => labelledAs(seen, labelled, inputs);
   const labels = new Map<string, TraceLabel>();
   const acts: { line: number; act: TraceAct; screen: string | null; after: string | null }[] = [];
   const stepLines = new Map<string, number>();
@@ -264,7 +264,7 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
     if (finish) return;
     if (l.kind === 'label') {
       if (!labels.has(l.label)) labels.set(l.label, l);
-      labelled.push({ label: l.label, signature: l.screen.signature, paths: l.screen.paths });
+      labelled.push(labelledScreen(l.label, l.screen, inputs));
       return;
     }
     if (l.kind === 'finish') {
@@ -282,10 +282,11 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
     }
     let after = labelOfScreen(l.after);
     if (l.after.signature !== l.before.signature && !after) {
-      const next = lines[i + 1];
-      if (next?.kind === 'label' && next.screen.signature === l.after.signature) after = next.label;
-      else {
-        hole(line, 'UNLABELLED_LANDING', `lands on a screen no label names (signature ${l.after.signature}); the next line must label it`);
+      // Named as the guard names it when the model goes on: with the labels written before the next action or
+      // finish, a refused call (a label already taken) may stand between (shared/screens.ts labelledAs).
+      after = labelledAs(l.after, [...labelled, ...labelsBeforeNextAction(lines, i + 1, inputs)], inputs);
+      if (!after) {
+        hole(line, 'UNLABELLED_LANDING', `lands on a screen no label names (signature ${l.after.signature}); label it with assert_screen before the next action`);
       }
     }
     if (l.rungs.length === 0) {
@@ -417,7 +418,7 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
     ),
     outputs: {},
     screens: withMarks(
-      Object.fromEntries([...labels.values()].map((l) => [l.label, { title: l.title, signature: l.screen.signature, paths: l.screen.paths }])),
+      Object.fromEntries([...labels.values()].map((l) => [l.label, screenOf(l, inputs)])),
       steps,
       done.label,
     ),
@@ -441,7 +442,23 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
   return { ok: true, card: parsed.data, notes };
 }
 
-type DraftScreen = { title: string; signature: string; paths: string[]; marks?: { paths: string[]; text: string[] } };
+/** The screens labelled from line index `from` up to the next act or finish line, as the namer knows them. */
+function labelsBeforeNextAction(lines: readonly TraceLine[], from: number, inputs: TraceStart['inputs']): KnownScreen[] {
+  const out: KnownScreen[] = [];
+  for (const l of lines.slice(from)) {
+    if (l.kind === 'act' || l.kind === 'finish') break;
+    if (l.kind === 'label') out.push(labelledScreen(l.label, l.screen, inputs));
+  }
+  return out;
+}
+
+type DraftScreen = { title: string; signature: string; paths: string[]; record_paths?: string[]; marks?: { paths: string[]; text: string[] } };
+
+/** A labelled screen as the card keeps it: paths that carry the record become templates (shared/screens.ts). */
+function screenOf(l: TraceLabel, inputs: TraceStart['inputs']): DraftScreen {
+  const t = templateScreen(l.screen, inputs);
+  return { title: l.title, signature: t.signature, paths: t.paths, ...(t.record ? { record_paths: t.record } : {}) };
+}
 
 /** Every screen that can follow a commit gets the structural marks that tell it apart (shared/marks.ts). */
 function withMarks(screens: Record<string, DraftScreen>, steps: Step[], finish: string): Record<string, DraftScreen> {

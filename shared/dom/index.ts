@@ -3,6 +3,7 @@
 import type { Control, SurfaceRows } from '../schema/observation.ts';
 import { GLOBAL_NAME, type DocumentObservation, type FindQuery, type InPage } from './api.ts';
 import { findElements } from './find.ts';
+import { findTexts, gestureSpotter, offerGestures, TEXT_ROLE } from './gestures.ts';
 import { normalize } from './name.ts';
 import { readRows } from './rows.ts';
 import { selectorsOf } from './selectors.ts';
@@ -38,6 +39,14 @@ export function isBusy(doc: Document, walked?: Pick<Walked, 'shadowHosts' | 'unw
   return false;
 }
 
+/** One walk, with the gestures the page listens for offered on its controls and its text (shared/dom/gestures.ts). */
+function walkOffering(doc: Document): { walked: Walked; offered: Walked['controls'] } {
+  const c = newCache();
+  const spotter = gestureSpotter(c);
+  const walked = walkDocument(doc, c, spotter.at);
+  return { walked, offered: offerGestures(c, walked.controls, spotter.spots) };
+}
+
 export function createInPage(doc: Document): InPage {
   let byRef = new Map<string, Element>();
   let refOf = new WeakMap<Element, string>();
@@ -55,10 +64,10 @@ export function createInPage(doc: Document): InPage {
   return {
     version: WALKER_VERSION,
     observe(): DocumentObservation {
-      const walked = walkDocument(doc, newCache());
+      const { walked, offered } = walkOffering(doc);
       byRef = new Map();
       refOf = new WeakMap();
-      const controls: Control[] = walked.controls.map(({ el, control }, i) => {
+      const controls: Control[] = offered.map(({ el, control }, i) => {
         const ref = `c${i}`;
         byRef.set(ref, el);
         refOf.set(el, ref);
@@ -72,6 +81,10 @@ export function createInPage(doc: Document): InPage {
       return el && el.isConnected ? el : null;
     },
     find(q: FindQuery): string[] {
+      if (q.role === TEXT_ROLE && q.rung !== 'css') {
+        // Text offered for a gesture is no ARIA role: it is found as the walk offers it (shared/dom/gestures.ts).
+        return findTexts(walkOffering(doc).offered, q.rung, q.scope, q.name, q.value).map(refFor);
+      }
       return findElements(doc, newCache(), q).map(refFor);
     },
     textOf(ref: string): string {

@@ -5,6 +5,7 @@ import { activeModal } from './modal.ts';
 import { accessibleName, normalize } from './name.ts';
 import { roleOf } from './role.ts';
 import { isHeaderRow, newRowCache, plainText, rowKey, rowKind, type RowCache } from './rows.ts';
+import type { WalkAt } from './gestures.ts';
 import { isDisabled } from './state.ts';
 import { isHiddenForAria, isIgnoredTag, isRevealable, newCache, styleOf, type DomCache } from './style.ts';
 
@@ -260,7 +261,7 @@ function chainRole(el: Element, role: string): string | null {
   }
 }
 
-export function walkDocument(doc: Document, c: DomCache): Walked {
+export function walkDocument(doc: Document, c: DomCache, at?: (el: Element, ctx: WalkAt) => void): Walked {
   const controls: WalkedControl[] = [];
   const paths = new Set<string>();
   const rows: RowCache = newRowCache();
@@ -293,6 +294,7 @@ export function walkDocument(doc: Document, c: DomCache): Walked {
     if (shadow) shadowHosts.push(el);
     if (el === modal) ctx = { ...ctx, blocked: false };
     if (el.hasAttribute('inert')) ctx = { ...ctx, blocked: true };
+    at?.(el, ctx);
     const tag = el.tagName;
     const role = roleOf(c, el);
     const verbs = VERBS_BY_ROLE[role];

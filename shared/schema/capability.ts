@@ -2,7 +2,7 @@
 // Zod is the single source of its types and of the JSON Schema editors validate against.
 import { z } from 'zod';
 import { patternProblem, quotePattern } from '../regex.ts';
-import { blanksIn, INPUT_NAME_RE } from './blanks.ts';
+import { BLANK_RE, blanksIn, INPUT_NAME_RE } from './blanks.ts';
 import { outsideValues, takesValue, VERBS } from '../operations.ts';
 import { SURFACES, SurfaceName } from '../surfaces.ts';
 import { ScopeLink, Verb } from './observation.ts';
@@ -113,6 +113,13 @@ export const Screen = z.strictObject({
   title: z.string().min(1),
   signature: z.string().min(1),
   paths: z.array(z.string()).min(1, 'expected the structural paths the screen was recorded with'),
+  /**
+   * Paths that carry the record the run is about (docs/ARCHITECTURE.md, "Record paths"): each a path's text up to
+   * and including one non-secret input's blank, ending with it (`main>region 'Assign C-#: {{input.case_title}}`). A
+   * page path matches when it begins with the template filled from the run's inputs. Absent: every path is furniture
+   * and the screen is named exactly as before; present: `signature` is over furniture and templates together.
+   */
+  record_paths: z.array(z.string().min(1)).min(1).optional(),
   marks: Marks.optional(),
 });
 export type Screen = z.infer<typeof Screen>;
@@ -441,6 +448,19 @@ function checkBlanks(card: Shape, ctx: Ctx): void {
     t.ladder.forEach((r, i) => check(r.value, ['targets', id, 'ladder', i, 'value'], false));
   }
   card.steps.forEach((s, i) => check(s.op.value, ['steps', i, 'op', 'value'], false));
+  for (const [id, screen] of Object.entries(card.screens)) {
+    screen.record_paths?.forEach((t, i) => {
+      const path = ['screens', id, 'record_paths', i];
+      check(t, path, false);
+      const blanks = blanksIn(t);
+      if (!blanks.length || !new RegExp(`${BLANK_RE.source}$`).test(t)) {
+        ctx.addIssue({ code: 'custom', path, message: 'a record path is a path up to and including an input blank: it must end with {{input.<name>}}' });
+      }
+      for (const b of blanks) {
+        if (card.inputs[b.name]?.secret) ctx.addIssue({ code: 'custom', path, message: `{{input.${b.name}}} is a secret: a secret never names a screen (it would be compared against page text)` });
+      }
+    });
+  }
   for (const key of ['business', 'recovery', 'failure'] as const) {
     for (const [name, rule] of Object.entries(card.outcomes[key])) check(rule.text, ['outcomes', key, name, 'text'], false);
   }

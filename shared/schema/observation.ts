@@ -7,11 +7,12 @@ import { z } from 'zod';
  * The closed vocabulary of operations a surface performs on a control (docs/ARCHITECTURE.md, "The six verbs":
  * act). `select` is a native <select>; `choose` is a custom ARIA combobox or listbox (open, pick the option by
  * name, check the value). `press` takes a key from the operations table's KEYS; `hover` reveals the control it
- * names (a row's icon action shown on hover).
+ * names (a row's icon action shown on hover). `double_click` and `context_menu` (a right-click that must open a
+ * menu) are offered only where the page listens for them (`Control.offers`, shared/dom/gestures.ts).
  * `read_rows` reads a table, grid or list as rows with named columns (docs/ARCHITECTURE.md, "Rows as outputs"): no
  * walker role lists it (a table is not a control), so no control's fingerprint changes.
  */
-export const Verb = z.enum(['invoke', 'set_value', 'select', 'toggle', 'read', 'press', 'hover', 'double_click', 'choose', 'read_rows']);
+export const Verb = z.enum(['invoke', 'set_value', 'select', 'toggle', 'read', 'press', 'hover', 'double_click', 'choose', 'read_rows', 'context_menu']);
 export type Verb = z.infer<typeof Verb>;
 
 /**
@@ -45,6 +46,11 @@ export const Control = z.strictObject({
   expanded: z.boolean().optional(),
   /** aria-selected of an option, tab, tree item or grid row, when the control carries it. */
   selected: z.boolean().optional(),
+  /**
+   * Gestures the page was seen listening for on this element (double-click, right-click: shared/dom/gestures.ts),
+   * offered beside `verbs` and never hashed into a fingerprint (docs/ARCHITECTURE.md, "Gestures a page listens for").
+   */
+  offers: z.array(Verb).optional(),
 });
 export type Control = z.infer<typeof Control>;
 

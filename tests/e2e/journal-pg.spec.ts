@@ -79,6 +79,22 @@ test('two runners on two machines race on one intent: Post Hold is pressed once,
   for (const r of [...both, later]) expect(`${r.stderr}${JSON.stringify(r.receipt)}`).not.toContain(cluster.password);
 });
 
+test('a run answered through the shared journal is found by its id and anchored by its receipt on another machine', async () => {
+  const ran = await replay(await machine(), '400118-S0005');
+  expect(ran.receipt).toMatchObject({ word: 'SUCCESS' });
+  // Another machine (its own empty HANDRAIL_HOME) knows the run only through the database.
+  const other = await machine();
+  const report = await handrail(['report', ran.receipt.run_id, '-o', join(scratch, `report-${ran.receipt.run_id}.html`)], other);
+  expect(report.code, report.stderr).toBe(0);
+  expect(report.stderr).toContain('SUCCESS · evidence intact');
+  expect(report.stderr).not.toContain('unanchored');
+  expect(report.stderr).not.toContain(cluster.password);
+  // Without the database the same id is unknown there: the anchor came from the shared journal.
+  const alone = await handrail(['report', ran.receipt.run_id], { ...other, HANDRAIL_JOURNAL_URL: '' });
+  expect(alone.code).not.toBe(0);
+  expect(alone.stderr).toContain('neither an evidence directory nor a run id');
+});
+
 test('two MCP servers behind one load balancer share the journal: the same call to both at once presses once', async () => {
   const servers: Child[] = [];
   try {

@@ -1,12 +1,18 @@
 // The verbs beyond click-and-type, done by the browser surface in real Chromium on a page of our own: set_value
 // reaching React-, Vue- and plain-DOM-style controlled inputs, a key pressed in a field (Enter adding an item, Enter
-// submitting a form seen as a write), hover revealing a row's hidden action, double-click, and choose in a custom
-// ARIA combobox inside a shadow root.
+// submitting a form seen as a write), hover revealing a row's hidden action, double-click offered where the page
+// listens and renaming in place, right-click opening a menu (or failing by name), and choose in a custom ARIA
+// combobox inside a shadow root.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test, expect } from '@playwright/test';
+import { build } from 'esbuild';
+import { buildMenu, renderRow } from '../../shared/menu.ts';
 import { BrowserSurface } from '../../runner/browser/surface.ts';
 import type { Control, Observation } from '../../shared/schema/observation.ts';
 import type { BoundTarget } from '../../shared/surface.ts';
 import { serveFixtures, type FixtureServer } from '../fixtures/server.ts';
+import { WALKER_GOLDEN_DIR } from '../tools/walker-golden.ts';
 
 let server: FixtureServer;
 let surface: BrowserSurface;
@@ -90,10 +96,121 @@ test('hover: a row action shown only on hover is offered to be hovered, then rev
   await expect(surface.page.getByRole('status')).toHaveText('Deleted Walk the dog');
 });
 
-test('double_click fires the double-click a rename in place listens for', async () => {
+test('double_click is offered beside the vocabulary of a control that listens for it; nothing else in the observation moves', async () => {
   const o = await surface.observe();
-  await surface.act(one(o, named('Open record')).ref, { verb: 'double_click' });
+  const record = one(o, named('Open record'));
+  expect(record).toMatchObject({ verbs: ['invoke'], offers: ['double_click'] });
+  // The walker's golden for this page was made without the listener probe: with it, the only difference is `offers`.
+  const golden = JSON.parse(readFileSync(join(WALKER_GOLDEN_DIR, 'fixture-verbs.json'), 'utf8')) as Observation;
+  const without = o.parts.map((p) => p.controls.map(({ offers: _o, ...c }) => c));
+  expect(without).toEqual(golden.parts.map((p) => p.controls));
+  expect(o.signature).toBe(golden.signature);
+  // The double-click lands (real input: two clicks, then dblclick), but this page shows nothing for it: named failure.
+  await expect(surface.act(record.ref, { verb: 'double_click' })).rejects.toMatchObject({ code: 'ACTION_FAILED', message: expect.stringContaining('nothing on the screen changed') as unknown });
   expect(await models()).toMatchObject({ dblclicks: 1, clicks: 2 });
+});
+
+test('double_click and context_menu: offered where the page listens (its own listener, ondblclick, React\'s props), not for a listener on a list or the document', async () => {
+  await surface.open(`${server.url}/gestures.html`);
+  const o = await surface.observe();
+  const offered = controls(o).filter((c) => c.offers?.length).map((c) => [c.role, c.name, c.offers?.join()]);
+  expect(offered).toEqual([
+    ['button', 'Count quietly', 'double_click'],
+    ['text', 'Call the plumber', 'double_click'],
+    ['text', 'Renew the lease', 'double_click'],
+    ['text', 'Quarterly report', 'double_click'],
+    ['text', 'Draft the budget', 'double_click'],
+    ['text', 'report.pdf', 'context_menu'],
+    ['text', 'notes.txt', 'context_menu'],
+    ['text', 'Right-click does nothing visible here', 'context_menu'],
+  ]);
+  // A text item is scoped by its row as a control there is; the gestures are the menu's last rows.
+  expect(one(o, named('Call the plumber')).scope.at(-1)).toEqual({ role: 'row', name: 'Call the plumber' });
+  const menu = buildMenu(o);
+  const first = menu.findIndex((r) => r.verb === 'double_click' || r.verb === 'context_menu');
+  expect(menu.slice(first).every((r) => r.verb === 'double_click' || r.verb === 'context_menu')).toBe(true);
+  expect(menu.slice(first).map((r) => renderRow(r).replace(/^\d+: /, ''))[0]).toBe("double_click button 'Count quietly'");
+});
+
+test('double_click renames in place: the editor appears and Enter saves; a double-click that changes nothing fails by name', async () => {
+  await surface.open(`${server.url}/gestures.html`);
+  let o = await surface.observe();
+  const title = one(o, named('Renew the lease'));
+  // Replay finds the text item again by its name in its row.
+  const again = await surface.resolve({ ...target(title, ['read', 'double_click']), scope: title.scope });
+  expect(again).toMatchObject({ ok: true, ref: title.ref });
+  await surface.act(title.ref, { verb: 'double_click' });
+  o = await surface.observe();
+  const editor = one(o, named('Note title'));
+  await surface.act(editor.ref, { verb: 'set_value', value: 'Renew the lease by June' });
+  await surface.act(editor.ref, { verb: 'press', value: 'Enter' });
+  await expect(surface.page.getByRole('status')).toHaveText('Renamed to Renew the lease by June');
+
+  // React delegates at its root; the element's props say it reacts.
+  await surface.act(one(await surface.observe(), named('Draft the budget')).ref, { verb: 'double_click' });
+  await expect(surface.page.getByRole('status')).toHaveText('Editing Draft the budget');
+
+  const quiet = one(await surface.observe(), named('Count quietly'));
+  await expect(surface.act(quiet.ref, { verb: 'double_click' })).rejects.toMatchObject({
+    code: 'ACTION_FAILED',
+    message: expect.stringContaining('nothing on the screen changed') as unknown,
+  });
+  expect(await models()).toMatchObject({ quiet: 1, renamed: ['Renew the lease by June'], board: ['a'] });
+});
+
+test('context_menu: a right-click that opens a menu makes its items the next screen\'s controls; where no menu appears it fails by name and nothing is pressed', async () => {
+  await surface.open(`${server.url}/gestures.html`);
+  let o = await surface.observe();
+  expect(controls(o).some((c) => c.name === 'Nobody listens here')).toBe(false);
+  expect(controls(o).some((c) => c.role === 'menuitem')).toBe(false);
+
+  await expect(surface.act(one(o, named('Right-click does nothing visible here')).ref, { verb: 'context_menu' })).rejects.toMatchObject({
+    code: 'ACTION_FAILED',
+    message: expect.stringContaining('no menu appeared') as unknown,
+  });
+  o = await surface.observe();
+  expect(controls(o).some((c) => c.role === 'menuitem')).toBe(false);
+  expect(await models()).toMatchObject({ silent: 1, opened: [] });
+
+  await surface.act(one(o, named('report.pdf')).ref, { verb: 'context_menu' });
+  o = await surface.observe();
+  expect(controls(o).filter((c) => c.role === 'menuitem').map((c) => c.name)).toEqual(['Open', 'Delete']);
+  expect(buildMenu(o).map(renderRow)).toContain("2: invoke menuitem 'Open'");
+  await surface.act(one(o, named('Delete')).ref, { verb: 'invoke' });
+  expect(await models()).toMatchObject({ opened: ['Delete report.pdf'] });
+});
+
+test('double_click on a real Preact list: the title whose component has onDblClick is offered, renamed in place, and the other is not', async () => {
+  // Preact (installed here) adds each handler on its element itself, so the listener probe sees it; bundled as an app is.
+  const built = await build({
+    stdin: {
+      contents: `import { h, render } from 'preact';
+        import { useState } from 'preact/hooks';
+        function Item({ title, editable }) {
+          const [editing, setEditing] = useState(false);
+          const [value, setValue] = useState(title);
+          if (editing) return h('li', null, h('input', { 'aria-label': 'Item title', value, onInput: (e) => setValue(e.target.value) }));
+          return h('li', null, h('span', editable ? { onDblClick: () => setEditing(true) } : {}, value), ' ', h('small', null, 'open'));
+        }
+        render(h('ul', null, h(Item, { title: 'Fix the gate', editable: true }), h(Item, { title: 'Paint the fence', editable: false })), document.getElementById('app'));`,
+      resolveDir: process.cwd(),
+      loader: 'js',
+    },
+    bundle: true,
+    write: false,
+    format: 'iife',
+  });
+  const app = await serveFixtures({ '/preact.html': `<!doctype html><title>Preact list</title><div id="app"></div><script>${built.outputFiles[0]?.text ?? ''}</script>` });
+  try {
+    await surface.open(`${app.url}/preact.html`);
+    let o = await surface.observe();
+    expect(controls(o).filter((c) => c.offers?.includes('double_click')).map((c) => [c.role, c.name, c.scope.at(-1)?.name])).toEqual([['text', 'Fix the gate', 'Fix the gate']]);
+    await surface.act(one(o, named('Fix the gate')).ref, { verb: 'double_click' });
+    o = await surface.observe();
+    expect(one(o, named('Item title'))).toMatchObject({ role: 'textbox', value: 'Fix the gate' });
+  } finally {
+    await app.close();
+  }
 });
 
 test('choose: a custom combobox is chosen in by option name and its value checked; an option not in its list fails by name', async () => {

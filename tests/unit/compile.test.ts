@@ -207,6 +207,41 @@ describe('the guard and the compiler agree on which screens are labelled', () =>
   });
 });
 
+describe('the guard and the compiler agree on a landing labelled after a refused call', () => {
+  it('a label the guard refused (already taken) between the act and the landing`s label leaves no unlabelled landing', async () => {
+    const surface = new FakeSurface({
+      list: { controls: [control('|o', 'button', 'Open')], text: 'LIST', next: { '|o': 'detail' } },
+      detail: { controls: [control('|b', 'link', 'Back'), control('|s', 'button', 'Save')], text: 'DETAIL' },
+    }, 'list');
+    const book = new MemoryBook();
+    const guard = new Guard({
+      surface, book, masker: new Masker([]), goal: 'open', inputs: [],
+      owner: { ask: () => Promise.resolve({ answer: 'navigate', name: 'Olive Owner' }) },
+      settle: { quietMs: 0, pollMs: 1 },
+    });
+    // The evening's start line, numbered and chained by the guard like every line after it.
+    await guard.write({
+      kind: 'start', schema: TRACE_SCHEMA_ID, goal: 'open', entry: 'fake://list', inputs: [], walker: surface.observer,
+      author: { kind: 'model', model: 'list' }, surface: 'browser',
+    });
+    await guard.show();
+    expect((await guard.handle({ id: 'a', name: 'assert_screen', input: { label: 'list' } })).ok).toBe(true);
+    expect((await guard.handle({ id: 'b', name: 'act', input: { row: 1, verb: 'invoke' } })).text).toContain('an unlabelled screen');
+    await guard.show();
+    expect((await guard.handle({ id: 'c', name: 'assert_screen', input: { label: 'list' } })).text).toContain('(LABEL_TAKEN)');
+    expect((await guard.handle({ id: 'd', name: 'assert_screen', input: { label: 'detail' } })).ok).toBe(true);
+    expect((await guard.handle({ id: 'e', name: 'finish', input: { label: 'detail' } })).ok).toBe(true);
+    const lines = book.lines.map((l) => TraceLine.parse(l));
+    expect(lines.map((l) => l.kind)).toEqual(['start', 'label', 'act', 'refusal', 'label', 'finish']);
+    const r = compile(lines, { id: 'open' });
+    expect(r.ok, JSON.stringify(r.ok ? null : r.holes)).toBe(true);
+    if (r.ok) expect(r.card.steps[0]).toMatchObject({ screen: 'list', settle: { kind: 'screen_is', screen: 'detail' } });
+    // Without the label the landing is still a hole: the next action would start on a screen nobody named.
+    const unlabelled = compile(lines.filter((l) => !(l.kind === 'label' && l.label === 'detail')), { id: 'open' });
+    expect(unlabelled.ok ? [] : unlabelled.holes.map((h) => h.code)).toContain('UNLABELLED_LANDING');
+  });
+});
+
 describe('two controls with one role and name in different places', () => {
   it('are two targets, each with its own fingerprint, so replay of a correct page never mismatches', async () => {
     // The header's "Log in" opens a modal dialog whose own "Log in" is then the only one offered (the header's is

@@ -490,6 +490,8 @@ describe('checkpoint 4: act', () => {
     const s = new MemorySurface(app);
     const { result } = await replay(s, cardFor(s));
     expect(result).toMatchObject({ word: 'FAILED', code: 'ACTION_FAILED', retryable: false, steps_done: 1 });
+    // The receipt names the step that failed, as every other ending does.
+    expect(result.at_step).toBe(cardFor(s).steps[1]?.id);
     expect(s.presses('Sign On')).toBe(1);
   });
 

@@ -90,6 +90,15 @@ describe('handrail observe on the mac surface', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('bundle id');
   }, 60_000);
+
+  it('a mac helper that cannot start is the surface unavailable, not a missing browser', async () => {
+    const env = { ...process.env, HANDRAIL_MAC_HELPER: '/nonexistent/handrail-mac-helper' };
+    const r = await handrail(['observe', 'com.apple.TextEdit', '--surface', 'macos'], env);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('SURFACE_UNAVAILABLE');
+    expect(r.stderr).not.toContain('NO_BROWSER');
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  }, 60_000);
 });
 
 describe('the baton', () => {
@@ -133,6 +142,10 @@ describe('the surface\'s verbs on the recorded TextEdit', () => {
         return c;
       };
       await s.act((await control('textbox', 'First Text View')).ref, { verb: 'set_value', value: 'A page of HTML' });
+      // A verb the helper has no AX action for is refused by name, not answered as done.
+      for (const verb of ['press', 'hover', 'double_click', 'choose', 'context_menu', 'read_rows'] as const) {
+        await expect(s.act((await control('textbox', 'First Text View')).ref, { verb, ...(verb === 'press' ? { value: 'Enter' } : {}) })).rejects.toMatchObject({ code: 'ACTION_FAILED', message: expect.stringContaining('does not') });
+      }
       await s.act((await control('menuitem', 'Save…')).ref, { verb: 'invoke' });
       const name = await control('textbox', 'Save As:');
       expect(name).toMatchObject({ value: 'Untitled', verbs: ['set_value', 'read'], scope: [{ role: 'region', name: 'Untitled' }, { role: 'dialog', name: '' }] });

@@ -1,7 +1,7 @@
 // An agent's view of the MCP server, over the SDK's in-memory linked transports: one typed tool per approved card (secrets never on it, hints from the stickers), and bad calls refused before any browser is opened.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -81,6 +81,24 @@ describe('the tool schema builder', () => {
   it('reads the hints off the stickers: a commit is destructive and not idempotent; reads only are read-only', () => {
     expect(annotationsFor(Capability.parse(minimalCard()))).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: false });
     expect(annotationsFor(Capability.parse(lookupCard()))).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true });
+  });
+
+  it('a lookup that types into a search form is read-only only when its writes are checked in replay (network declared)', () => {
+    const typing = lookupCard();
+    typing.steps = [
+      { id: 'enter_member', screen: 'posted', op: { verb: 'set_value', value: '{{input.member_number}}' }, target: 'password_field', effect: { kind: 'stage' } },
+      ...typing.steps,
+    ];
+    expect(annotationsFor(Capability.parse(typing))).toMatchObject({ readOnlyHint: false, destructiveHint: false });
+    expect(annotationsFor(Capability.parse({ ...typing, network: { ignore: ['POST /signon'] } }))).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true });
+    // A commit is never read-only, network or not.
+    expect(annotationsFor(Capability.parse({ ...minimalCard(), network: { ignore: [] } }))).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+  });
+
+  it('the shipped hold-status lookup is read-only over MCP', async () => {
+    const card = Capability.parse(JSON.parse(await readFile('capabilities/plumbline-hold-status.json', 'utf8')));
+    expect(card.steps.some((s) => s.effect.kind === 'stage')).toBe(true);
+    expect(annotationsFor(card)).toMatchObject({ readOnlyHint: true, destructiveHint: false });
   });
 
   it('calls only SUCCESS and BUSINESS_OUTCOME answers', () => {

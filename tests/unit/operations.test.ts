@@ -1,13 +1,14 @@
-// Every reader of the operations table agrees with it: the menu, the guard, the card schema, the compiler's wording, the engine's journal rule and the MCP hints all say what shared/operations.ts says, and nothing else.
+// Every reader of the operations table agrees with it: the menu, the guard, the card schema, the compiler's wording, the engine's journal rule and the MCP hints all say what shared/operations.ts says, and nothing else; gestures a page listens for are offered beside a control's vocabulary, never hashed.
 import { describe, expect, it } from 'vitest';
 import { JOURNALLED as ENGINE_JOURNALLED } from '../../runner/engine/engine.ts';
 import { annotationsFor } from '../../runner/mcp/tools.ts';
 import { Guard } from '../../shared/author/guard.ts';
-import { buildMenu } from '../../shared/menu.ts';
+import { fingerprint } from '../../shared/fingerprint.ts';
+import { buildMenu, renderRow } from '../../shared/menu.ts';
 import { EFFECTS, intentText, JOURNALLED, KEYS, outsideValues, takesValue, VERBS } from '../../shared/operations.ts';
 import { TOOLS } from '../../shared/author/prompt.ts';
 import { VERBS_BY_ROLE } from '../../shared/dom/walk.ts';
-import { Capability, EffectKind, type CapabilityInput } from '../../shared/schema/capability.ts';
+import { Capability, EffectKind, FingerprintField, type CapabilityInput } from '../../shared/schema/capability.ts';
 import { Verb, type Control } from '../../shared/schema/observation.ts';
 import { Masker } from '../../shared/secrets.ts';
 import { minimalCard } from '../fixtures/cards/minimal.ts';
@@ -46,6 +47,22 @@ describe('the operations table', () => {
         expect(offered, `${verb} on ${role}`).toBe(listed.some((v) => VERBS[verb].with?.includes(v)));
         if (offered) expect(rows.at(-1)).toMatchObject({ verb, control: field });
       }
+    }
+  });
+
+  it('a gesture the page listens for (Control.offers) is on the menu after the rows a screen always had, in no role\'s vocabulary, and no fingerprint hashes it', () => {
+    const plain: Control = { ref: 'r1', role: 'button', name: 'Open', verbs: ['invoke'], scope: [], ancestors: ['list'] };
+    const field: Control = { ref: 'r2', role: 'textbox', name: 'Title', verbs: ['set_value', 'read'], scope: [], ancestors: [] };
+    const listening: Control = { ...plain, offers: ['double_click', 'context_menu'] };
+    const menu = (controls: Control[]) => buildMenu({ parts: [{ part: [], locus: { url: 'x', title: 'x' }, controls, paths: [], text: '' }] }).map(renderRow);
+    const before = menu([plain, field]);
+    const after = menu([listening, field]);
+    expect(after.slice(0, before.length)).toEqual(before);
+    expect(after.slice(before.length)).toEqual(["4: double_click button 'Open'", "5: context_menu button 'Open'"]);
+    const over = FingerprintField.options;
+    expect(fingerprint(listening, over, 'walker')).toBe(fingerprint(plain, over, 'walker'));
+    for (const [role, listed] of Object.entries(VERBS_BY_ROLE)) {
+      for (const gesture of ['double_click', 'context_menu'] as const) expect(listed, `${role} lists ${gesture}`).not.toContain(gesture);
     }
   });
 
