@@ -8,7 +8,7 @@ import { keyOfEvent, type Key } from '../../shared/keys.ts';
 import { verbsOf } from '../../shared/operations.ts';
 import { frameSegment } from '../../shared/ref.ts';
 import type { Verb } from '../../shared/schema/observation.ts';
-import type { ClerkAct, FrameCall, FrameReply, FrameReport } from './messages.ts';
+import { NOTHING_CHANGED, type ClerkAct, type FrameCall, type FrameReply, type FrameReport } from './messages.ts';
 
 /** The name the agent is kept under in the isolated world, where the worker's executeScript calls find it. */
 export const AGENT_GLOBAL = '__handrailAgent';
@@ -289,6 +289,8 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
   /** The controls the worker's last look saw hidden until their row is hovered (offered `hover` only). */
   let hoverOnly = new WeakSet<Element>();
   let lastHoverOnly: Element[] = [];
+  /** The document as it was before a double-click the worker is sending (see `check`). */
+  let beforeDouble: string | null = null;
 
   /** The ref of the control `target` is (or sits inside), from a fresh look at the document. */
   const controlAt = (target: EventTarget | null): { ref: string; verbs: Verb[]; role: string; name: string; el: Element } | null => {
@@ -504,10 +506,16 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
         case 'point': {
           const r = pointFor(api, doc, c);
           if (r.ok) passUntil = Date.now() + PASS_MS;
+          // A double-click counts only if the screen changes (an editor appears), as on the runner's surface.
+          if (r.ok && c.verb === 'double_click') beforeDouble = doc.documentElement.innerHTML;
           return r;
         }
         case 'check':
+          if (c.verb === 'double_click' && beforeDouble === doc.documentElement.innerHTML) {
+            return { ok: false, code: 'ACTION_FAILED', message: NOTHING_CHANGED };
+          }
           passUntil = 0;
+          beforeDouble = null;
           return checkFor(api, c);
         case 'frame_box':
           return frameBox(win, c.child);

@@ -129,6 +129,9 @@ export const FrameCall = z.discriminatedUnion('op', [
 ]);
 export type FrameCall = z.infer<typeof FrameCall>;
 
+/** What `check` answers while a double-click has changed nothing on the screen (the worker asks again for a while). */
+export const NOTHING_CHANGED = 'nothing on the screen changed';
+
 export const FrameReply = z.union([
   z.strictObject({
     ok: z.literal(true),

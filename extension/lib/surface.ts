@@ -10,7 +10,7 @@ import { combineParts, screenDump } from '../../shared/screens.ts';
 import { WALKER_VERSION } from '../../shared/dom/version.ts';
 import { SurfaceError, type ActResult, type Answer, type BoundTarget, type Operation, type Query, type Resolution, type Surface } from '../../shared/surface.ts';
 import { isWrite, viaOf, type Request, type SeenWrite, type WriteScope } from '../../shared/writes.ts';
-import { FrameReply, FrameReport, type FrameCall } from './messages.ts';
+import { FrameReply, FrameReport, NOTHING_CHANGED, type FrameCall } from './messages.ts';
 
 /** The part of a chrome.webRequest event's details a write is read from. */
 export interface RequestDetails {
@@ -63,6 +63,9 @@ export function clicksAt(p: Point, count: 1 | 2): TrustedEvent[] {
 
 /** Where the pointer goes to hover nothing: outside the viewport, so no row of the page matches :hover. */
 export const POINTER_AWAY: Point = { x: -1, y: -1 };
+
+/** How long a double-click has to change the screen before it fails (as on the runner's browser surface). */
+const DOUBLE_CLICK_SETTLE_MS = 2_000;
 
 /** The verbs done with trusted input, not by the content script alone. */
 export const TRUSTED_VERBS: ReadonlySet<Verb> = new Set<Verb>(['press', 'hover', 'double_click', 'choose']);
@@ -236,12 +239,18 @@ export class ExtensionSurface implements Surface {
         break;
       }
     }
-    // A key or a double-click may take the page away: then there is nothing left to check.
-    const checked = await this.#call(key, { op: 'check', ref: local, verb: op.verb, ...(op.value !== undefined ? { value: op.value } : {}) }).catch((e: unknown) => {
-      if (e instanceof SurfaceError && e.code === 'STALE' && (op.verb === 'press' || op.verb === 'double_click')) return { ok: true as const };
-      throw e;
-    });
-    if (!checked.ok) throw new SurfaceError(checked.code, `${op.verb} on ${ref}: ${checked.message}`);
+    // A key or a double-click may take the page away: then there is nothing left to check. A double-click that has
+    // changed nothing yet is asked about again for up to DOUBLE_CLICK_SETTLE_MS (the runner's surface waits as long).
+    const deadline = Date.now() + DOUBLE_CLICK_SETTLE_MS;
+    for (;;) {
+      const checked = await this.#call(key, { op: 'check', ref: local, verb: op.verb, ...(op.value !== undefined ? { value: op.value } : {}) }).catch((e: unknown) => {
+        if (e instanceof SurfaceError && e.code === 'STALE' && (op.verb === 'press' || op.verb === 'double_click')) return { ok: true as const };
+        throw e;
+      });
+      if (checked.ok) return;
+      if (checked.message !== NOTHING_CHANGED || Date.now() > deadline) throw new SurfaceError(checked.code, `${op.verb} on ${ref}: ${checked.message}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }
 
   /** CSS candidates for the dearest rung, derived from the element itself (the guard's selectorsFor hook). */

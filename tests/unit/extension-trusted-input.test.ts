@@ -1,6 +1,7 @@
 // The extension presses keys, hovers, double-clicks and picks with trusted input: each KEYS name is the key events a browser sees and a person's keydown is named back the same; the surface asks the frame where, moves that point out of nested frames, sends the events (a double-click as clicks numbered 1 and 2), and lets go of the tab when the session closes.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { NOTHING_CHANGED } from '../../extension/lib/messages.ts';
 import { clicksAt, ExtensionSurface, type TrustedEvent } from '../../extension/lib/surface.ts';
 import { isKey, keyOfEvent, keyStrokes, MODIFIER_BITS } from '../../shared/keys.ts';
 import { KEYS } from '../../shared/operations.ts';
@@ -62,6 +63,19 @@ describe('the extension surface, acting with trusted input', () => {
     expect(mouse(tab.inputs)).toEqual(mouse(clicksAt({ x: 110, y: 70 }, 2)));
     expect(mouse(tab.inputs)).toEqual(['mouseMoved@110,70', 'mousePressed@110,70#1', 'mouseReleased@110,70#1', 'mousePressed@110,70#2', 'mouseReleased@110,70#2']);
     expect(tab.acts).toEqual([{ frame: 'work', ref: 'c2', verb: 'point:double_click:target' }]);
+  });
+
+  it('a double-click that changes nothing on the screen is asked about again, and fails by name after 2 s as on the runner', async () => {
+    const { tab, surface } = await opened();
+    const unchanged = { ok: false as const, code: 'ACTION_FAILED' as const, message: NOTHING_CHANGED };
+    tab.checks.push(unchanged, unchanged);
+    await surface.act('work|c2', { verb: 'double_click' });
+    expect(tab.checks).toEqual([]);
+    tab.checks.push(...Array.from({ length: 40 }, () => unchanged));
+    const started = Date.now();
+    const err = await surface.act('work|c2', { verb: 'double_click' }).catch((e: unknown) => e);
+    expect((err as Error).message).toBe('double_click on work|c2: nothing on the screen changed');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2_000);
   });
 
   it('hover moves the pointer to the row without pressing; press focuses the control and sends only keys', async () => {
