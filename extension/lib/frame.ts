@@ -4,9 +4,11 @@
 // lives in the extension's isolated world, and reaches the worker only through runtime messaging.
 import { createInPage } from '../../shared/dom/index.ts';
 import type { InPage } from '../../shared/dom/api.ts';
+import { keyOfEvent, type Key } from '../../shared/keys.ts';
+import { verbsOf } from '../../shared/operations.ts';
 import { frameSegment } from '../../shared/ref.ts';
 import type { Verb } from '../../shared/schema/observation.ts';
-import type { ClerkAct, FrameCall, FrameReply, FrameReport } from './messages.ts';
+import { NOTHING_CHANGED, type ClerkAct, type FrameCall, type FrameReply, type FrameReport } from './messages.ts';
 
 /** The name the agent is kept under in the isolated world, where the worker's executeScript calls find it. */
 export const AGENT_GLOBAL = '__handrailAgent';
@@ -60,6 +62,21 @@ function setNativeValue(el: HTMLInputElement | HTMLTextAreaElement, value: strin
 
 const normalize = (s: string): string => s.replace(/\s+/g, ' ').trim();
 
+/** The keys a clerk's keydown is recorded for: those that send or end what was typed (see the keydown listener). */
+const RECORDED_KEYS: ReadonlySet<Key> = new Set<Key>(['Enter', 'Control+Enter', 'Meta+Enter', 'Escape']);
+/** A second click within this long on the same control makes a double-click (the usual desktop setting is 500 ms). */
+const DOUBLE_CLICK_MS = 500;
+/** What holds a row's hover-only actions (the walker's rows: list items, table and grid rows). */
+const ROW_SELECTOR = 'li, tr, [role=row], [role=listitem], [role=option], [role=treeitem]';
+/** How long after `point` trusted input is taken as the worker's own, if no `check` comes first. */
+const PASS_MS = 5_000;
+
+/** An event's target inside open shadow roots (the composed path's first element): the control a person touched. */
+function deepTarget(e: Event): Element | null {
+  const first = e.composedPath()[0];
+  return first instanceof Element ? first : e.target instanceof Element ? e.target : null;
+}
+
 function act(api: InPage, ref: string, verb: Verb, value: string | undefined): FrameReply {
   const el = api.element(ref);
   if (!el) return { ok: false, code: 'STALE', message: `element ${ref} is no longer on the page` };
@@ -99,12 +116,155 @@ function act(api: InPage, ref: string, verb: Verb, value: string | undefined): F
     case 'hover':
     case 'double_click':
     case 'choose':
+      // A page script's events are untrusted (a synthetic key does not type, a synthetic pointer does not match
+      // :hover): the worker does these with trusted input, asking this frame only where (`point`) and whether it
+      // worked (`check`). docs/ARCHITECTURE.md, "The extension's trusted input".
+      return { ok: false, code: 'ACTION_FAILED', message: `${verb} is done with trusted input (point, then check), not by the page agent` };
     case 'read_rows':
+      return { ok: false, code: 'ACTION_FAILED', message: 'the extension does not read rows yet: replay this card with the runner' };
     case 'context_menu':
-      // A page script's events are untrusted: a synthetic key does not type, a synthetic pointer does not match
-      // :hover (docs/ARCHITECTURE.md, "The six verbs"). The runner's browser surface does these with real input.
-      return { ok: false, code: 'ACTION_FAILED', message: `the extension does not ${verb.replace('_', '-')} yet: replay this card with the runner` };
+      return { ok: false, code: 'ACTION_FAILED', message: 'the extension does not right-click yet: replay this card with the runner' };
+    default:
+      // A verb added to the table after this agent was written (another surface's): refused by name, never guessed.
+      return { ok: false, code: 'ACTION_FAILED', message: `the extension does not know the verb ${String(verb)}: replay this card with the runner` };
   }
+}
+
+/** The element's text as a person reads it, spaces folded (option names, what a combobox shows). */
+const shownText = (e: Element): string => normalize(e.textContent ?? '');
+
+/**
+ * The options of a custom combobox or listbox (WAI-ARIA APG combobox and listbox patterns), as the runner's
+ * `choose` finds them (docs/ARCHITECTURE.md, "The six verbs"): in the element itself and in the popups it names by
+ * `aria-controls`/`aria-owns`, looked up in its own tree (so a shadow root's ids count); each named by
+ * `aria-label`, else its text.
+ */
+function optionsOf(el: Element): Element[] {
+  const root = el.getRootNode() as Document | ShadowRoot;
+  const ids = `${el.getAttribute('aria-controls') ?? ''} ${el.getAttribute('aria-owns') ?? ''}`.split(/\s+/).filter(Boolean);
+  const popups = [el, ...ids.map((id) => root.getElementById(id)).filter((p): p is HTMLElement => p !== null)];
+  return [...new Set(popups.flatMap((p) => [...p.querySelectorAll('[role=option]')]))];
+}
+const optionName = (o: Element): string => normalize(o.getAttribute('aria-label') ?? o.textContent ?? '');
+
+/** What a combobox shows as chosen: a listbox its selected option, a field its value, anything else its text. */
+function comboShows(el: Element): string {
+  if (el.getAttribute('role') === 'listbox') return shownText(el.querySelector('[role=option][aria-selected=true]') ?? el.ownerDocument.createElement('i'));
+  return normalize(el instanceof HTMLInputElement ? el.value : (el.textContent ?? ''));
+}
+
+/** The combobox or listbox an option belongs to (its own tree), or null: the control a clerk's pick is recorded on. */
+function comboOf(option: Element): Element | null {
+  const list = option.closest('[role=listbox]');
+  const root = option.getRootNode() as Document | ShadowRoot;
+  if (list?.id) {
+    const byId = [...root.querySelectorAll('[aria-controls], [aria-owns]')].find((c) =>
+      `${c.getAttribute('aria-controls') ?? ''} ${c.getAttribute('aria-owns') ?? ''}`.split(/\s+/).includes(list.id),
+    );
+    if (byId) return byId;
+  }
+  return list;
+}
+
+/** The nearest element at or above `el` (crossing shadow roots) that is laid out and shown: where a hover goes. */
+function revealer(el: Element): Element {
+  for (let x: Element | null = el; x; ) {
+    if (x.checkVisibility({ visibilityProperty: true })) return x;
+    x = x.parentElement ?? ((x.getRootNode() as ShadowRoot).host || null);
+  }
+  return el;
+}
+
+/** The element a person would hit at (x, y), inside open shadow roots too. */
+function hitAt(doc: Document, x: number, y: number): Element | null {
+  let hit = doc.elementFromPoint(x, y);
+  while (hit?.shadowRoot) {
+    const inner = hit.shadowRoot.elementFromPoint(x, y);
+    if (!inner || inner === hit) break;
+    hit = inner;
+  }
+  return hit;
+}
+
+/** `inner` is `outer` or inside it, in the flat tree (a shadow host contains its shadow tree). */
+function holds(outer: Element, inner: Element | null): boolean {
+  for (let x: Element | null = inner; x; x = x.parentElement ?? ((x.getRootNode() as ShadowRoot).host || null)) {
+    if (x === outer) return true;
+  }
+  return false;
+}
+
+/** The centre of `target` in this frame's viewport, once scrolled into view and checked to be what is there. */
+function centreOf(doc: Document, target: Element, what: string): FrameReply {
+  target.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+  const r = target.getBoundingClientRect();
+  if (r.width === 0 || r.height === 0) return { ok: false, code: 'ACTION_FAILED', message: `${what} has no box on the page` };
+  const x = r.left + r.width / 2;
+  const y = r.top + r.height / 2;
+  const hit = hitAt(doc, x, y);
+  // A trusted press lands on whatever is there: something over the control would be pressed instead.
+  if (!holds(target, hit)) return { ok: false, code: 'ACTION_FAILED', message: `${what} is covered by ${hit ? hit.tagName.toLowerCase() : 'nothing'} at its centre` };
+  return { ok: true, point: { x, y } };
+}
+
+/** Where the trusted input for `verb` goes (the FrameCall `point`). */
+function pointFor(api: InPage, doc: Document, c: Extract<FrameCall, { op: 'point' }>): FrameReply {
+  const el = api.element(c.ref);
+  if (!el) return { ok: false, code: 'STALE', message: `element ${c.ref} is no longer on the page` };
+  if (c.at === 'option') {
+    const want = normalize(c.value ?? '');
+    const named = optionsOf(el).filter((o) => optionName(o) === want);
+    if (named.length !== 1) {
+      return { ok: false, code: 'ACTION_FAILED', message: named.length === 0 ? `no option named "${want}" in the list it opens` : `${named.length} options are named "${want}"` };
+    }
+    return centreOf(doc, named[0] as Element, `the option "${want}"`);
+  }
+  if (c.verb === 'press') {
+    // The key goes to the named control: focus it (the worker presses the key, which goes to the focused element).
+    (el as HTMLElement).focus();
+    let active = doc.activeElement;
+    while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
+    if (!holds(el, active)) return { ok: false, code: 'ACTION_FAILED', message: 'it does not take the focus' };
+    return { ok: true, point: { x: 0, y: 0 } };
+  }
+  const at = centreOf(doc, c.verb === 'hover' ? revealer(el) : el, c.verb === 'hover' ? 'its row' : 'it');
+  if (!at.ok || c.verb !== 'choose') return at;
+  return { ...at, open: el.getAttribute('role') === 'listbox' || el.getAttribute('aria-expanded') === 'true' };
+}
+
+/** Whether the trusted input did what the verb promises (the FrameCall `check`). */
+function checkFor(api: InPage, c: Extract<FrameCall, { op: 'check' }>): FrameReply {
+  const el = api.element(c.ref);
+  if (c.verb === 'press' || c.verb === 'double_click') return { ok: true };
+  if (!el) return { ok: false, code: 'STALE', message: `element ${c.ref} is no longer on the page` };
+  if (c.verb === 'hover') {
+    return el.checkVisibility({ visibilityProperty: true }) ? { ok: true } : { ok: false, code: 'ACTION_FAILED', message: 'hovering its row did not show it' };
+  }
+  const want = normalize(c.value ?? '');
+  const shows = comboShows(el);
+  return shows === want ? { ok: true } : { ok: false, code: 'ACTION_FAILED', message: `the combobox shows "${shows.slice(0, 60)}" after choosing "${want}"` };
+}
+
+/** The content origin, in this frame's viewport, of the child frame spelled `child` (shared/ref.ts frameSegment). */
+function frameBox(win: Window, child: string): FrameReply {
+  const doc = win.document;
+  for (const el of doc.querySelectorAll('iframe, frame')) {
+    const w = (el as HTMLIFrameElement).contentWindow;
+    if (!w) continue;
+    let i = 0;
+    while (i < win.frames.length && win.frames[i] !== w) i++;
+    let name = '';
+    try {
+      name = w.name;
+    } catch {
+      name = el.getAttribute('name') ?? '';
+    }
+    if (frameSegment(name, i) !== child) continue;
+    const r = el.getBoundingClientRect();
+    const cs = win.getComputedStyle(el);
+    return { ok: true, point: { x: r.left + el.clientLeft + parseFloat(cs.paddingLeft), y: r.top + el.clientTop + parseFloat(cs.paddingTop) } };
+  }
+  return { ok: false, code: 'STALE', message: `no frame ${child} here` };
 }
 
 export interface AgentOptions {
@@ -124,34 +284,44 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
   const held: Array<{ report(): void; release?: () => void }> = [];
   const dirty = new Set<HTMLInputElement | HTMLTextAreaElement>();
   const watching = (): boolean => recording || asking;
+  /** Until when the worker's own trusted input is passing (from `point` to `check`): not the clerk's. */
+  let passUntil = 0;
+  /** The controls the worker's last look saw hidden until their row is hovered (offered `hover` only). */
+  let hoverOnly = new WeakSet<Element>();
+  let lastHoverOnly: Element[] = [];
+  /** The document as it was before a double-click the worker is sending (see `check`). */
+  let beforeDouble: string | null = null;
 
   /** The ref of the control `target` is (or sits inside), from a fresh look at the document. */
-  const controlAt = (target: EventTarget | null): { ref: string; verbs: Verb[]; el: Element } | null => {
+  const controlAt = (target: EventTarget | null): { ref: string; verbs: Verb[]; role: string; name: string; el: Element } | null => {
     if (!(target instanceof Element)) return null;
     const obs = api.observe();
-    const byEl = new Map<Element, { ref: string; verbs: Verb[] }>();
+    const byEl = new Map<Element, { ref: string; verbs: Verb[]; role: string; name: string }>();
     for (const c of obs.controls) {
       const el = api.element(c.ref);
-      if (el) byEl.set(el, { ref: c.ref, verbs: c.verbs });
+      if (el) byEl.set(el, { ref: c.ref, verbs: c.verbs, role: c.role, name: c.name });
     }
-    for (let n: Element | null = target; n; n = n.parentElement) {
+    // Up the flat tree: a control inside a shadow root is found from an element inside it, and a host from its tree.
+    for (let n: Element | null = target; n; n = n.parentElement ?? ((n.getRootNode() as ShadowRoot).host || null)) {
       const hit = byEl.get(n);
       if (hit) return { ...hit, el: n };
     }
     return null;
   };
 
-  const send = (verb: Verb, target: Element, value?: string, optionValue?: string): void => {
+  const send = (verb: Verb, target: Element, value?: string, extra?: { optionValue?: string; revealed?: boolean }): void => {
     const hit = controlAt(target);
-    if (!hit || !hit.verbs.includes(verb)) return;
+    if (!hit || !verbsOf(hit.verbs).includes(verb)) return;
     opts.report({
       type: 'clerk_act',
       event: opts.newId(),
       frame: framePath(win),
       ref: hit.ref,
       verb,
+      control: { role: hit.role, name: hit.name },
       ...(value !== undefined ? { value } : {}),
-      ...(optionValue !== undefined ? { optionValue } : {}),
+      ...(extra?.optionValue !== undefined ? { optionValue: extra.optionValue } : {}),
+      ...(extra?.revealed ? { revealed: true } : {}),
     });
   };
 
@@ -169,40 +339,113 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
     });
   };
 
+  /** Holds a person's event for the guard, which does it itself once it has asked (docs/ARCHITECTURE.md "Writes"). */
+  const hold = (e: Event): void => {
+    e.preventDefault();
+    e.stopImmediatePropagation();
+  };
+
   // Only the clerk's own (trusted) events are recorded: the agent's replays and page scripts' synthetic events
-  // are not the clerk acting.
+  // are not the clerk acting; nor is the worker's own trusted input, announced by `point` (the pass).
+  const clerk = (e: Event): boolean => watching() && e.isTrusted && Date.now() > passUntil;
+
   opts.listen(doc, 'input', (e) => {
-    if (!watching() || !e.isTrusted) return;
+    if (!clerk(e)) return;
     const t = e.target;
     if (t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement) dirty.add(t);
   });
   opts.listen(doc, 'change', (e) => {
-    if (!watching() || !e.isTrusted) return;
+    if (!clerk(e)) return;
     const t = e.target;
     if (t instanceof HTMLSelectElement) {
       const opt = t.selectedOptions[0];
       if (opt) {
         const label = normalize(opt.text);
         const value = opt.value;
-        emit(() => send('select', t, label, value));
+        emit(() => send('select', t, label, { optionValue: value }));
       }
     } else if ((t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement) && dirty.has(t)) {
       flushTyped(t);
     }
   });
-  opts.listen(doc, 'click', (e) => {
-    if (!watching() || !e.isTrusted) return;
-    const hit = controlAt(e.target);
-    if (!hit || !(hit.verbs.includes('invoke') || hit.verbs.includes('toggle'))) return;
-    // The press goes through the guard, which asks the owner about buttons before it acts: hold it here.
-    e.preventDefault();
-    e.stopImmediatePropagation();
-    // A field typed into and submitted with Enter has had no change event yet: its value goes first.
+
+  // A key from the table (KEYS) that sends or ends what was typed, in a control offered `press`: held like a
+  // press, since Enter may submit or save; the value typed before it is reported first. Editing and focus keys
+  // (arrows, Backspace, Tab…) are the typing or the next control's business, not steps.
+  opts.listen(doc, 'keydown', (e) => {
+    // While asking, a held key could not be let through again as the person's: it goes to the page, unrecorded.
+    if (!clerk(e) || asking || !(e instanceof KeyboardEvent) || e.isComposing) return;
+    const key = keyOfEvent(e);
+    if (!key || !RECORDED_KEYS.has(key)) return;
+    const target = deepTarget(e);
+    const hit = controlAt(target);
+    if (!hit || !verbsOf(hit.verbs).includes('press')) return;
+    hold(e);
     for (const el of [...dirty]) flushTyped(el);
-    const verb = hit.verbs.includes('invoke') ? 'invoke' : 'toggle';
+    const el = hit.el;
+    emit(() => send('press', el, key));
+  });
+
+  /** A first click on a control that may be double-clicked, waiting to see whether a second follows. */
+  let pending: { el: Element; timer: ReturnType<typeof setTimeout> } | null = null;
+
+  opts.listen(doc, 'click', (e) => {
+    if (!clerk(e) || !(e instanceof MouseEvent)) return;
+    const target = deepTarget(e);
+    // A pick in a custom combobox's list: one `choose` on the combobox with the option's name, not a press.
+    const option = target?.closest('[role=option]');
+    const combo = option ? comboOf(option) : null;
+    if (option && combo) {
+      const comboHit = controlAt(combo);
+      if (comboHit && verbsOf(comboHit.verbs).includes('choose')) {
+        hold(e);
+        for (const el of [...dirty]) flushTyped(el);
+        const name = optionName(option);
+        emit(() => send('choose', combo, name));
+        return;
+      }
+    }
+    const hit = controlAt(target);
+    if (!hit) return;
+    const verbs = verbsOf(hit.verbs);
     const el = hit.el as HTMLElement;
+    if (verbs.includes('double_click')) {
+      // Two clicks within the double-click time are one double_click step, never two presses and a double-click.
+      hold(e);
+      if (pending?.el === el && e.detail >= 2) {
+        clearTimeout(pending.timer);
+        pending = null;
+        emit(() => send('double_click', el));
+        return;
+      }
+      if (pending) return;
+      const single = (): void => {
+        pending = null;
+        if (verbs.includes('invoke')) emit(() => send('invoke', el), () => el.click());
+        else el.click();
+      };
+      pending = { el, timer: setTimeout(single, DOUBLE_CLICK_MS) };
+      return;
+    }
+    if (!(verbs.includes('invoke') || verbs.includes('toggle'))) return;
+    // The press goes through the guard, which asks the owner about buttons before it acts: hold it here.
+    hold(e);
+    // A field typed into and submitted with Enter has had no change event yet: its value goes first.
+    for (const f of [...dirty]) flushTyped(f);
+    const verb = verbs.includes('invoke') ? 'invoke' : 'toggle';
+    // Hidden until the pointer entered its row when the worker last looked: the hover that showed it is a step.
+    const revealed = verb === 'invoke' && hoverOnly.has(el);
+    // The press focused it, and a row shows its actions on :focus-within as on :hover: the hover step must find it
+    // hidden again once the pointer has left (lib/record-session.ts hoverFirst).
+    if (revealed && doc.activeElement instanceof HTMLElement && holds(el.closest(ROW_SELECTOR) ?? el, doc.activeElement)) doc.activeElement.blur();
     // Not recorded after all (another tab of the same site): the press the clerk made still happens.
-    emit(() => send(verb, el), () => el.click());
+    emit(() => send(verb, el, undefined, { revealed }), () => el.click());
+  });
+  // The browser's own dblclick after two held clicks: the step was reported from the clicks.
+  opts.listen(doc, 'dblclick', (e) => {
+    if (!clerk(e)) return;
+    const hit = controlAt(deepTarget(e));
+    if (hit && verbsOf(hit.verbs).includes('double_click')) hold(e);
   });
 
   const answer = (rec: boolean): void => {
@@ -231,6 +474,11 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
       if (asking) answer(rec);
       else recording = rec;
       const d = api.observe();
+      // A look taken while the pointer rests on a row sees its actions shown: they stay hover-only while that
+      // row is hovered (the clerk is about to click one), and are forgotten once a look sees them shown without it.
+      const kept = [...lastHoverOnly].filter((el) => el.isConnected && el.closest(ROW_SELECTOR)?.matches(':hover') === true);
+      lastHoverOnly = [...d.controls.filter((c) => c.verbs.includes('hover')).flatMap((c) => api.element(c.ref) ?? []), ...kept];
+      hoverOnly = new WeakSet(lastHoverOnly);
       return { frame: framePath(win), url: d.url, title: d.title, controls: d.controls, paths: d.paths, text: d.text, busy: d.busy };
     },
     call(c: FrameCall): FrameReply {
@@ -244,6 +492,7 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
               ...(c.query.role !== undefined ? { role: c.query.role } : {}),
               ...(c.query.name !== undefined ? { name: c.query.name } : {}),
               ...(c.query.value !== undefined ? { value: c.query.value } : {}),
+              ...(c.query.reveal !== undefined ? { reveal: c.query.reveal } : {}),
             }),
           };
         case 'act':
@@ -254,6 +503,22 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
           }
         case 'selectors':
           return { ok: true, selectors: api.selectors(c.ref) };
+        case 'point': {
+          const r = pointFor(api, doc, c);
+          if (r.ok) passUntil = Date.now() + PASS_MS;
+          // A double-click counts only if the screen changes (an editor appears), as on the runner's surface.
+          if (r.ok && c.verb === 'double_click') beforeDouble = doc.documentElement.innerHTML;
+          return r;
+        }
+        case 'check':
+          if (c.verb === 'double_click' && beforeDouble === doc.documentElement.innerHTML) {
+            return { ok: false, code: 'ACTION_FAILED', message: NOTHING_CHANGED };
+          }
+          passUntil = 0;
+          beforeDouble = null;
+          return checkFor(api, c);
+        case 'frame_box':
+          return frameBox(win, c.child);
       }
     },
   };

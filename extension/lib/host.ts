@@ -146,6 +146,8 @@ export class Host {
   async #close(id: string, state: SessionRecord['state'], note: string): Promise<void> {
     const live = this.#live.get(id);
     this.#live.delete(id);
+    // Lets go of the tab's trusted input (Chrome's debugging bar goes away with it).
+    await live?.surface.close().catch(() => undefined);
     await this.d.vault.drop(id);
     await this.#update(id, (r) => {
       // The evening's place is of no use once its book is closed.

@@ -63,10 +63,18 @@ export const ClerkAct = z.strictObject({
   frame: z.array(z.string()),
   ref: z.string(),
   verb: Verb,
-  /** set_value: the typed text; select: the chosen option's label. */
+  /** The control's role and name as the frame saw it, to check a menu row found on an earlier look is this control. */
+  control: z.strictObject({ role: z.string(), name: z.string() }).optional(),
+  /** set_value: the typed text; select: the chosen option's label; press: the key (KEYS); choose: the option's name. */
   value: z.string().optional(),
   /** select: the chosen option's value attribute, tried against inputs too. */
   optionValue: z.string().optional(),
+  /**
+   * invoke: the control was hidden until the pointer entered its row when the worker last looked (the walker
+   * offered it to `hover`): the book gets the hover on it first, then the press (docs/ARCHITECTURE.md, "The
+   * extension's trusted input").
+   */
+  revealed: z.boolean().optional(),
 });
 export type ClerkAct = z.infer<typeof ClerkAct>;
 
@@ -100,15 +108,41 @@ export const FrameCall = z.discriminatedUnion('op', [
       name: z.string().optional(),
       value: z.string().optional(),
       scope: z.array(z.strictObject({ role: z.string(), name: z.string() })),
+      /** A hover target is found while still hidden, by the name it will have once shown (shared/dom/api.ts). */
+      reveal: z.boolean().optional(),
     }),
   }),
   z.strictObject({ op: z.literal('act'), ref: z.string(), verb: Verb, value: z.string().optional() }),
   z.strictObject({ op: z.literal('selectors'), ref: z.string() }),
+  /**
+   * Trusted input (docs/ARCHITECTURE.md, "The extension's trusted input"): where in this frame's viewport to send
+   * the pointer for `verb` on the element — scrolled into view, and checked to be what is there (not covered).
+   * `at`: `target` (the element; for hover its nearest shown ancestor, the row), or `option` (choose: the option
+   * named `value` in the list the combobox controls). press focuses the element. From now until `check`, this
+   * frame's recorder lets the trusted input through as the extension's own.
+   */
+  z.strictObject({ op: z.literal('point'), ref: z.string(), verb: Verb, at: z.enum(['target', 'option']), value: z.string().optional() }),
+  /** After the trusted input: did it do what the verb promises (hover revealed it, choose shows the option)? Ends the pass. */
+  z.strictObject({ op: z.literal('check'), ref: z.string(), verb: Verb, value: z.string().optional() }),
+  /** Where the child frame spelled `child` (shared/ref.ts frameSegment) shows its content, in this frame's viewport. */
+  z.strictObject({ op: z.literal('frame_box'), child: z.string() }),
 ]);
 export type FrameCall = z.infer<typeof FrameCall>;
 
+/** What `check` answers while a double-click has changed nothing on the screen (the worker asks again for a while). */
+export const NOTHING_CHANGED = 'nothing on the screen changed';
+
 export const FrameReply = z.union([
-  z.strictObject({ ok: z.literal(true), refs: z.array(z.string()).optional(), read: z.string().optional(), selectors: z.array(z.string()).optional() }),
+  z.strictObject({
+    ok: z.literal(true),
+    refs: z.array(z.string()).optional(),
+    read: z.string().optional(),
+    selectors: z.array(z.string()).optional(),
+    /** `point`: CSS pixels in this frame's viewport; `frame_box`: the child frame's content origin. */
+    point: z.strictObject({ x: z.number(), y: z.number() }).optional(),
+    /** `point` at `target` on a combobox: its list is open already (choose does not click it shut). */
+    open: z.boolean().optional(),
+  }),
   z.strictObject({ ok: z.literal(false), code: z.enum(['STALE', 'ACTION_FAILED']), message: z.string() }),
 ]);
 export type FrameReply = z.infer<typeof FrameReply>;

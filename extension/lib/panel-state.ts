@@ -100,16 +100,17 @@ export function plainLine(l: TraceLine): string {
       return `Named this screen "${l.title}" (${l.label})`;
     case 'act': {
       const what = l.control.name || l.control.hint || `the ${l.control.role}`;
-      const done =
-        l.verb === 'set_value'
-          ? `Typed ${l.value ?? ''} into ${what}`
-          : l.verb === 'select'
-            ? `Chose ${l.value ?? ''} in ${what}`
-            : l.verb === 'toggle'
-              ? `Ticked ${what}`
-              : l.verb === 'read'
-                ? `Read ${what}`
-                : `Pressed ${what}`;
+      const value = l.value ?? '';
+      const done = {
+        set_value: `Typed ${value} into ${what}`,
+        select: `Chose ${value} in ${what}`,
+        toggle: `Ticked ${what}`,
+        read: `Read ${what}`,
+        press: `Pressed ${value} in ${what}`,
+        hover: `Hovered its row to show ${what}`,
+        double_click: `Double-clicked ${what}`,
+        choose: `Picked ${value} in ${what}`,
+      }[l.verb as string] ?? `Pressed ${what}`;
       const kind = l.effect.kind === 'commit' ? ' — a commit' : l.effect.kind === 'navigate' && l.verb === 'invoke' ? ' — moves on' : '';
       const who = l.effect.by === 'owner' ? ` (${l.effect.owner ?? 'the owner'} said)` : '';
       return `${done}${kind}${kind ? who : ''}`;

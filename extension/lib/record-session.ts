@@ -101,6 +101,27 @@ export async function recordTool(ctx: SessionContext, cmd: Extract<PanelCommand,
 }
 
 /**
+ * A clerk's click on a control that was hidden until the pointer entered its row (docs/ARCHITECTURE.md, "The
+ * extension's trusted input"): the book gets what replay must do, as the walker offers it — a hover on the control
+ * (its row), then the press. The pointer is moved off the page so the screen shows the control hidden again, the
+ * guard hovers it (trusted input), and the press follows on the screen that shows it. Returns why it could not
+ * (nothing is pressed then), or null when the hover is in the book.
+ */
+async function hoverFirst(live: Live, guard: Guard, msg: ClerkAct, ref: string): Promise<string | null> {
+  try {
+    await live.surface.inner.pointerAway();
+  } catch (e) {
+    return `that control shows only while its row is hovered, and the extension could not hover it for you: ${(e as Error).message}; nothing recorded`;
+  }
+  const hidden = await guard.show();
+  const row = hidden.menu.find((r) => r.control.ref === ref && r.verb === 'hover');
+  // Not offered as hidden after all (it shows without the pointer): the press alone is the step.
+  if (!row) return null;
+  const out = await guard.handle({ id: `${msg.event}:hover`, name: 'act', input: { row: row.n, verb: 'hover' } });
+  return out.ok ? null : live.masker.mask(out.text);
+}
+
+/**
  * One clerk action in session `id` (already queued behind the session's earlier calls): written once, even when a
  * restarted content script sends it again, and never pressed twice when the last worker stopped during it.
  */
@@ -113,7 +134,12 @@ export async function recordClerkAct(ctx: SessionContext, id: string, msg: Clerk
     return;
   }
   const { live, guard } = got;
-  const shown = await guard.show();
+  // A pick in a custom list: the list the clerk opened is part of the step (choose opens it), so the step starts
+  // on the screen shown before it opened, as replay will find it (docs/ARCHITECTURE.md, "The extension's trusted
+  // input"). Anything else starts on a fresh look.
+  const before = msg.verb === 'choose' ? guard.lastShown : null;
+  const same = before?.menu.some((r) => r.control.ref === formatRef(msg.frame, msg.ref) && r.verb === 'choose' && r.control.role === msg.control?.role && r.control.name === msg.control.name);
+  let shown = (same ? before : null) ?? (await guard.show());
   const was = fresh.dispatched;
   if (was?.call === msg.event) {
     // The last worker was doing this very action when it stopped, and the content script sent it again.
@@ -130,6 +156,14 @@ export async function recordClerkAct(ctx: SessionContext, id: string, msg: Clerk
     }
   }
   const ref = formatRef(msg.frame, msg.ref);
+  if (msg.revealed) {
+    const hovered = await hoverFirst(live, guard, msg, ref);
+    if (hovered) {
+      await ctx.update(id, (r) => ({ ...settled(r), note: hovered, events: [...r.events, msg.event].slice(-200) }));
+      return;
+    }
+    shown = await guard.show();
+  }
   const row = shown.menu.find((r) => r.control.ref === ref && r.verb === msg.verb);
   if (!row) {
     await ctx.update(id, (r) => ({ ...r, note: 'that control is not on the menu (disabled, or not a control); nothing recorded' }));

@@ -5,9 +5,13 @@ import { blankFor } from '../../shared/schema/blanks.ts';
 import type { EveningInput } from '../../shared/author/ports.ts';
 import type { ClerkAct } from './messages.ts';
 
-/** The value to hand the guard for a clerk's set_value/select: a blank when it is an input's value. */
+/**
+ * The value to hand the guard for a clerk's set_value/select/choose: a blank when it is an input's value. A key
+ * pressed is the key's name (KEYS), never a blank.
+ */
 export function valueForGuard(act: Pick<ClerkAct, 'verb' | 'value' | 'optionValue'>, inputs: readonly EveningInput[]): string | undefined {
-  if (act.verb !== 'set_value' && act.verb !== 'select') return undefined;
+  if (act.verb === 'press') return act.value;
+  if (act.verb !== 'set_value' && act.verb !== 'select' && act.verb !== 'choose') return undefined;
   const typed = act.value ?? '';
   const candidates = [typed.trim(), ...(act.optionValue !== undefined ? [act.optionValue.trim()] : [])];
   // Secrets first: a password that happens to equal another input must still never be written as a literal.

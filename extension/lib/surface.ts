@@ -3,13 +3,14 @@
 // to the frame a ref names. Refs are spelled as the runner spells them (`work|c3`), so a book written here reads
 // the same as one written by `handrail author`.
 import { frameScope, walkLadder } from '../../shared/ladder.ts';
-import { formatRef, frameKey, frameObservation, parseRef } from '../../shared/ref.ts';
-import type { Control, Observation, Part } from '../../shared/schema/observation.ts';
+import { formatRef, frameKey, frameObservation, parseFrameKey, parseRef } from '../../shared/ref.ts';
+import { isKey, keyStrokes, type Key, type KeyStroke } from '../../shared/keys.ts';
+import type { Control, Observation, Part, Verb } from '../../shared/schema/observation.ts';
 import { combineParts, screenDump } from '../../shared/screens.ts';
 import { WALKER_VERSION } from '../../shared/dom/version.ts';
 import { SurfaceError, type ActResult, type Answer, type BoundTarget, type Operation, type Query, type Resolution, type Surface } from '../../shared/surface.ts';
 import { isWrite, viaOf, type Request, type SeenWrite, type WriteScope } from '../../shared/writes.ts';
-import { FrameReply, FrameReport, type FrameCall } from './messages.ts';
+import { FrameReply, FrameReport, NOTHING_CHANGED, type FrameCall } from './messages.ts';
 
 /** The part of a chrome.webRequest event's details a write is read from. */
 export interface RequestDetails {
@@ -37,7 +38,37 @@ export interface TabChannel {
    * observe-only), until the returned function is called.
    */
   requests(listen: (r: Request) => void): () => void;
+  /**
+   * Trusted input (chrome.debugger; docs/ARCHITECTURE.md, "The extension's trusted input"): `ready` attaches, so
+   * the page has its final size before points are measured; `input` sends the events; `release` lets the tab go.
+   */
+  trusted: { ready(): Promise<void>; input(events: readonly TrustedEvent[]): Promise<void>; release(): Promise<void> };
 }
+
+/** One input event sent as a person's, at CSS pixels of the tab's top viewport. */
+export type TrustedEvent =
+  | { kind: 'key'; stroke: KeyStroke }
+  | { kind: 'mouse'; type: 'mouseMoved' | 'mousePressed' | 'mouseReleased'; x: number; y: number; clickCount?: number };
+
+type Point = { x: number; y: number };
+
+/** A pointer moved to a point, then `count` presses there, each numbered as a browser numbers a double-click's. */
+export function clicksAt(p: Point, count: 1 | 2): TrustedEvent[] {
+  const out: TrustedEvent[] = [{ kind: 'mouse', type: 'mouseMoved', ...p }];
+  for (let n = 1; n <= count; n++) {
+    out.push({ kind: 'mouse', type: 'mousePressed', ...p, clickCount: n }, { kind: 'mouse', type: 'mouseReleased', ...p, clickCount: n });
+  }
+  return out;
+}
+
+/** Where the pointer goes to hover nothing: outside the viewport, so no row of the page matches :hover. */
+export const POINTER_AWAY: Point = { x: -1, y: -1 };
+
+/** How long a double-click has to change the screen before it fails (as on the runner's browser surface). */
+const DOUBLE_CLICK_SETTLE_MS = 2_000;
+
+/** The verbs done with trusted input, not by the content script alone. */
+export const TRUSTED_VERBS: ReadonlySet<Verb> = new Set<Verb>(['press', 'hover', 'double_click', 'choose']);
 
 /** The frame key and local part of a ref this surface made; a ref it did not make names no frame. */
 function splitRef(ref: string): { key: string; local: string } {
@@ -137,9 +168,89 @@ export class ExtensionSurface implements Surface {
 
   async act(ref: string, op: Operation): Promise<ActResult> {
     const { key, local } = splitRef(ref);
+    if (TRUSTED_VERBS.has(op.verb)) {
+      await this.#trusted(key, local, ref, op);
+      return {};
+    }
     const reply = await this.#call(key, { op: 'act', ref: local, verb: op.verb, ...(op.value !== undefined ? { value: op.value } : {}) });
     if (!reply.ok) throw new SurfaceError(reply.code, `${op.verb} on ${ref}: ${reply.message}`);
     return reply.read !== undefined ? { read: reply.read } : {};
+  }
+
+  /** Moves the pointer off the page, so a row's hover-only actions hide again (a clerk's revealed click, recorded). */
+  async pointerAway(): Promise<void> {
+    await this.#input([{ kind: 'mouse', type: 'mouseMoved', ...POINTER_AWAY }]);
+  }
+
+  async #input(events: readonly TrustedEvent[]): Promise<void> {
+    try {
+      await this.tab.trusted.input(events);
+    } catch (e) {
+      throw new SurfaceError('ACTION_FAILED', (e as Error).message);
+    }
+  }
+
+  /** A point in frame `key`'s viewport, moved into the top viewport by each enclosing frame's content origin. */
+  async #pointIn(key: string, c: FrameCall): Promise<{ point: Point; open: boolean }> {
+    const reply = await this.#call(key, c);
+    if (!reply.ok) throw new SurfaceError(reply.code, reply.message);
+    if (!reply.point) throw new SurfaceError('ACTION_FAILED', 'the frame gave no point');
+    let { x, y } = reply.point;
+    const path = parseFrameKey(key);
+    for (let depth = path.length; depth > 0; depth--) {
+      const parent = frameKey(path.slice(0, depth - 1));
+      const box = await this.#call(parent, { op: 'frame_box', child: path[depth - 1] as string });
+      if (!box.ok || !box.point) throw new SurfaceError('STALE', `frame ${frameKey(path.slice(0, depth))} is no longer in its parent`);
+      x += box.point.x;
+      y += box.point.y;
+    }
+    return { point: { x, y }, open: reply.open === true };
+  }
+
+  /**
+   * press, hover, double_click and choose with a person's input (docs/ARCHITECTURE.md, "The extension's trusted
+   * input"), meaning what they mean on the runner's browser surface ("The six verbs"): the frame says where the
+   * control is (scrolled into view, not covered), the worker sends the events there, the frame checks the outcome.
+   */
+  async #trusted(key: string, local: string, ref: string, op: Operation): Promise<void> {
+    const value = op.value ?? '';
+    if (op.verb === 'press' && !isKey(value)) throw new SurfaceError('ACTION_FAILED', `press on ${ref}: "${value.slice(0, 20)}" is not a key press takes`);
+    try {
+      await this.tab.trusted.ready();
+    } catch (e) {
+      throw new SurfaceError('ACTION_FAILED', `${op.verb} on ${ref}: ${(e as Error).message}`);
+    }
+    const at = await this.#pointIn(key, { op: 'point', ref: local, verb: op.verb, at: 'target', ...(op.value !== undefined ? { value: op.value } : {}) });
+    switch (op.verb) {
+      case 'press':
+        // The frame focused the control: the key goes where the card says, not wherever the focus was left.
+        await this.#input(keyStrokes(value as Key).map((stroke) => ({ kind: 'key' as const, stroke })));
+        break;
+      case 'hover':
+        await this.#input([{ kind: 'mouse', type: 'mouseMoved', ...at.point }]);
+        break;
+      case 'double_click':
+        await this.#input(clicksAt(at.point, 2));
+        break;
+      case 'choose': {
+        if (!at.open) await this.#input(clicksAt(at.point, 1));
+        const option = await this.#pointIn(key, { op: 'point', ref: local, verb: 'choose', at: 'option', value });
+        await this.#input(clicksAt(option.point, 1));
+        break;
+      }
+    }
+    // A key or a double-click may take the page away: then there is nothing left to check. A double-click that has
+    // changed nothing yet is asked about again for up to DOUBLE_CLICK_SETTLE_MS (the runner's surface waits as long).
+    const deadline = Date.now() + DOUBLE_CLICK_SETTLE_MS;
+    for (;;) {
+      const checked = await this.#call(key, { op: 'check', ref: local, verb: op.verb, ...(op.value !== undefined ? { value: op.value } : {}) }).catch((e: unknown) => {
+        if (e instanceof SurfaceError && e.code === 'STALE' && (op.verb === 'press' || op.verb === 'double_click')) return { ok: true as const };
+        throw e;
+      });
+      if (checked.ok) return;
+      if (checked.message !== NOTHING_CHANGED || Date.now() > deadline) throw new SurfaceError(checked.code, `${op.verb} on ${ref}: ${checked.message}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }
 
   /** CSS candidates for the dearest rung, derived from the element itself (the guard's selectorsFor hook). */
@@ -188,10 +299,10 @@ export class ExtensionSurface implements Surface {
     return Promise.resolve(seen);
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
     this.#unlisten?.();
     this.#unlisten = null;
     this.#watch = null;
-    return Promise.resolve();
+    await this.tab.trusted.release();
   }
 }

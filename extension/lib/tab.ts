@@ -3,6 +3,7 @@
 import { browser } from 'wxt/browser';
 import type { FrameCall } from './messages.ts';
 import { requestOfDetails, type TabChannel } from './surface.ts';
+import { tabDebugger } from './trusted-input.ts';
 
 /** The built content script (WXT writes the unlisted script entrypoints/agent.ts here). */
 export const CONTENT_SCRIPT_FILE = '/agent.js';
@@ -24,7 +25,9 @@ function callInFrame(c: unknown): unknown {
 }
 
 export function chromeTab(tabId: number): TabChannel {
+  const debug = tabDebugger(tabId);
   return {
+    trusted: { ready: () => debug.ready(), input: (events) => debug.send(events), release: () => debug.release() },
     async observeFrames(recording) {
       const results = await browser.scripting.executeScript({ target: { tabId, allFrames: true }, func: observeInFrame, args: [recording] });
       return results.map((r) => ({ frameId: r.frameId, report: (r.result as unknown) ?? null }));

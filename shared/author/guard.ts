@@ -219,6 +219,11 @@ export class Guard {
     return this.#last;
   }
 
+  /** The screen and menu the last `show` fixed, unless a call has changed the screen since; null before any. */
+  get lastShown(): { obs: Observation; menu: MenuRow[] } | null {
+    return this.#changed || !this.#shown ? null : { obs: this.#shown.obs, menu: this.#shown.menu };
+  }
+
   /** Whether a call since the last `show` changed the screen (the rest of that message is then refused). */
   get screenChanged(): boolean {
     return this.#changed;

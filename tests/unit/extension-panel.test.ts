@@ -82,6 +82,12 @@ describe("a clerk's typed value", () => {
     expect(valueForGuard({ verb: 'set_value', value: 'Dispute' }, inputs)).toBe('Dispute');
     expect(valueForGuard({ verb: 'invoke' }, inputs)).toBeUndefined();
   });
+  it('a key pressed is its name, never a blank; an option picked in a custom list is a blank like a select', () => {
+    expect(valueForGuard({ verb: 'press', value: 'Enter' }, [...inputs, { name: 'key', value: 'Enter', secret: false }])).toBe('Enter');
+    expect(valueForGuard({ verb: 'choose', value: 'LEGAL' }, inputs)).toBe('{{input.reason}}');
+    expect(valueForGuard({ verb: 'choose', value: 'Sam Okafor' }, inputs)).toBe('Sam Okafor');
+    expect(valueForGuard({ verb: 'hover' }, inputs)).toBeUndefined();
+  });
 });
 
 describe('a session as the panel shows it', () => {
@@ -145,6 +151,14 @@ describe('a session as the panel shows it', () => {
     expect(plainLine(act)).toBe('Typed {{input.member_number}} into Member number');
     const post = { ...act, verb: 'invoke', value: undefined, control: { ...(act as { control: object }).control, role: 'button', name: 'F10=Post Hold' }, effect: { kind: 'commit', by: 'owner', owner: 'Dana' } } as unknown as TraceLine;
     expect(plainLine(post)).toBe('Pressed F10=Post Hold — a commit (Dana said)');
+    // The verbs done with trusted input read in a clerk's words too.
+    const like = (verb: string, value?: string) => plainLine({ ...act, verb, value } as unknown as TraceLine);
+    expect([like('press', 'Enter'), like('hover'), like('double_click'), like('choose', '{{input.assignee}}')]).toEqual([
+      'Pressed Enter in Member number',
+      'Hovered its row to show Member number',
+      'Double-clicked Member number',
+      'Picked {{input.assignee}} in Member number',
+    ]);
     expect(sessionView(record(), lines).plain).toEqual(['Started: g (by hand)', 'Named this screen "Sign On" (signon)']);
     expect(plainLine({ seq: 9, at: 't', kind: 'end', outcome: 'finished' })).toBe('Finished');
   });

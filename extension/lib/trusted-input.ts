@@ -1,0 +1,98 @@
+// Trusted input for one tab through chrome.debugger (docs/ARCHITECTURE.md, "The extension's trusted input"): the
+// DevTools protocol's Input domain sends key and mouse events the browser treats as a person's (`isTrusted`), which
+// a page script's synthetic events are not — a synthetic key does not type or submit, a synthetic pointer does not
+// match :hover. Attached on first use and kept for the session, so Chrome's "Handrail started debugging this
+// browser" bar shows once and the page is not resized under each action; let go when the session ends.
+import { browser } from 'wxt/browser';
+import type { TrustedEvent } from './surface.ts';
+
+/** The DevTools protocol version the commands below are written against (Input.dispatchKeyEvent/MouseEvent). */
+const PROTOCOL = '1.3';
+
+export interface TrustedInput {
+  /** Attaches if not attached (before any point is measured: the bar Chrome shows resizes the page once). */
+  ready(): Promise<void>;
+  send(events: readonly TrustedEvent[]): Promise<void>;
+  release(): Promise<void>;
+}
+
+const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/** One per tab in this worker: a session's live state rebuilt (after a book edit) reuses the tab's attachment. */
+const byTab = new Map<number, TrustedInput>();
+
+export function tabDebugger(tabId: number): TrustedInput {
+  const have = byTab.get(tabId);
+  if (have) return have;
+  const made = attachable(tabId);
+  byTab.set(tabId, made);
+  return made;
+}
+
+function attachable(tabId: number): TrustedInput {
+  const target = { tabId };
+  let attached = false;
+  /** The clerk pressed Cancel on Chrome's debugging bar: the extension does not attach again on its own. */
+  let cancelled = false;
+  const onDetach = (source: { tabId?: number }, reason: string): void => {
+    if (source.tabId !== tabId) return;
+    attached = false;
+    if (reason === 'canceled_by_user') cancelled = true;
+  };
+  browser.debugger.onDetach.addListener(onDetach);
+
+  const ready = async (): Promise<void> => {
+    if (cancelled) {
+      throw new Error('you cancelled Chrome\'s "Handrail started debugging this browser" bar, which keys, hovers, double-clicks and list picks need; start a new session to allow it again');
+    }
+    if (attached) return;
+    try {
+      await browser.debugger.attach(target, PROTOCOL);
+    } catch (e) {
+      // A worker restarted mid-session finds its own earlier attachment still there: if a command goes through, it is ours.
+      const ours = await browser.debugger.sendCommand(target, 'Runtime.evaluate', { expression: '0' }).then(
+        () => true,
+        () => false,
+      );
+      if (!ours) throw new Error(`cannot send trusted input to the tab: ${message(e)} (close DevTools on it, if open)`);
+    }
+    attached = true;
+  };
+
+  return {
+    ready,
+    async send(events) {
+      await ready();
+      for (const ev of events) {
+        if (ev.kind === 'key') {
+          const d = ev.stroke.def;
+          // A key that types text is a `keyDown` (it makes keypress/beforeinput); one that types none a `rawKeyDown`.
+          const type = ev.stroke.type === 'keyUp' ? 'keyUp' : d.text ? 'keyDown' : 'rawKeyDown';
+          await browser.debugger.sendCommand(target, 'Input.dispatchKeyEvent', {
+            type,
+            key: d.key,
+            code: d.code,
+            windowsVirtualKeyCode: d.keyCode,
+            nativeVirtualKeyCode: d.keyCode,
+            modifiers: ev.stroke.modifiers,
+            ...(d.text && type === 'keyDown' ? { text: d.text, unmodifiedText: d.text } : {}),
+          });
+        } else {
+          await browser.debugger.sendCommand(target, 'Input.dispatchMouseEvent', {
+            type: ev.type,
+            x: ev.x,
+            y: ev.y,
+            ...(ev.type === 'mouseMoved' ? { button: 'none' } : { button: 'left', buttons: ev.type === 'mousePressed' ? 1 : 0, clickCount: ev.clickCount ?? 1 }),
+          });
+        }
+      }
+    },
+    async release() {
+      browser.debugger.onDetach.removeListener(onDetach);
+      byTab.delete(tabId);
+      if (!attached) return;
+      attached = false;
+      await browser.debugger.detach(target).catch(() => undefined);
+    },
+  };
+}

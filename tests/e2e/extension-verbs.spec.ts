@@ -1,0 +1,187 @@
+// A clerk records, and a model drives, the verbs a page script cannot fake in the extension — Enter in a field (adding an item, submitting a form), a row's action revealed by hovering, a pick in a custom combobox — done with trusted input (chrome.debugger); the page's own state proves each happened and the recorded card replays.
+import { test, expect, type Page } from '@playwright/test';
+import { BrowserSurface } from '../../runner/browser/surface.ts';
+import { runCapability } from '../../runner/run.ts';
+import { compile } from '../../shared/compile/compile.ts';
+import { parseScript } from '../../shared/author/scripted.ts';
+import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
+import { serveFixtures, type FixtureServer } from '../fixtures/server.ts';
+import { answer, book, exportBook, labelScreen, launchWithExtension, openPanel, parseBook, saveModelSettings, startSession, type Loaded } from '../fixtures/extension/harness.ts';
+
+const API_KEY = `sk-fake-${Math.random().toString(36).slice(2, 10)}`;
+const GOAL = 'Add an item, delete "Buy milk", assign the list to Sam Okafor and search for milk';
+const INPUTS = [
+  { name: 'item', value: 'Feed the cat' },
+  { name: 'assignee', value: 'Sam Okafor' },
+  { name: 'query', value: 'milk' },
+];
+
+let server: FixtureServer;
+let ext: Loaded;
+
+test.describe.configure({ mode: 'serial' });
+
+test.beforeAll(async () => {
+  server = await serveFixtures({ '/search-sent': '<!doctype html><title>Sent</title><p>Searched</p>' });
+  ext = await launchWithExtension();
+});
+test.afterAll(async () => {
+  await ext?.close();
+  await server?.close();
+});
+
+/** What the page itself says happened: the items listed, what it announced, and the assignee the combobox shows. */
+async function pageState(page: Page): Promise<{ items: string[]; said: string; assignee: string }> {
+  return page.evaluate(() => ({
+    items: [...document.querySelectorAll('#items li > span:first-child')].map((s) => s.textContent ?? ''),
+    said: document.getElementById('said')?.textContent ?? '',
+    assignee: (document.querySelector('pick-box')?.shadowRoot?.getElementById('i') as HTMLInputElement | null)?.value ?? '',
+  }));
+}
+
+/** The book's act lines as `verb name value`, in order. */
+function actsOf(jsonl: string): string[] {
+  return parseBook(jsonl).flatMap((l) => (l.kind === 'act' ? [`${l.verb} ${l.control.name}${l.value !== undefined ? ` ${l.value}` : ''}`] : []));
+}
+
+test('record mode: the clerk presses Enter in two fields, hovers a row and clicks its hidden action, picks in a combobox; the book compiles to press, hover and choose steps and the card replays', async () => {
+  test.setTimeout(180_000);
+  const page = await ext.context.newPage();
+  await page.goto(`${server.url}/verbs.html`);
+  const panel = await openPanel(ext, server.url);
+  await startSession(panel, { mode: 'record', goal: GOAL, owner: 'Dana Clerk', inputs: INPUTS });
+  await labelScreen(panel, 'list', 'Verbs');
+
+  // Type a new item and press Enter (the page adds it on keydown): the typed value first, then the key, held
+  // until the owner says what it is (Enter may submit), then pressed for the clerk with a trusted key.
+  await page.locator('#new-item').click();
+  await page.keyboard.type('Feed the cat');
+  await page.keyboard.press('Enter');
+  await answer(panel, "textbox 'New item'", 'stage');
+  await expect.poll(async () => (await pageState(page)).items).toEqual(['Buy milk', 'Walk the dog', 'Feed the cat']);
+  // The worker has looked at the list with the new item (its Delete hidden like the others) before the clerk moves on.
+  await expect(panel.getByText("hover button 'Delete item' in row 'Feed the cat'")).toBeVisible({ timeout: 20_000 });
+
+  // Hover "Buy milk" and click its Delete, shown only while the row is hovered: a hover step, then the press.
+  const row = page.locator('#items li').filter({ hasText: 'Buy milk' });
+  await row.hover();
+  await row.getByRole('button', { name: 'Delete item' }).click();
+  // The clerk's pointer leaves the page for the side panel to answer (no row hovered any more).
+  await expect(panel.getByTestId('question-control')).toHaveText("button 'Delete item' in row 'Buy milk'", { timeout: 20_000 });
+  await page.mouse.move(1, 1);
+  await answer(panel, "button 'Delete item' in row 'Buy milk'", 'stage');
+  await expect.poll(async () => (await pageState(page)).said).toBe('Deleted Buy milk');
+
+  // Open the custom combobox (in a shadow root) and click an option: one pick, with the option's name.
+  await page.locator('pick-box').locator('input').click();
+  await page.getByRole('option', { name: 'Sam Okafor' }).click();
+  await expect(book(panel).last()).toContainText('Picked {{input.assignee}} in Assignee', { timeout: 20_000 });
+  // The page did each thing once, as the clerk did it.
+  expect(await pageState(page)).toEqual({ items: ['Walk the dog', 'Feed the cat'], said: 'Deleted Buy milk', assignee: 'Sam Okafor' });
+
+  // Enter in the search field submits its form (a POST): asked before it is pressed, a commit by the owner's word,
+  // and only a trusted Enter submits a form at all.
+  await page.locator('#q').click();
+  await page.keyboard.type('milk');
+  await page.keyboard.press('Enter');
+  await answer(panel, "textbox 'Query'", 'commit');
+  await expect(page).toHaveURL(/\/search-sent$/);
+  await labelScreen(panel, 'sent', 'Sent');
+  await panel.getByTestId('finish').click();
+  await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 20_000 });
+
+  const jsonl = await exportBook(panel);
+  expect(actsOf(jsonl)).toEqual([
+    'set_value New item {{input.item}}',
+    'press New item Enter',
+    'hover Delete item',
+    'invoke Delete item',
+    'choose Assignee {{input.assignee}}',
+    'set_value Query {{input.query}}',
+    'press Query Enter',
+  ]);
+  const search = parseBook(jsonl).findLast((l) => l.kind === 'act');
+  expect(search?.kind === 'act' && search.effect).toEqual({ kind: 'commit', by: 'owner', owner: 'Dana Clerk' });
+  expect(search?.kind === 'act' && search.writes?.map((w) => `${w.method} ${new URL(w.url).pathname} ${w.fate}`)).toEqual(['POST /search-sent allowed']);
+  expect(parseBook(jsonl).filter((l) => l.kind === 'act').every((l) => l.actor === 'human')).toBe(true);
+  const compiled = compile(parseBook(jsonl), { id: 'tidy_list' });
+  if (!compiled.ok) throw new Error(`holes: ${JSON.stringify(compiled.holes)}`);
+  expect(compiled.card.steps.map((s) => s.op.verb)).toEqual(['set_value', 'press', 'hover', 'invoke', 'choose', 'set_value', 'press']);
+  expect(compiled.card.steps.filter((s) => s.op.verb === 'press').map((s) => [s.op.value, s.effect.kind])).toEqual([
+    ['Enter', 'stage'],
+    ['Enter', 'commit'],
+  ]);
+  // The card replays the whole task with the runner (no extension, no model) on a fresh page.
+  const result = await runCapability({
+    card: compiled.card,
+    inputs: Object.fromEntries(INPUTS.map((i) => [i.name, i.value])),
+    env: { BASE_URL: server.url },
+    surface: () => BrowserSurface.launch(),
+    // A draft that commits runs here as verify runs drafts, in the test's isolation.
+    allowUnapproved: true,
+    evidenceDir: test.info().outputPath('evidence'),
+  });
+  expect(result).toMatchObject({ word: 'SUCCESS', llm_calls: 0 });
+  await page.close();
+  await panel.close();
+});
+
+test('model mode: a scripted model presses Enter, hovers, deletes, picks and submits with Enter through the extension, and the page shows each happened', async () => {
+  test.setTimeout(180_000);
+  const script = parseScript(
+    JSON.stringify({
+      turns: [
+        [
+          { tool: 'assert_screen', label: 'list', title: 'Verbs' },
+          { tool: 'act', match: "textbox 'New item'", verb: 'set_value', value: '{{input.item}}' },
+          { tool: 'act', match: "textbox 'New item'", verb: 'press', value: 'Enter' },
+        ],
+        [{ tool: 'act', match: "button 'Delete item' in row 'Buy milk'", verb: 'hover' }],
+        [{ tool: 'act', match: "button 'Delete item' in row 'Buy milk'", verb: 'invoke' }],
+        [{ tool: 'act', match: "combobox 'Assignee'", verb: 'choose', value: '{{input.assignee}}' }],
+        [
+          { tool: 'act', match: "textbox 'Query'", verb: 'set_value', value: '{{input.query}}' },
+          { tool: 'act', match: "textbox 'Query'", verb: 'press', value: 'Enter' },
+        ],
+        [
+          { tool: 'assert_screen', label: 'sent', title: 'Sent' },
+          { tool: 'finish', label: 'sent' },
+        ],
+      ],
+    }),
+  );
+  const fake = await startFakeAnthropic(script, { apiKey: API_KEY });
+  try {
+    const page = await ext.context.newPage();
+    await page.goto(`${server.url}/verbs.html`);
+    const panel = await openPanel(ext, server.url);
+    await saveModelSettings(panel, { key: API_KEY, baseURL: fake.url, model: 'claude-fake' });
+    await startSession(panel, { mode: 'model', goal: GOAL, owner: 'Dana Reviewer', inputs: INPUTS });
+    await answer(panel, "textbox 'New item'", 'stage');
+    await answer(panel, "button 'Delete item' in row 'Buy milk'", 'stage');
+    // Trusted input worked: a synthetic pointer would not have shown the row's Delete for the model to press, and
+    // the combobox shows the option the model named.
+    await expect.poll(() => pageState(page)).toEqual({ items: ['Walk the dog', 'Feed the cat'], said: 'Deleted Buy milk', assignee: 'Sam Okafor' });
+    // A synthetic Enter does not submit a form; this one does (after the owner said it is a commit).
+    await answer(panel, "textbox 'Query'", 'commit');
+    await expect(page).toHaveURL(/\/search-sent$/);
+    await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 30_000 });
+
+    expect(fake.problems).toEqual([]);
+    const jsonl = await exportBook(panel);
+    expect(actsOf(jsonl)).toEqual([
+      'set_value New item {{input.item}}',
+      'press New item Enter',
+      'hover Delete item',
+      'invoke Delete item',
+      'choose Assignee {{input.assignee}}',
+      'set_value Query {{input.query}}',
+      'press Query Enter',
+    ]);
+    expect(parseBook(jsonl).at(-1)).toMatchObject({ kind: 'end', outcome: 'finished' });
+    await page.close();
+    await panel.close();
+  } finally {
+    await fake.close();
+  }
+});

@@ -1,0 +1,118 @@
+// The extension presses keys, hovers, double-clicks and picks with trusted input: each KEYS name is the key events a browser sees and a person's keydown is named back the same; the surface asks the frame where, moves that point out of nested frames, sends the events (a double-click as clicks numbered 1 and 2), and lets go of the tab when the session closes.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { NOTHING_CHANGED } from '../../extension/lib/messages.ts';
+import { clicksAt, ExtensionSurface, type TrustedEvent } from '../../extension/lib/surface.ts';
+import { isKey, keyOfEvent, keyStrokes, MODIFIER_BITS } from '../../shared/keys.ts';
+import { KEYS } from '../../shared/operations.ts';
+import { Observation } from '../../shared/schema/observation.ts';
+import { SurfaceError } from '../../shared/surface.ts';
+import { fakeTab } from '../fixtures/extension/fake-tab.ts';
+
+const MEMBER = Observation.parse(JSON.parse(readFileSync(new URL('../fixtures/plumbline-member.observation.json', import.meta.url), 'utf8')));
+
+const noMods = { altKey: false, ctrlKey: false, metaKey: false, shiftKey: false };
+
+describe('the keys press takes, as key events', () => {
+  it.each(KEYS.map((k) => [k]))('%s goes down and up, modifiers around it, and a keydown of it is named %s again', (name) => {
+    const strokes = keyStrokes(name);
+    const main = strokes.filter((s) => !['Control', 'Meta', 'Shift', 'Alt'].includes(s.def.key));
+    expect(main.map((s) => s.type)).toEqual(['keyDown', 'keyUp']);
+    const mods = name.split('+').slice(0, -1);
+    // Each modifier down before the key and up after it, with the key sent while all are held.
+    expect(strokes).toHaveLength(2 + mods.length * 2);
+    const held = mods.reduce((n, m) => n | MODIFIER_BITS[m as keyof typeof MODIFIER_BITS], 0);
+    expect(main.every((s) => s.modifiers === held)).toBe(true);
+    expect(strokes.at(-1)?.modifiers).toBe(0);
+    const ev = { key: main[0]?.def.key ?? '', ...noMods, ctrlKey: mods.includes('Control'), metaKey: mods.includes('Meta'), shiftKey: mods.includes('Shift') };
+    expect(keyOfEvent(ev)).toBe(name);
+  });
+
+  it('Enter types a line break and Space a space; a chord types nothing', () => {
+    expect(keyStrokes('Enter')[0]?.def).toEqual({ key: 'Enter', code: 'Enter', keyCode: 13, text: '\r' });
+    expect(keyStrokes('Space')[0]?.def.text).toBe(' ');
+    expect(keyStrokes('Control+Enter').find((s) => s.def.key === 'Enter')?.def.text).toBeUndefined();
+  });
+
+  it('a letter typed, an Alt chord or a key outside the set is no key press takes', () => {
+    expect(keyOfEvent({ key: 'a', ...noMods })).toBeNull();
+    expect(keyOfEvent({ key: 'Enter', ...noMods, altKey: true })).toBeNull();
+    expect(keyOfEvent({ key: 'F5', ...noMods })).toBeNull();
+    expect(keyOfEvent({ key: 'Tab', ...noMods, shiftKey: true })).toBe('Shift+Tab');
+    expect(isKey('Enter')).toBe(true);
+    expect(isKey('F5')).toBe(false);
+  });
+});
+
+/** The mouse events of the trusted input sent, as `type@x,y#clickCount`. */
+const mouse = (events: readonly TrustedEvent[]): string[] =>
+  events.flatMap((e) => (e.kind === 'mouse' ? [`${e.type}@${e.x},${e.y}${e.clickCount !== undefined ? `#${e.clickCount}` : ''}`] : []));
+
+describe('the extension surface, acting with trusted input', () => {
+  async function opened() {
+    const tab = fakeTab({ member: MEMBER }, 'member', {});
+    const surface = new ExtensionSurface(tab);
+    await surface.observe();
+    return { tab, surface };
+  }
+
+  it('double_click: the frame says where (in its viewport), the point moves by the frame\'s origin, two presses numbered 1 and 2', async () => {
+    const { tab, surface } = await opened();
+    await surface.act('work|c2', { verb: 'double_click' });
+    // 10,20 in the frame `work`, whose content starts at 100,50 in the top document.
+    expect(mouse(tab.inputs)).toEqual(mouse(clicksAt({ x: 110, y: 70 }, 2)));
+    expect(mouse(tab.inputs)).toEqual(['mouseMoved@110,70', 'mousePressed@110,70#1', 'mouseReleased@110,70#1', 'mousePressed@110,70#2', 'mouseReleased@110,70#2']);
+    expect(tab.acts).toEqual([{ frame: 'work', ref: 'c2', verb: 'point:double_click:target' }]);
+  });
+
+  it('a double-click that changes nothing on the screen is asked about again, and fails by name after 2 s as on the runner', async () => {
+    const { tab, surface } = await opened();
+    const unchanged = { ok: false as const, code: 'ACTION_FAILED' as const, message: NOTHING_CHANGED };
+    tab.checks.push(unchanged, unchanged);
+    await surface.act('work|c2', { verb: 'double_click' });
+    expect(tab.checks).toEqual([]);
+    tab.checks.push(...Array.from({ length: 40 }, () => unchanged));
+    const started = Date.now();
+    const err = await surface.act('work|c2', { verb: 'double_click' }).catch((e: unknown) => e);
+    expect((err as Error).message).toBe('double_click on work|c2: nothing on the screen changed');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2_000);
+  });
+
+  it('hover moves the pointer to the row without pressing; press focuses the control and sends only keys', async () => {
+    const { tab, surface } = await opened();
+    await surface.act('work|c0', { verb: 'hover' });
+    expect(mouse(tab.inputs)).toEqual(['mouseMoved@110,70']);
+    tab.inputs.length = 0;
+    await surface.act('work|c0', { verb: 'press', value: 'Control+Enter' });
+    expect(tab.inputs.every((e) => e.kind === 'key')).toBe(true);
+    expect(tab.inputs.map((e) => (e.kind === 'key' ? `${e.stroke.type} ${e.stroke.def.key}` : ''))).toEqual(['keyDown Control', 'keyDown Enter', 'keyUp Enter', 'keyUp Control']);
+  });
+
+  it('choose opens the list (a click on the control), then clicks the option the frame found by name', async () => {
+    const { tab, surface } = await opened();
+    await surface.act('nav|c0', { verb: 'choose', value: 'Sam Okafor' });
+    // `nav` is a top-level frame too: its origin moves both points.
+    expect(mouse(tab.inputs)).toEqual(['mouseMoved@110,70', 'mousePressed@110,70#1', 'mouseReleased@110,70#1', 'mouseMoved@110,70', 'mousePressed@110,70#1', 'mouseReleased@110,70#1']);
+    expect(tab.acts.map((a) => `${a.verb} ${a.value ?? ''}`.trim())).toEqual(['point:choose:target Sam Okafor', 'point:choose:option Sam Okafor']);
+  });
+
+  it('a key outside the set is refused before anything is sent, by name', async () => {
+    const { tab, surface } = await opened();
+    const err = await surface.act('work|c0', { verb: 'press', value: 'F5' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SurfaceError);
+    expect((err as SurfaceError).code).toBe('ACTION_FAILED');
+    expect((err as Error).message).toContain('"F5" is not a key press takes');
+    expect(tab.inputs).toEqual([]);
+  });
+
+  it('Chrome refusing the debugger (DevTools open, the clerk cancelled its bar) is a named action failure, and closing lets go of the tab', async () => {
+    const { tab, surface } = await opened();
+    tab.trusted.ready = () => Promise.reject(new Error('Another debugger is already attached to the tab'));
+    const err = await surface.act('work|c0', { verb: 'hover' }).catch((e: unknown) => e);
+    expect((err as SurfaceError).code).toBe('ACTION_FAILED');
+    expect((err as Error).message).toBe('hover on work|c0: Another debugger is already attached to the tab');
+    tab.attached = true;
+    await surface.close();
+    expect(tab.attached).toBe(false);
+  });
+});
