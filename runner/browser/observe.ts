@@ -48,7 +48,7 @@ async function observeFrame(frame: Frame): Promise<Part> {
 }
 
 /** A child frame still showing its initial about:blank while its element names another page to load. */
-async function pendingNavigation(frame: Frame): Promise<boolean> {
+export async function pendingNavigation(frame: Frame): Promise<boolean> {
   if (!frame.parentFrame()) return false;
   const url = frame.url();
   if (url !== '' && url !== 'about:blank') return false;
