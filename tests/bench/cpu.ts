@@ -61,12 +61,12 @@ function reapedBySelf(): number {
 
 export interface TreeReport {
   wallS: number;
-  /** CPU seconds per kind over the window, from samples (a process that ended between two samples counts to its last). */
+  /** CPU seconds per kind over the window, from samples: a process that ended counts up to its last sample. */
   seconds: Record<ProcessKind, number>;
   /**
    * The tree's exact CPU, from this process's cutime + cstime once the root has exited and been waited for (every
    * Chromium process is waited for by its parent), minus what the samples attributed: time of processes that ended
-   * between two samples. Null while the root still runs.
+   * between two samples, i.e. each ended process's last ≤ 250 ms. Null while the root still runs.
    */
   unattributedS: number | null;
   /** Every kind together (the exact tree total where known), the app server included. */
@@ -89,8 +89,8 @@ export interface TreeReport {
  * it when the child is spawned; `stop()` after the child has exited gives the exact tree total too.
  */
 export class TreeSampler {
-  /** Per process seen: its kind, its own CPU at the last sample, its parent, and what it had reaped when first seen. */
-  readonly #last = new Map<number, { kind: TreeKind; own: number; ppid: number; reaped0: number; reaped: number; childKind?: TreeKind }>();
+  /** Per process seen: its kind and its own CPU at the last sample (kept after it ends). */
+  readonly #last = new Map<number, { kind: TreeKind; own: number }>();
   readonly #startedAt = performance.now();
   readonly #selfAtStart = process.cpuUsage();
   readonly #reapedAtStart = reapedBySelf();
@@ -134,10 +134,8 @@ export class TreeSampler {
       seen.add(pid);
       const stat = read(`/proc/${pid}/stat`);
       if (!stat) return;
-      const cpu = cpuOfStat(stat);
-      const known = this.#last.get(pid);
-      const kind = known?.kind ?? kindOf(read(`/proc/${pid}/cmdline`).replaceAll('\0', ' '), pid === this.root);
-      this.#last.set(pid, { ...known, kind, own: cpu.own, ppid: cpu.ppid, reaped0: known?.reaped0 ?? cpu.reaped, reaped: cpu.reaped });
+      const kind = this.#last.get(pid)?.kind ?? kindOf(read(`/proc/${pid}/cmdline`).replaceAll('\0', ' '), pid === this.root);
+      this.#last.set(pid, { kind, own: cpuOfStat(stat).own });
       if (memory) {
         const rollup = read(`/proc/${pid}/smaps_rollup`);
         rss += Number(/^Rss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
@@ -146,14 +144,6 @@ export class TreeSampler {
       for (const c of childrenOf(pid, scan)) walk(c);
     };
     walk(this.root);
-    // A process that has ended was waited for by its parent, whose reaped time now holds all of it: count it there
-    // (as its kind), not at its last sample, so nothing is counted twice and nothing between two samples is lost.
-    for (const [pid, p] of this.#last) {
-      const parent = this.#last.get(p.ppid);
-      if (seen.has(pid) || pid === this.root || !parent || !seen.has(p.ppid)) continue;
-      parent.childKind = p.kind;
-      this.#last.delete(pid);
-    }
     if (memory) {
       this.#peakPss = Math.max(this.#peakPss, pss / 1024);
       this.#peakRss = Math.max(this.#peakRss, rss / 1024);
@@ -169,11 +159,7 @@ export class TreeSampler {
     const wallS = (performance.now() - this.#startedAt) / 1000;
     const self = process.cpuUsage(this.#selfAtStart);
     const seconds = Object.fromEntries(KINDS.map((k) => [k, 0])) as Record<ProcessKind, number>;
-    for (const s of this.#last.values()) {
-      seconds[s.kind] += s.own;
-      // What this process waited for of its ended children, as their kind (the root's end with it: the exact total has them).
-      seconds[s.childKind ?? s.kind] += s.reaped - s.reaped0;
-    }
+    for (const s of this.#last.values()) seconds[s.kind] += s.own;
     seconds['app server'] = Math.max(0, self.user + self.system - this.#samplerUs) / 1e6;
     const sampledTree = KINDS.filter((k) => k !== 'app server').reduce((a, k) => a + seconds[k], 0);
     const exactTree = rootExited ? reapedBySelf() - this.#reapedAtStart : null;
