@@ -64,11 +64,13 @@ export interface TreeReport {
   /** CPU seconds per kind over the window, from samples: a process that ended counts up to its last sample. */
   seconds: Record<ProcessKind, number>;
   /**
-   * The tree's exact CPU, from this process's cutime + cstime once the root has exited and been waited for (every
-   * Chromium process is waited for by its parent), minus what the samples attributed: time of processes that ended
-   * between two samples, i.e. each ended process's last ≤ 250 ms. Null while the root still runs.
+   * The tree's CPU as the kernel tells this process once the root has exited and been waited for (cutime + cstime):
+   * every process its parent waited for, all the way down. Null while the root still runs. It misses a process whose
+   * parent ended first (it is then waited for by init), so it is a check on the samples, not a ceiling.
    */
-  unattributedS: number | null;
+  reapedS: number | null;
+  /** The tree's CPU from the samples (each process up to its last sample). */
+  sampledS: number;
   /** Every kind together (the exact tree total where known), the app server included. */
   totalS: number;
   /** totalS / wallS: how many cores the work kept busy on average. */
@@ -162,14 +164,14 @@ export class TreeSampler {
     for (const s of this.#last.values()) seconds[s.kind] += s.own;
     seconds['app server'] = Math.max(0, self.user + self.system - this.#samplerUs) / 1e6;
     const sampledTree = KINDS.filter((k) => k !== 'app server').reduce((a, k) => a + seconds[k], 0);
-    const exactTree = rootExited ? reapedBySelf() - this.#reapedAtStart : null;
-    const unattributedS = exactTree === null ? null : Math.max(0, exactTree - sampledTree);
-    const tree = Math.max(sampledTree, exactTree ?? 0);
+    const reapedS = rootExited ? reapedBySelf() - this.#reapedAtStart : null;
+    const tree = Math.max(sampledTree, reapedS ?? 0);
     const totalS = tree + seconds['app server'];
     this.#report = {
       wallS,
       seconds,
-      unattributedS,
+      reapedS,
+      sampledS: sampledTree,
       totalS,
       coresBusy: wallS > 0 ? totalS / wallS : 0,
       coresBusyWithoutApp: wallS > 0 ? tree / wallS : 0,
@@ -190,7 +192,7 @@ export function cores(): number {
 /** "CPU-seconds per replay by process: cli X, browser Y, gpu Z, renderers W, …, app server V; cores busy = cpu/wall". */
 export function describeCpu(r: TreeReport, replays: number): string {
   const per = (s: number): string => (s / Math.max(1, replays)).toFixed(2);
-  const unattributed = r.unattributedS === null ? '' : `, ended between samples ${per(r.unattributedS)}`;
+  const unattributed = r.reapedS === null ? '' : ` (the tree: ${per(r.sampledS)} sampled, ${per(r.reapedS)} by the kernel's count of waited-for children)`;
   return (
     `CPU-seconds per replay by process: ${KINDS.map((k) => `${k} ${per(r.seconds[k])}`).join(', ')}${unattributed} ` +
     `(total ${per(r.totalS)}); cores busy = cpu/wall = ${r.totalS.toFixed(1)} s / ${r.wallS.toFixed(1)} s = ${r.coresBusy.toFixed(2)} ` +
