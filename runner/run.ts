@@ -23,6 +23,7 @@ import { LeaseError } from './lease.ts';
 import type { Referee } from './escalate/referee.ts';
 import type { Scout } from './escalate/scout.ts';
 import type { Person } from './escalate/console.ts';
+import type { Phases } from './profile.ts';
 
 export interface RunRequest {
   card: Capability;
@@ -91,6 +92,13 @@ export interface RunRequest {
    * secrets are added to it. Default: a new one with the bound secrets only.
    */
   masker?: Masker;
+  /** Where each phase's time is added (`HANDRAIL_PROFILE=1`; docs/ARCHITECTURE.md, "Profiling a replay"). Absent: nothing is timed. */
+  profile?: Phases;
+}
+
+/** `fn`, its time added to `phase` when the request is profiled; otherwise just the call. */
+function timed<T>(req: RunRequest, phase: string, fn: () => Promise<T>): Promise<T> {
+  return req.profile ? req.profile.time(phase, fn) : fn();
 }
 
 export function newRunId(now = new Date()): string {
@@ -275,7 +283,9 @@ export interface RunNotebook {
 
 /** Run a capability once. Never throws for anything a run can meet: the answer is a typed result. */
 export async function runCapability(req: RunRequest): Promise<RunResult> {
+  const began = performance.now();
   const result = await runOnce(req);
+  req.profile?.run(performance.now() - began);
   try {
     await req.notebook?.record(req.card, result);
   } catch (e) {
@@ -298,7 +308,7 @@ async function runOnce(req: RunRequest): Promise<RunResult> {
   let release: (() => Promise<void>) | null = null;
   if (store) {
     req.progress?.(`journal ${store.whereOf(intent.key)} · key ${intent.key}`);
-    const opened = await openJournal(req, runId, intent, store, masker);
+    const opened = await timed(req, 'run: lease + journal open', () => openJournal(req, runId, intent, store, masker));
     if ('answer' in opened) return opened.answer;
     ({ journal, release } = opened);
   }
@@ -308,15 +318,18 @@ async function runOnce(req: RunRequest): Promise<RunResult> {
     if (req.signal?.aborted) {
       return keyed(resultBeforeRun(req.card.id, runId, 'RECOVERABLE', 'CANCELLED', 'cancelled before the run started; nothing was pressed, so trying again is safe'));
     }
-    const down = await unreachable(chosen.driver.declaration, ready.entry);
+    const down = await timed(req, 'run: reachability check', () => unreachable(chosen.driver.declaration, ready.entry));
     if (down) return keyed(resultBeforeRun(req.card.id, runId, 'RECOVERABLE', 'SURFACE_UNREACHABLE', `${ready.entry}: ${down}`));
     const result = keyed(await drive(req, runId, ready, journal, chosen.driver));
     // Kept after the evidence is sealed, so a later "already done" answer carries this run's evidence head.
-    if (journal && journal.view.committedBy(runId)) await journal.receipt(runId, masker.maskDeep(result));
+    const held = journal;
+    if (held && held.view.committedBy(runId)) await timed(req, 'run: journal receipt', () => held.receipt(runId, masker.maskDeep(result)));
     return result;
   } finally {
-    await journal?.close();
-    await release?.();
+    await timed(req, 'run: journal close + lease release', async () => {
+      await journal?.close();
+      await release?.();
+    });
   }
 }
 
@@ -330,11 +343,14 @@ async function drive(
   const { masker } = ready;
   // Ran although nothing binds an approval to this content: said in the receipt and on every evidence line.
   const unapproved = !approvalStatus(req.card).servable;
-  const evidence = await Evidence.create(resolve(req.evidenceDir ?? `runs/${runId}`), masker, runId, unapproved ? { stamp: { unapproved: true } } : {});
+  const evidence = await timed(req, 'run: evidence open', () =>
+    Evidence.create(resolve(req.evidenceDir ?? `runs/${runId}`), masker, runId, unapproved ? { stamp: { unapproved: true } } : {}),
+  );
   let surface: Surface | null = null;
   try {
     try {
-      surface = req.surface ? await req.surface() : await driver.open(req.open ?? {});
+      const open = req.surface ?? (() => driver.open(req.open ?? {}));
+      surface = await timed(req, 'run: surface open (browser context)', open);
     } catch (e) {
       // A surface's own word when it gave one it declares (the mac helper missing: SURFACE_UNREACHABLE); else the browser's.
       const declared = e instanceof SurfaceError && driver.declaration.errors.includes(e.code) ? e.code : null;
@@ -367,15 +383,19 @@ async function drive(
         ...(req.referee ? { referee: req.referee } : {}),
         ...(req.scout ? { scout: req.scout } : {}),
         ...(req.person ? { person: req.person } : {}),
+        ...(req.profile ? { profile: req.profile } : {}),
       },
       surface,
     );
     const result = await replay.run();
     if (replay.repairs.length) await proposeRepair(req, runId, evidence.dir, replay.repairs, masker);
-    return await sealRun(unapproved ? { ...result, unapproved: true } : result, evidence, masker, req);
+    return await timed(req, 'run: evidence seal (fsync)', () => sealRun(unapproved ? { ...result, unapproved: true } : result, evidence, masker, req));
   } finally {
-    await surface?.close();
-    await evidence.close();
+    const opened = surface;
+    await timed(req, 'run: surface close (browser context)', async () => {
+      await opened?.close();
+      await evidence.close();
+    });
   }
 }
 

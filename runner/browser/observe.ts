@@ -48,7 +48,7 @@ async function observeFrame(frame: Frame): Promise<Part> {
 }
 
 /** A child frame still showing its initial about:blank while its element names another page to load. */
-async function pendingNavigation(frame: Frame): Promise<boolean> {
+export async function pendingNavigation(frame: Frame): Promise<boolean> {
   if (!frame.parentFrame()) return false;
   const url = frame.url();
   if (url !== '' && url !== 'about:blank') return false;
@@ -120,8 +120,15 @@ export async function findInFrame(page: Page, path: FramePath, q: FindQuery): Pr
 export async function elementOf(page: Page, ref: string): Promise<{ frame: Frame; local: string; el: ElementHandle<Element> } | null> {
   const at = await locate(page, ref);
   if (!at) return null;
-  await ensureWalker(at.frame);
-  const handle = await at.frame.evaluateHandle((r) => (globalThis as WithWalker).__handrail!.element(r), at.local);
+  // One round trip: a document without this walker has never handed out the ref (its refs are per observation), so
+  // the element is not there — as a freshly installed walker would answer, without installing it first.
+  const handle = await at.frame.evaluateHandle(
+    ([r, v]) => {
+      const api = (globalThis as WithWalker).__handrail;
+      return api && api.version === v ? api.element(r) : null;
+    },
+    [at.local, WALKER_VERSION] as const,
+  );
   const el = handle.asElement();
   if (!el) {
     await handle.dispose();

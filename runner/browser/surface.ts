@@ -1,6 +1,6 @@
 // The browser surface: Playwright behind the six verbs. Targets are found by the same walker the extension
 // uses (injected into every frame), so what authoring saw and what replay resolves cannot disagree.
-import type { Browser, BrowserContext, CDPSession, ElementHandle, Page, Request as PwRequest, Route } from 'playwright-core';
+import type { Browser, BrowserContext, CDPSession, ElementHandle, Frame, Page, Request as PwRequest, Route } from 'playwright-core';
 import { chromium } from 'playwright-core';
 import { frameScope, walkLadder } from '../../shared/ladder.ts';
 import { frameKey } from '../../shared/ref.ts';
@@ -19,7 +19,7 @@ import {
 import { isWrite, originOf, type Request, type SeenWrite, type WriteGate, type WriteScope, viaOf } from '../../shared/writes.ts';
 import { findChromium } from './chromium.ts';
 import { frameAt } from './frames.ts';
-import { elementOf, findInFrame, observePage, rowsOfRef, textOfRef } from './observe.ts';
+import { elementOf, findInFrame, observePage, pendingNavigation, rowsOfRef, textOfRef } from './observe.ts';
 import { gestureProbeSource, WALKER_VERSION } from './walker-bundle.ts';
 
 const NAV_TIMEOUT_MS = 15_000;
@@ -125,6 +125,27 @@ async function screenChanges(page: Page, seen: (o: Observation) => boolean): Pro
     if (Date.now() >= until) return false;
     await page.waitForTimeout(50);
   }
+}
+
+/**
+ * How many elements of a frame's document carry the secret tag, shadow roots included (as the mask's locator counts
+ * them). One plain evaluate: no injected script. A frame whose first page is still on the way is not touched
+ * (evaluating there can cancel its navigation, runner/browser/observe.ts) and holds no typed field yet.
+ */
+async function secretFields(frame: Frame): Promise<number> {
+  if (await pendingNavigation(frame)) return 0;
+  return frame
+    .evaluate((attr) => {
+      // No named helper inside: this function runs in the page, where a bundler's name-keeping wrapper is not defined.
+      let n = 0;
+      const roots: (Document | ShadowRoot)[] = [document];
+      for (let root = roots.pop(); root; root = roots.pop()) {
+        n += root.querySelectorAll(`[${attr}]`).length;
+        for (const el of root.querySelectorAll('*')) if (el.shadowRoot) roots.push(el.shadowRoot);
+      }
+      return n;
+    }, SECRET_ATTR)
+    .catch(() => 0);
 }
 
 export interface BrowserSurfaceOptions {
@@ -383,10 +404,14 @@ export class BrowserSurface implements Surface {
   private async screenshot(): Promise<Uint8Array> {
     this.maskedLastShot = 0;
     if (this.secretTyped) {
-      const masks = this.page.frames().map((f) => f.locator(`[${SECRET_ATTR}]`));
-      const counts = await Promise.all(masks.map((m) => m.count().catch(() => 0)));
+      // Counted with one plain evaluate per frame (the frames' documents already have the walker's context), not a
+      // locator: a locator installs Playwright's injected script (≈ 340 KB) into every new document, and a run took
+      // one per frame per screenshot for every screen after the password (docs/ARCHITECTURE.md, "Profiling a replay").
+      // The locator mask is used only when there is a box to paint.
+      const counts = await Promise.all(this.page.frames().map((f) => secretFields(f)));
       const boxes = counts.reduce((a, b) => a + b, 0);
       if (boxes > 0) {
+        const masks = this.page.frames().map((f) => f.locator(`[${SECRET_ATTR}]`));
         const png = await this.page.screenshot({ type: 'png', timeout: ACTION_TIMEOUT_MS, mask: masks, maskColor: '#FF00FF' });
         this.maskedLastShot = boxes;
         return png;

@@ -20,6 +20,7 @@ import { ClaudeReferee } from '../escalate/claude.ts';
 import { ConsolePerson } from '../escalate/console.ts';
 import { LocalReferee } from '../escalate/local.ts';
 import type { Referee } from '../escalate/referee.ts';
+import { phasesFromEnv } from '../profile.ts';
 
 export interface ReplayFlags {
   input?: string[];
@@ -233,6 +234,8 @@ export async function replayCommand(cardPath: string, flags: ReplayFlags): Promi
     throw e;
   }
   const notebook = await openNotebook(progress, base);
+  // HANDRAIL_PROFILE=1: every run of this command adds its phases to one table, printed on stderr at the end.
+  const profile = phasesFromEnv(process.env);
   try {
     const drifting = notebook?.drifting(card.id) ?? [];
     if (drifting.length) {
@@ -251,6 +254,7 @@ export async function replayCommand(cardPath: string, flags: ReplayFlags): Promi
       ...(shared ? { journalStore: shared } : {}),
       // Every run is recorded in the notebook once it has its receipt (runCapability does it).
       ...(notebook ? { notebook } : {}),
+      ...(profile ? { profile } : {}),
     } satisfies Partial<RunRequest>;
     if (rows) {
       const one = browser ?? (await startBrowser({ headed: Boolean(flags.headed) }));
@@ -286,6 +290,7 @@ export async function replayCommand(cardPath: string, flags: ReplayFlags): Promi
     if (trace) process.stderr.write(existsSync(trace) ? `trace ${trace} (open it: npx playwright show-trace ${trace})\n` : `warning: no trace was written to ${trace} (the run opened no browser, or the trace could not be saved)\n`);
     return printResult(result);
   } finally {
+    if (profile) process.stderr.write(`${profile.table()}\n`);
     notebook?.close();
     if (browser && rows === undefined) await browser.close().catch(() => undefined);
     await shared?.close();

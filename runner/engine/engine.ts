@@ -19,6 +19,7 @@ import { jaccard, nameScreen, provable, publicValues, screenWords, type KnownScr
 import type { Masker } from '../../shared/secrets.ts';
 import { SurfaceError, type BoundTarget, type EvidenceKind, type Resolution, type Surface } from '../../shared/surface.ts';
 import type { Evidence } from '../evidence.ts';
+import type { Phases } from '../profile.ts';
 import type { HumanStep, Person } from '../escalate/console.ts';
 import { nextControl, nextRung, type AttemptOutcome, type Attempt, type RungName } from '../escalate/decide.ts';
 import { judge, judgeControl, type ControlQuestion, type Judgement, type Referee, type RefereeQuestion, type ScreenOption } from '../escalate/referee.ts';
@@ -76,6 +77,8 @@ export interface ReplayContext {
   signal?: AbortSignal;
   /** Each step as it starts, and each stage or commit once its `dispatched` line is written (MCP progress). */
   onStep?: (e: StepEvent) => void;
+  /** Where each phase's time is added (`HANDRAIL_PROFILE=1`; docs/ARCHITECTURE.md, "Profiling a replay"). Absent: nothing is timed. */
+  profile?: Phases;
 }
 
 /** Where a run is: step `n` of `of` (1-based), on which declared screen; `dispatched` once a journalled act is written ahead. */
@@ -211,6 +214,11 @@ export class Replay {
     this.ctx.onStep?.({ phase, n: index + 1, of: this.card.steps.length, step: step.id, screen: step.screen, effect: step.effect.kind });
   }
 
+  /** Runs `fn`, adding its time to `phase` when the run is profiled; otherwise it is just the call. */
+  private timed<T>(phase: string, fn: () => Promise<T>): Promise<T> {
+    return this.ctx.profile ? this.ctx.profile.time(phase, fn) : fn();
+  }
+
   private say(line: string): void {
     this.ctx.progress?.(this.ctx.masker.mask(line));
   }
@@ -242,17 +250,22 @@ export class Replay {
 
   /** Asks the surface what is showing now (one `evaluate`; settling polls this, the surface never waits). */
   private async look(): Promise<Named> {
-    const answer = await this.surface.evaluate({ kind: 'observe' });
+    const answer = await this.timed('observe', () => this.surface.evaluate({ kind: 'observe' }));
     if (answer.kind !== 'observe') throw new Error('surface answered an observe query with something else');
     const obs = answer.observation;
-    const text = screenWords(obs);
-    const named = nameScreen({ signature: obs.signature, paths: obs.paths, text }, this.screens, this.values);
+    const name = () => {
+      const text = screenWords(obs);
+      return { text, named: nameScreen({ signature: obs.signature, paths: obs.paths, text }, this.screens, this.values) };
+    };
+    const { text, named } = this.ctx.profile ? this.ctx.profile.timeSync('name the screen', name) : name();
     // A page a rung named in this run (the furniture agreed) keeps that name while it shows the same furniture.
     const current = { obs, label: named?.label ?? this.namedByRung.get(obs.signature) ?? null, text };
     this.current = current;
     if (obs.signature !== this.lastSignature) {
       this.lastSignature = obs.signature;
-      await this.ctx.evidence.append('screen', { label: current.label, how: named?.how ?? null, signature: obs.signature, locus: obs.locus });
+      await this.timed('evidence line', () =>
+        this.ctx.evidence.append('screen', { label: current.label, how: named?.how ?? null, signature: obs.signature, locus: obs.locus }),
+      );
       // A screenshot per declared screen reached. Transient unnamed states (a frameset still loading) get a
       // line but no picture; a failure takes its own. The capture overlaps the next resolve and journal write,
       // and is awaited before anything acts on the page, so it always shows the screen the step acted on.
@@ -277,7 +290,8 @@ export class Replay {
   private async shot(name: string): Promise<void> {
     if (!this.attaches('screenshot')) return;
     try {
-      await this.ctx.evidence.screenshot(name, await this.surface.evidence('screenshot'));
+      const png = await this.timed('screenshot: capture', () => this.surface.evidence('screenshot'));
+      await this.timed('screenshot: write', () => this.ctx.evidence.screenshot(name, png));
       // Every screenshot masks the fields holding a secret; the evidence says how many it masked.
       const masked = this.surface.maskedLastShot ?? 0;
       if (masked > 0) await this.ctx.evidence.append('screenshot_masked', { name, secret_fields: masked });
@@ -355,7 +369,7 @@ export class Replay {
       if (this.now() >= deadline) {
         return { named: last ?? (await this.look()), settled: false, why: 'timeout', ms: this.now() - began };
       }
-      await sleep(POLL_STEPS_MS[Math.min(attempt++, POLL_STEPS_MS.length - 1)] ?? 100);
+      await this.timed('settle: pause between looks', () => sleep(POLL_STEPS_MS[Math.min(attempt++, POLL_STEPS_MS.length - 1)] ?? 100));
     }
   }
 
@@ -477,7 +491,7 @@ export class Replay {
       });
       const { entry } = this.ctx;
       this.say(`open ${entry}`);
-      await this.surface.open(entry);
+      await this.timed('open the entry', () => this.surface.open(entry));
       end = { word: 'SUCCESS', code: 'OK', message: 'all steps done' };
       for (const [i, step] of this.card.steps.entries()) {
         current = step.id;
@@ -583,8 +597,8 @@ export class Replay {
     }
     // 2. Resolve.
     const target = this.bind(step.target);
-    const resolution = await this.surface.resolve(target);
-    await this.ctx.evidence.append('resolve', { step: step.id, target: step.target, ...resolution });
+    const resolution = await this.timed('resolve (find + fingerprint)', () => this.surface.resolve(target));
+    await this.timed('evidence line', () => this.ctx.evidence.append('resolve', { step: step.id, target: step.target, ...resolution }));
     // The control rung, when the ladder found none or several: the referee proposes a row, the fingerprint disposes.
     const lost = !resolution.ok && (resolution.code === 'TARGET_NOT_FOUND' || resolution.code === 'AMBIGUOUS');
     const found: Resolution | Resolved = (lost ? await this.controlFor(step, target) : null) ?? resolution;
@@ -603,7 +617,7 @@ export class Replay {
       return { word: 'FAILED', code: 'SECRET_FIELD', message: `${step.id} would type a secret into ${step.target}, which the page does not report as a password field`, atStep: step.id };
     }
     // Side-effect detection: the previous step's writes are judged, this step's are watched from here.
-    const wrote = await this.writes.begin(step);
+    const wrote = await this.timed('write watch', () => this.writes.begin(step));
     if (wrote) return wrote;
     // 3. Journal. The last moment a cancellation can stop a commit: after its `dispatched` line it may be pressed.
     if (step.effect.kind === 'commit') {
@@ -616,7 +630,8 @@ export class Replay {
       const state = this.ctx.journal.state(step.id);
       if (effect === 'commit' && state === 'dispatched') throw new InDoubt(`commit ${step.id} is in doubt in the journal`);
       if (effect === 'commit' && state === 'observed') throw new JournalReceipt(step.id);
-      await this.ctx.journal.dispatched(this.ctx.runId, step.id, effect);
+      const journal = this.ctx.journal;
+      await this.timed('journal: dispatched (fsync)', () => journal.dispatched(this.ctx.runId, step.id, effect));
     }
     if (step.effect.kind === 'commit') {
       markCommit(step.id);
@@ -624,10 +639,10 @@ export class Replay {
     }
     if (JOURNALLED.has(step.effect.kind)) this.tell('dispatched', step, index);
     // 4. Act.
-    await this.shotsTaken();
+    await this.timed('wait for the screenshot', () => this.shotsTaken());
     failpoint(step.id, 'before_act');
     const op = step.op.value === undefined ? { verb: step.op.verb } : { verb: step.op.verb, value: this.fill(step.op.value), ...(secret ? { secret: true } : {}) };
-    const acted = await this.surface.act(found.ref, op);
+    const acted = await this.timed('act', () => this.surface.act(found.ref, op));
     failpoint(step.id, 'after_act');
     if (step.op.verb === 'read') this.extract(step, acted.read ?? '');
     if (step.op.verb === 'read_rows') {
@@ -635,19 +650,22 @@ export class Replay {
       if (missing) return { word: 'FAILED', code: 'OUTPUT_NOT_FOUND', message: missing, atStep: step.id };
     }
     // 5. Settle.
-    let settled = await this.settle(step);
+    let settled = await this.timed('settle (looks included)', () => this.settle(step));
     this.say(
       `${tag}: screen ${step.screen} · rung ${found.rung} · ${step.op.verb}${step.effect.kind === 'read' ? '' : ` (${step.effect.kind})`} · ` +
         `settled ${settled.named.label ?? '?'} in ${settled.ms}ms`,
     );
-    await this.ctx.evidence.append('step', {
-      step: step.id,
-      effect: step.effect.kind,
-      verb: step.op.verb,
-      rung: found.rung,
-      screen_after: settled.named.label,
-      settle_ms: settled.ms,
-    });
+    const done = settled;
+    await this.timed('evidence line', () =>
+      this.ctx.evidence.append('step', {
+        step: step.id,
+        effect: step.effect.kind,
+        verb: step.op.verb,
+        rung: found.rung,
+        screen_after: done.named.label,
+        settle_ms: done.ms,
+      }),
+    );
     if (!settled.settled) {
       await this.unknownScreen(step, settled.named);
       const named = settled.named.label ? null : await this.climb(step, settled.named, this.wanted(step) ?? [], step.effect.kind === 'commit');
@@ -680,7 +698,8 @@ export class Replay {
     // declared outcome, or the expected screen with every postcondition holding — so a commit whose effect
     // cannot be shown stays in doubt in the journal, and no later run presses it again.
     const observed = async (): Promise<void> => {
-      if (journalled && this.ctx.journal) await this.ctx.journal.observed(this.ctx.runId, step.id, effect);
+      const journal = journalled ? this.ctx.journal : null;
+      if (journal) await this.timed('journal: observed (fsync)', () => journal.observed(this.ctx.runId, step.id, effect));
     };
     if (effect !== 'commit') await observed();
     // 6. Expected screen? A declared outcome (already held, bad password) ends the run here.
@@ -700,7 +719,8 @@ export class Replay {
       };
     }
     // A commit must show its effect: when its screen cannot tell, its postconditions must hold.
-    const unmet = step.effect.kind === 'commit' ? await this.postconditions(step, settled.named) : null;
+    const shown = settled.named;
+    const unmet = step.effect.kind === 'commit' ? await this.timed('postconditions', () => this.postconditions(step, shown)) : null;
     if (unmet) {
       await this.ctx.evidence.append('postcondition_failed', { step: step.id, postcondition: unmet, screen: this.current?.label ?? null });
       throw new InDoubt(`after ${step.id} the screen shows no sign of its effect: ${describePost(unmet)} does not hold`);

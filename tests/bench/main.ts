@@ -3,8 +3,8 @@
 import { benchAuthor, describeAuthor } from './author.ts';
 import { benchMcp, describeMcp } from './mcp.ts';
 import { benchPgRace, describePgRace } from './pg-race.ts';
-import { benchReplay } from './replay.ts';
-import { benchScale, describeScale, scaleFromEnv } from './scale.ts';
+import { APPS, benchReplay, describeReplay } from './replay.ts';
+import { benchScaleBoth, describeScale, scaleFromEnv } from './scale.ts';
 import { benchWalker, WALKER_TARGETS } from './walker.ts';
 
 const runs = Number(process.env['BENCH_RUNS'] ?? 15);
@@ -18,16 +18,12 @@ for (const walker of await benchWalker(runs)) {
       `→ ratio ${walker.ratio.toFixed(3)} (target ≤ ${target ?? '-'})\n`,
   );
 }
-const replay = await benchReplay(runs);
-process.stdout.write(
-  `replay: 11-step PLUMBLINE card, median ${replay.handrailMedianMs.toFixed(0)} ms (mean ${replay.handrailMeanMs.toFixed(0)} ms) ` +
-    `vs plain Playwright floor ${replay.floorMedianMs.toFixed(0)} ms → ratio ${replay.ratio.toFixed(2)} (target ≤ 1.3; ` +
-    `reference system mean ${replay.referenceMeanMs} ms)\n`,
-);
+// Replay against a plain Playwright script of the same clicks, on both demo apps (issue 14).
+for (const app of APPS) process.stdout.write(describeReplay(await benchReplay(runs, app)));
 for (const author of await benchAuthor()) process.stdout.write(describeAuthor(author));
 const mcp = await benchMcp(Number(process.env['BENCH_MCP_CALLS'] ?? 100), Number(process.env['BENCH_MCP_POOL'] ?? 4));
 process.stdout.write(describeMcp(mcp));
 // Two runners racing on one idempotency key through the shared PostgreSQL journal (issue 21): 0 doubles.
 process.stdout.write(describePgRace(await benchPgRace(Number(process.env['HANDRAIL_BENCH_PG_N'] ?? 100))));
 const scale = scaleFromEnv();
-process.stdout.write(describeScale(await benchScale(scale.n, scale.parallel)));
+for (const b of await benchScaleBoth(scale.n, scale.parallel, scale.latencyMs)) process.stdout.write(describeScale(b));

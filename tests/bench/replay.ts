@@ -1,96 +1,169 @@
-// Benchmark: one replay of the 11-step PLUMBLINE card through Handrail (walker, screen checks, journal,
-// evidence with screenshots) against the floor — a hand-written plain Playwright script doing the same clicks
-// and waits with no checks. Interleaved in one browser, a fresh context per run for both; prints medians and
-// the ratio (Handrail / floor). Run alone: npx tsx tests/bench/replay.ts [runs]
+// Benchmark: one replay of a card through Handrail (walker, screen checks, lease, journal, evidence with screenshots)
+// against the floor — a hand-written plain Playwright script doing the same clicks and waits with no checks — on both
+// demo apps (issue 14): PLUMBLINE's 11-step place-hold card and CASEDESK's add-case card. Interleaved in one browser,
+// a fresh context per run for both; prints medians and the ratio (Handrail / floor) per app. HANDRAIL_PROFILE=1 also
+// prints where Handrail's time went, phase by phase, on stderr (runner/profile.ts).
+// Run alone: npx tsx tests/bench/replay.ts [runs] [plumbline|casedesk]…
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
-import { startBank, type Bank } from '../../demo/plumbline/server.ts';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startCaseDesk } from '../../demo/casedesk/server.ts';
+import { startBank } from '../../demo/plumbline/server.ts';
 import { findChromium } from '../../runner/browser/chromium.ts';
 import { BrowserSurface } from '../../runner/browser/surface.ts';
 import { readCard } from '../../runner/cli/replay.ts';
-import { runCapability } from '../../runner/run.ts';
-import type { Capability } from '../../shared/schema/index.ts';
-import { median } from './stats.ts';
+import { phasesFromEnv, type Phases } from '../../runner/profile.ts';
 import { Progress } from '../../runner/progress.ts';
+import { runCapability } from '../../runner/run.ts';
+import { median } from './stats.ts';
 
 export interface ReplayBench {
+  app: AppName;
   name: string;
   ratio: number;
   handrailMedianMs: number;
   handrailMeanMs: number;
   floorMedianMs: number;
   runs: number;
-  referenceMeanMs: number;
+  /** The mean the reference system reported for this task, where it reported one. */
+  referenceMeanMs?: number;
+  /** Where Handrail's time went (HANDRAIL_PROFILE=1): the table, else undefined. */
+  profile?: string;
+}
+
+export type AppName = 'plumbline' | 'casedesk';
+export const APPS: readonly AppName[] = ['plumbline', 'casedesk'];
+
+/** One app under the bench: its server, the card, the inputs, the floor script and how to reset between runs. */
+interface AppUnderBench {
+  name: string;
+  url: string;
+  card: string;
+  inputs: (i: number) => Record<string, string>;
+  floor: (page: Page, inputs: Record<string, string>) => Promise<void>;
+  reset: () => void;
+  close: () => Promise<void>;
+  referenceMeanMs?: number;
 }
 
 const SHARE = '400118-S0005';
 
-async function floor(browser: Browser, bank: Bank, password: string): Promise<void> {
+async function plumbline(): Promise<AppUnderBench> {
+  const password = `bench-${randomBytes(4).toString('hex')}`;
+  const bank = await startBank({ port: 0, operatorPassword: password });
+  return {
+    name: 'replay of the 11-step PLUMBLINE card vs plain Playwright script',
+    url: bank.url,
+    card: 'capabilities/plumbline-place-hold.json',
+    inputs: () => ({ operator_id: 'OP1001', password, member_number: '400118', share_id: SHARE, reason: 'LEGAL' }),
+    floor: async (page, inputs) => {
+      await page.goto(`${bank.url}/signon`);
+      await page.locator('input[name=opid]').fill(inputs['operator_id'] ?? '');
+      await page.locator('input[name=pwd]').fill(inputs['password'] ?? '');
+      await Promise.all([page.waitForURL(/\/desk$/), page.getByRole('button', { name: 'F5=Sign On' }).click()]);
+      const work = page.frameLocator('frame[name=work]');
+      await work.locator('input[name=value]').fill('400118');
+      await work.getByRole('button', { name: 'F5=Search' }).click();
+      await work.getByRole('link', { name: '400118', exact: true }).click();
+      await work.getByRole('row', { name: new RegExp(SHARE) }).getByRole('link', { name: 'Hold', exact: true }).click();
+      await work.locator('select[name=reason]').selectOption('LEGAL');
+      await work.getByRole('button', { name: 'F8=Review' }).click();
+      await work.getByRole('button', { name: 'F10=Post Hold' }).click();
+      const line = await work.locator('#result').innerText();
+      if (!/HX-\d{6}/.test(line)) throw new Error(`floor script: unexpected result ${line}`);
+    },
+    reset: () => bank.store.reset(),
+    close: () => bank.close(),
+    referenceMeanMs: 747,
+  };
+}
+
+/**
+ * CASEDESK with a fixed 100 ms on every API answer (not its demo's random 0.3–3 s): both sides meet the same server
+ * time, so the ratio measures what each adds, not the dice.
+ */
+async function casedesk(): Promise<AppUnderBench> {
+  const password = `bench-${randomBytes(4).toString('hex')}`;
+  const desk = await startCaseDesk({ delayMs: [100, 100], password });
+  return {
+    name: 'replay of the 6-step CASEDESK add-case card vs plain Playwright script',
+    url: desk.url,
+    card: 'capabilities/casedesk-add-case.json',
+    // A title of its own per run: the judge counts presses by title.
+    inputs: (i) => ({ user: 'clerk', password, title: `Bench claim ${i} ${randomBytes(3).toString('hex')}` }),
+    floor: async (page, inputs) => {
+      await page.goto(`${desk.url}/`);
+      await page.getByRole('button', { name: 'Log in' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Log in' });
+      await dialog.getByRole('textbox', { name: 'User name' }).fill(inputs['user'] ?? '');
+      await dialog.getByLabel('Password').fill(inputs['password'] ?? '');
+      await dialog.getByRole('button', { name: 'Log in' }).click();
+      const field = page.getByRole('textbox', { name: 'New case' });
+      await field.fill(inputs['title'] ?? '');
+      await field.press('Enter');
+      await page.getByRole('status').getByText(`Added case`).waitFor();
+      const said = await page.getByRole('status').innerText();
+      if (!said.includes(inputs['title'] ?? '')) throw new Error(`floor script: unexpected status ${said}`);
+    },
+    reset: () => desk.store.reset(),
+    close: () => desk.close(),
+  };
+}
+
+async function floor(browser: Browser, app: AppUnderBench, inputs: Record<string, string>): Promise<void> {
   const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
   try {
-    const page = await context.newPage();
-    await page.goto(`${bank.url}/signon`);
-    await page.locator('input[name=opid]').fill('OP1001');
-    await page.locator('input[name=pwd]').fill(password);
-    await Promise.all([page.waitForURL(/\/desk$/), page.getByRole('button', { name: 'F5=Sign On' }).click()]);
-    const work = page.frameLocator('frame[name=work]');
-    await work.locator('input[name=value]').fill('400118');
-    await work.getByRole('button', { name: 'F5=Search' }).click();
-    await work.getByRole('link', { name: '400118', exact: true }).click();
-    await work.getByRole('row', { name: new RegExp(SHARE) }).getByRole('link', { name: 'Hold', exact: true }).click();
-    await work.locator('select[name=reason]').selectOption('LEGAL');
-    await work.getByRole('button', { name: 'F8=Review' }).click();
-    await work.getByRole('button', { name: 'F10=Post Hold' }).click();
-    const line = await work.locator('#result').innerText();
-    if (!/HX-\d{6}/.test(line)) throw new Error(`floor script: unexpected result ${line}`);
+    await app.floor(await context.newPage(), inputs);
   } finally {
     await context.close();
   }
 }
 
-async function handrail(browser: Browser, bank: Bank, card: Capability, password: string, dir: string): Promise<void> {
+async function handrail(browser: Browser, app: AppUnderBench, card: Parameters<typeof runCapability>[0]['card'], inputs: Record<string, string>, dir: string, profile?: Phases): Promise<void> {
   const r = await runCapability({
     card,
-    inputs: { operator_id: 'OP1001', password, member_number: '400118', share_id: SHARE, reason: 'LEGAL' },
-    env: { BASE_URL: bank.url },
+    inputs,
+    env: { BASE_URL: app.url },
     surface: () => BrowserSurface.launch({ browser }),
     evidenceDir: await mkdtemp(join(dir, 'ev-')),
     journalPath: join(dir, `${randomBytes(4).toString('hex')}.journal`),
+    ...(profile ? { profile } : {}),
   });
-  if (r.word !== 'SUCCESS') throw new Error(`handrail replay ended ${r.word} ${r.code}: ${r.message}`);
+  if (r.word !== 'SUCCESS') throw new Error(`handrail replay of ${card.id} ended ${r.word} ${r.code}: ${r.message}`);
 }
 
-
-export async function benchReplay(runs = 15): Promise<ReplayBench> {
-  const password = `bench-${randomBytes(4).toString('hex')}`;
-  const bank = await startBank({ port: 0, operatorPassword: password });
+export async function benchReplay(runs = 15, which: AppName = 'plumbline'): Promise<ReplayBench> {
+  const app = which === 'plumbline' ? await plumbline() : await casedesk();
   const browser = await chromium.launch(findChromium().launchOptions);
   const dir = await mkdtemp(join(tmpdir(), 'handrail-bench-'));
-  const loaded = await readCard('capabilities/plumbline-place-hold.json');
+  const loaded = await readCard(app.card);
   if (!loaded.ok) throw new Error(loaded.message);
+  // Profiled only when asked: the warm-up is not counted.
+  const profile = phasesFromEnv(process.env);
   try {
     // Warm-up: one of each (walker bundle build, first context).
-    bank.store.reset();
-    await handrail(browser, bank, loaded.card, password, dir);
-    bank.store.reset();
-    await floor(browser, bank, password);
+    let n = 0;
+    app.reset();
+    await handrail(browser, app, loaded.card, app.inputs(n++), dir);
+    app.reset();
+    await floor(browser, app, app.inputs(n++));
     const h: number[] = [];
     const f: number[] = [];
     // Progress on stderr (a bar on a terminal): stdout carries only the result line.
-    const bar = new Progress({ total: runs, label: 'interleaved pairs' });
+    const bar = new Progress({ total: runs, label: `${which} interleaved pairs` });
     for (let i = 0; i < runs; i++) {
       // Alternate which goes first so neither always gets the warmer machine.
       const order = i % 2 === 0 ? (['h', 'f'] as const) : (['f', 'h'] as const);
-      for (const which of order) {
-        bank.store.reset();
+      for (const side of order) {
+        app.reset();
+        const inputs = app.inputs(n++);
         const t = performance.now();
-        if (which === 'h') await handrail(browser, bank, loaded.card, password, dir);
-        else await floor(browser, bank, password);
-        (which === 'h' ? h : f).push(performance.now() - t);
+        if (side === 'h') await handrail(browser, app, loaded.card, inputs, dir, profile);
+        else await floor(browser, app, inputs);
+        (side === 'h' ? h : f).push(performance.now() - t);
       }
       bar.tick(`handrail ${Math.round(h.at(-1) ?? 0)} ms · floor ${Math.round(f.at(-1) ?? 0)} ms`);
     }
@@ -98,27 +171,39 @@ export async function benchReplay(runs = 15): Promise<ReplayBench> {
     const handrailMedianMs = median(h);
     const floorMedianMs = median(f);
     return {
-      name: 'replay of the 11-step PLUMBLINE card vs plain Playwright script',
+      app: which,
+      name: app.name,
       ratio: handrailMedianMs / floorMedianMs,
       handrailMedianMs,
       handrailMeanMs: h.reduce((a, b) => a + b, 0) / h.length,
       floorMedianMs,
       runs,
-      referenceMeanMs: 747,
+      ...(app.referenceMeanMs ? { referenceMeanMs: app.referenceMeanMs } : {}),
+      ...(profile ? { profile: profile.table() } : {}),
     };
   } finally {
     await browser.close();
-    await bank.close();
+    await app.close();
     await rm(dir, { recursive: true, force: true });
   }
 }
 
+export function describeReplay(b: ReplayBench): string {
+  return (
+    `replay (${b.app}): ${b.name}: Handrail median ${b.handrailMedianMs.toFixed(0)} ms (mean ${b.handrailMeanMs.toFixed(0)} ms), ` +
+    `floor median ${b.floorMedianMs.toFixed(0)} ms → ratio ${b.ratio.toFixed(2)} (target ≤ 1.15) over ${b.runs} interleaved runs` +
+    `${b.referenceMeanMs ? ` (reference system: mean ${b.referenceMeanMs} ms)` : ''}\n`
+  );
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const runs = Number(process.argv[2] ?? 15);
-  const b = await benchReplay(runs);
-  console.log(
-    `${b.name}: Handrail median ${b.handrailMedianMs.toFixed(0)} ms (mean ${b.handrailMeanMs.toFixed(0)} ms), ` +
-      `floor median ${b.floorMedianMs.toFixed(0)} ms, ratio ${b.ratio.toFixed(2)} over ${b.runs} interleaved runs ` +
-      `(reference system: mean ${b.referenceMeanMs} ms)`,
-  );
+  const asked = process.argv.slice(3);
+  const unknown = asked.filter((a) => !(APPS as readonly string[]).includes(a));
+  if (unknown.length) throw new Error(`unknown app ${unknown.join(', ')}: the replay bench knows ${APPS.join(', ')}`);
+  for (const which of asked.length ? (asked as AppName[]) : APPS) {
+    const b = await benchReplay(runs, which);
+    process.stdout.write(describeReplay(b));
+    if (b.profile) process.stderr.write(`${b.profile}\n`);
+  }
 }

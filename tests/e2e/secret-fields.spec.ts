@@ -110,3 +110,30 @@ test('a screenshot masks the box of a field holding a secret, and says how many 
     await surface.close();
   }
 });
+
+test('a field holding a secret inside a shadow root is found and masked too, and a page without one is not masked', async () => {
+  // The tag is counted with one evaluate per frame (not a locator), so it must look into shadow roots as the mask does.
+  const html = `<!doctype html><title>Shadow sign-on</title><x-login></x-login><script>
+    customElements.define('x-login', class extends HTMLElement {
+      connectedCallback() {
+        this.attachShadow({ mode: 'open' }).innerHTML = '<label>Pass phrase <input type="password" name="pw"></label>';
+      }
+    });
+  </script>`;
+  const surface = await BrowserSurface.launch();
+  try {
+    await surface.open(`data:text/html,${encodeURIComponent(html)}`);
+    const field = (await surface.observe()).parts.flatMap((p) => p.controls).find((c) => c.secret === true);
+    if (!field) throw new Error('no secret field in the shadow root');
+    await surface.act(field.ref, { verb: 'set_value', value: SECRET, secret: true });
+    await surface.evidence('screenshot');
+    expect(surface.maskedLastShot).toBe(1);
+    // The field's page is gone: nothing to mask, and the fast capture is taken.
+    await surface.open(`${bank.url}/signon`);
+    const png = Buffer.from(await surface.evidence('screenshot'));
+    expect(surface.maskedLastShot).toBe(0);
+    expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
+  } finally {
+    await surface.close();
+  }
+});

@@ -1,0 +1,141 @@
+// HANDRAIL_PROFILE: a profiled replay says where its time went, phase by phase, and an unprofiled one ends the same way; the bench's /proc readers parse what Linux writes.
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Phases, phasesFromEnv, PROFILE_ENV } from '../../runner/profile.ts';
+import { runCapability } from '../../runner/run.ts';
+import { Capability } from '../../shared/schema/capability.ts';
+import { cpuOfStat, kindOf } from '../bench/cpu.ts';
+import { MemorySurface, type MemoryApp } from '../fixtures/memory-surface.ts';
+
+let tmp: string;
+beforeEach(async () => {
+  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'handrail-profile-'));
+});
+afterEach(async () => {
+  await fs.rm(tmp, { recursive: true, force: true });
+});
+
+/** Two screens and one commit between them: enough for every phase of a step to happen once. */
+function app(): MemoryApp {
+  return {
+    screens: {
+      form: {
+        title: 'Form',
+        furniture: ["heading 'New item'"],
+        elements: [{ role: 'button', name: 'Save', on: { invoke: 'saved' } }],
+      },
+      saved: { title: 'Saved', furniture: ["heading 'Saved'", "status 'Item saved'"], elements: [] },
+    },
+  };
+}
+
+function card(s: MemorySurface): Capability {
+  return Capability.parse({
+    schema: 'handrail.capability/v1',
+    id: 'save_item',
+    intent: 'Save an item.',
+    surface: 'browser',
+    entry: 'memory://form',
+    inputs: {},
+    screens: { form: s.screenRecord('form'), saved: s.screenRecord('saved') },
+    targets: {
+      save: {
+        role: 'button',
+        name: { eq: 'Save' },
+        supports: ['invoke'],
+        ladder: [{ rung: 'role_name', cost: 100 }],
+        fingerprint: { over: ['role', 'name'], value: s.fingerprintOf('form', 'Save', ['role', 'name']) },
+      },
+    },
+    steps: [{ id: 'save', screen: 'form', op: { verb: 'invoke' }, target: 'save', effect: { kind: 'commit', confirmed_by: { owner: 'dana' } }, settle: { kind: 'screen_is', screen: 'saved' }, expect: { screen_in: ['saved'] } }],
+    outcomes: { success: { screens: ['saved'] } },
+    lifecycle: { state: 'verified' },
+  });
+}
+
+describe('a profiled replay (runner/profile.ts)', () => {
+  it('times each phase of the run and of its step, and the run ends as an unprofiled one does', async () => {
+    const profile = new Phases();
+    const run = (n: string, p?: Phases) => {
+      const s = new MemorySurface(app());
+      return runCapability({
+        card: card(s),
+        inputs: {},
+        env: {},
+        surface: () => Promise.resolve(s),
+        evidenceDir: path.join(tmp, n),
+        journalPath: path.join(tmp, `${n}.journal`),
+        allowUnapproved: true,
+        ...(p ? { profile: p } : {}),
+      });
+    };
+    const plain = await run('plain');
+    const profiled = await run('profiled', profile);
+    expect(plain).toMatchObject({ word: 'SUCCESS', steps_done: 1 });
+    expect(profiled).toMatchObject({ word: plain.word, code: plain.code, steps_done: plain.steps_done, rungs: plain.rungs });
+    expect(profile.runs).toBe(1);
+    const phases = new Map(profile.entries().map((e) => [e.phase, e]));
+    for (const phase of [
+      'run: lease + journal open',
+      'run: surface open (browser context)',
+      'open the entry',
+      'observe',
+      'resolve (find + fingerprint)',
+      'journal: dispatched (fsync)',
+      'act',
+      'settle (looks included)',
+      'journal: observed (fsync)',
+      'screenshot: capture',
+      'run: evidence seal (fsync)',
+      'run: journal receipt',
+    ]) {
+      expect(phases.get(phase)?.calls, phase).toBeGreaterThan(0);
+    }
+    // One commit: one dispatched line and one observed line, each fsynced.
+    expect(phases.get('journal: dispatched (fsync)')?.calls).toBe(1);
+    expect(phases.get('journal: observed (fsync)')?.calls).toBe(1);
+    const table = profile.table();
+    expect(table).toMatch(/^profile: 1 run\(s\), \d+ ms wall per run/);
+    expect(table).toMatch(/\nact\s+1\.0\s+\d+\.\d\s+\d+\.\d\s+\d+\.\d %/);
+  });
+
+  it('is on only when HANDRAIL_PROFILE is 1', () => {
+    expect(phasesFromEnv({})).toBeUndefined();
+    expect(phasesFromEnv({ [PROFILE_ENV]: '0' })).toBeUndefined();
+    expect(phasesFromEnv({ [PROFILE_ENV]: '1' })).toBeInstanceOf(Phases);
+  });
+
+  it('adds up calls and milliseconds per phase, per run', () => {
+    const p = new Phases();
+    p.add('observe', 10);
+    p.add('observe', 30);
+    p.add('act', 20);
+    p.run(100);
+    p.run(100);
+    expect(p.entries()).toEqual([
+      { phase: 'observe', calls: 2, ms: 40 },
+      { phase: 'act', calls: 1, ms: 20 },
+    ]);
+    // Per run: observe 1 call, 20 ms, 20 ms a call, 20 % of a 100 ms run.
+    expect(p.table()).toMatch(/\nobserve\s+1\.0\s+20\.0\s+20\.0\s+20\.0 %/);
+  });
+});
+
+describe('the scale bench reads /proc (tests/bench/cpu.ts)', () => {
+  it('reads utime+stime and cutime+cstime in seconds, whatever the process name holds', () => {
+    // Fields 14–17 are 250, 50, 1000, 200 ticks (USER_HZ 100); the name has a space and a parenthesis.
+    const stat = '4242 (Chrome_Child (x)) S 4200 4242 4242 0 -1 4194560 100 0 0 0 250 50 1000 200 20 0 12 0 100 0 0';
+    expect(cpuOfStat(stat)).toEqual({ own: 3, reaped: 12, ppid: 4200 });
+  });
+
+  it('tells Chromium processes by their --type and the root as the CLI', () => {
+    expect(kindOf('/usr/lib/chromium/chromium --type=renderer --lang=en', false)).toBe('renderers');
+    expect(kindOf('/usr/lib/chromium/chromium --type=gpu-process --disable-gpu', false)).toBe('gpu');
+    expect(kindOf('/usr/lib/chromium/chromium --type=utility --utility-sub-type=network.mojom.NetworkService', false)).toBe('other chromium');
+    expect(kindOf('/usr/lib/chromium/chromium --type=zygote', false)).toBe('other chromium');
+    expect(kindOf('/usr/lib/chromium/chromium --no-sandbox --remote-debugging-pipe', false)).toBe('browser');
+    expect(kindOf('/usr/bin/node --import tsx runner/cli/main.ts replay', true)).toBe('cli');
+  });
+});
