@@ -167,7 +167,11 @@ export function templateScreen(screen: { signature: string; paths: readonly stri
       if (at >= 0 && (!best || at < best.at)) best = { at, end: at + v.length, name };
     }
     const head = best ? p.slice(0, best.at) : '';
-    if (best && blanksIn(head).length === 0 && !head.includes('{{')) record.add(head + blankFor(best.name));
+    // Only a name that says something besides the record ("Assign C-#: <title>") is a record path: a name that is
+    // the value alone is one row of a list showing many records (a list of notes), whose other rows stay on the
+    // screen whichever record a run is for — it stays furniture, as before record paths.
+    const said = head.slice(head.lastIndexOf(" '") + 2);
+    if (best && /[\p{L}\p{N}]/u.test(said) && blanksIn(head).length === 0 && !head.includes('{{')) record.add(head + blankFor(best.name));
     else furniture.push(p);
   }
   if (record.size === 0 || furniture.length === 0) return { signature: screen.signature, paths: [...paths] };

@@ -31,6 +31,15 @@ function assignPanel(extra: Partial<KnownScreen> = {}): KnownScreen {
 }
 
 describe('record paths: the compiler keeps a path that carries the record as a template', () => {
+  it('leaves a list row named by the value alone as furniture: the other rows show whichever record a run is for', () => {
+    const list = [...FURNITURE, `main>list>listitem '${SHED}'`, `main>list>listitem '${ELM}'`].sort();
+    const t = templateScreen({ signature: signatureOf(list), paths: list }, inputs);
+    expect(t).toEqual({ signature: signatureOf(list), paths: list });
+    // So a run for the other case names the list exactly, as before record paths.
+    const listScreen = labelledScreen('cases', { signature: signatureOf(list), paths: list }, inputs);
+    expect(nameScreen(seen(list), [listScreen], { case_title: ELM })).toMatchObject({ label: 'cases', how: 'exact' });
+  });
+
   it('cuts the path after the input value and puts the blank there; the rest of the screen stays furniture', () => {
     const t = templateScreen({ signature: signatureOf(panel(SHED)), paths: panel(SHED) }, inputs);
     expect(t.record).toEqual(["main>region 'Assign C-#: {{input.case_title}}", "main>region>heading 'Assign C-#: {{input.case_title}}"]);
