@@ -85,7 +85,10 @@ export function createInPage(doc: Document): InPage {
     find(q: FindQuery): string[] {
       if (q.role === TEXT_ROLE && q.rung !== 'css') {
         // Text offered for a gesture is no ARIA role: it is found as the walk offers it (shared/dom/gestures.ts).
-        return findTexts(walkOffering(doc).offered, q.rung, q.scope, q.name, q.value).map(refFor);
+        // A read target of role text (a result line) is no gesture's: when no offered text matches, it is found as
+        // every read target always was.
+        const offered = findTexts(walkOffering(doc).offered, q.rung, q.scope, q.name, q.value);
+        if (offered.length > 0) return offered.map(refFor);
       }
       return findElements(doc, newCache(), q).map(refFor);
     },
