@@ -167,15 +167,29 @@ export function templateScreen(screen: { signature: string; paths: readonly stri
       if (at >= 0 && (!best || at < best.at)) best = { at, end: at + v.length, name };
     }
     const head = best ? p.slice(0, best.at) : '';
-    // Only a name that says something besides the record ("Assign C-#: <title>") is a record path: a name that is
-    // the value alone is one row of a list showing many records (a list of notes), whose other rows stay on the
-    // screen whichever record a run is for — it stays furniture, as before record paths.
-    const said = head.slice(head.lastIndexOf(" '") + 2);
-    if (best && /[\p{L}\p{N}]/u.test(said) && blanksIn(head).length === 0 && !head.includes('{{')) record.add(head + blankFor(best.name));
+    const quote = head.lastIndexOf(" '");
+    // A name that says something besides the record ("Assign C-#: <title>") is a record path. A name that is the
+    // value alone is one only where it titles the screen: a heading, a landmark or dialog, the document title, reached
+    // through screen structure alone. Inside a list, row, grid or article it is one item of many records, whose other
+    // items stay on the screen whichever record a run is for, so it stays furniture, as before record paths.
+    const said = head.slice(quote + 2);
+    const titles = quote >= 0 && said === '' && titlesScreen(head.slice(0, quote));
+    if (best && (/[\p{L}\p{N}]/u.test(said) || titles) && blanksIn(head).length === 0 && !head.includes('{{')) record.add(head + blankFor(best.name));
     else furniture.push(p);
   }
   if (record.size === 0 || furniture.length === 0) return { signature: screen.signature, paths: [...paths] };
   return { signature: recordSignature(furniture, [...record]), paths: furniture, record: [...record].sort() };
+}
+
+/** Roles a screen's own title may sit in or be: the page's structure, never a collection or one of its items. */
+const SCREEN_STRUCTURE = new Set(['main', 'region', 'banner', 'contentinfo', 'complementary', 'navigation', 'search', 'form', 'dialog', 'alertdialog', 'group', 'document', 'application', 'frame']);
+const TITLE_ROLES = new Set(['heading', 'title', 'main', 'region', 'dialog', 'alertdialog', 'form']);
+
+/** Whether a path's role chain ("main>region>heading") ends in a title role reached through screen structure alone. */
+function titlesScreen(chain: string): boolean {
+  const roles = chain.split('>');
+  const own = roles.pop() ?? '';
+  return TITLE_ROLES.has(own) && roles.every((r) => SCREEN_STRUCTURE.has(r));
 }
 
 /** A template filled from the run's values as a path spells them; null when a blank has no value (never matches). */

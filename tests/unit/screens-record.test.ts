@@ -40,6 +40,23 @@ describe('record paths: the compiler keeps a path that carries the record as a t
     expect(nameScreen(seen(list), [listScreen], { case_title: ELM })).toMatchObject({ label: 'cases', how: 'exact' });
   });
 
+  it('a detail screen whose heading is the record value alone is named for that record, on any record', () => {
+    const detail = (title: string): string[] => [...FURNITURE, `main>region '${maskData(title)}'`, `main>region>heading '${maskData(title)}'`].sort();
+    const t = templateScreen({ signature: signatureOf(detail(SHED)), paths: detail(SHED) }, inputs);
+    expect(t.record).toEqual(["main>region '{{input.case_title}}", "main>region>heading '{{input.case_title}}"]);
+    const screen = labelledScreen('case_detail', { signature: signatureOf(detail(SHED)), paths: detail(SHED) }, inputs);
+    // A run for the other case names that case's detail exactly, and does not take the first case's detail for it.
+    expect(nameScreen(seen(detail(ELM)), [screen], { case_title: ELM })).toMatchObject({ label: 'case_detail', how: 'exact' });
+    expect(nameScreen(seen(detail(SHED)), [screen], { case_title: ELM })?.how).not.toBe('exact');
+  });
+
+  it('a value alone inside a list, a row, a grid or an article stays furniture wherever the heading sits', () => {
+    for (const chain of ['main>list>listitem>', 'main>table>row>', 'main>grid>row>', 'main>feed>article>']) {
+      const paths = [...FURNITURE, `${chain}heading '${SHED}'`, `${chain}heading '${ELM}'`].sort();
+      expect(templateScreen({ signature: signatureOf(paths), paths }, inputs).record, chain).toBeUndefined();
+    }
+  });
+
   it('cuts the path after the input value and puts the blank there; the rest of the screen stays furniture', () => {
     const t = templateScreen({ signature: signatureOf(panel(SHED)), paths: panel(SHED) }, inputs);
     expect(t.record).toEqual(["main>region 'Assign C-#: {{input.case_title}}", "main>region>heading 'Assign C-#: {{input.case_title}}"]);
