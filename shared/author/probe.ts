@@ -16,7 +16,9 @@ export interface Probed {
 
 function candidates(c: Control, css: readonly string[]): Rung[] {
   const out: Rung[] = [];
-  if (c.name) out.push({ rung: 'role_name', cost: RUNG_COST.role_name });
+  // A control with neither name nor hint (an unnamed list) is found by its role alone, only where its scope makes
+  // it the one such element: the probe below keeps the rung only if it finds exactly this element.
+  if (c.name || !c.hint) out.push({ rung: 'role_name', cost: RUNG_COST.role_name });
   if (c.hint) out.push({ rung: 'label', cost: RUNG_COST.label });
   // A link is read by its text; other controls' text (a button's value) is not text a reader sees as such.
   if (c.role === 'link' && c.name) out.push({ rung: 'text', cost: RUNG_COST.text, value: c.name });

@@ -1,7 +1,8 @@
 // Rows the model may read while authoring (docs/ARCHITECTURE.md, "Authoring rows"): the tables and grids a screen
 // shows, found from its furniture and read by the surface's own `read_rows` (shared/dom/rows.ts in the browser),
 // so what the model is offered is exactly what replay will read. A table with a name of its own is offered by that
-// name; one without (PLUMBLINE's shares) through its first column header, the way a card targets it.
+// name; one without (PLUMBLINE's shares) through its first column header, the way a card targets it; a list without
+// a name by the named container that makes it the only unnamed list there.
 import { ROWS_ROLES } from '../schema/capability.ts';
 import type { Control, Observation, ScopeLink } from '../schema/observation.ts';
 import type { Surface } from '../surface.ts';
@@ -39,6 +40,32 @@ function candidates(obs: Pick<Observation, 'parts'>): Candidate[] {
   return out;
 }
 
+/** Named containers a scope link can stand for, by the role a path gives them (shared/dom/find.ts scopeRoots). */
+const SCOPE_OF: Readonly<Record<string, ScopeLink['role']>> = {
+  region: 'region', dialog: 'dialog', alertdialog: 'dialog', form: 'form', group: 'group', radiogroup: 'group',
+  main: 'landmark', navigation: 'landmark', complementary: 'landmark', banner: 'landmark', contentinfo: 'landmark', search: 'landmark',
+};
+const CONTAINER_RE = new RegExp(`^(.*?)(${Object.keys(SCOPE_OF).join('|')}) '(.+)'$`);
+
+/**
+ * Where an unnamed list may be: inside each named container the screen shows (the deepest first, so a list is
+ * scoped by the container nearest it), then anywhere in its frame. A list has no path of its own when it has no name,
+ * so the surface is asked for the one unnamed list in each place; a place with two offers neither.
+ */
+function unnamedListPlaces(obs: Pick<Observation, 'parts'>): Candidate[] {
+  const out: (Candidate & { depth: number })[] = [];
+  for (const p of obs.parts) {
+    const frames: ScopeLink[] = p.part.map((name) => ({ role: 'frame', name }));
+    for (const path of p.paths) {
+      const m = CONTAINER_RE.exec(path);
+      const role = m?.[2] ? SCOPE_OF[m[2]] : undefined;
+      if (m?.[3] && role && !m[3].includes('#')) out.push({ role: 'list', name: '', scope: [...frames, { role, name: m[3] }], part: p.part.join('/'), depth: (m[1] ?? '').split('>').length });
+    }
+    out.push({ role: 'list', name: '', scope: frames, part: p.part.join('/'), depth: -1 });
+  }
+  return out.sort((a, b) => b.depth - a.depth).map(({ depth: _depth, ...c }) => c);
+}
+
 /**
  * The ref of the one element with this role and name in this scope on the live screen, or null (none, or two). A
  * ref is good until the next observation, so the guard finds a source again before it reads it.
@@ -63,14 +90,19 @@ export async function locate(surface: Surface, c: Pick<Control, 'role' | 'name' 
  */
 export async function rowSources(surface: Surface, obs: Pick<Observation, 'parts'>): Promise<RowSource[]> {
   const found: (RowSource & { part: string; named: boolean })[] = [];
-  for (const c of candidates(obs)) {
+  const refs = new Set<string>();
+  for (const c of [...candidates(obs), ...unnamedListPlaces(obs)]) {
     try {
       const ref = await locate(surface, c);
-      if (ref === null) continue;
+      // One element once: an unnamed list found from two places keeps the nearer place's scope.
+      if (ref === null || (c.name === '' && refs.has(ref))) continue;
+      refs.add(ref);
       const read = await surface.act(ref, { verb: 'read_rows' });
       if (!read.rows) continue;
       const control: Control = { ref, role: c.role, name: c.name, verbs: ['read_rows'], scope: c.scope, ancestors: [] };
-      found.push({ id: '', control, headers: read.headers ?? [], rows: read.rows.length, part: c.part, named: c.role !== 'columnheader' });
+      // An unnamed list is one source per place it was found in (its scope), like a named one.
+      const where = c.name === '' ? JSON.stringify(c.scope) : '';
+      found.push({ id: '', control, headers: read.headers ?? [], rows: read.rows.length, part: c.part + where, named: c.role !== 'columnheader' });
     } catch {
       continue;
     }
@@ -96,7 +128,9 @@ export function renderRowSources(sources: readonly RowSource[]): string {
   return sources
     .map((s) => {
       const what = s.control.role === 'columnheader' ? 'table' : s.control.role;
-      const named = s.control.role === 'columnheader' ? '' : ` '${s.control.name}'`;
+      const place = s.control.scope.filter((l) => l.role !== 'frame').at(-1);
+      const unnamed = place ? ` (unnamed, in ${place.role} '${place.name}')` : ' (unnamed, the only one here)';
+      const named = s.control.role === 'columnheader' ? '' : s.control.name ? ` '${s.control.name}'` : unnamed;
       const cols = s.headers.length ? `columns ${s.headers.map((h) => `'${h}'`).join(', ')}` : 'no headers (use text)';
       return `${s.id}: ${what}${named}, ${cols}; ${s.rows} rows`;
     })

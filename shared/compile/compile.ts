@@ -167,7 +167,8 @@ function buildTarget(act: TraceAct, b: Blanker, walker: string): Omit<Built, 'id
   const fpValue = dropName ? fingerprint(c, over, walker) : act.fingerprint.value;
   const target: Target = {
     role: c.role,
-    ...(c.name ? { name: { eq: nameBlank ?? c.name } } : {}),
+    // An unnamed control found by its role in its scope says so: its name is empty (docs/ARCHITECTURE.md, "Rows as outputs").
+    ...(c.name || ladder.some((r) => r.rung === 'role_name') ? { name: { eq: nameBlank ?? c.name } } : {}),
     ...(c.hint ? { hint: hintBlank ?? c.hint } : {}),
     supports: c.verbs,
     scope,

@@ -86,7 +86,8 @@ export const Target = z
       if ((r.rung === 'text' || r.rung === 'css') && !r.value) {
         ctx.addIssue({ code: 'custom', path: ['ladder', i, 'value'], message: `a ${r.rung} rung needs a value` });
       }
-      if (r.rung === 'role_name' && !t.name) {
+      // The name may be empty: a control with no name, found by its role where its scope makes it the only one.
+      if (r.rung === 'role_name' && t.name === undefined) {
         ctx.addIssue({ code: 'custom', path: ['ladder', i], message: 'a role_name rung needs the target to have a name' });
       }
       if (r.rung === 'label' && !t.hint) {
