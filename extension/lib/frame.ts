@@ -493,6 +493,7 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
               ...(c.query.name !== undefined ? { name: c.query.name } : {}),
               ...(c.query.value !== undefined ? { value: c.query.value } : {}),
               ...(c.query.reveal !== undefined ? { reveal: c.query.reveal } : {}),
+              ...(c.query.gesture !== undefined ? { gesture: c.query.gesture } : {}),
             }),
           };
         case 'act':

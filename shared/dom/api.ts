@@ -15,6 +15,12 @@ export interface FindQuery {
   scope: ScopeLink[];
   /** The target is hovered to reveal it: an element hidden only until hovered counts (shared/dom/style.ts isRevealable). */
   reveal?: boolean;
+  /**
+   * The target takes a gesture the page listens for (double_click, context_menu): one of role `text` is then found
+   * among the text the walk offers for a gesture (shared/dom/gestures.ts), and only there. Without it a target of
+   * role `text` (a result line that is read) is found by the ordinary rungs, with no gesture walk.
+   */
+  gesture?: boolean;
 }
 
 export interface DocumentObservation {

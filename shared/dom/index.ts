@@ -83,12 +83,11 @@ export function createInPage(doc: Document): InPage {
       return el && el.isConnected ? el : null;
     },
     find(q: FindQuery): string[] {
-      if (q.role === TEXT_ROLE && q.rung !== 'css') {
-        // Text offered for a gesture is no ARIA role: it is found as the walk offers it (shared/dom/gestures.ts).
-        // A read target of role text (a result line) is no gesture's: when no offered text matches, it is found as
-        // every read target always was.
-        const offered = findTexts(walkOffering(doc).offered, q.rung, q.scope, q.name, q.value);
-        if (offered.length > 0) return offered.map(refFor);
+      if (q.gesture === true && q.role === TEXT_ROLE && q.rung !== 'css') {
+        // Text offered for a gesture is no ARIA role: a target that takes one is found as the walk offers it, and
+        // only so (a title that does not listen is not it). A read target of role text (a result line) never walks
+        // for gestures: the ordinary rungs below find it (docs/ARCHITECTURE.md, "The walker").
+        return findTexts(walkOffering(doc).offered, q.rung, q.scope, q.name, q.value).map(refFor);
       }
       return findElements(doc, newCache(), q).map(refFor);
     },
