@@ -47,6 +47,12 @@ export interface InPage {
   rowsOf(ref: string): SurfaceRows | null;
   /** CSS selectors derived from the element of a ref (shared/dom/selectors.ts); [] when it is gone. */
   selectors(ref: string): string[];
+  /** The one option of the combobox or listbox `el` named `name`, or why none is picked (shared/dom/options.ts). */
+  optionToPick(el: Element, name: string): Element | string;
+  /** After a `choose`: null when the combobox or listbox `el` shows `name`, else what it shows (shared/dom/options.ts). */
+  notChosen(el: Element, name: string): string | null;
+  /** What to hover to reveal `el`, shown only on hover: its nearest shown ancestor (shared/dom/options.ts). */
+  revealer(el: Element): Element;
 }
 
 export const GLOBAL_NAME = '__handrail';

@@ -5,6 +5,7 @@ import { GLOBAL_NAME, type DocumentObservation, type FindQuery, type InPage } fr
 import { findElements } from './find.ts';
 import { findTexts, gestureSpotter, offerGestures, TEXT_ROLE } from './gestures.ts';
 import { normalize } from './name.ts';
+import { notChosen, optionToPick, revealer } from './options.ts';
 import { readRows } from './rows.ts';
 import { selectorsOf } from './selectors.ts';
 import { newCache } from './style.ts';
@@ -107,6 +108,9 @@ export function createInPage(doc: Document): InPage {
       const el = byRef.get(ref);
       return el && el.isConnected ? selectorsOf(el) : [];
     },
+    optionToPick,
+    notChosen,
+    revealer,
   };
 }
 
