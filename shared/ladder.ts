@@ -2,6 +2,7 @@
 // element wins, two or more is ambiguous and stops, none tries the next rung; then the fingerprint check.
 // A surface supplies only how one rung is asked in its frame and how a ref maps back to a control.
 import type { FindQuery } from './dom/api.ts';
+import { isGesture } from './dom/gestures.ts';
 import { WALKER_VERSION } from './dom/version.ts';
 import { fingerprint } from './fingerprint.ts';
 import { framePathOfScope } from './ref.ts';
@@ -26,6 +27,8 @@ export function rungQuery(target: BoundTarget, rung: BoundTarget['ladder'][numbe
     ...(rung.rung === 'label' && target.hint !== undefined ? { value: target.hint } : {}),
     ...(rung.value !== undefined ? { value: rung.value } : {}),
     ...(target.supports.includes('hover') ? { reveal: true } : {}),
+    // Only a target that takes a gesture is looked for among gesture-offered text (docs/ARCHITECTURE.md, "The walker").
+    ...(target.supports.some(isGesture) ? { gesture: true } : {}),
   };
 }
 

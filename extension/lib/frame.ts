@@ -4,6 +4,7 @@
 // lives in the extension's isolated world, and reaches the worker only through runtime messaging.
 import { createInPage } from '../../shared/dom/index.ts';
 import type { InPage } from '../../shared/dom/api.ts';
+import { comboOf, notChosen, optionName, optionToPick, revealer } from '../../shared/dom/options.ts';
 import { keyOfEvent, type Key } from '../../shared/keys.ts';
 import { verbsOf } from '../../shared/operations.ts';
 import { frameSegment } from '../../shared/ref.ts';
@@ -130,51 +131,6 @@ function act(api: InPage, ref: string, verb: Verb, value: string | undefined): F
   }
 }
 
-/** The element's text as a person reads it, spaces folded (option names, what a combobox shows). */
-const shownText = (e: Element): string => normalize(e.textContent ?? '');
-
-/**
- * The options of a custom combobox or listbox (WAI-ARIA APG combobox and listbox patterns), as the runner's
- * `choose` finds them (docs/ARCHITECTURE.md, "The six verbs"): in the element itself and in the popups it names by
- * `aria-controls`/`aria-owns`, looked up in its own tree (so a shadow root's ids count); each named by
- * `aria-label`, else its text.
- */
-function optionsOf(el: Element): Element[] {
-  const root = el.getRootNode() as Document | ShadowRoot;
-  const ids = `${el.getAttribute('aria-controls') ?? ''} ${el.getAttribute('aria-owns') ?? ''}`.split(/\s+/).filter(Boolean);
-  const popups = [el, ...ids.map((id) => root.getElementById(id)).filter((p): p is HTMLElement => p !== null)];
-  return [...new Set(popups.flatMap((p) => [...p.querySelectorAll('[role=option]')]))];
-}
-const optionName = (o: Element): string => normalize(o.getAttribute('aria-label') ?? o.textContent ?? '');
-
-/** What a combobox shows as chosen: a listbox its selected option, a field its value, anything else its text. */
-function comboShows(el: Element): string {
-  if (el.getAttribute('role') === 'listbox') return shownText(el.querySelector('[role=option][aria-selected=true]') ?? el.ownerDocument.createElement('i'));
-  return normalize(el instanceof HTMLInputElement ? el.value : (el.textContent ?? ''));
-}
-
-/** The combobox or listbox an option belongs to (its own tree), or null: the control a clerk's pick is recorded on. */
-function comboOf(option: Element): Element | null {
-  const list = option.closest('[role=listbox]');
-  const root = option.getRootNode() as Document | ShadowRoot;
-  if (list?.id) {
-    const byId = [...root.querySelectorAll('[aria-controls], [aria-owns]')].find((c) =>
-      `${c.getAttribute('aria-controls') ?? ''} ${c.getAttribute('aria-owns') ?? ''}`.split(/\s+/).includes(list.id),
-    );
-    if (byId) return byId;
-  }
-  return list;
-}
-
-/** The nearest element at or above `el` (crossing shadow roots) that is laid out and shown: where a hover goes. */
-function revealer(el: Element): Element {
-  for (let x: Element | null = el; x; ) {
-    if (x.checkVisibility({ visibilityProperty: true })) return x;
-    x = x.parentElement ?? ((x.getRootNode() as ShadowRoot).host || null);
-  }
-  return el;
-}
-
 /** The element a person would hit at (x, y), inside open shadow roots too. */
 function hitAt(doc: Document, x: number, y: number): Element | null {
   let hit = doc.elementFromPoint(x, y);
@@ -212,12 +168,9 @@ function pointFor(api: InPage, doc: Document, c: Extract<FrameCall, { op: 'point
   const el = api.element(c.ref);
   if (!el) return { ok: false, code: 'STALE', message: `element ${c.ref} is no longer on the page` };
   if (c.at === 'option') {
-    const want = normalize(c.value ?? '');
-    const named = optionsOf(el).filter((o) => optionName(o) === want);
-    if (named.length !== 1) {
-      return { ok: false, code: 'ACTION_FAILED', message: named.length === 0 ? `no option named "${want}" in the list it opens` : `${named.length} options are named "${want}"` };
-    }
-    return centreOf(doc, named[0] as Element, `the option "${want}"`);
+    const option = optionToPick(el, c.value ?? '');
+    if (typeof option === 'string') return { ok: false, code: 'ACTION_FAILED', message: option };
+    return centreOf(doc, option, `the option "${normalize(c.value ?? '')}"`);
   }
   if (c.verb === 'press') {
     // The key goes to the named control: focus it (the worker presses the key, which goes to the focused element).
@@ -240,9 +193,8 @@ function checkFor(api: InPage, c: Extract<FrameCall, { op: 'check' }>): FrameRep
   if (c.verb === 'hover') {
     return el.checkVisibility({ visibilityProperty: true }) ? { ok: true } : { ok: false, code: 'ACTION_FAILED', message: 'hovering its row did not show it' };
   }
-  const want = normalize(c.value ?? '');
-  const shows = comboShows(el);
-  return shows === want ? { ok: true } : { ok: false, code: 'ACTION_FAILED', message: `the combobox shows "${shows.slice(0, 60)}" after choosing "${want}"` };
+  const why = notChosen(el, c.value ?? '');
+  return why === null ? { ok: true } : { ok: false, code: 'ACTION_FAILED', message: why };
 }
 
 /** The content origin, in this frame's viewport, of the child frame spelled `child` (shared/ref.ts frameSegment). */
@@ -493,6 +445,7 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
               ...(c.query.name !== undefined ? { name: c.query.name } : {}),
               ...(c.query.value !== undefined ? { value: c.query.value } : {}),
               ...(c.query.reveal !== undefined ? { reveal: c.query.reveal } : {}),
+              ...(c.query.gesture !== undefined ? { gesture: c.query.gesture } : {}),
             }),
           };
         case 'act':

@@ -110,6 +110,8 @@ export const FrameCall = z.discriminatedUnion('op', [
       scope: z.array(z.strictObject({ role: z.string(), name: z.string() })),
       /** A hover target is found while still hidden, by the name it will have once shown (shared/dom/api.ts). */
       reveal: z.boolean().optional(),
+      /** A target that takes a gesture: one of role text is found among gesture-offered text only (shared/dom/api.ts). */
+      gesture: z.boolean().optional(),
     }),
   }),
   z.strictObject({ op: z.literal('act'), ref: z.string(), verb: Verb, value: z.string().optional() }),

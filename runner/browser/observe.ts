@@ -154,3 +154,35 @@ export async function selectorsOfRef(page: Page, ref: string): Promise<string[]>
   const at = await locate(page, ref);
   return at ? ask(at.frame, 'selectors', at.local) : [];
 }
+
+/** The walker's questions about one element, by method name (shared/dom/options.ts through InPage). */
+type ElementQuestion = 'optionToPick' | 'notChosen' | 'revealer';
+
+/**
+ * Runs in the element's own document: the walker's answer about it. The element came from a walker ref, so this
+ * walker is there; a document that has moved on since says so in words the surface reads as STALE. No named helper
+ * inside: it runs in the page, where a bundler's name-keeping wrapper is not defined.
+ */
+const askAbout = (e: Element, [m, a, v]: readonly [ElementQuestion, string, string]): unknown => {
+  const api = (globalThis as WithWalker).__handrail;
+  if (!api || api.version !== v) throw new Error('__handrail is not defined in this document any more');
+  return (api[m] as (x: Element, y: string) => unknown)(e, a);
+};
+
+/** The one option of a custom combobox or listbox named `name`, or why none is picked (docs/ARCHITECTURE.md, "The six verbs": choose). */
+export async function optionToPick(el: ElementHandle<Element>, name: string): Promise<ElementHandle<Element> | string> {
+  const pick = await el.evaluateHandle(askAbout, ['optionToPick', name, WALKER_VERSION] as const);
+  const option = pick.asElement() as ElementHandle<Element> | null;
+  return option ?? ((await pick.jsonValue()) as string);
+}
+
+/** After a pick: null when the combobox or listbox shows `name` as chosen, else what it shows instead: one evaluate. */
+export async function notChosen(el: ElementHandle<Element>, name: string): Promise<string | null> {
+  return (await el.evaluate(askAbout, ['notChosen', name, WALKER_VERSION] as const)) as string | null;
+}
+
+/** What to hover to reveal an element shown only on hover: its nearest shown ancestor (the row), or itself. */
+export async function revealer(el: ElementHandle<Element>): Promise<ElementHandle<Element>> {
+  const at = await el.evaluateHandle(askAbout, ['revealer', '', WALKER_VERSION] as const);
+  return (at.asElement() as ElementHandle<Element> | null) ?? el;
+}

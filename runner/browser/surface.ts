@@ -19,7 +19,7 @@ import {
 import { isWrite, originOf, type Request, type SeenWrite, type WriteGate, type WriteScope, viaOf } from '../../shared/writes.ts';
 import { findChromium } from './chromium.ts';
 import { frameAt } from './frames.ts';
-import { elementOf, findInFrame, observePage, pendingNavigation, rowsOfRef, textOfRef } from './observe.ts';
+import { elementOf, findInFrame, notChosen, observePage, optionToPick, pendingNavigation, revealer, rowsOfRef, textOfRef } from './observe.ts';
 import { gestureProbeSource, WALKER_VERSION } from './walker-bundle.ts';
 
 const NAV_TIMEOUT_MS = 15_000;
@@ -59,49 +59,19 @@ interface Watch {
   pending: Set<Promise<void>>;
 }
 
-/** The nearest element at or above `el` (crossing shadow roots) that is laid out and visible: what to hover. */
-async function revealer(el: ElementHandle<Element>): Promise<ElementHandle<Element>> {
-  const handle = await el.evaluateHandle((e) => {
-    for (let x: Element | null = e; x; ) {
-      if (x.checkVisibility({ visibilityProperty: true })) return x;
-      x = x.parentElement ?? ((x.getRootNode() as ShadowRoot).host || null);
-    }
-    return e;
-  });
-  return handle as ElementHandle<Element>;
-}
-
 /**
  * `choose` in a custom ARIA combobox or listbox (WAI-ARIA APG, "Combobox Pattern" and "Listbox Pattern"): open it
- * by clicking it, find the one option named `value` in the popup it controls (`aria-controls`/`aria-owns`, looked up
- * in the control's own tree, so a shadow root's ids count), click it, and check that the combobox now shows the
- * value. A native <select> is `select`, not this.
+ * by clicking it, find the one option named `value` in the popup it controls and click it, and check that the
+ * combobox now shows the value. Which option that is, and what it shows, the walker decides in the page
+ * (shared/dom/options.ts), as for the extension. A native <select> is `select`, not this.
  */
 async function choose(el: ElementHandle<Element>, value: string): Promise<void> {
-  const want = value.replace(/\s+/g, ' ').trim();
   if (await el.evaluate((e) => e.getAttribute('role') !== 'listbox')) await el.click();
-  const options = await el.evaluateHandle((e, name) => {
-    const root = e.getRootNode() as Document | ShadowRoot;
-    const ids = `${e.getAttribute('aria-controls') ?? ''} ${e.getAttribute('aria-owns') ?? ''}`.split(/\s+/).filter(Boolean);
-    const popups = [e, ...ids.map((id) => root.getElementById(id)).filter((p): p is HTMLElement => p !== null)];
-    // No named helper inside: this function runs in the page, where a bundler's name-keeping wrapper is not defined.
-    return [...new Set(popups.flatMap((p) => [...p.querySelectorAll('[role=option]')]))].filter(
-      (o) => (o.getAttribute('aria-label') ?? o.textContent ?? '').replace(/\s+/g, ' ').trim() === name,
-    );
-  }, want);
-  const count = await options.evaluate((list) => list.length);
-  if (count !== 1) {
-    throw new SurfaceError('ACTION_FAILED', count === 0 ? `no option named "${want}" in the list it opens` : `${count} options are named "${want}"`);
-  }
-  const option = (await options.evaluateHandle((list) => list[0] as Element)) as ElementHandle<Element>;
+  const option = await optionToPick(el, value);
+  if (typeof option === 'string') throw new SurfaceError('ACTION_FAILED', option);
   await option.click();
-  const shows = await el.evaluate((e) => {
-    if (e.getAttribute('role') === 'listbox') return e.querySelector('[role=option][aria-selected=true]')?.textContent ?? '';
-    return e instanceof HTMLInputElement ? e.value : (e.textContent ?? '');
-  });
-  if (shows.replace(/\s+/g, ' ').trim() !== want) {
-    throw new SurfaceError('ACTION_FAILED', `the combobox shows "${shows.trim().slice(0, 60)}" after choosing "${want}"`);
-  }
+  const why = await notChosen(el, value);
+  if (why !== null) throw new SurfaceError('ACTION_FAILED', why);
 }
 
 /** How long a gesture's effect may take to show (an editor, a menu): a page reacts to one without a server. */

@@ -3,6 +3,7 @@
 // links one by one — so a card does not depend on containers that never told anything apart.
 import type { Rung, RungKind, ScopeLink } from '../schema/index.ts';
 import type { Control } from '../schema/observation.ts';
+import { verbsOf } from '../operations.ts';
 import type { BoundTarget, Surface } from '../surface.ts';
 
 /** Rung costs, cheapest first; a CSS rung is always last and dearest (the hand-written card uses the same). */
@@ -38,7 +39,9 @@ export async function probeRungs(surface: Surface, c: Control, css: readonly str
       const target: BoundTarget = {
         id: 'probe',
         role: c.role,
-        supports: c.verbs,
+        // Every verb it takes, the gestures the page listens for among them: a text item offered for a double-click
+        // is found as the walk offers it, as replay will find it (docs/ARCHITECTURE.md, "The walker").
+        supports: verbsOf(c.verbs, c.offers),
         scope,
         ladder: [rung],
         fingerprint: { over: ['role'] },

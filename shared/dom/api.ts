@@ -15,6 +15,12 @@ export interface FindQuery {
   scope: ScopeLink[];
   /** The target is hovered to reveal it: an element hidden only until hovered counts (shared/dom/style.ts isRevealable). */
   reveal?: boolean;
+  /**
+   * The target takes a gesture the page listens for (double_click, context_menu): one of role `text` is then found
+   * among the text the walk offers for a gesture (shared/dom/gestures.ts), and only there. Without it a target of
+   * role `text` (a result line that is read) is found by the ordinary rungs, with no gesture walk.
+   */
+  gesture?: boolean;
 }
 
 export interface DocumentObservation {
@@ -41,6 +47,12 @@ export interface InPage {
   rowsOf(ref: string): SurfaceRows | null;
   /** CSS selectors derived from the element of a ref (shared/dom/selectors.ts); [] when it is gone. */
   selectors(ref: string): string[];
+  /** The one option of the combobox or listbox `el` named `name`, or why none is picked (shared/dom/options.ts). */
+  optionToPick(el: Element, name: string): Element | string;
+  /** After a `choose`: null when the combobox or listbox `el` shows `name`, else what it shows (shared/dom/options.ts). */
+  notChosen(el: Element, name: string): string | null;
+  /** What to hover to reveal `el`, shown only on hover: its nearest shown ancestor (shared/dom/options.ts). */
+  revealer(el: Element): Element;
 }
 
 export const GLOBAL_NAME = '__handrail';

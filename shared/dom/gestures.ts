@@ -20,6 +20,11 @@ const HANDLER: Readonly<Record<Gesture, 'ondblclick' | 'oncontextmenu'>> = { dou
 const REACT_PROP: Readonly<Record<Gesture, string>> = { double_click: 'onDoubleClick', context_menu: 'onContextMenu' };
 const GESTURES: readonly Gesture[] = ['double_click', 'context_menu'];
 
+/** Whether a verb is one of the gestures a page is seen listening for (offered in `Control.offers`, never by role). */
+export function isGesture(verb: Verb): verb is Gesture {
+  return (GESTURES as readonly Verb[]).includes(verb);
+}
+
 /** The role an element that is no control is offered under: text a person sees and can double- or right-click. */
 export const TEXT_ROLE = 'text';
 

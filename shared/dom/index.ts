@@ -5,6 +5,7 @@ import { GLOBAL_NAME, type DocumentObservation, type FindQuery, type InPage } fr
 import { findElements } from './find.ts';
 import { findTexts, gestureSpotter, offerGestures, TEXT_ROLE } from './gestures.ts';
 import { normalize } from './name.ts';
+import { notChosen, optionToPick, revealer } from './options.ts';
 import { readRows } from './rows.ts';
 import { selectorsOf } from './selectors.ts';
 import { newCache } from './style.ts';
@@ -83,12 +84,11 @@ export function createInPage(doc: Document): InPage {
       return el && el.isConnected ? el : null;
     },
     find(q: FindQuery): string[] {
-      if (q.role === TEXT_ROLE && q.rung !== 'css') {
-        // Text offered for a gesture is no ARIA role: it is found as the walk offers it (shared/dom/gestures.ts).
-        // A read target of role text (a result line) is no gesture's: when no offered text matches, it is found as
-        // every read target always was.
-        const offered = findTexts(walkOffering(doc).offered, q.rung, q.scope, q.name, q.value);
-        if (offered.length > 0) return offered.map(refFor);
+      if (q.gesture === true && q.role === TEXT_ROLE && q.rung !== 'css') {
+        // Text offered for a gesture is no ARIA role: a target that takes one is found as the walk offers it, and
+        // only so (a title that does not listen is not it). A read target of role text (a result line) never walks
+        // for gestures: the ordinary rungs below find it (docs/ARCHITECTURE.md, "The walker").
+        return findTexts(walkOffering(doc).offered, q.rung, q.scope, q.name, q.value).map(refFor);
       }
       return findElements(doc, newCache(), q).map(refFor);
     },
@@ -108,6 +108,9 @@ export function createInPage(doc: Document): InPage {
       const el = byRef.get(ref);
       return el && el.isConnected ? selectorsOf(el) : [];
     },
+    optionToPick,
+    notChosen,
+    revealer,
   };
 }
 

@@ -1,0 +1,117 @@
+// Which option a pick takes, whether the list shows it afterwards, and where a hover goes are one function each (shared/dom/options.ts): the browser surface asks them of the walker in the page, and a duplicate name, a missing one, a list that does not take the pick and a hover-only action in a shadow root each get the same answer and the same words.
+import { test, expect } from '@playwright/test';
+import { BrowserSurface } from '../../runner/browser/surface.ts';
+import type { InPage } from '../../shared/dom/api.ts';
+import type { Control, Observation } from '../../shared/schema/observation.ts';
+import { serveFixtures, type FixtureServer } from '../fixtures/server.ts';
+
+const PAGE = `<!doctype html><html lang="en"><title>Options</title>
+<style>.row .act { visibility: hidden; } .row:hover .act { visibility: visible; }</style>
+<span id="cl">Colour</span>
+<div id="colour" role="combobox" aria-labelledby="cl" aria-expanded="true" aria-owns="colours" tabindex="0">Red</div>
+<p>Elsewhere on the page, the popup it owns:</p>
+<ul id="colours" role="listbox" aria-label="Colours">
+  <li role="option" id="lb" aria-label="Light   blue">LB</li>
+  <li role="option">Green</li>
+  <li role="option"> Green </li>
+  <li role="option" data-stuck>Stuck</li>
+</ul>
+<ul id="size" role="listbox" aria-label="Size">
+  <li role="option" aria-selected="true">Small</li>
+  <li role="option" aria-selected="false">Large</li>
+</ul>
+<div id="host"></div>
+<script>
+  const colour = document.getElementById('colour');
+  for (const o of document.querySelectorAll('#colours [role=option]')) {
+    o.addEventListener('click', () => { if (!o.hasAttribute('data-stuck')) colour.textContent = o.getAttribute('aria-label') ?? o.textContent; });
+  }
+  for (const o of document.querySelectorAll('#size [role=option]')) {
+    o.addEventListener('click', () => {
+      for (const x of document.querySelectorAll('#size [role=option]')) x.setAttribute('aria-selected', String(x === o));
+    });
+  }
+  const root = document.getElementById('host').attachShadow({ mode: 'open' });
+  root.innerHTML = '<style>.row .act { visibility: hidden; } .row:hover .act { visibility: visible; }</style>' +
+    '<ul><li class="row" id="row">Burst pipe <button class="act" id="del">Delete</button></li></ul>';
+</script>`;
+
+let server: FixtureServer;
+let surface: BrowserSurface;
+test.beforeAll(async () => {
+  server = await serveFixtures({ '/options': PAGE });
+});
+test.afterAll(async () => {
+  await server.close();
+});
+test.beforeEach(async () => {
+  surface = await BrowserSurface.launch();
+  await surface.open(`${server.url}/options`);
+});
+test.afterEach(async () => {
+  await surface.close();
+});
+
+function named(o: Observation, role: string, name: string): Control {
+  const found = o.parts.flatMap((p) => p.controls).filter((c) => c.role === role && c.name === name);
+  expect(found, `one ${role} '${name}'`).toHaveLength(1);
+  return found[0] as Control;
+}
+
+/**
+ * Asks the walker the surface installed in the page (shared/dom/api.ts InPage) about the element found by CSS, in
+ * the document or the shadow root: an element answer comes back as `#id`, words as they are.
+ */
+function ask(css: string, method: 'optionToPick' | 'notChosen' | 'revealer', arg = ''): Promise<string | null> {
+  return surface.page.evaluate(
+    ([sel, m, a]) => {
+      const api = (globalThis as unknown as { __handrail: InPage }).__handrail;
+      const el = document.querySelector(sel) ?? document.getElementById('host')?.shadowRoot?.querySelector(sel);
+      if (!el) throw new Error(`no ${sel} on the page`);
+      const told = m === 'revealer' ? api.revealer(el) : m === 'notChosen' ? api.notChosen(el, a) : api.optionToPick(el, a);
+      return told instanceof Element ? `#${told.id}` : told;
+    },
+    [css, method, arg] as const,
+  );
+}
+
+test('choose picks the one option with that name in the popup the combobox owns, and fails by name on none or two', async () => {
+  const o = await surface.observe();
+  const box = named(o, 'combobox', 'Colour');
+  // aria-owns names a popup elsewhere on the page; its aria-label names the option, whitespace folded.
+  await surface.act(box.ref, { verb: 'choose', value: 'Light blue' });
+  await expect(surface.page.locator('#colour')).toHaveText('Light blue');
+  // The walker's own answers, asked in the page: the option, or the words a failure gives.
+  expect(await ask('#colour', 'optionToPick', ' Light  blue ')).toBe('#lb');
+  expect(await ask('#colour', 'optionToPick', 'Green')).toBe('2 options are named "Green"');
+  expect(await ask('#colour', 'notChosen', 'Light blue')).toBeNull();
+
+  await expect(surface.act(box.ref, { verb: 'choose', value: 'Green' })).rejects.toMatchObject({ code: 'ACTION_FAILED', message: expect.stringContaining('2 options are named "Green"') as unknown });
+  await expect(surface.act(box.ref, { verb: 'choose', value: 'Purple' })).rejects.toMatchObject({
+    code: 'ACTION_FAILED',
+    message: expect.stringContaining('no option named "Purple" in the list it opens') as unknown,
+  });
+  // An option that is clicked but not taken: the check after the pick says what the combobox shows instead.
+  await expect(surface.act(box.ref, { verb: 'choose', value: 'Stuck' })).rejects.toMatchObject({
+    code: 'ACTION_FAILED',
+    message: expect.stringContaining('the combobox shows "Light blue" after choosing "Stuck"') as unknown,
+  });
+});
+
+test('choose in a listbox picks among its own options and checks the one selected', async () => {
+  const size = named(await surface.observe(), 'listbox', 'Size');
+  expect(await ask('#size', 'notChosen', 'Large')).toBe('the combobox shows "Small" after choosing "Large"');
+  await surface.act(size.ref, { verb: 'choose', value: 'Large' });
+  await expect(surface.page.locator('#size [aria-selected=true]')).toHaveText('Large');
+  expect(await ask('#size', 'notChosen', 'Large')).toBeNull();
+});
+
+test('hover goes to the nearest shown ancestor across a shadow root: the row, which then shows its action', async () => {
+  const hidden = named(await surface.observe(), 'button', 'Delete');
+  expect(await ask('#del', 'revealer')).toBe('#row');
+  // A shown element is its own revealer.
+  expect(await ask('#colour', 'revealer')).toBe('#colour');
+  expect(hidden.verbs).toEqual(['hover']);
+  await surface.act(hidden.ref, { verb: 'hover' });
+  expect(named(await surface.observe(), 'button', 'Delete').verbs).toEqual(['invoke']);
+});
