@@ -5,7 +5,7 @@ import type { FindQuery } from './api.ts';
 import { activeModal, isBlocked } from './modal.ts';
 import { accessibleName, normalize } from './name.ts';
 import { roleOf } from './role.ts';
-import { newRowCache, plainText, rowKey } from './rows.ts';
+import { newRowCache, rowKey } from './rows.ts';
 import { isHiddenForAria, isIgnoredTag, isRevealable, type DomCache } from './style.ts';
 import { hintOf, LANDMARK_ROLES, revealedName } from './walk.ts';
 
@@ -19,6 +19,19 @@ const SCOPE_ROLES: Record<ScopeLink['role'], readonly string[]> = {
   region: ['region'],
   landmark: [...LANDMARK_ROLES],
 };
+
+/**
+ * A node's children in the flat tree (DOM §4.2.2.3): a shadow host's are its shadow root's, a slot's are the nodes
+ * assigned to it (flattened through nested slots) or else its fallback content, anyone else's its own.
+ */
+function flatChildren(e: Element): Node[] {
+  if (e.shadowRoot) return [...e.shadowRoot.childNodes];
+  if (e.tagName === 'SLOT') {
+    const assigned = (e as HTMLSlotElement).assignedNodes({ flatten: true });
+    if (assigned.length) return assigned;
+  }
+  return [...e.childNodes];
+}
 
 /** Every element under the roots in the flat tree: shadow trees, and the light-DOM elements slotted into them. */
 function descendants(roots: readonly Element[]): Element[] {
@@ -94,7 +107,7 @@ function findAll(doc: Document, c: DomCache, q: FindQuery): Element[] {
         let t = texts.get(e);
         if (t === undefined) {
           t = '';
-          for (let n = e.firstChild; n; n = n.nextSibling) {
+          for (const n of flatChildren(e)) {
             if (n.nodeType === 3) t += n.nodeValue || '';
             else if (n.nodeType === 1 && !isIgnoredTag(n as Element) && !isHiddenForAria(c, n as Element)) {
               t += ` ${seen(n as Element)} `;
@@ -105,21 +118,26 @@ function findAll(doc: Document, c: DomCache, q: FindQuery): Element[] {
         }
         return t;
       };
-      // Descend only into subtrees whose text contains the needle (a cheap textContent test first);
-      // keep the deepest elements that still contain it.
+      // Text is read in the flat tree, as a reader sees it: a shadow root's text, slotted text in its slot, not a
+      // host's light child that no slot shows. Descend only into subtrees whose text contains the needle (each
+      // element's text is read once, memoised by `seen`); keep the deepest elements that still contain it. A slot is
+      // no element a card can name: the text is found at the slotted element, or at the slot's parent.
       const smallest = (e: Element) => {
         let deeper = false;
-        for (let ch = e.firstElementChild; ch; ch = ch.nextElementSibling) {
-          if (isIgnoredTag(ch) || !plainText(ch).includes(needle) || isHiddenForAria(c, ch)) continue;
+        for (const n of flatChildren(e)) {
+          if (n.nodeType !== 1) continue;
+          const ch = n as Element;
+          if (isIgnoredTag(ch) || isHiddenForAria(c, ch)) continue;
           if (seen(ch).includes(needle)) {
             smallest(ch);
             deeper = true;
           }
         }
-        if (!deeper) out.push(e);
+        if (!deeper && e.tagName !== 'SLOT') out.push(e);
+        else if (!deeper) out.push(e.parentElement ?? e);
       };
-      for (const r of roots) if (plainText(r).includes(needle) && seen(r).includes(needle)) smallest(r);
-      return out;
+      for (const r of roots) if (seen(r).includes(needle)) smallest(r);
+      return [...new Set(out)];
     }
     case 'css': {
       if (!q.value) return [];

@@ -95,3 +95,20 @@ test('the surface takes the path from what the target supports: a double-click t
     await surface.close();
   }
 });
+
+test('the text rung reads the flat tree: text in a shadow root and text slotted into one are found; a host`s light child that no slot shows is not', async ({ page }) => {
+  await page.setContent(`<!doctype html><body>
+    <div id="host"><span id="slotted">Slotted words here</span><span id="unshown" slot="nowhere">Never shown words</span></div>
+    <script>
+      const root = document.getElementById('host').attachShadow({ mode: 'open' });
+      root.innerHTML = '<p id="inner">Shadow words here</p><div id="frame"><slot></slot></div>';
+    </script></body>`);
+  const find = (value: string) => findInFrame(page, [], { scope: [], rung: 'text', value });
+  const inner = await find('Shadow words here');
+  expect(inner).toHaveLength(1);
+  expect(await idOf(page, inner[0] ?? '')).toBe('inner');
+  const slotted = await find('Slotted words here');
+  expect(slotted).toHaveLength(1);
+  expect(await idOf(page, slotted[0] ?? '')).toBe('slotted');
+  expect(await find('Never shown words')).toEqual([]);
+});
