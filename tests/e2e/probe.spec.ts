@@ -10,11 +10,12 @@ import type { Bank } from '../../demo/plumbline/server.ts';
 import { BrowserSurface } from '../../runner/browser/surface.ts';
 import { readJournal } from '../../runner/engine/journal.ts';
 import { storeIn } from '../../runner/intent.ts';
-import { probeFor, readCard } from '../../runner/cli/replay.ts';
+import { probeFor } from '../../runner/cli/replay.ts';
 import { runCapability, type RunRequest } from '../../runner/run.ts';
 import type { Capability } from '../../shared/schema/index.ts';
 import { SurfaceError, type Surface } from '../../shared/surface.ts';
 import { bankScene } from './support/bank.ts';
+import { cardAt } from './support/cards.ts';
 
 const CARD = 'capabilities/plumbline-place-hold.json';
 const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
@@ -25,9 +26,7 @@ let card: Capability;
 
 bankScene({ scratch: 'handrail-probe-', operatorPassword: PASSWORD, reset: true, browser: true }, (s) => ({ app: bank, scratch, browser } = s));
 test.beforeAll(async () => {
-  const r = await readCard(CARD);
-  if (!r.ok) throw new Error(r.message);
-  card = r.card;
+  card = await cardAt(CARD);
 });
 
 const plate = (share: string): Record<string, string> => ({

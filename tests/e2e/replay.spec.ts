@@ -7,10 +7,10 @@ import { expect, test } from '@playwright/test';
 import type { Browser } from 'playwright-core';
 import { startBank, type Bank, type BankOptions } from '../../demo/plumbline/server.ts';
 import { BrowserSurface } from '../../runner/browser/surface.ts';
-import { readCard } from '../../runner/cli/replay.ts';
 import { runCapability, type RunRequest } from '../../runner/run.ts';
 import type { Capability } from '../../shared/schema/index.ts';
 import { bankScene } from './support/bank.ts';
+import { cardAt } from './support/cards.ts';
 import { filesUnder } from './support/files.ts';
 
 const CARD = 'capabilities/plumbline-place-hold.json';
@@ -23,9 +23,7 @@ let scratch: string;
 
 bankScene({ scratch: 'handrail-replay-', operatorPassword: PASSWORD, reset: true, browser: true }, (s) => ({ app: bank, scratch, browser } = s));
 test.beforeAll(async () => {
-  const loaded = await readCard(CARD);
-  if (!loaded.ok) throw new Error(loaded.message);
-  card = loaded.card;
+  card = await cardAt(CARD);
 });
 
 function plate(member: string, share: string, reason = 'LEGAL'): Record<string, string> {

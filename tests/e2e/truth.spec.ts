@@ -10,11 +10,11 @@ import { expect, test } from '@playwright/test';
 import type { Browser } from 'playwright-core';
 import { startBank, type Bank, type BankOptions } from '../../demo/plumbline/server.ts';
 import { BrowserSurface } from '../../runner/browser/surface.ts';
-import { readCard } from '../../runner/cli/replay.ts';
 import { runCapability, type RunRequest } from '../../runner/run.ts';
 import { loadCapability, type Capability, type CapabilityInput } from '../../shared/schema/index.ts';
 import { EXIT_CODE } from '../../shared/schema/result.ts';
 import { bankScene } from './support/bank.ts';
+import { cardAt } from './support/cards.ts';
 import { handrail, type Ran } from './support/cli.ts';
 
 const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
@@ -25,11 +25,7 @@ let scratch: string;
 let handWritten: Capability;
 let authored: Capability;
 
-async function load(path: string): Promise<Capability> {
-  const r = await readCard(path);
-  if (!r.ok) throw new Error(r.message);
-  return r.card;
-}
+const load = cardAt;
 
 bankScene({ scratch: 'handrail-truth-', operatorPassword: PASSWORD, reset: true, browser: true }, (s) => ({ app: bank, scratch, browser } = s));
 test.beforeAll(async () => {
