@@ -1,12 +1,12 @@
 // The owner's answers reach `handrail author` whole: piped on stdin all at once (one reader for the evening, so
 // answers that arrive before their question wait for it) or written beforehand in a file (`--owner-answers`).
 // The scripted model drives the real CLI over PLUMBLINE; the judge says whether the hold was placed.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test, expect } from '@playwright/test';
-import { startBank, type Bank } from '../../demo/plumbline/server.ts';
+import type { Bank } from '../../demo/plumbline/server.ts';
+import { bankScene } from './support/bank.ts';
 import { handrail } from './support/cli.ts';
 
 const SCRIPT = fileURLToPath(new URL('../fixtures/author/plumbline-evening.json', import.meta.url));
@@ -14,14 +14,7 @@ const PASSWORD = `pw-${Math.random().toString(36).slice(2, 10)}`;
 
 let bank: Bank;
 let dir: string;
-test.beforeEach(async () => {
-  bank = await startBank({ port: 0, operatorPassword: PASSWORD });
-  dir = await mkdtemp(join(tmpdir(), 'handrail-owner-'));
-});
-test.afterEach(async () => {
-  await bank.close();
-  await rm(dir, { recursive: true, force: true });
-});
+bankScene({ scratch: 'handrail-owner-', operatorPassword: PASSWORD, each: true }, (s) => ({ app: bank, scratch: dir } = s));
 
 function authorArgs(book: string): string[] {
   return [

@@ -1,12 +1,11 @@
 // The whole evening: a model (scripted, through the real Anthropic adapter to a fake API) works out a PLUMBLINE
 // hold once; the book compiles to the golden card, which verifies on three members with the judge, is approved
 // by name, and replays for a fourth member with no model, every target found on its first-choice rung.
-import { readFile, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test, expect } from '@playwright/test';
-import { startBank, type Bank } from '../../demo/plumbline/server.ts';
+import type { Bank } from '../../demo/plumbline/server.ts';
 import { BrowserSurface } from '../../runner/browser/surface.ts';
 import { AnthropicModel } from '../../runner/author/anthropic.ts';
 import { JsonlBook, readBook } from '../../runner/author/book.ts';
@@ -22,6 +21,7 @@ import { parseScript } from '../../shared/author/scripted.ts';
 import { cardBytes, compile } from '../../shared/compile/compile.ts';
 import { startFakeAnthropic, type FakeAnthropic } from '../fixtures/fake-anthropic.ts';
 import { GOLDEN as GOLDEN_FILES } from '../tools/golden.ts';
+import { bankScene } from './support/bank.ts';
 
 const GOLDEN = GOLDEN_FILES.authoredCard;
 
@@ -33,15 +33,12 @@ let bank: Bank;
 let fake: FakeAnthropic;
 let dir: string;
 
+bankScene({ scratch: 'handrail-author-', operatorPassword: PASSWORD }, (s) => ({ app: bank, scratch: dir } = s));
 test.beforeAll(async () => {
-  bank = await startBank({ port: 0, operatorPassword: PASSWORD });
   fake = await startFakeAnthropic(parseScript(await readFile(SCRIPT, 'utf8')), { apiKey: API_KEY });
-  dir = await mkdtemp(join(tmpdir(), 'handrail-author-'));
 });
 test.afterAll(async () => {
   await fake.close();
-  await bank.close();
-  await rm(dir, { recursive: true, force: true });
 });
 
 /** The owner answers as a clerk would: only F10=Post Hold changes anything that matters. */

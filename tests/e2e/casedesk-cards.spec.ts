@@ -2,31 +2,21 @@
 // compiles to the card in capabilities/ (verified by the judge and approved through the CLI), and the approved card
 // replays SUCCESS with no model for a case the evening never touched, the judge confirming one write; the negative
 // cases end with the right word and write nothing. Assign's panel is named after its case: a record path.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, expect } from '@playwright/test';
-import { startCaseDesk, type Desk } from '../../demo/casedesk/server.ts';
+import type { Desk } from '../../demo/casedesk/server.ts';
 import { approvalStatus } from '../../runner/approval.ts';
 import type { EveningInput } from '../../shared/author/ports.ts';
 import type { Capability, Postcondition } from '../../shared/schema/capability.ts';
-import { asCompiled as compiled, authorEvening, judgeCase, replayCard, storedCard as card, type Facts } from './support/casedesk-cards.ts';
+import { asCompiled as compiled, authorEvening, replayCard, storedCard as card } from './support/casedesk-cards.ts';
+import { deskScene, judgeAdded, judgeCase, type Facts } from './support/desk.ts';
 
 let desk: Desk;
 let dir: string;
-test.beforeAll(async () => {
-  desk = await startCaseDesk({ delayMs: [300, 1200], seed: 7 });
-  dir = await mkdtemp(join(tmpdir(), 'handrail-casedesk-'));
-});
-test.afterAll(async () => {
-  await desk.close();
-  await rm(dir, { recursive: true, force: true });
-});
-test.beforeEach(() => desk.store.reset());
+deskScene({ scratch: 'handrail-casedesk-' }, (s) => ({ app: desk, scratch: dir } = s));
 
 const judge = (id: string): Promise<Facts> => judgeCase(desk, id);
-const added = async (title: string): Promise<{ presses: number }> =>
-  (await (await fetch(`${desk.url}/_judge/added?title=${encodeURIComponent(title)}`)).json()) as { presses: number };
+const added = (title: string): Promise<{ presses: number }> => judgeAdded(desk, title);
 
 /** One evening through the real adapter against the fake API; the book compiled with the card's postconditions. */
 async function author(name: string, goal: string, inputs: EveningInput[], commitOn: string, post: Record<string, Postcondition[]>): Promise<Capability> {

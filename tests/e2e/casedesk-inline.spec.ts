@@ -1,23 +1,14 @@
 // CASEDESK's rename in place by double-click: the evening, scripted through the real Anthropic adapter against the fake Messages API, double-clicks a case title the walker offers because the row listens for it, and compiles to capabilities/casedesk-rename-inline.json (verified 3 of 3 by the judge and approved through the CLI); the approved card replays SUCCESS for another case with the judge confirming one rename, and a title that is not there, or a closed case's (which does not listen), ends TARGET_NOT_FOUND with nothing written.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, expect } from '@playwright/test';
-import { startCaseDesk, type Desk } from '../../demo/casedesk/server.ts';
+import type { Desk } from '../../demo/casedesk/server.ts';
 import { approvalStatus } from '../../runner/approval.ts';
-import { asCompiled, authorEvening, judgeCase, replayCard, storedCard } from './support/casedesk-cards.ts';
+import { asCompiled, authorEvening, replayCard, storedCard } from './support/casedesk-cards.ts';
+import { deskScene, judgeCase } from './support/desk.ts';
 
 let desk: Desk;
 let dir: string;
-test.beforeAll(async () => {
-  desk = await startCaseDesk({ delayMs: [300, 1200], seed: 7 });
-  dir = await mkdtemp(join(tmpdir(), 'handrail-casedesk-inline-'));
-});
-test.afterAll(async () => {
-  await desk.close();
-  await rm(dir, { recursive: true, force: true });
-});
-test.beforeEach(() => desk.store.reset());
+deskScene({ scratch: 'handrail-casedesk-inline-' }, (s) => ({ app: desk, scratch: dir } = s));
 
 let runs = 0;
 const evidence = (): string => join(dir, `evidence-${++runs}`);

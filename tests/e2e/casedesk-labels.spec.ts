@@ -1,12 +1,11 @@
 // The guard and the compiler name CASEDESK's screens with one function: in evenings that label screens the way a
 // model does — asserting a label the guard refuses (ALREADY_LABELLED on the rename screen, a label already taken),
 // then going on — every screen the guard let the model act on is the screen the compiler names, and the book compiles.
-import { readFile, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test, expect } from '@playwright/test';
-import { DEMO_PASSWORD, startCaseDesk, type Desk } from '../../demo/casedesk/server.ts';
+import { DEMO_PASSWORD, type Desk } from '../../demo/casedesk/server.ts';
 import { JsonlBook, readBook } from '../../runner/author/book.ts';
 import { selectorsFor } from '../../runner/author/selectors.ts';
 import { BrowserSurface } from '../../runner/browser/surface.ts';
@@ -15,21 +14,14 @@ import type { EveningInput } from '../../shared/author/ports.ts';
 import { parseScript, ScriptedModel, type Script } from '../../shared/author/scripted.ts';
 import { compile, type CompileResult } from '../../shared/compile/compile.ts';
 import type { TraceLine } from '../../shared/schema/trace.ts';
+import { deskScene } from './support/desk.ts';
 
 const here = (rel: string): string => fileURLToPath(new URL(rel, import.meta.url));
 const LOCKED_SHED = 'Stolen bicycle from a locked shed';
 
 let desk: Desk;
 let dir: string;
-test.beforeAll(async () => {
-  desk = await startCaseDesk({ delayMs: [300, 1200], seed: 7 });
-  dir = await mkdtemp(join(tmpdir(), 'handrail-casedesk-labels-'));
-});
-test.afterAll(async () => {
-  await desk.close();
-  await rm(dir, { recursive: true, force: true });
-});
-test.beforeEach(() => desk.store.reset());
+deskScene({ scratch: 'handrail-casedesk-labels-' }, (s) => ({ app: desk, scratch: dir } = s));
 
 /** One scripted evening through the real browser; the owner calls `commitOn` a commit. Returns the book and its compilation. */
 async function evening(name: string, script: Script, inputs: EveningInput[], commitOn: (control: string) => boolean): Promise<{ lines: TraceLine[]; compiled: CompileResult }> {

@@ -2,19 +2,14 @@
 // rename by double-click, assign through the custom combobox, close through the modal confirm — each confirmed by
 // the judge, with the server answering after random delays and a spinner while it does.
 import { expect, test } from '@playwright/test';
-import { startCaseDesk, type Desk } from '../../demo/casedesk/server.ts';
+import type { Desk } from '../../demo/casedesk/server.ts';
 import { logInAsClerk } from '../tools/casedesk-login.ts';
+import { deskScene, judgeAdded, judgeCase } from './support/desk.ts';
 
 let desk: Desk;
-test.beforeAll(async () => {
-  desk = await startCaseDesk({ delayMs: [300, 1200], seed: 7 });
-});
-test.afterAll(async () => {
-  await desk.close();
-});
-test.beforeEach(() => desk.store.reset());
+deskScene({}, (s) => ({ app: desk } = s));
 
-const judge = async (id: string) => (await (await fetch(`${desk.url}/_judge/cases/${id}`)).json()) as { case: { title: string; assignee: string | null; status: string }; writes: Record<string, number> };
+const judge = (id: string) => judgeCase(desk, id);
 
 test('a clerk adds, renames, assigns and closes cases; each write reaches the store once', async ({ page }) => {
   await logInAsClerk(page, desk.url);
@@ -28,7 +23,7 @@ test('a clerk adds, renames, assigns and closes cases; each write reaches the st
   await cases.getByLabel('New case').press('Enter');
   await expect(page.getByRole('progressbar', { name: 'Loading' })).toBeVisible();
   await expect(page.getByRole('status')).toHaveText('Added case C-1005: Burst pipe in a top-floor flat');
-  expect(((await (await fetch(`${desk.url}/_judge/added?title=${encodeURIComponent('Burst pipe in a top-floor flat')}`)).json()) as { presses: number }).presses).toBe(1);
+  expect((await judgeAdded(desk, 'Burst pipe in a top-floor flat')).presses).toBe(1);
 
   // Rename by double-click on the title, Enter to save.
   const row = cases.getByRole('listitem').filter({ hasText: 'C-1001' });

@@ -3,24 +3,20 @@
 // raw selectors, unknown tools, a secret typed in every spelling and into a field that shows it, and a write without
 // the owner. Nothing it asks outside the menu is done, no write leaves unasked, and every refusal is in the book.
 import { expect, test } from '@playwright/test';
-import { startBank, type Bank } from '../../demo/plumbline/server.ts';
+import type { Bank } from '../../demo/plumbline/server.ts';
 import { BrowserSurface } from '../../runner/browser/surface.ts';
 import { runEvening } from '../../shared/author/evening.ts';
 import type { Model, ModelTurn, ToolCall } from '../../shared/author/ports.ts';
 import { findRow } from '../../shared/author/scripted.ts';
 import type { TraceLine } from '../../shared/schema/trace.ts';
 import { SPELLINGS } from '../../shared/secrets.ts';
+import { bankScene } from './support/bank.ts';
 
 const MEMBER = '400539';
 const SECRET = 'Pin-7731-zeta';
 
 let bank: Bank;
-test.beforeAll(async () => {
-  bank = await startBank({ port: 0 });
-});
-test.afterAll(async () => {
-  await bank.close();
-});
+bankScene({}, (s) => ({ app: bank } = s));
 
 /** A model that does what the page tells it, and every other thing a hostile model would try, one call per turn. */
 class HostileModel implements Model {

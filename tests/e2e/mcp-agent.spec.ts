@@ -4,8 +4,7 @@
 // before the commit.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -17,10 +16,11 @@ import {
   type LoggingMessageNotification,
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
-import { startBank, type Bank } from '../../demo/plumbline/server.ts';
+import type { Bank } from '../../demo/plumbline/server.ts';
 import { contentHash } from '../../runner/approval.ts';
 import type { Receipt } from '../../runner/mcp/tools.ts';
 import { loadCapability, type Capability } from '../../shared/schema/index.ts';
+import { bankScene } from './support/bank.ts';
 import { handrail } from './support/cli.ts';
 import { HANDRAIL, serveChild, type Child } from './support/serve.ts';
 
@@ -42,10 +42,9 @@ function approved(r: Record<string, unknown>): Record<string, unknown> {
   return { ...r, lifecycle: { state: 'approved', reliability: { k: 3, n: 3, at }, approval: { by: 'Test Reviewer', at, content_hash: contentHash(loaded.value) } } };
 }
 
+// Calls are cancelled or interrupted at a known step (progress), or once the commit is dispatched (a log line).
+bankScene({ scratch: 'handrail-mcp-agent-', operatorPassword: PASSWORD, reset: true }, (s) => ({ app: bank, scratch } = s));
 test.beforeAll(async () => {
-  // Calls are cancelled or interrupted at a known step (progress), or once the commit is dispatched (a log line).
-  bank = await startBank({ port: 0, operatorPassword: PASSWORD });
-  scratch = await mkdtemp(join(tmpdir(), 'handrail-mcp-agent-'));
   capsDir = join(scratch, 'capabilities');
   await mkdir(capsDir);
   const text = await readFile(join(ROOT, 'capabilities/plumbline-place-hold.json'), 'utf8');
@@ -55,13 +54,6 @@ test.beforeAll(async () => {
   card = loaded.value;
   await writeFile(join(capsDir, 'place-hold.json'), JSON.stringify(approved(raw), null, 2));
 });
-
-test.afterAll(async () => {
-  await bank?.close();
-  if (scratch) await rm(scratch, { recursive: true, force: true });
-});
-
-test.beforeEach(() => bank.store.reset());
 
 function env(home?: string): NodeJS.ProcessEnv {
   return {

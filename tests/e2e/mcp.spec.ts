@@ -1,21 +1,21 @@
 // An AI agent connects to `handrail serve` with the MCP SDK's client and sees one typed tool per approved card — no password on it — places a real hold on PLUMBLINE, gets "already held" as an answer, is refused cleanly for bad arguments or a missing secret, never gets a hold pressed twice, and the HTTP transport wants its token.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { startBank, type Bank } from '../../demo/plumbline/server.ts';
+import type { Bank } from '../../demo/plumbline/server.ts';
 import { contentHash } from '../../runner/approval.ts';
 import { Journal } from '../../runner/engine/journal.ts';
 import { intentOf } from '../../runner/intent.ts';
 import { journalFileFor } from '../../runner/mcp/service.ts';
 import type { Receipt } from '../../runner/mcp/tools.ts';
 import { loadCapability, type Capability } from '../../shared/schema/index.ts';
+import { bankScene } from './support/bank.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const NODE = process.execPath;
@@ -41,9 +41,8 @@ function approved(raw: Record<string, unknown>, card: Capability): Record<string
   return { ...raw, lifecycle: { state: 'approved', reliability: { k: 3, n: 3, at }, approval: { by: 'Test Reviewer', at, content_hash: contentHash(card) } } };
 }
 
+bankScene({ scratch: 'handrail-mcp-', operatorPassword: PASSWORD, reset: true }, (s) => ({ app: bank, scratch } = s));
 test.beforeAll(async () => {
-  bank = await startBank({ port: 0, operatorPassword: PASSWORD });
-  scratch = await mkdtemp(join(tmpdir(), 'handrail-mcp-'));
   capsDir = join(scratch, 'capabilities');
   await mkdir(capsDir);
   const { raw, card } = await cardFromRepo();
@@ -54,13 +53,6 @@ test.beforeAll(async () => {
   await writeFile(join(capsDir, 'edited.json'), JSON.stringify({ ...good, id: 'place_hold_edited', intent: 'Edited after approval.' }, null, 2));
   await writeFile(join(capsDir, 'broken.json'), JSON.stringify({ ...raw, id: 'broken_card', steps: 'not a list' }, null, 2));
 });
-
-test.afterAll(async () => {
-  await bank?.close();
-  if (scratch) await rm(scratch, { recursive: true, force: true });
-});
-
-test.beforeEach(() => bank.store.reset());
 
 interface Served {
   client: Client;

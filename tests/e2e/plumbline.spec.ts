@@ -1,18 +1,14 @@
 // A clerk in a real Chromium signs on to PLUMBLINE, finds a member and places a hold; the bank's judge (never the screen) confirms it, and each drift switch changes only what it should.
 import { test, expect, type Frame, type Page } from '@playwright/test';
 import { startBank, type Bank, type Drift } from '../../demo/plumbline/server.ts';
+import { bankScene } from './support/bank.ts';
 
 const PASSWORD = 'e2e-only-pw';
 const CONFIRMATION = /HX-\d{6}/;
 
 let bank: Bank;
 
-test.beforeAll(async () => {
-  bank = await startBank({ port: 0, operatorPassword: PASSWORD });
-});
-test.afterAll(async () => {
-  await bank.close();
-});
+bankScene({ operatorPassword: PASSWORD }, (s) => ({ app: bank } = s));
 test.beforeEach(async () => {
   const r = await fetch(`${bank.url}/_judge/reset`, { method: 'POST' });
   expect(await r.json()).toEqual({ ok: true });

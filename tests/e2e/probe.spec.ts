@@ -2,20 +2,20 @@
 // is answered SUCCESS from the journal without a second press, a hold that did not is pressed once, and an
 // inconclusive probe leaves the commit in doubt — each settlement recorded in the journal as the probe's.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { chromium, type Browser } from 'playwright-core';
-import { startBank, type Bank } from '../../demo/plumbline/server.ts';
-import { findChromium } from '../../runner/browser/chromium.ts';
+import type { Browser } from 'playwright-core';
+import type { Bank } from '../../demo/plumbline/server.ts';
 import { BrowserSurface } from '../../runner/browser/surface.ts';
 import { readJournal } from '../../runner/engine/journal.ts';
 import { storeIn } from '../../runner/intent.ts';
-import { probeFor, readCard } from '../../runner/cli/replay.ts';
+import { probeFor } from '../../runner/cli/replay.ts';
 import { runCapability, type RunRequest } from '../../runner/run.ts';
 import type { Capability } from '../../shared/schema/index.ts';
 import { SurfaceError, type Surface } from '../../shared/surface.ts';
+import { bankScene } from './support/bank.ts';
+import { cardAt } from './support/cards.ts';
 
 const CARD = 'capabilities/plumbline-place-hold.json';
 const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
@@ -24,20 +24,10 @@ let browser: Browser;
 let scratch: string;
 let card: Capability;
 
+bankScene({ scratch: 'handrail-probe-', operatorPassword: PASSWORD, reset: true, browser: true }, (s) => ({ app: bank, scratch, browser } = s));
 test.beforeAll(async () => {
-  bank = await startBank({ port: 0, operatorPassword: PASSWORD });
-  browser = await chromium.launch(findChromium().launchOptions);
-  scratch = await mkdtemp(join(tmpdir(), 'handrail-probe-'));
-  const r = await readCard(CARD);
-  if (!r.ok) throw new Error(r.message);
-  card = r.card;
+  card = await cardAt(CARD);
 });
-test.afterAll(async () => {
-  await browser?.close();
-  await bank?.close();
-  await rm(scratch, { recursive: true, force: true });
-});
-test.beforeEach(() => bank.store.reset());
 
 const plate = (share: string): Record<string, string> => ({
   operator_id: 'OP1001', password: PASSWORD, member_number: share.slice(0, 6), share_id: share, reason: 'LEGAL',

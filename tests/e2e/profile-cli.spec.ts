@@ -1,24 +1,17 @@
 // `HANDRAIL_PROFILE=1 handrail replay` tells an operator where a real replay's time went, phase by phase, on stderr; without it nothing is printed and the receipt is the same.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { startBank, type Bank } from '../../demo/plumbline/server.ts';
+import type { Bank } from '../../demo/plumbline/server.ts';
+import { bankScene } from './support/bank.ts';
 import { handrail, type Ran } from './support/cli.ts';
 
 const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
 let bank: Bank;
 let scratch: string;
 
-test.beforeAll(async () => {
-  bank = await startBank({ port: 0, operatorPassword: PASSWORD });
-  scratch = await mkdtemp(join(tmpdir(), 'handrail-profile-'));
-});
-test.afterAll(async () => {
-  await bank?.close();
-  await rm(scratch, { recursive: true, force: true });
-});
+bankScene({ scratch: 'handrail-profile-', operatorPassword: PASSWORD }, (s) => ({ app: bank, scratch } = s));
 
 function replay(extra: string[], env: Record<string, string>): Promise<Ran> {
   return handrail(

@@ -2,12 +2,12 @@
 // and reruns, the exit code follows the word, the secret appears nowhere, and tampered evidence is caught.
 import { existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { startBank, type Bank } from '../../demo/plumbline/server.ts';
+import type { Bank } from '../../demo/plumbline/server.ts';
 import { EXIT_CODE } from '../../shared/schema/result.ts';
+import { bankScene } from './support/bank.ts';
 import { handrail, type Ran } from './support/cli.ts';
 import { filesUnder } from './support/files.ts';
 
@@ -29,18 +29,7 @@ function replayArgs(share: string, member: string, extra: string[] = []): string
   ];
 }
 
-test.beforeAll(async () => {
-  bank = await startBank({ port: 0, operatorPassword: PASSWORD });
-  scratch = await mkdtemp(join(tmpdir(), 'handrail-cli-'));
-});
-test.afterAll(async () => {
-  await bank?.close();
-  await rm(scratch, { recursive: true, force: true });
-});
-test.beforeEach(async () => {
-  bank.store.reset();
-  home = await mkdtemp(join(scratch, 'home-'));
-});
+bankScene({ scratch: 'handrail-cli-', operatorPassword: PASSWORD, reset: true, home: true }, (s) => ({ app: bank, scratch, home } = s));
 
 async function assertNoSecret(ran: Ran, paths: string[]): Promise<void> {
   expect(ran.stdout.includes(PASSWORD)).toBe(false);

@@ -2,12 +2,12 @@
 // intent when processes race, per share and per the card's identity declaration, a damaged journal presses
 // nothing, a committed key answers from the journal with the bank down, and a person settles what is in doubt.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { startBank, type Bank } from '../../demo/plumbline/server.ts';
+import type { Bank } from '../../demo/plumbline/server.ts';
 import { EXIT_CODE, type RunResult } from '../../shared/schema/result.ts';
+import { bankScene } from './support/bank.ts';
 import { handrail, type Ran as CliRan } from './support/cli.ts';
 
 const CARD = 'capabilities/plumbline-place-hold.json';
@@ -42,18 +42,7 @@ test.describe.configure({ timeout: 240_000 });
 
 const presses = (share: string): number => bank.store.holdFor(share).postPresses;
 
-test.beforeAll(async () => {
-  bank = await startBank({ port: 0, operatorPassword: PASSWORD });
-  scratch = await mkdtemp(join(tmpdir(), 'handrail-never-twice-'));
-});
-test.afterAll(async () => {
-  await bank?.close();
-  await rm(scratch, { recursive: true, force: true });
-});
-test.beforeEach(async () => {
-  bank.store.reset();
-  home = await mkdtemp(join(scratch, 'home-'));
-});
+bankScene({ scratch: 'handrail-never-twice-', operatorPassword: PASSWORD, reset: true, home: true }, (s) => ({ app: bank, scratch, home } = s));
 
 test('four processes started together on one intent press Post Hold once; the others are BUSY or answered from the journal', async () => {
   const all = await Promise.all([0, 1, 2, 3].map(() => replay('400118-S0005')));

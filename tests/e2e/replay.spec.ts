@@ -1,17 +1,16 @@
 // An approved card replays against PLUMBLINE in real headless Chromium with no model in the loop, and every
 // way a run can end is a typed word with evidence: success, already held, bad password, drift, ambiguity.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { startBank, type Bank, type BankOptions } from '../../demo/plumbline/server.ts';
-import { findChromium } from '../../runner/browser/chromium.ts';
 import { BrowserSurface } from '../../runner/browser/surface.ts';
-import { readCard } from '../../runner/cli/replay.ts';
 import { runCapability, type RunRequest } from '../../runner/run.ts';
 import type { Capability } from '../../shared/schema/index.ts';
+import { bankScene } from './support/bank.ts';
+import { cardAt } from './support/cards.ts';
 import { filesUnder } from './support/files.ts';
 
 const CARD = 'capabilities/plumbline-place-hold.json';
@@ -22,22 +21,10 @@ let browser: Browser;
 let card: Capability;
 let scratch: string;
 
+bankScene({ scratch: 'handrail-replay-', operatorPassword: PASSWORD, reset: true, browser: true }, (s) => ({ app: bank, scratch, browser } = s));
 test.beforeAll(async () => {
-  bank = await startBank({ port: 0, operatorPassword: PASSWORD });
-  browser = await chromium.launch(findChromium().launchOptions);
-  const loaded = await readCard(CARD);
-  if (!loaded.ok) throw new Error(loaded.message);
-  card = loaded.card;
-  scratch = await mkdtemp(join(tmpdir(), 'handrail-replay-'));
+  card = await cardAt(CARD);
 });
-
-test.afterAll(async () => {
-  await browser?.close();
-  await bank?.close();
-  await rm(scratch, { recursive: true, force: true });
-});
-
-test.beforeEach(() => bank.store.reset());
 
 function plate(member: string, share: string, reason = 'LEGAL'): Record<string, string> {
   return { operator_id: 'OP1001', password: PASSWORD, member_number: member, share_id: share, reason };

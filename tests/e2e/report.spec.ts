@@ -1,8 +1,7 @@
 // What a reviewer sees when opening `handrail report` of a real PLUMBLINE run in Chromium: the word, every step with
 // its screen and rung, the commit marked, each screenshot rendered, the verdict — and the page fetches nothing.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { expect, test } from '@playwright/test';
@@ -11,20 +10,14 @@ import { BrowserSurface } from '../../runner/browser/surface.ts';
 import { readCard } from '../../runner/cli/replay.ts';
 import { renderReport } from '../../runner/report.ts';
 import { runCapability } from '../../runner/run.ts';
+import { bankScene } from './support/bank.ts';
 import { handrail } from './support/cli.ts';
 
 const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
 let bank: Bank;
 let scratch: string;
 
-test.beforeAll(async () => {
-  bank = await startBank({ port: 0, operatorPassword: PASSWORD });
-  scratch = await mkdtemp(join(tmpdir(), 'handrail-report-e2e-'));
-});
-test.afterAll(async () => {
-  await bank?.close();
-  await rm(scratch, { recursive: true, force: true });
-});
+bankScene({ scratch: 'handrail-report-e2e-', operatorPassword: PASSWORD }, (s) => ({ app: bank, scratch } = s));
 
 test('the report of a real run shows the word, the steps, the screenshots and the verdict', async ({ browser }) => {
   const loaded = await readCard('capabilities/plumbline-place-hold.json');

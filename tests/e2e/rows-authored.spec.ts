@@ -1,11 +1,10 @@
 // Rows authored, not hand-written: a scripted model through the real Anthropic adapter (a fake Messages API) declares a table as a rows output with read_rows — PLUMBLINE's shares compile to the same work as the hand-written card they replace; CASEDESK's open cases of one assignee compile to a card that verifies 3 of 3 against the desk's judge, replays with the judge confirming its rows, and answers SUCCESS with zero rows for an assignee with no case.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
-import { DEMO_PASSWORD, startCaseDesk, type Desk } from '../../demo/casedesk/server.ts';
-import { startBank, type Bank } from '../../demo/plumbline/server.ts';
+import { DEMO_PASSWORD, type Desk } from '../../demo/casedesk/server.ts';
+import type { Bank } from '../../demo/plumbline/server.ts';
 import { approvalStatus } from '../../runner/approval.ts';
 import { urlJudge } from '../../runner/judge.ts';
 import { runCapability } from '../../runner/run.ts';
@@ -20,6 +19,8 @@ import { parseScript } from '../../shared/author/scripted.ts';
 import { compile } from '../../shared/compile/compile.ts';
 import { Capability, type Capability as Card } from '../../shared/schema/index.ts';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
+import { bankScene } from './support/bank.ts';
+import { deskScene } from './support/desk.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const API_KEY = 'sk-fake-rows';
@@ -62,17 +63,8 @@ let bank: Bank;
 let desk: Desk;
 let dir: string;
 const PASSWORD = `pw-${Math.random().toString(36).slice(2, 10)}`;
-
-test.beforeAll(async () => {
-  bank = await startBank({ port: 0, operatorPassword: PASSWORD });
-  desk = await startCaseDesk({ delayMs: [300, 1200], seed: 11 });
-  dir = await mkdtemp(join(tmpdir(), 'handrail-rows-authored-'));
-});
-test.afterAll(async () => {
-  await bank?.close();
-  await desk?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
+bankScene({ operatorPassword: PASSWORD }, (s) => ({ app: bank } = s));
+deskScene({ seed: 11, scratch: 'handrail-rows-authored-', reset: false }, (s) => ({ app: desk, scratch: dir } = s));
 
 test('PLUMBLINE member shares: the authored book compiles to the hand-written card\'s work, and the committed card is it, reviewed, verified and approved', async () => {
   test.setTimeout(120_000);

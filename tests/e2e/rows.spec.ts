@@ -1,18 +1,18 @@
 // A card that returns a table: `handrail replay` of the PLUMBLINE member-shares card gives exactly the shares the bank's store holds (balance and hold status included), and an agent calling it through `handrail serve` gets rows that are valid against the tool's outputSchema.
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { startBank, type Bank } from '../../demo/plumbline/server.ts';
+import type { Bank } from '../../demo/plumbline/server.ts';
 import { money } from '../../demo/plumbline/pages.ts';
 import { contentHash } from '../../runner/approval.ts';
 import { LOG_FILE } from '../../runner/evidence.ts';
 import { loadCapability } from '../../shared/schema/index.ts';
+import { bankScene } from './support/bank.ts';
 import { handrail } from './support/cli.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -22,16 +22,8 @@ const MEMBER = '400118';
 let bank: Bank;
 let scratch: string;
 
-test.beforeAll(async () => {
-  bank = await startBank({ port: 0, operatorPassword: PASSWORD });
-  scratch = await mkdtemp(join(tmpdir(), 'handrail-rows-'));
-});
-test.afterAll(async () => {
-  await bank?.close();
-  if (scratch) await rm(scratch, { recursive: true, force: true });
-});
+bankScene({ scratch: 'handrail-rows-', operatorPassword: PASSWORD, reset: true }, (s) => ({ app: bank, scratch } = s));
 test.beforeEach(() => {
-  bank.store.reset();
   // One share held, so the status column is not the same on every row.
   expect(bank.store.postHold(`${MEMBER}-S0005`, 'LEGAL', 'rows test', 'OP1001').kind).toBe('posted');
 });

@@ -10,7 +10,7 @@ import { node, type Ran } from './support/cli.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
-const scene = bankScene('handrail-ci-', PASSWORD);
+const scene = bankScene({ scratch: 'handrail-ci-', operatorPassword: PASSWORD, reset: true, home: true });
 
 /** `npx playwright test -c handrail.playwright.config.ts <args>` as CI runs it, outside this test run's own settings. */
 function playwrightTest(args: readonly string[], env: NodeJS.ProcessEnv): Promise<Ran> {
@@ -40,7 +40,7 @@ test('two shards split the rows; JUnit and HTML come from Playwright Test; evide
     const ran = await playwrightTest([`--shard=${i}/2`, '--reporter=junit,html', '--retries=2', '--workers=1', '--output', out], {
       HANDRAIL_CARDS: cards,
       HANDRAIL_HOME: join(scene.scratch, `home-${i}`),
-      BASE_URL: scene.bank.url,
+      BASE_URL: scene.app.url,
       HANDRAIL_SECRET_PASSWORD: PASSWORD,
       PLAYWRIGHT_JUNIT_OUTPUT_FILE: junit,
       PLAYWRIGHT_HTML_OUTPUT_DIR: html,
@@ -73,7 +73,7 @@ test('two shards split the rows; JUnit and HTML come from Playwright Test; evide
     expect((await readFile(join(s.html, 'index.html'), 'utf8')).length).toBeGreaterThan(1000);
   }
   // The judge: every share pressed exactly once; the already-held one keeps its seeded hold (the bank said so).
-  for (const [, share] of ROWS) expect(scene.bank.store.holdFor(share ?? '').postPresses).toBe(1);
-  expect(scene.bank.store.holdFor('400226-S0002')).toMatchObject({ held: true, confirmation: 'HX-226002' });
+  for (const [, share] of ROWS) expect(scene.app.store.holdFor(share ?? '').postPresses).toBe(1);
+  expect(scene.app.store.holdFor('400226-S0002')).toMatchObject({ held: true, confirmation: 'HX-226002' });
   expect(one.ran.stdout + one.ran.stderr + two.ran.stdout + two.ran.stderr + one.junit + two.junit).not.toContain(PASSWORD);
 });

@@ -14,7 +14,7 @@ import { serveChild } from './support/serve.ts';
 
 const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
 const CARD = 'capabilities/plumbline-place-hold.json';
-const scene = bankScene('handrail-scale-', PASSWORD);
+const scene = bankScene({ scratch: 'handrail-scale-', operatorPassword: PASSWORD, reset: true, home: true });
 
 test.describe.configure({ mode: 'serial' });
 
@@ -40,7 +40,7 @@ async function rowsFile(name: string, shares: string[]): Promise<string> {
 
 function batch(rows: string, extra: string[] = [], env: Record<string, string> = {}): Promise<Ran> {
   return handrail(
-    ['replay', CARD, '--base-url', scene.bank.url, '--input', 'operator_id=OP1001', '--inputs', rows, '--evidence', join(scene.scratch, 'runs'), ...extra],
+    ['replay', CARD, '--base-url', scene.app.url, '--input', 'operator_id=OP1001', '--inputs', rows, '--evidence', join(scene.scratch, 'runs'), ...extra],
     { ...process.env, HANDRAIL_HOME: scene.home, HANDRAIL_SECRET_PASSWORD: PASSWORD, ...env },
   );
 }
@@ -55,7 +55,7 @@ test('six rows, three at a time: six receipts SUCCESS, the judge sees each share
   expect(lines.map((l) => l.row)).toEqual([1, 2, 3, 4, 5, 6]);
   for (const l of lines) expect(l).toMatchObject({ word: 'SUCCESS', code: 'OK', from_journal: false });
   expect(new Set(lines.map((l) => l.key)).size).toBe(6);
-  for (const share of SIX) expect(scene.bank.store.holdFor(share)).toMatchObject({ held: true, reason: 'LEGAL', postPresses: 1 });
+  for (const share of SIX) expect(scene.app.store.holdFor(share)).toMatchObject({ held: true, reason: 'LEGAL', postPresses: 1 });
   // The bar and the table go to stderr; stdout is receipts alone (parsed above); the secret is nowhere.
   expect(ran.stderr).toMatch(/6\/6 runs \(100%\)/);
   expect(ran.stderr).toMatch(/^SUCCESS\s+6\s+\S+\s+\S+$/m);
@@ -71,7 +71,7 @@ test('the same intent twice in one batch is pressed once: the second row is answ
   expect(first).toMatchObject({ word: 'SUCCESS', from_journal: false });
   expect(other).toMatchObject({ word: 'SUCCESS', from_journal: false });
   expect(again).toMatchObject({ word: 'SUCCESS', from_journal: true, run_id: first?.run_id, key: first?.key, outputs: first?.outputs });
-  expect(scene.bank.store.holdFor('400118-S0005').postPresses).toBe(1);
+  expect(scene.app.store.holdFor('400118-S0005').postPresses).toBe(1);
   expect(ran.stderr).toContain('1 answered from the journal');
 });
 
@@ -82,7 +82,7 @@ test('a bad row refuses the whole file before any browser starts, naming row and
   expect(ran.code).toBe(2);
   expect(ran.stderr).toMatch(/BAD_ROWS: .*row 2 \(line 3\), column 2 \(share_id\)/);
   expect(ran.stdout).toBe('');
-  expect(scene.bank.store.holdFor('400118-S0001').postPresses).toBe(0);
+  expect(scene.app.store.holdFor('400118-S0001').postPresses).toBe(0);
   // Flags that name one run's files, or --parallel without rows, are usage errors.
   const journal = await batch(file, ['--journal', join(scene.scratch, 'one.jsonl')]);
   expect(journal.code).toBe(2);
@@ -97,13 +97,13 @@ test('SIGTERM drains: rows not started are answered SHUTTING_DOWN and never pres
   const shares = ['400118-S0001', '400337-S0001', '400445-S0001', '400500-S0001'];
   let signalled = false;
   const ran = await handrail(
-    ['replay', CARD, '--base-url', scene.bank.url, '--input', 'operator_id=OP1001', '--inputs', await rowsFile('drain.csv', shares), '--parallel', '1', '--evidence', join(scene.scratch, 'runs')],
+    ['replay', CARD, '--base-url', scene.app.url, '--input', 'operator_id=OP1001', '--inputs', await rowsFile('drain.csv', shares), '--parallel', '1', '--evidence', join(scene.scratch, 'runs')],
     { ...process.env, HANDRAIL_HOME: scene.home, HANDRAIL_SECRET_PASSWORD: PASSWORD },
     undefined,
     { started: (child) => {
       // The first row's commit has been pressed (the judge counts it): stop now, while that row still runs.
       const poll = setInterval(() => {
-        if (scene.bank.store.holdFor('400118-S0001').postPresses > 0) {
+        if (scene.app.store.holdFor('400118-S0001').postPresses > 0) {
           clearInterval(poll);
           signalled = true;
           child.kill('SIGTERM');
@@ -120,8 +120,8 @@ test('SIGTERM drains: rows not started are answered SHUTTING_DOWN and never pres
   expect(lines.map((l) => l.row)).toEqual([1, 2, 3, 4]);
   expect(lines[0]).toMatchObject({ word: 'SUCCESS' });
   for (const l of lines.slice(1)) expect(l).toMatchObject({ word: 'RECOVERABLE', code: 'SHUTTING_DOWN' });
-  expect(scene.bank.store.holdFor('400118-S0001').postPresses).toBe(1);
-  for (const share of shares.slice(1)) expect(scene.bank.store.holdFor(share).postPresses).toBe(0);
+  expect(scene.app.store.holdFor('400118-S0001').postPresses).toBe(1);
+  for (const share of shares.slice(1)) expect(scene.app.store.holdFor(share).postPresses).toBe(0);
 });
 
 test.describe('a remote browser', () => {
@@ -138,14 +138,14 @@ test.describe('a remote browser', () => {
     // A local launch would fail: HANDRAIL_CHROMIUM names no file. Success means the server's browser ran the card.
     const noLocal = { HANDRAIL_CHROMIUM: join(scene.scratch, 'no-such-chromium') };
     const one = await handrail(
-      ['replay', CARD, '--base-url', scene.bank.url, '--input', 'operator_id=OP1001', '--input', 'member_number=400445', '--input', 'share_id=400445-S0001', '--input', 'reason=LEGAL', '--evidence', join(scene.scratch, 'remote-one'), '--browser-ws', server.wsEndpoint()],
+      ['replay', CARD, '--base-url', scene.app.url, '--input', 'operator_id=OP1001', '--input', 'member_number=400445', '--input', 'share_id=400445-S0001', '--input', 'reason=LEGAL', '--evidence', join(scene.scratch, 'remote-one'), '--browser-ws', server.wsEndpoint()],
       { ...process.env, HANDRAIL_HOME: scene.home, HANDRAIL_SECRET_PASSWORD: PASSWORD, ...noLocal },
     );
     expect(one.code, one.stderr).toBe(EXIT_CODE.SUCCESS);
     const rows = await batch(await rowsFile('remote.csv', ['400118-S0001', '400337-S0001']), ['--parallel', '2', '--browser-ws', server.wsEndpoint()], noLocal);
     expect(rows.code, rows.stderr).toBe(EXIT_CODE.SUCCESS);
     expect(receipts(rows).map((l) => l.word)).toEqual(['SUCCESS', 'SUCCESS']);
-    for (const share of ['400445-S0001', '400118-S0001', '400337-S0001']) expect(scene.bank.store.holdFor(share).postPresses).toBe(1);
+    for (const share of ['400445-S0001', '400118-S0001', '400337-S0001']) expect(scene.app.store.holdFor(share).postPresses).toBe(1);
     // The control: without --browser-ws the same environment has no browser.
     const local = await batch(await rowsFile('local.csv', ['400500-S0003']), [], noLocal);
     expect(local.code).toBe(2);
@@ -157,14 +157,14 @@ test.describe('a remote browser', () => {
     const s = await serveChild(['capabilities', '--evidence-dir', join(scene.scratch, 'serve-runs'), '--browser-ws', server.wsEndpoint()], {
       ...process.env,
       HANDRAIL_HOME: scene.home,
-      BASE_URL: scene.bank.url,
+      BASE_URL: scene.app.url,
       HANDRAIL_SECRET_PASSWORD: PASSWORD,
       HANDRAIL_CHROMIUM: join(scene.scratch, 'no-such-chromium'),
     });
     try {
       const r = await s.client.callTool({ name: 'plumbline_place_hold', arguments: { operator_id: 'OP1001', member_number: '400445', share_id: '400445-S0001', reason: 'LEGAL' } });
       expect(r.structuredContent, s.stderr()).toMatchObject({ word: 'SUCCESS', code: 'OK' });
-      expect(scene.bank.store.holdFor('400445-S0001').postPresses).toBe(1);
+      expect(scene.app.store.holdFor('400445-S0001').postPresses).toBe(1);
       expect(s.stderr()).toContain('connecting to the browser server at ws://127.0.0.1:');
     } finally {
       await s.close();
@@ -186,7 +186,7 @@ test('an unreachable browser server is BROWSER_UNREACHABLE for replay and serve,
   expect(ran.code).toBe(2);
   expect(ran.stderr).toMatch(/BROWSER_UNREACHABLE: cannot reach a Playwright browser server at ws:\/\/127\.0\.0\.1:9\/nobody/);
   expect(ran.stderr).not.toContain('abc123');
-  expect(scene.bank.store.holdFor('400118-S0001').postPresses).toBe(0);
+  expect(scene.app.store.holdFor('400118-S0001').postPresses).toBe(0);
   const served = await handrail(['serve', 'capabilities', '--browser-ws', 'ws://127.0.0.1:9/'], { ...process.env, HANDRAIL_HOME: scene.home });
   expect(served.code).toBe(2);
   expect(served.stderr).toContain('BROWSER_UNREACHABLE');

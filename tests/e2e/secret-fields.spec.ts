@@ -1,27 +1,20 @@
 // A secret is typed only where the page hides it: into a field that shows its text, replay refuses unless the card's
 // step says so; and then every screenshot masks that field's box, and the evidence says it did.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { startBank, type Bank } from '../../demo/plumbline/server.ts';
+import type { Bank } from '../../demo/plumbline/server.ts';
 import { BrowserSurface } from '../../runner/browser/surface.ts';
 import { runCapability } from '../../runner/run.ts';
 import { loadCapability, type CapabilityInput } from '../../shared/schema/index.ts';
+import { bankScene } from './support/bank.ts';
 
 // Eight characters: the Operator ID field's maxlength.
 const SECRET = `k${randomBytes(3).toString('hex')}z`;
 let bank: Bank;
 let scratch: string;
-test.beforeAll(async () => {
-  bank = await startBank({ port: 0 });
-  scratch = await mkdtemp(join(tmpdir(), 'handrail-secret-fields-'));
-});
-test.afterAll(async () => {
-  await bank.close();
-  await rm(scratch, { recursive: true, force: true });
-});
+bankScene({ scratch: 'handrail-secret-fields-' }, (s) => ({ app: bank, scratch } = s));
 
 /** Types the secret into the sign-on page's Operator ID field: a plain text field that shows what is typed. */
 async function nicknameCard(showsSecret: boolean): Promise<CapabilityInput> {

@@ -2,25 +2,17 @@
 // their first empty document used to cancel their navigation in Chromium (the frames stayed blank for good and the
 // run ended SCREEN_MISMATCH at sign-on); and a page still loading is not at rest, however long it shows the same thing.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { startBank, type Bank } from '../../demo/plumbline/server.ts';
+import type { Bank } from '../../demo/plumbline/server.ts';
 import type { RunResult } from '../../shared/schema/result.ts';
+import { bankScene } from './support/bank.ts';
 import { handrail } from './support/cli.ts';
 
 const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
 let bank: Bank;
 let scratch: string;
-test.beforeAll(async () => {
-  bank = await startBank({ port: 0, operatorPassword: PASSWORD, latencyMs: 400 });
-  scratch = await mkdtemp(join(tmpdir(), 'handrail-slow-'));
-});
-test.afterAll(async () => {
-  await bank.close();
-  await rm(scratch, { recursive: true, force: true });
-});
+bankScene({ scratch: 'handrail-slow-', operatorPassword: PASSWORD, latencyMs: 400 }, (s) => ({ app: bank, scratch } = s));
 
 test('a replay against a server that takes 400 ms an answer ends SUCCESS, one press', async () => {
   test.setTimeout(120_000);

@@ -3,11 +3,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { startBank, type Bank } from '../../demo/plumbline/server.ts';
+import type { Bank } from '../../demo/plumbline/server.ts';
+import { bankScene } from './support/bank.ts';
 import { handrail } from './support/cli.ts';
 
 const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
@@ -15,14 +15,9 @@ let bank: Bank;
 let scratch: string;
 let viewer: ChildProcess | undefined;
 
-test.beforeAll(async () => {
-  bank = await startBank({ port: 0, operatorPassword: PASSWORD });
-  scratch = await mkdtemp(join(tmpdir(), 'handrail-trace-'));
-});
-test.afterAll(async () => {
+bankScene({ scratch: 'handrail-trace-', operatorPassword: PASSWORD }, (s) => ({ app: bank, scratch } = s));
+test.afterAll(() => {
   if (viewer?.pid !== undefined && viewer.exitCode === null) viewer.kill();
-  await bank?.close();
-  await rm(scratch, { recursive: true, force: true });
 });
 
 const inputs = ['--input', 'operator_id=OP1001', '--input', 'member_number=400118', '--input', 'share_id=400118-S0005', '--input', 'reason=LEGAL'];

@@ -2,20 +2,19 @@
 // a refusal the card does not know, a commit that changed nothing, a draft, and a page that renders late each end
 // in the word that is provably true, with what the page said in the receipt.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { startBank, type Bank, type BankOptions } from '../../demo/plumbline/server.ts';
-import { findChromium } from '../../runner/browser/chromium.ts';
 import { BrowserSurface } from '../../runner/browser/surface.ts';
-import { readCard } from '../../runner/cli/replay.ts';
 import { runCapability, type RunRequest } from '../../runner/run.ts';
 import { loadCapability, type Capability, type CapabilityInput } from '../../shared/schema/index.ts';
 import { EXIT_CODE } from '../../shared/schema/result.ts';
+import { bankScene } from './support/bank.ts';
+import { cardAt } from './support/cards.ts';
 import { handrail, type Ran } from './support/cli.ts';
 
 const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
@@ -26,27 +25,13 @@ let scratch: string;
 let handWritten: Capability;
 let authored: Capability;
 
-async function load(path: string): Promise<Capability> {
-  const r = await readCard(path);
-  if (!r.ok) throw new Error(r.message);
-  return r.card;
-}
+const load = cardAt;
 
+bankScene({ scratch: 'handrail-truth-', operatorPassword: PASSWORD, reset: true, browser: true }, (s) => ({ app: bank, scratch, browser } = s));
 test.beforeAll(async () => {
-  bank = await startBank({ port: 0, operatorPassword: PASSWORD });
-  browser = await chromium.launch(findChromium().launchOptions);
-  scratch = await mkdtemp(join(tmpdir(), 'handrail-truth-'));
   handWritten = await load('capabilities/plumbline-place-hold.json');
   authored = await load('capabilities/plumbline-place-hold.authored.json');
 });
-
-test.afterAll(async () => {
-  await browser?.close();
-  await bank?.close();
-  await rm(scratch, { recursive: true, force: true });
-});
-
-test.beforeEach(() => bank.store.reset());
 
 function plate(member: string, share: string, reason = 'LEGAL'): Record<string, string> {
   return { operator_id: 'OP1001', password: PASSWORD, member_number: member, share_id: share, reason };

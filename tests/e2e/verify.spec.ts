@@ -1,13 +1,11 @@
 // A reviewer verifies the place-hold card on three members against PLUMBLINE in real Chromium, the bank's judge (not the screen) asked before and after each plate, then signs it; a plate that cannot show the change is refused, a judge that disagrees with the word fails the plate, a run that did nothing is not passed, no run over the drift switches ends SUCCESS unless the hold appeared, and a commit nobody confirmed keeps the card a draft.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { startBank, type Bank } from '../../demo/plumbline/server.ts';
 import { approvalStatus } from '../../runner/approval.ts';
-import { findChromium } from '../../runner/browser/chromium.ts';
 import { BrowserSurface } from '../../runner/browser/surface.ts';
 import { approveCommand } from '../../runner/cli/approve.ts';
 import { verifyCommand } from '../../runner/cli/verify.ts';
@@ -16,6 +14,7 @@ import { runCapability } from '../../runner/run.ts';
 import { verify } from '../../runner/verify.ts';
 import { loadCapability, type Capability } from '../../shared/schema/index.ts';
 import { Drift } from '../../demo/plumbline/server.ts';
+import { bankScene } from './support/bank.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
@@ -25,19 +24,11 @@ let browser: Browser;
 let scratch: string;
 let draftRaw: Record<string, unknown>;
 
+bankScene({ scratch: 'handrail-verify-e2e-', operatorPassword: PASSWORD, reset: true, browser: true }, (s) => ({ app: bank, scratch, browser } = s));
 test.beforeAll(async () => {
-  bank = await startBank({ port: 0, operatorPassword: PASSWORD });
-  browser = await chromium.launch(findChromium().launchOptions);
-  scratch = await mkdtemp(join(tmpdir(), 'handrail-verify-e2e-'));
   const raw = JSON.parse(await readFile(join(ROOT, 'capabilities/plumbline-place-hold.json'), 'utf8')) as Record<string, unknown>;
   draftRaw = { ...raw, lifecycle: { state: 'draft', review_notes: [] } };
 });
-test.afterAll(async () => {
-  await browser?.close();
-  await bank?.close();
-  if (scratch) await rm(scratch, { recursive: true, force: true });
-});
-test.beforeEach(() => bank.store.reset());
 
 function load(raw: unknown): Capability {
   const r = loadCapability(raw);

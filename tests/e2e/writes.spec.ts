@@ -1,11 +1,10 @@
 // Every write is seen: on PLUMBLINE's preferences desk a link that posts, a toggle and a select that submit when
 // changed, and a field that submits on Enter each change the store without a button — and the browser surface
 // reports each as a write, holds it while a gate is asked, and stops it when the gate says no.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { startBank, type Bank } from '../../demo/plumbline/server.ts';
+import type { Bank } from '../../demo/plumbline/server.ts';
 import { BrowserSurface } from '../../runner/browser/surface.ts';
 import { runCapability } from '../../runner/run.ts';
 import { runEvening } from '../../shared/author/evening.ts';
@@ -16,17 +15,11 @@ import { loadCapability, type CapabilityInput } from '../../shared/schema/index.
 import type { Control } from '../../shared/schema/observation.ts';
 import type { TraceLine } from '../../shared/schema/trace.ts';
 import type { WriteScope } from '../../shared/writes.ts';
+import { bankScene } from './support/bank.ts';
 
 let bank: Bank;
 let scratch: string;
-test.beforeAll(async () => {
-  bank = await startBank({ port: 0 });
-  scratch = await mkdtemp(join(tmpdir(), 'handrail-writes-'));
-});
-test.afterAll(async () => {
-  await bank.close();
-  await rm(scratch, { recursive: true, force: true });
-});
+bankScene({ scratch: 'handrail-writes-' }, (s) => ({ app: bank, scratch } = s));
 
 const MEMBER = '400118';
 

@@ -1,6 +1,5 @@
 // `handrail doctor` tells an operator whether this machine is ready — browser, state, journals, model key, MCP
 // config — names what is missing with the one command that fixes it, and never shows a key or a secret.
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
@@ -8,6 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diagnose, formatDiagnosis, nodeCheck } from '../../runner/cli/doctor.ts';
 import { Journal } from '../../runner/engine/journal.ts';
+import { handrailOut } from '../e2e/support/cli.ts';
 
 let home: string;
 const KEY_VALUE = `sk-ant-api03-${randomBytes(24).toString('hex')}`;
@@ -16,17 +16,7 @@ const IN_DOUBT = 'hold.0123456789abcdef0123456789abcdef';
 const DAMAGED = 'hold.ffffffffffffffffffffffffffffffff';
 
 function cli(args: string[], env: Record<string, string | undefined>): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'runner/cli/main.ts', ...args], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, out }));
-  });
+  return handrailOut(args, { ...process.env, ...env });
 }
 
 beforeAll(async () => {

@@ -5,7 +5,7 @@ import 'fake-indexeddb/auto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Host, type HostDeps } from '../../extension/lib/host.ts';
-import type { ClerkAct } from '../../extension/lib/messages.ts';
+import type { ClerkAct, Mode } from '../../extension/lib/messages.ts';
 import { BookStore, type SessionRecord } from '../../extension/lib/store.ts';
 import { ExtensionSurface } from '../../extension/lib/surface.ts';
 import { parseScript, ScriptedModel } from '../../shared/author/scripted.ts';
@@ -68,11 +68,12 @@ async function answerWhenAsked(host: Host, store: BookStore, session: string, an
   throw new Error('the owner was never asked');
 }
 
-async function begin(host: Host): Promise<string> {
+/** Starts a session on tab 1 signing on as OP1001 (the clerk recording, or a model driving). */
+async function begin(host: Host, mode: Mode = 'record'): Promise<string> {
   const r = await host.command({
     type: 'start',
     tabId: 1,
-    mode: 'record',
+    mode,
     goal: 'Sign on',
     owner: 'Dana',
     inputs: [
@@ -243,19 +244,7 @@ describe('the worker in model mode', () => {
 
   async function startModel(deps: HostDeps): Promise<{ host: Host; id: string }> {
     const host = new Host({ ...deps, model: () => Promise.resolve(new ScriptedModel(script, 'scripted-unit')) });
-    const r = await host.command({
-      type: 'start',
-      tabId: 1,
-      mode: 'model',
-      goal: 'Sign on',
-      owner: 'Dana',
-      inputs: [
-        { name: 'operator_id', value: 'OP1001', secret: false },
-        { name: 'password', value: SECRET, secret: true },
-      ],
-    });
-    if (!r.ok || !r.session) throw new Error(JSON.stringify(r));
-    return { host, id: r.session };
+    return { host, id: await begin(host, 'model') };
   }
 
   async function until(store: BookStore, id: string, ok: (s: SessionRecord) => boolean): Promise<SessionRecord> {

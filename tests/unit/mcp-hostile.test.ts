@@ -1,13 +1,12 @@
 // A hostile or careless MCP caller gets a tool error that names the field — never a JSON-RPC internal error, never a
 // silently dropped argument, never an echoed value — and no browser starts.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildMcpServer } from '../../runner/mcp/server.ts';
-import { CallService } from '../../runner/mcp/service.ts';
 import { Capability } from '../../shared/schema/index.ts';
 import { approvedCard } from '../fixtures/mcp/cards.ts';
+import { countingService, linkedClient } from '../fixtures/mcp/linked.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -15,26 +14,14 @@ afterEach(async () => {
 });
 
 async function connect(): Promise<{ client: Client; opened: () => number }> {
-  let opened = 0;
-  const service = new CallService({
-    env: { HANDRAIL_SECRET_PASSWORD: 'hunter-22-zz', BASE_URL: 'http://127.0.0.1:9' },
-    log: () => undefined,
-    surfaceFactory: () => {
-      opened++;
-      return Promise.reject(new Error('no surface in unit tests'));
-    },
-  });
+  const { service, opened } = countingService({ HANDRAIL_SECRET_PASSWORD: 'hunter-22-zz', BASE_URL: 'http://127.0.0.1:9' });
   const server = buildMcpServer([{ file: 'place.json', card: Capability.parse(approvedCard()), by: 'Dana Reviewer' }], service);
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: 'unit', version: '0' });
-  await server.connect(serverSide);
-  await client.connect(clientSide);
+  const { client, close } = await linkedClient(server);
   cleanups.push(async () => {
-    await client.close();
-    await server.close();
+    await close();
     await service.close();
   });
-  return { client, opened: () => opened };
+  return { client, opened };
 }
 
 /** Sends tools/call with raw params, as a hostile client would (the SDK client would not let us). */

@@ -4,8 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
@@ -17,6 +16,7 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { Capability } from '../../shared/schema/index.ts';
 import { minimalCard } from '../fixtures/cards/minimal.ts';
 import { approvedCard, lookupCard } from '../fixtures/mcp/cards.ts';
+import { countingService, linkedClient } from '../fixtures/mcp/linked.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -27,18 +27,10 @@ afterEach(async () => {
 async function connect(env: Record<string, string> = {}, bind?: Record<string, string>): Promise<{ client: Client; opened: () => number }> {
   const place = Capability.parse(approvedCard());
   const lookup = Capability.parse(approvedCard(lookupCard()));
-  let opened = 0;
   // Journals go to a temp state dir, never the real ~/.local/state/handrail.
   const home = await mkdtemp(join(tmpdir(), 'handrail-home-'));
   cleanups.push(() => rm(home, { recursive: true, force: true }));
-  const service = new CallService({
-    env: { HANDRAIL_HOME: home, ...env },
-    log: () => undefined,
-    surfaceFactory: () => {
-      opened++;
-      return Promise.reject(new Error('no surface in unit tests'));
-    },
-  });
+  const { service, opened } = countingService({ HANDRAIL_HOME: home, ...env });
   const server = buildMcpServer(
     [
       { file: 'place.json', card: place, by: 'Dana Reviewer' },
@@ -47,16 +39,12 @@ async function connect(env: Record<string, string> = {}, bind?: Record<string, s
     service,
     bind ? { bind } : undefined,
   );
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: 'unit', version: '0' });
-  await server.connect(serverSide);
-  await client.connect(clientSide);
+  const { client, close } = await linkedClient(server);
   cleanups.push(async () => {
-    await client.close();
-    await server.close();
+    await close();
     await service.close();
   });
-  return { client, opened: () => opened };
+  return { client, opened };
 }
 
 describe('the tool schema builder', () => {
@@ -292,13 +280,9 @@ describe('the live catalog', () => {
     const live = await LiveCatalog.open(dir, { settleMs: 20 });
     const service = new CallService({ env: { HANDRAIL_HOME: home }, log: () => undefined });
     const server = buildMcpServer(live, service, { follow: true });
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    const client = new Client({ name: 'unit', version: '0' });
-    await server.connect(serverSide);
-    await client.connect(clientSide);
+    const { client, close } = await linkedClient(server);
     cleanups.push(async () => {
-      await client.close();
-      await server.close();
+      await close();
       live.close();
       await service.close();
       await rm(dir, { recursive: true, force: true });
@@ -318,15 +302,8 @@ describe('the live catalog', () => {
     await vi.waitFor(() => expect(changes).toBe(2), { timeout: 5_000 });
     expect((await client.listTools()).tools).toEqual([]);
 
-    const stateless = buildMcpServer(live.served, service);
-    const [c2, s2] = InMemoryTransport.createLinkedPair();
-    const other = new Client({ name: 'unit', version: '0' });
-    await stateless.connect(s2);
-    await other.connect(c2);
-    cleanups.push(async () => {
-      await other.close();
-      await stateless.close();
-    });
+    const { client: other, close: closeOther } = await linkedClient(buildMcpServer(live.served, service));
+    cleanups.push(closeOther);
     expect(other.getServerCapabilities()?.tools?.listChanged).toBe(false);
   });
 });

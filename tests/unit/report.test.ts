@@ -1,7 +1,6 @@
 // `handrail report` turns one run's evidence into one self-contained page a reviewer opens offline: the word,
 // the steps with their screens and rungs, the screenshots inline, the chain's verdict and seal — escaped, script-free,
 // nothing fetched, and no secret (the evidence is masked, and the page holds only what the evidence holds).
-import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,6 +9,7 @@ import { Journal } from '../../runner/engine/journal.ts';
 import { Evidence, LOG_FILE } from '../../runner/evidence.ts';
 import { driftOf, renderIndex, renderReport, summarizeRun, type RunSummary } from '../../runner/report.ts';
 import { Masker } from '../../shared/secrets.ts';
+import { handrailOut } from '../e2e/support/cli.ts';
 
 const SECRET = 'hunter2-correct-horse-battery';
 // A 1×1 PNG.
@@ -48,14 +48,7 @@ async function runOf(dir: string, id: string, opts: { rung: string; word?: strin
 }
 
 function cli(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'runner/cli/main.ts', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, out }));
-  });
+  return handrailOut(args, env);
 }
 
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 // Authoring and replaying a CASEDESK card the way its spec files do: one evening scripted through the real Anthropic
 // adapter against the fake Messages API and the real browser surface, its book compiled; an approved (or draft)
-// card replayed with no model; the judge read straight from the desk's /_judge/ endpoints.
+// card replayed with no model (the desk itself and its judge are support/desk.ts).
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,17 +21,6 @@ import { startFakeAnthropic } from '../../fixtures/fake-anthropic.ts';
 
 const API_KEY = 'sk-fake-casedesk';
 const here = (rel: string): string => fileURLToPath(new URL(rel, import.meta.url));
-
-/** What the desk's judge says of a case: the record and how many writes reached it. */
-export interface Facts {
-  exists?: boolean;
-  case: { id: string; title: string; assignee: string | null; status: string };
-  writes: { renames: number; assigns: number; closes: number };
-}
-
-export async function judgeCase(desk: Desk, id: string): Promise<Facts> {
-  return (await (await fetch(`${desk.url}/_judge/cases/${id}`)).json()) as Facts;
-}
 
 /** A card in capabilities/ (`casedesk-<name>.json`), loaded as replay loads it. */
 export async function storedCard(name: string): Promise<Capability> {

@@ -51,3 +51,18 @@ export function node(argv: readonly string[], env: NodeJS.ProcessEnv, cwd = ROOT
 export function handrail(args: readonly string[], env: NodeJS.ProcessEnv, cwd = ROOT, io: ChildIo = {}): Promise<Ran> {
   return node(['--import', TSX, MAIN, ...args], env, cwd, io);
 }
+
+/** `handrail <args>` as `handrail` does, with `out`: both streams in the order they arrived, as a terminal shows them. */
+export async function handrailOut(args: readonly string[], env: NodeJS.ProcessEnv, cwd = ROOT): Promise<Ran & { out: string }> {
+  let out = '';
+  const seen = (d: Buffer): void => {
+    out += d.toString();
+  };
+  const ran = await handrail(args, env, cwd, {
+    started: (child) => {
+      child.stdout?.on('data', seen);
+      child.stderr?.on('data', seen);
+    },
+  });
+  return { ...ran, out };
+}
