@@ -24,6 +24,10 @@ test('a clerk adds, renames, assigns and closes cases; each write reaches the st
   await expect(page.getByRole('progressbar', { name: 'Loading' })).toBeVisible();
   await expect(page.getByRole('status')).toHaveText('Added case C-1005: Burst pipe in a top-floor flat');
   expect((await judgeAdded(desk, 'Burst pipe in a top-floor flat')).presses).toBe(1);
+  // The desk says "Added" and then reloads its list after its delay: a person waits for the list, or the reload
+  // wipes the editor a double-click opened.
+  await expect(cases.getByRole('listitem')).toHaveCount(5);
+  await expect(page.getByRole('progressbar', { name: 'Loading' })).toBeHidden();
 
   // Rename by double-click on the title, Enter to save.
   const row = cases.getByRole('listitem').filter({ hasText: 'C-1001' });
