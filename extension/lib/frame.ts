@@ -120,8 +120,13 @@ function act(api: InPage, ref: string, verb: Verb, value: string | undefined): F
       // :hover): the worker does these with trusted input, asking this frame only where (`point`) and whether it
       // worked (`check`). docs/ARCHITECTURE.md, "The extension's trusted input".
       return { ok: false, code: 'ACTION_FAILED', message: `${verb} is done with trusted input (point, then check), not by the page agent` };
-    case 'read_rows':
-      return { ok: false, code: 'ACTION_FAILED', message: 'the extension does not read rows yet: replay this card with the runner' };
+    case 'read_rows': {
+      // Read from the live DOM within the target, by the walker's own rows (shared/dom/rows.ts), as the runner's
+      // surface does (docs/ARCHITECTURE.md, "Rows as outputs").
+      const read = api.rowsOf(ref);
+      if (!read) return { ok: false, code: 'ACTION_FAILED', message: 'it is not a table, grid or list (nor a column header in one)' };
+      return { ok: true, rows: read.rows, headers: read.headers };
+    }
     case 'context_menu':
       return { ok: false, code: 'ACTION_FAILED', message: 'the extension does not right-click yet: replay this card with the runner' };
     default:
