@@ -3,6 +3,7 @@
 // values and selections and reporting them as the control they touched. The page never sees any of it: this
 // lives in the extension's isolated world, and reaches the worker only through runtime messaging.
 import { createInPage } from '../../shared/dom/index.ts';
+import { askMainWorld } from './gesture-probe.ts';
 import type { InPage } from '../../shared/dom/api.ts';
 import { keyOfEvent, type Key } from '../../shared/keys.ts';
 import { verbsOf } from '../../shared/operations.ts';
@@ -282,7 +283,8 @@ export interface AgentOptions {
 
 export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
   const doc = win.document;
-  const api = createInPage(doc);
+  // Which elements listen for a double-click is known in the page's main world only (lib/gesture-probe.ts).
+  const api = createInPage(doc, { gesturesSeen: askMainWorld(win, opts.listen) });
   let recording = false;
   let asking = false;
   /** What the clerk did while the agent was asking: reports to send, and presses to let through if not recording. */
@@ -304,7 +306,8 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
     const byEl = new Map<Element, { ref: string; verbs: Verb[]; role: string; name: string }>();
     for (const c of obs.controls) {
       const el = api.element(c.ref);
-      if (el) byEl.set(el, { ref: c.ref, verbs: c.verbs, role: c.role, name: c.name });
+      // Its role's verbs and the gestures the page listens for (`offers`): a double-click is caught where offered.
+      if (el) byEl.set(el, { ref: c.ref, verbs: verbsOf(c.verbs, c.offers), role: c.role, name: c.name });
     }
     // Up the flat tree: a control inside a shadow root is found from an element inside it, and a host from its tree.
     for (let n: Element | null = target; n; n = n.parentElement ?? ((n.getRootNode() as ShadowRoot).host || null)) {
@@ -426,7 +429,9 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
       if (pending) return;
       const single = (): void => {
         pending = null;
-        if (verbs.includes('invoke')) emit(() => send('invoke', el), () => el.click());
+        // A lone click is the control's own press (a toggle ticks), as on any control not offered a double-click.
+        const press = verbs.includes('invoke') ? 'invoke' : verbs.includes('toggle') ? 'toggle' : null;
+        if (press) emit(() => send(press, el), () => el.click());
         else el.click();
       };
       pending = { el, timer: setTimeout(single, DOUBLE_CLICK_MS) };
