@@ -1,12 +1,10 @@
 // The extension offers what the runner offers on real web apps: a double-click where the page listens for one (seen by a main-world probe) and nowhere else, and tables and div grids read as rows; each recorded as the runner's book step and replayed by the runner.
 import { test, expect, type Page } from '@playwright/test';
-import { BrowserSurface } from '../../runner/browser/surface.ts';
-import { runCapability } from '../../runner/run.ts';
 import { compile } from '../../shared/compile/compile.ts';
 import { parseScript } from '../../shared/author/scripted.ts';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
 import { serveFixtures, type FixtureServer } from '../fixtures/server.ts';
-import { answer, exportBook, labelScreen, launchWithExtension, openPanel, parseBook, saveModelSettings, startSession, type Loaded } from '../fixtures/extension/harness.ts';
+import { actsOf, answer, exportBook, labelScreen, launchWithExtension, openPanel, parseBook, replayWithRunner, saveModelSettings, startSession, type Loaded } from '../fixtures/extension/harness.ts';
 
 const API_KEY = `sk-fake-${Math.random().toString(36).slice(2, 10)}`;
 
@@ -64,11 +62,6 @@ async function menuOf(panel: Page): Promise<string[]> {
   return (await panel.getByTestId('menu').locator('li').allTextContents()).map((m) => m.replace(/^\d+: /, ''));
 }
 
-/** The book's act lines as `verb name value`, in order. */
-function actsOf(jsonl: string): string[] {
-  return parseBook(jsonl).flatMap((l) => (l.kind === 'act' ? [`${l.verb} ${l.control.name}${l.value !== undefined ? ` ${l.value}` : ''}`] : []));
-}
-
 test('record mode: a title the page renames on double-click is offered double_click, an element nobody listens on is not, and the clerk\'s double-click is one recorded step', async () => {
   test.setTimeout(120_000);
   const page = await ext.context.newPage();
@@ -108,15 +101,8 @@ test('record mode: a title the page renames on double-click is offered double_cl
   const compiled = compile(parseBook(jsonl), { id: 'rename_note' });
   if (!compiled.ok) throw new Error(`holes: ${JSON.stringify(compiled.holes)}`);
   expect(compiled.card.steps.map((s) => s.op.verb)).toEqual(['invoke', 'double_click']);
-  // The runner replays it on a fresh page: the same title is found and double-clicked (the editor is the landing).
-  const result = await runCapability({
-    card: compiled.card,
-    inputs: {},
-    env: { BASE_URL: server.url },
-    surface: () => BrowserSurface.launch(),
-    allowUnapproved: true,
-    evidenceDir: test.info().outputPath('evidence'),
-  });
+  // The runner replays it on a fresh page: the same title is found and double-clicked.
+  const result = await replayWithRunner(compiled.card, { inputs: {}, baseUrl: server.url, evidenceDir: test.info().outputPath('evidence') });
   expect(result).toMatchObject({ word: 'SUCCESS', llm_calls: 0 });
   await page.close();
   await panel.close();
@@ -185,14 +171,7 @@ test('model mode: read_rows offers a table and a div grid as the runner does; th
     ]);
     const compiled = compile(parseBook(jsonl), { id: 'ledger_rows' });
     if (!compiled.ok) throw new Error(`holes: ${JSON.stringify(compiled.holes)}`);
-    const result = await runCapability({
-      card: compiled.card,
-      inputs: {},
-      env: { BASE_URL: server.url },
-      surface: () => BrowserSurface.launch(),
-      allowUnapproved: true,
-      evidenceDir: test.info().outputPath('evidence-rows'),
-    });
+    const result = await replayWithRunner(compiled.card, { inputs: {}, baseUrl: server.url, evidenceDir: test.info().outputPath('evidence-rows') });
     expect(result).toMatchObject({ word: 'SUCCESS', llm_calls: 0 });
     expect(result.outputs).toEqual({
       accounts: [
