@@ -72,6 +72,16 @@ const ROW_SELECTOR = 'li, tr, [role=row], [role=listitem], [role=option], [role=
 /** How long after `point` trusted input is taken as the worker's own, if no `check` comes first. */
 const PASS_MS = 5_000;
 
+/**
+ * A held key given back to the page in a tab that is not recorded after all: a script's copy of it (keydown, then
+ * keyup), so the page's key handlers run; what only a trusted key does (typing, submitting a form) does not happen.
+ */
+function keyAgain(el: Element, e: KeyboardEvent): void {
+  const init: KeyboardEventInit = { key: e.key, code: e.code, ctrlKey: e.ctrlKey, metaKey: e.metaKey, shiftKey: e.shiftKey, altKey: e.altKey, bubbles: true, cancelable: true, composed: true };
+  el.dispatchEvent(new KeyboardEvent('keydown', init));
+  el.dispatchEvent(new KeyboardEvent('keyup', init));
+}
+
 /** An event's target inside open shadow roots (the composed path's first element): the control a person touched. */
 function deepTarget(e: Event): Element | null {
   const first = e.composedPath()[0];
@@ -381,8 +391,7 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
   // press, since Enter may submit or save; the value typed before it is reported first. Editing and focus keys
   // (arrows, Backspace, Tab…) are the typing or the next control's business, not steps.
   opts.listen(doc, 'keydown', (e) => {
-    // While asking, a held key could not be let through again as the person's: it goes to the page, unrecorded.
-    if (!clerk(e) || asking || !(e instanceof KeyboardEvent) || e.isComposing) return;
+    if (!clerk(e) || !(e instanceof KeyboardEvent) || e.isComposing) return;
     const key = keyOfEvent(e);
     if (!key || !RECORDED_KEYS.has(key)) return;
     const target = deepTarget(e);
@@ -391,7 +400,11 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
     hold(e);
     for (const el of [...dirty]) flushTyped(el);
     const el = hit.el;
-    emit(() => send('press', el, key));
+    // While asking (a document just started: the key the clerk pressed as the page appeared), held too: recorded,
+    // the guard asks about it and presses it with trusted input; not recorded (another tab of the session's site),
+    // it cannot be given back as the person's, only as a script's key (docs/ARCHITECTURE.md, "The extension's
+    // trusted input").
+    emit(() => send('press', el, key), () => keyAgain(el, e));
   });
 
   /** A first click on a control that may be double-clicked, waiting to see whether a second follows. */
