@@ -1,7 +1,7 @@
 // A key the clerk presses in a new document before its recorder has heard from the worker is not lost: Enter in a field, pressed while the page that the last Enter brought is still starting, is asked about and recorded like any other.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { test, expect } from '@playwright/test';
+import { test, expect, type Page } from '@playwright/test';
 import { actsOf, answer, book, exportBook, labelScreen, launchWithExtension, openPanel, startSession, type Loaded } from '../fixtures/extension/harness.ts';
 
 /**
@@ -48,6 +48,26 @@ ${script}
     });
   }
 
+  /**
+   * The next list page starts with `prefill` typed and waits in its first script; `pressEnter` presses Enter on
+   * `page` while it waits (the key stays in the browser's queue), then lets the page go on.
+   */
+  holdNext(prefill: string): { pressEnter(page: Page): Promise<void> } {
+    let arrived!: () => void;
+    let release!: () => void;
+    const held = new Promise<void>((r) => (arrived = r));
+    this.hold = { prefill, arrived, release: new Promise<void>((r) => (release = r)) };
+    return {
+      async pressEnter(page) {
+        await held;
+        const pressed = page.keyboard.press('Enter');
+        await new Promise((r) => setTimeout(r, 300));
+        release();
+        await pressed;
+      },
+    };
+  }
+
   async start(): Promise<void> {
     await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
@@ -86,17 +106,10 @@ test('record mode: Enter pressed while the new document is still asking the work
   await page.keyboard.type('Call the plumber');
   await page.keyboard.press('Enter');
   // The next list page will start with "Renew the lease" typed and wait while the clerk presses Enter again.
-  let arrived!: () => void;
-  let release!: () => void;
-  const held = new Promise<void>((r) => (arrived = r));
-  server.hold = { prefill: 'Renew the lease', arrived, release: new Promise<void>((r) => (release = r)) };
+  const next = server.holdNext('Renew the lease');
   await answer(panel, "textbox 'New item'", 'commit');
-  await held;
   // The page is inside its first script: the key waits in the browser's queue, then reaches a brand-new document.
-  const pressed = page.keyboard.press('Enter');
-  await new Promise((r) => setTimeout(r, 300));
-  release();
-  await pressed;
+  await next.pressEnter(page);
 
   // Not let through unrecorded: the owner is asked about it, as about the first.
   await answer(panel, "textbox 'New item'", 'commit');
@@ -119,16 +132,9 @@ test('another tab of the recorded site, not recorded: a key pressed while its ne
   const before = [...server.items];
 
   const other = await ext.context.newPage();
-  let arrived!: () => void;
-  let release!: () => void;
-  const held = new Promise<void>((r) => (arrived = r));
-  server.hold = { prefill: 'Not for the book', arrived, release: new Promise<void>((r) => (release = r)) };
+  const next = server.holdNext('Not for the book');
   const loading = other.goto(`${server.url}/list`);
-  await held;
-  const pressed = other.keyboard.press('Enter');
-  await new Promise((r) => setTimeout(r, 300));
-  release();
-  await pressed;
+  await next.pressEnter(other);
   await loading;
   // The worker said "not recorded": the page heard the key as a script's (its handlers ran), and no form was posted.
   await expect.poll(() => other.evaluate(() => (window as unknown as { heard: string[] }).heard)).toEqual(['Enter (script)']);
