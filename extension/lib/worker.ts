@@ -29,13 +29,15 @@ const PROBE_ID = 'handrail-probe';
  * the probe that records which elements listen for a double-click (lib/gesture-probe.ts), before the page's scripts.
  */
 const agents = {
-  async register(origins: string[]): Promise<void> {
-    const where = { matches: origins.map((o) => `${o}/*`), allFrames: true, matchOriginAsFallback: true, runAt: 'document_start' as const, persistAcrossSessions: false };
+  async register(origins: string[], probeOnly: string[] = []): Promise<void> {
+    const where = (at: string[]) => ({ matches: at.map((o) => `${o}/*`), allFrames: true, matchOriginAsFallback: true, runAt: 'document_start' as const, persistAcrossSessions: false });
     const scripts = [
-      { id: PROBE_ID, js: [PROBE_SCRIPT_FILE.slice(1)], world: 'MAIN' as const, ...where },
-      { id: AGENT_ID, js: [CONTENT_SCRIPT_FILE.slice(1)], ...where },
+      { id: PROBE_ID, js: [PROBE_SCRIPT_FILE.slice(1)], world: 'MAIN' as const, ...where([...origins, ...probeOnly]) },
+      ...(origins.length ? [{ id: AGENT_ID, js: [CONTENT_SCRIPT_FILE.slice(1)], ...where(origins) }] : []),
     ];
     const have = new Set((await browser.scripting.getRegisteredContentScripts({ ids: [PROBE_ID, AGENT_ID] })).map((s) => s.id));
+    // The recorder is not wanted where only model sessions run.
+    if (!origins.length && have.has(AGENT_ID)) await browser.scripting.unregisterContentScripts({ ids: [AGENT_ID] });
     const update = scripts.filter((s) => have.has(s.id));
     const add = scripts.filter((s) => !have.has(s.id));
     if (update.length) await browser.scripting.updateContentScripts(update);

@@ -108,6 +108,43 @@ test('record mode: a title the page renames on double-click is offered double_cl
   await panel.close();
 });
 
+test('model mode: the probe starts in each new page of the model\'s site too, so the model is offered the double-click and its book has the step', async () => {
+  test.setTimeout(120_000);
+  const script = parseScript(
+    JSON.stringify({
+      turns: [
+        [
+          { tool: 'assert_screen', label: 'start', title: 'Start' },
+          { tool: 'act', match: "link 'Gestures'", verb: 'invoke' },
+        ],
+        [
+          { tool: 'assert_screen', label: 'notes', title: 'Notes' },
+          { tool: 'act', match: "text 'Call the plumber'", verb: 'double_click' },
+        ],
+        [{ tool: 'finish', label: 'notes' }],
+      ],
+    }),
+  );
+  const fake = await startFakeAnthropic(script, { apiKey: API_KEY });
+  try {
+    const page = await ext.context.newPage();
+    await page.goto(`${server.url}/start`);
+    const panel = await openPanel(ext, `${server.url}/start`);
+    await saveModelSettings(panel, { key: API_KEY, baseURL: fake.url, model: 'claude-fake' });
+    await startSession(panel, { mode: 'model', goal: 'Rename a note', owner: 'Dana Reviewer', inputs: [] });
+    await expect(panel.getByTestId('question-control')).toHaveText(/^text 'Call the plumber'/, { timeout: 30_000 });
+    await answer(panel, (await panel.getByTestId('question-control').textContent()) ?? '', 'stage');
+    await expect(page.getByRole('textbox', { name: 'Note title' })).toHaveValue('Call the plumber');
+    await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 30_000 });
+    expect(fake.problems).toEqual([]);
+    expect(actsOf(await exportBook(panel))).toEqual(['invoke Gestures', 'double_click Call the plumber']);
+    await page.close();
+    await panel.close();
+  } finally {
+    await fake.close();
+  }
+});
+
 test('a page open before the session: handlers and React props are seen, listeners it added before the probe came are not (reload to see them)', async () => {
   test.setTimeout(60_000);
   const page = await ext.context.newPage();
