@@ -131,11 +131,22 @@ test('another tab of the recorded site, not recorded: a key pressed while its ne
   await labelScreen(panel, 'list', 'List');
   const before = [...server.items];
 
+  // The worker is kept busy while the other tab loads a list page: that page's recorder asks and waits for the
+  // answer, and the clerk presses Enter in its field meanwhile.
+  const worker = await ext.worker();
   const other = await ext.context.newPage();
-  const next = server.holdNext('Not for the book');
-  const loading = other.goto(`${server.url}/list`);
-  await next.pressEnter(other);
-  await loading;
+  const busy = worker.evaluate(() => {
+    const until = Date.now() + 3000;
+    while (Date.now() < until);
+  });
+  await other.goto(`${server.url}/list`);
+  await other.evaluate(() => {
+    const field = document.getElementById('item') as HTMLInputElement;
+    field.value = 'Not for the book';
+    field.focus();
+  });
+  await other.keyboard.press('Enter');
+  await busy;
   // The worker said "not recorded": the page heard the key as a script's (its handlers ran), and no form was posted.
   await expect.poll(() => other.evaluate(() => (window as unknown as { heard: string[] }).heard)).toEqual(['Enter (script)']);
   expect(server.items).toEqual(before);
