@@ -3,6 +3,7 @@
 // values and selections and reporting them as the control they touched. The page never sees any of it: this
 // lives in the extension's isolated world, and reaches the worker only through runtime messaging.
 import { createInPage } from '../../shared/dom/index.ts';
+import { askMainWorld } from './gesture-probe.ts';
 import type { InPage } from '../../shared/dom/api.ts';
 import { comboOf, notChosen, optionName, optionToPick, revealer } from '../../shared/dom/options.ts';
 import { keyOfEvent, type Key } from '../../shared/keys.ts';
@@ -72,6 +73,16 @@ const ROW_SELECTOR = 'li, tr, [role=row], [role=listitem], [role=option], [role=
 /** How long after `point` trusted input is taken as the worker's own, if no `check` comes first. */
 const PASS_MS = 5_000;
 
+/**
+ * A held key given back to the page in a tab that is not recorded after all: a script's copy of it (keydown, then
+ * keyup), so the page's key handlers run; what only a trusted key does (typing, submitting a form) does not happen.
+ */
+function keyAgain(el: Element, e: KeyboardEvent): void {
+  const init: KeyboardEventInit = { key: e.key, code: e.code, ctrlKey: e.ctrlKey, metaKey: e.metaKey, shiftKey: e.shiftKey, altKey: e.altKey, bubbles: true, cancelable: true, composed: true };
+  el.dispatchEvent(new KeyboardEvent('keydown', init));
+  el.dispatchEvent(new KeyboardEvent('keyup', init));
+}
+
 /** An event's target inside open shadow roots (the composed path's first element): the control a person touched. */
 function deepTarget(e: Event): Element | null {
   const first = e.composedPath()[0];
@@ -121,8 +132,13 @@ function act(api: InPage, ref: string, verb: Verb, value: string | undefined): F
       // :hover): the worker does these with trusted input, asking this frame only where (`point`) and whether it
       // worked (`check`). docs/ARCHITECTURE.md, "The extension's trusted input".
       return { ok: false, code: 'ACTION_FAILED', message: `${verb} is done with trusted input (point, then check), not by the page agent` };
-    case 'read_rows':
-      return { ok: false, code: 'ACTION_FAILED', message: 'the extension does not read rows yet: replay this card with the runner' };
+    case 'read_rows': {
+      // Read from the live DOM within the target, by the walker's own rows (shared/dom/rows.ts), as the runner's
+      // surface does (docs/ARCHITECTURE.md, "Rows as outputs").
+      const read = api.rowsOf(ref);
+      if (!read) return { ok: false, code: 'ACTION_FAILED', message: 'it is not a table, grid or list (nor a column header in one)' };
+      return { ok: true, rows: read.rows, headers: read.headers };
+    }
     case 'context_menu':
       return { ok: false, code: 'ACTION_FAILED', message: 'the extension does not right-click yet: replay this card with the runner' };
     default:
@@ -229,7 +245,8 @@ export interface AgentOptions {
 
 export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
   const doc = win.document;
-  const api = createInPage(doc);
+  // Which elements listen for a double-click is known in the page's main world only (lib/gesture-probe.ts).
+  const api = createInPage(doc, { gesturesSeen: askMainWorld(win, opts.listen) });
   let recording = false;
   let asking = false;
   /** What the clerk did while the agent was asking: reports to send, and presses to let through if not recording. */
@@ -251,7 +268,8 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
     const byEl = new Map<Element, { ref: string; verbs: Verb[]; role: string; name: string }>();
     for (const c of obs.controls) {
       const el = api.element(c.ref);
-      if (el) byEl.set(el, { ref: c.ref, verbs: c.verbs, role: c.role, name: c.name });
+      // Its role's verbs and the gestures the page listens for (`offers`): a double-click is caught where offered.
+      if (el) byEl.set(el, { ref: c.ref, verbs: verbsOf(c.verbs, c.offers), role: c.role, name: c.name });
     }
     // Up the flat tree: a control inside a shadow root is found from an element inside it, and a host from its tree.
     for (let n: Element | null = target; n; n = n.parentElement ?? ((n.getRootNode() as ShadowRoot).host || null)) {
@@ -325,8 +343,7 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
   // press, since Enter may submit or save; the value typed before it is reported first. Editing and focus keys
   // (arrows, Backspace, Tab…) are the typing or the next control's business, not steps.
   opts.listen(doc, 'keydown', (e) => {
-    // While asking, a held key could not be let through again as the person's: it goes to the page, unrecorded.
-    if (!clerk(e) || asking || !(e instanceof KeyboardEvent) || e.isComposing) return;
+    if (!clerk(e) || !(e instanceof KeyboardEvent) || e.isComposing) return;
     const key = keyOfEvent(e);
     if (!key || !RECORDED_KEYS.has(key)) return;
     const target = deepTarget(e);
@@ -335,7 +352,11 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
     hold(e);
     for (const el of [...dirty]) flushTyped(el);
     const el = hit.el;
-    emit(() => send('press', el, key));
+    // While asking (a document just started: the key the clerk pressed as the page appeared), held too: recorded,
+    // the guard asks about it and presses it with trusted input; not recorded (another tab of the session's site),
+    // it cannot be given back as the person's, only as a script's key (docs/ARCHITECTURE.md, "The extension's
+    // trusted input").
+    emit(() => send('press', el, key), () => keyAgain(el, e));
   });
 
   /** A first click on a control that may be double-clicked, waiting to see whether a second follows. */
@@ -373,7 +394,9 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
       if (pending) return;
       const single = (): void => {
         pending = null;
-        if (verbs.includes('invoke')) emit(() => send('invoke', el), () => el.click());
+        // A lone click is the control's own press (a toggle ticks), as on any control not offered a double-click.
+        const press = verbs.includes('invoke') ? 'invoke' : verbs.includes('toggle') ? 'toggle' : null;
+        if (press) emit(() => send(press, el), () => el.click());
         else el.click();
       };
       pending = { el, timer: setTimeout(single, DOUBLE_CLICK_MS) };

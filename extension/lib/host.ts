@@ -118,7 +118,7 @@ export class Host {
     };
     await this.d.store.putSession(record);
     this.d.changed(id);
-    if (cmd.mode === 'record') await this.#registerAgents();
+    await this.#registerAgents();
     if (cmd.mode === 'model') {
       spawnModelSession(this.#ctx, record, false);
       return { ok: true, session: id };
@@ -157,10 +157,17 @@ export class Host {
     await this.#registerAgents();
   }
 
-  /** The agent starts in new documents of every origin a running record session is bound to; with none, nowhere. */
+  /**
+   * The agent starts in new documents of every origin a running record session is bound to, and the double-click
+   * probe alone in those of a running model session's entry (the model is offered what the page listens for); with
+   * none, nowhere.
+   */
   async #registerAgents(): Promise<void> {
-    const origins = new Set((await this.d.store.listSessions()).filter((s) => s.state === 'running' && s.mode === 'record').flatMap(originsOf));
-    const done = origins.size ? this.d.agents?.register([...origins].sort()) : this.d.agents?.unregister();
+    const running = (await this.d.store.listSessions()).filter((s) => s.state === 'running');
+    const origins = new Set(running.filter((s) => s.mode === 'record').flatMap(originsOf));
+    const probed = new Set(running.filter((s) => s.mode === 'model').flatMap((s) => originOf(s.entry) ?? []));
+    for (const o of origins) probed.delete(o);
+    const done = origins.size || probed.size ? this.d.agents?.register([...origins].sort(), [...probed].sort()) : this.d.agents?.unregister();
     await done?.catch(() => undefined);
   }
 

@@ -2,7 +2,7 @@
 // parsed on the way in, and anything that does not parse is dropped. Page scripts cannot reach
 // these channels at all (runtime messaging is extension-only); the sender is still checked by the receiver.
 import { z } from 'zod';
-import { Control, Verb } from '../../shared/schema/observation.ts';
+import { Control, SurfaceRow, Verb } from '../../shared/schema/observation.ts';
 import { RungKind } from '../../shared/schema/capability.ts';
 import { BookEdit } from '../../shared/author/book-edit.ts';
 
@@ -139,6 +139,9 @@ export const FrameReply = z.union([
     ok: z.literal(true),
     refs: z.array(z.string()).optional(),
     read: z.string().optional(),
+    /** `act` read_rows: the rows and the column headers (none for a list), as shared/dom/rows.ts reads them. */
+    rows: z.array(SurfaceRow).optional(),
+    headers: z.array(z.string()).optional(),
     selectors: z.array(z.string()).optional(),
     /** `point`: CSS pixels in this frame's viewport; `frame_box`: the child frame's content origin. */
     point: z.strictObject({ x: z.number(), y: z.number() }).optional(),

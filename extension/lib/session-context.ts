@@ -32,7 +32,12 @@ export interface HostDeps {
   newId(): string;
   now?: () => Date;
   /** Has the content script start in every new document of these origins (and stop when nothing records). */
-  agents?: { register(origins: string[]): Promise<void>; unregister(): Promise<void> };
+  /**
+   * Scripts in every new document of these origins from document_start: the recorder with its main-world probe on a
+   * record session's sites, the probe alone on a model session's (lib/gesture-probe.ts: which elements listen for a
+   * double-click is known only to a probe that was there before the page's scripts).
+   */
+  agents?: { register(origins: string[], probeOnly?: string[]): Promise<void>; unregister(): Promise<void> };
 }
 
 /** A session while this worker is alive: its inputs (secrets included), surface, book and the screens labelled. */

@@ -174,6 +174,10 @@ export class ExtensionSurface implements Surface {
     }
     const reply = await this.#call(key, { op: 'act', ref: local, verb: op.verb, ...(op.value !== undefined ? { value: op.value } : {}) });
     if (!reply.ok) throw new SurfaceError(reply.code, `${op.verb} on ${ref}: ${reply.message}`);
+    if (op.verb === 'read_rows') {
+      if (!reply.rows) throw new SurfaceError('ACTION_FAILED', `read_rows on ${ref}: the frame read no rows`);
+      return { rows: reply.rows, headers: reply.headers ?? [] };
+    }
     return reply.read !== undefined ? { read: reply.read } : {};
   }
 

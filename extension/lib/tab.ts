@@ -7,6 +7,8 @@ import { tabDebugger } from './trusted-input.ts';
 
 /** The built content script (WXT writes the unlisted script entrypoints/agent.ts here). */
 export const CONTENT_SCRIPT_FILE = '/agent.js';
+/** The main-world probe (entrypoints/probe.content.ts, registered at runtime; lib/gesture-probe.ts). */
+export const PROBE_SCRIPT_FILE = '/content-scripts/probe.js';
 const NAV_TIMEOUT_MS = 15_000;
 
 // These two functions are serialised into each frame by executeScript: they may use nothing from this module,
@@ -33,6 +35,9 @@ export function chromeTab(tabId: number): TabChannel {
       return results.map((r) => ({ frameId: r.frameId, report: (r.result as unknown) ?? null }));
     },
     async install(frameIds) {
+      // The probe first, in the page's main world: from now on it sees the listeners the page adds (those added
+      // before it came are not recorded; handlers and React props are read whenever they were set).
+      await browser.scripting.executeScript({ target: { tabId, frameIds }, files: [PROBE_SCRIPT_FILE], world: 'MAIN' });
       await browser.scripting.executeScript({ target: { tabId, frameIds }, files: [CONTENT_SCRIPT_FILE] });
     },
     async call(frameId: number, c: FrameCall) {

@@ -8,7 +8,7 @@ import { Host } from './host.ts';
 import { AgentHello, ClerkAct, PanelCommand, type CommandReply, type HelloReply } from './messages.ts';
 import { readSettings, restrictLocal, vault } from './settings.ts';
 import { BookStore } from './store.ts';
-import { chromeTab, CONTENT_SCRIPT_FILE } from './tab.ts';
+import { chromeTab, CONTENT_SCRIPT_FILE, PROBE_SCRIPT_FILE } from './tab.ts';
 
 /** Chrome counts extension API calls as activity; one every 20 s keeps a worker alive past its 30 s idle limit. */
 function keepAlive(): () => void {
@@ -21,21 +21,31 @@ function keepAlive(): () => void {
 type Sender = Browser.runtime.MessageSender;
 
 const AGENT_ID = 'handrail-agent';
+const PROBE_ID = 'handrail-probe';
 
 /**
  * The content script in every new document of the site being recorded, all frames, about:blank ones too, from
- * document_start: its listeners are in place before the page can be clicked.
+ * document_start: its listeners are in place before the page can be clicked. Beside it, in the page's main world,
+ * the probe that records which elements listen for a double-click (lib/gesture-probe.ts), before the page's scripts.
  */
 const agents = {
-  async register(origins: string[]): Promise<void> {
-    const script = { id: AGENT_ID, js: [CONTENT_SCRIPT_FILE.slice(1)], matches: origins.map((o) => `${o}/*`), allFrames: true, matchOriginAsFallback: true, runAt: 'document_start' as const, persistAcrossSessions: false };
-    const have = await browser.scripting.getRegisteredContentScripts({ ids: [AGENT_ID] });
-    if (have.length) await browser.scripting.updateContentScripts([script]);
-    else await browser.scripting.registerContentScripts([script]);
+  async register(origins: string[], probeOnly: string[] = []): Promise<void> {
+    const where = (at: string[]) => ({ matches: at.map((o) => `${o}/*`), allFrames: true, matchOriginAsFallback: true, runAt: 'document_start' as const, persistAcrossSessions: false });
+    const scripts = [
+      { id: PROBE_ID, js: [PROBE_SCRIPT_FILE.slice(1)], world: 'MAIN' as const, ...where([...origins, ...probeOnly]) },
+      ...(origins.length ? [{ id: AGENT_ID, js: [CONTENT_SCRIPT_FILE.slice(1)], ...where(origins) }] : []),
+    ];
+    const have = new Set((await browser.scripting.getRegisteredContentScripts({ ids: [PROBE_ID, AGENT_ID] })).map((s) => s.id));
+    // The recorder is not wanted where only model sessions run.
+    if (!origins.length && have.has(AGENT_ID)) await browser.scripting.unregisterContentScripts({ ids: [AGENT_ID] });
+    const update = scripts.filter((s) => have.has(s.id));
+    const add = scripts.filter((s) => !have.has(s.id));
+    if (update.length) await browser.scripting.updateContentScripts(update);
+    if (add.length) await browser.scripting.registerContentScripts(add);
   },
   async unregister(): Promise<void> {
-    const have = await browser.scripting.getRegisteredContentScripts({ ids: [AGENT_ID] });
-    if (have.length) await browser.scripting.unregisterContentScripts({ ids: [AGENT_ID] });
+    const have = await browser.scripting.getRegisteredContentScripts({ ids: [PROBE_ID, AGENT_ID] });
+    if (have.length) await browser.scripting.unregisterContentScripts({ ids: have.map((s) => s.id) });
   },
 };
 

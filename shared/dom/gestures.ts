@@ -126,33 +126,51 @@ export interface WalkAt {
   blocked: boolean;
 }
 
+const NONE: readonly Gesture[] = [];
+
 /**
- * Collects, during one walk, the elements that listen for a gesture themselves. `at` is handed to the walker as its
- * per-element hook; `spots` are the finds, in document order, each with its scope (its row's key added as the
- * walker adds it to a control) and its structural ancestors.
+ * Which gestures an element listens for itself, as this realm sees it now: a recorded listener (`recordListeners`),
+ * an `ondblclick`/`oncontextmenu` handler, or React props under a React root that listens. Built once per walk; the
+ * extension's main-world probe asks it too (docs/ARCHITECTURE.md, "The extension's trusted input").
  */
-export function gestureSpotter(c: DomCache): { at: (el: Element, ctx: WalkAt) => void; spots: GestureSpot[] } {
+export function gesturesListened(): (el: Element) => readonly Gesture[] {
   const record = listenerRecord();
   const react = reactDelegated(record);
-  const rows: RowCache = newRowCache();
-  const spots: GestureSpot[] = [];
-  const at = (el: Element, ctx: WalkAt): void => {
-    if (ctx.blocked) return;
+  return (el) => {
     const own = record?.types.get(el);
     const handlers = el as Element & Partial<Record<'ondblclick' | 'oncontextmenu', unknown>>;
     // The common case, every element of a large page: nothing listens. Decided without allocating anything.
-    if (!own && !react.size && handlers.ondblclick == null && handlers.oncontextmenu == null) return;
+    if (!own && !react.size && handlers.ondblclick == null && handlers.oncontextmenu == null) return NONE;
     let props: Record<string, unknown> | undefined;
     if (react.size) {
       const key = ownKeyStarting(el, REACT_PROPS);
       props = key ? ((el as unknown as Record<string, Record<string, unknown> | undefined>)[key] ?? undefined) : undefined;
     }
-    const gestures = GESTURES.filter(
+    return GESTURES.filter(
       (g) =>
         (own?.get(EVENT[g])?.size ?? 0) > 0 ||
         typeof handlers[HANDLER[g]] === 'function' ||
         (react.has(g) && typeof props?.[REACT_PROP[g]] === 'function'),
     );
+  };
+}
+
+/**
+ * Collects, during one walk, the elements that listen for a gesture themselves. `at` is handed to the walker as its
+ * per-element hook; `spots` are the finds, in document order, each with its scope (its row's key added as the
+ * walker adds it to a control) and its structural ancestors. `seen` adds what another realm saw (the extension's
+ * main-world probe: its content script's isolated world sees neither the main world's listeners nor its handlers).
+ */
+export function gestureSpotter(c: DomCache, seen?: ReadonlyMap<Element, readonly Gesture[]>): { at: (el: Element, ctx: WalkAt) => void; spots: GestureSpot[] } {
+  const listened = gesturesListened();
+  const rows: RowCache = newRowCache();
+  const spots: GestureSpot[] = [];
+  const at = (el: Element, ctx: WalkAt): void => {
+    if (ctx.blocked) return;
+    const here = listened(el);
+    const there = seen?.get(el);
+    if (!here.length && !there?.length) return;
+    const gestures = there?.length ? GESTURES.filter((g) => here.includes(g) || there.includes(g)) : [...here];
     if (!gestures.length || isHiddenForAria(c, el)) return;
     const key = ctx.row && ctx.row !== el ? rowKey(c, rows, ctx.row) : '';
     spots.push({ el, gestures, scope: key ? [...ctx.scope, { role: 'row', name: key }] : [...ctx.scope], ancestors: [...ctx.ancestors] });

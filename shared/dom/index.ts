@@ -3,7 +3,7 @@
 import type { Control, SurfaceRows } from '../schema/observation.ts';
 import { GLOBAL_NAME, type DocumentObservation, type FindQuery, type InPage } from './api.ts';
 import { findElements } from './find.ts';
-import { findTexts, gestureSpotter, offerGestures, TEXT_ROLE } from './gestures.ts';
+import { findTexts, gestureSpotter, offerGestures, TEXT_ROLE, type Gesture } from './gestures.ts';
 import { normalize } from './name.ts';
 import { notChosen, optionToPick, revealer } from './options.ts';
 import { readRows } from './rows.ts';
@@ -43,14 +43,19 @@ export function isBusy(doc: Document, walked?: Pick<Walked, 'shadowHosts' | 'unw
 }
 
 /** One walk, with the gestures the page listens for offered on its controls and its text (shared/dom/gestures.ts). */
-function walkOffering(doc: Document): { walked: Walked; offered: Walked['controls'] } {
+function walkOffering(doc: Document, seen?: () => ReadonlyMap<Element, readonly Gesture[]>): { walked: Walked; offered: Walked['controls'] } {
   const c = newCache();
-  const spotter = gestureSpotter(c);
+  const spotter = gestureSpotter(c, seen?.());
   const walked = walkDocument(doc, c, spotter.at);
   return { walked, offered: offerGestures(c, walked.controls, spotter.spots) };
 }
 
-export function createInPage(doc: Document): InPage {
+/**
+ * The walker over one document. `gesturesSeen` (the extension's content script) tells, per walk, which elements
+ * another realm saw listening for a gesture (shared/dom/gestures.ts `gestureSpotter`).
+ */
+export function createInPage(doc: Document, opts?: { gesturesSeen?: () => ReadonlyMap<Element, readonly Gesture[]> }): InPage {
+  const seen = opts?.gesturesSeen;
   let byRef = new Map<string, Element>();
   let refOf = new WeakMap<Element, string>();
   let found = 0;
@@ -67,7 +72,7 @@ export function createInPage(doc: Document): InPage {
   return {
     version: WALKER_VERSION,
     observe(): DocumentObservation {
-      const { walked, offered } = walkOffering(doc);
+      const { walked, offered } = walkOffering(doc, seen);
       byRef = new Map();
       refOf = new WeakMap();
       const controls: Control[] = offered.map(({ el, control }, i) => {
@@ -88,7 +93,7 @@ export function createInPage(doc: Document): InPage {
         // Text offered for a gesture is no ARIA role: a target that takes one is found as the walk offers it, and
         // only so (a title that does not listen is not it). A read target of role text (a result line) never walks
         // for gestures: the ordinary rungs below find it (docs/ARCHITECTURE.md, "The walker").
-        return findTexts(walkOffering(doc).offered, q.rung, q.scope, q.name, q.value).map(refFor);
+        return findTexts(walkOffering(doc, seen).offered, q.rung, q.scope, q.name, q.value).map(refFor);
       }
       return findElements(doc, newCache(), q).map(refFor);
     },

@@ -1,12 +1,10 @@
 // A clerk records, and a model drives, the verbs a page script cannot fake in the extension — Enter in a field (adding an item, submitting a form), a row's action revealed by hovering, a pick in a custom combobox — done with trusted input (chrome.debugger); the page's own state proves each happened and the recorded card replays.
 import { test, expect, type Page } from '@playwright/test';
-import { BrowserSurface } from '../../runner/browser/surface.ts';
-import { runCapability } from '../../runner/run.ts';
 import { compile } from '../../shared/compile/compile.ts';
 import { parseScript } from '../../shared/author/scripted.ts';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
 import { serveFixtures, type FixtureServer } from '../fixtures/server.ts';
-import { answer, book, exportBook, labelScreen, launchWithExtension, openPanel, parseBook, saveModelSettings, startSession, type Loaded } from '../fixtures/extension/harness.ts';
+import { actsOf, answer, book, exportBook, labelScreen, launchWithExtension, openPanel, parseBook, replayWithRunner, saveModelSettings, startSession, type Loaded } from '../fixtures/extension/harness.ts';
 
 const API_KEY = `sk-fake-${Math.random().toString(36).slice(2, 10)}`;
 const GOAL = 'Add an item, delete "Buy milk", assign the list to Sam Okafor and search for milk';
@@ -37,11 +35,6 @@ async function pageState(page: Page): Promise<{ items: string[]; said: string; a
     said: document.getElementById('said')?.textContent ?? '',
     assignee: (document.querySelector('pick-box')?.shadowRoot?.getElementById('i') as HTMLInputElement | null)?.value ?? '',
   }));
-}
-
-/** The book's act lines as `verb name value`, in order. */
-function actsOf(jsonl: string): string[] {
-  return parseBook(jsonl).flatMap((l) => (l.kind === 'act' ? [`${l.verb} ${l.control.name}${l.value !== undefined ? ` ${l.value}` : ''}`] : []));
 }
 
 /** The book both modes write for the same work: the clerk doing it, or the model. */
@@ -115,15 +108,7 @@ test('record mode: the clerk presses Enter in two fields, hovers a row and click
     ['Enter', 'commit'],
   ]);
   // The card replays the whole task with the runner (no extension, no model) on a fresh page.
-  const result = await runCapability({
-    card: compiled.card,
-    inputs: Object.fromEntries(INPUTS.map((i) => [i.name, i.value])),
-    env: { BASE_URL: server.url },
-    surface: () => BrowserSurface.launch(),
-    // A draft that commits runs here as verify runs drafts, in the test's isolation.
-    allowUnapproved: true,
-    evidenceDir: test.info().outputPath('evidence'),
-  });
+  const result = await replayWithRunner(compiled.card, { inputs: Object.fromEntries(INPUTS.map((i) => [i.name, i.value])), baseUrl: server.url, evidenceDir: test.info().outputPath('evidence') });
   expect(result).toMatchObject({ word: 'SUCCESS', llm_calls: 0 });
   await page.close();
   await panel.close();

@@ -331,14 +331,16 @@ test('the secret never appears in IndexedDB, extension storage on disk, the expo
   // The agent lives in the extension's isolated world: the page's own scripts cannot see or call it.
   expect(await page.evaluate(() => ['__handrailAgent', '__handrail'].filter((k) => k in globalThis))).toEqual([]);
 
-  // While recording, new documents of this site (and only this site) get the agent from the first moment.
-  const registered = async (): Promise<string[][]> =>
+  // While recording, new documents of this site (and only this site) get the agent from the first moment, and its
+  // double-click probe in the page's main world before it (docs/ARCHITECTURE.md, "The extension's trusted input").
+  const registered = async (): Promise<string[]> =>
     panel.evaluate(async () => {
-      type Scripting = { getRegisteredContentScripts(): Promise<Array<{ matches?: string[] }>> };
+      type Scripting = { getRegisteredContentScripts(): Promise<Array<{ id: string; world?: string; matches?: string[] }>> };
       const c = (globalThis as unknown as { chrome: { scripting: Scripting } }).chrome;
-      return (await c.scripting.getRegisteredContentScripts()).map((x) => x.matches ?? []);
+      return (await c.scripting.getRegisteredContentScripts()).map((x) => `${x.id} ${x.world ?? 'ISOLATED'} ${(x.matches ?? []).join(' ')}`);
     });
-  expect(await registered()).toEqual([[`${new URL(bank.url).origin}/*`]]);
+  const site = `${new URL(bank.url).origin}/*`;
+  expect((await registered()).sort()).toEqual([`handrail-agent ISOLATED ${site}`, `handrail-probe MAIN ${site}`]);
 
   await panel.getByTestId('stop').click();
   await expect(panel.getByTestId('phase')).toHaveText('stopped', { timeout: 20_000 });

@@ -27,7 +27,7 @@ async function setup(): Promise<{ store: BookStore; tab: FakeTab; deps: HostDeps
   const agents: string[] = [];
   const deps: HostDeps = {
     agents: {
-      register: (origins) => Promise.resolve(void agents.push(`register ${origins.join(' ')}`)),
+      register: (origins, probeOnly = []) => Promise.resolve(void agents.push(`register ${origins.join(' ')}${probeOnly.length ? `; probe only ${probeOnly.join(' ')}` : ''}`)),
       unregister: () => Promise.resolve(void agents.push('unregister')),
     },
     store,
@@ -257,8 +257,10 @@ describe('the worker in model mode', () => {
   }
 
   it('runs the evening through shared/author, the owner answering from the panel, and closes the book', async () => {
-    const { store, deps, tab } = await setup();
+    const { store, deps, tab, agents } = await setup();
     const { host, id } = await startModel(deps);
+    // New documents of the model's site get the double-click probe, not the recorder; nothing once it ends.
+    expect(agents[0]).toBe('register ; probe only http://plumbline.test');
     await answerWhenAsked(host, store, id, 'navigate');
     const done = await until(store, id, (s) => s.state !== 'running');
     expect(done).toMatchObject({ state: 'finished', model: 'scripted-unit', note: 'finished on member' });
@@ -267,6 +269,7 @@ describe('the worker in model mode', () => {
     expect(lines.map((l) => l.kind)).toEqual(['start', 'label', 'act', 'act', 'act', 'label', 'finish', 'end']);
     expect(lines.map((l) => l.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(JSON.stringify(lines).includes(SECRET)).toBe(false);
+    await until(store, id, () => agents.at(-1) === 'unregister');
   });
 
   it('stopped while the owner is asked, the evening ends itself: one end line, nothing pressed', async () => {

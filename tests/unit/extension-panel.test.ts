@@ -159,6 +159,9 @@ describe('a session as the panel shows it', () => {
       'Double-clicked Member number',
       'Picked {{input.assignee}} in Member number',
     ]);
+    // A table read for a rows output says how many rows and under which output name.
+    const rowsLine = { ...act, verb: 'read_rows', value: undefined, control: { ...(act as { control: object }).control, role: 'grid', name: 'Open cases' }, rows: { output: 'cases', columns: {}, headers: [], count: 2 } };
+    expect(plainLine(rowsLine as unknown as TraceLine)).toBe('Read 2 rows of Open cases as cases');
     expect(sessionView(record(), lines).plain).toEqual(['Started: g (by hand)', 'Named this screen "Sign On" (signon)']);
     expect(plainLine({ seq: 9, at: 't', kind: 'end', outcome: 'finished' })).toBe('Finished');
   });

@@ -1,0 +1,159 @@
+// A key the clerk presses in a new document before its recorder has heard from the worker is not lost: Enter in a field, pressed while the page that the last Enter brought is still starting, is asked about and recorded like any other.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { test, expect, type Page } from '@playwright/test';
+import { actsOf, answer, book, exportBook, labelScreen, launchWithExtension, openPanel, startSession, type Loaded } from '../fixtures/extension/harness.ts';
+
+/**
+ * A list whose form adds an item (POST, then back to the list). When `hold` is set, the next list page focuses its
+ * field and then waits in a synchronous request until the test lets it go: a key pressed meanwhile is handled when
+ * the page's first script ends, while the document is new and its recorder may still be asking the worker.
+ */
+class ListServer {
+  readonly items: string[] = [];
+  hold: { prefill: string; arrived: () => void; release: Promise<void> } | null = null;
+  #server: Server;
+  url = '';
+
+  constructor() {
+    this.#server = createServer((req, res) => {
+      const path = new URL(req.url ?? '/', 'http://x').pathname;
+      if (req.method === 'POST' && path === '/add') {
+        let body = '';
+        req.on('data', (c: Buffer) => (body += c.toString()));
+        req.on('end', () => {
+          this.items.push(new URLSearchParams(body).get('item') ?? '');
+          res.writeHead(303, { location: '/list' }).end();
+        });
+        return;
+      }
+      if (path === '/hold') {
+        const h = this.hold;
+        this.hold = null;
+        if (!h) return void res.writeHead(204).end();
+        h.arrived();
+        void h.release.then(() => res.writeHead(204).end());
+        return;
+      }
+      if (path !== '/list') return void res.writeHead(404).end();
+      const h = this.hold;
+      const script = h ? `<script>document.getElementById('item').focus(); const x = new XMLHttpRequest(); x.open('GET', '/hold', false); x.send();</script>` : '';
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>List</title></head><body>
+<h1>List</h1>
+<form method="post" action="/add"><input id="item" name="item" aria-label="New item" value="${h?.prefill ?? ''}"></form>
+<ul>${this.items.map((i) => `<li>${i}</li>`).join('')}</ul>
+<script>window.heard = []; document.addEventListener('keydown', (e) => window.heard.push(e.key + (e.isTrusted ? '' : ' (script)')));</script>
+${script}
+</body></html>`);
+    });
+  }
+
+  /**
+   * The next list page starts with `prefill` typed and waits in its first script; `pressEnter` presses Enter on
+   * `page` while it waits (the key stays in the browser's queue), then lets the page go on.
+   */
+  holdNext(prefill: string): { pressEnter(page: Page): Promise<void> } {
+    let arrived!: () => void;
+    let release!: () => void;
+    const held = new Promise<void>((r) => (arrived = r));
+    this.hold = { prefill, arrived, release: new Promise<void>((r) => (release = r)) };
+    return {
+      async pressEnter(page) {
+        await held;
+        const pressed = page.keyboard.press('Enter');
+        await new Promise((r) => setTimeout(r, 300));
+        release();
+        await pressed;
+      },
+    };
+  }
+
+  async start(): Promise<void> {
+    await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
+  }
+
+  close(): Promise<void> {
+    this.#server.closeAllConnections();
+    return new Promise((resolve, reject) => this.#server.close((e) => (e ? reject(e) : resolve())));
+  }
+}
+
+let server: ListServer;
+let ext: Loaded;
+
+test.describe.configure({ mode: 'serial' });
+
+test.beforeAll(async () => {
+  server = new ListServer();
+  await server.start();
+  ext = await launchWithExtension();
+});
+test.afterAll(async () => {
+  await ext?.close();
+  await server?.close();
+});
+
+test('record mode: Enter pressed while the new document is still asking the worker is held, asked about and recorded, not let through unrecorded', async () => {
+  test.setTimeout(120_000);
+  const page = await ext.context.newPage();
+  await page.goto(`${server.url}/list`);
+  const panel = await openPanel(ext, server.url);
+  await startSession(panel, { mode: 'record', goal: 'Add two items', owner: 'Dana Clerk', inputs: [] });
+  await labelScreen(panel, 'list', 'List');
+
+  await page.locator('#item').click();
+  await page.keyboard.type('Call the plumber');
+  await page.keyboard.press('Enter');
+  // The next list page will start with "Renew the lease" typed and wait while the clerk presses Enter again.
+  const next = server.holdNext('Renew the lease');
+  await answer(panel, "textbox 'New item'", 'commit');
+  // The page is inside its first script: the key waits in the browser's queue, then reaches a brand-new document.
+  await next.pressEnter(page);
+
+  // Not let through unrecorded: the owner is asked about it, as about the first.
+  await answer(panel, "textbox 'New item'", 'commit');
+  await expect.poll(() => server.items).toEqual(['Call the plumber', 'Renew the lease']);
+  await expect(panel.getByTestId('screen-label')).toHaveText('list', { timeout: 20_000 });
+  await panel.getByTestId('finish').click();
+  await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 20_000 });
+  expect(actsOf(await exportBook(panel))).toEqual(['set_value New item Call the plumber', 'press New item Enter', 'press New item Enter']);
+  await page.close();
+  await panel.close();
+});
+
+test('another tab of the recorded site, not recorded: a key pressed while its new document asks is given back as a script\'s key, and nothing is booked', async () => {
+  test.setTimeout(120_000);
+  const page = await ext.context.newPage();
+  await page.goto(`${server.url}/list`);
+  const panel = await openPanel(ext, server.url);
+  await startSession(panel, { mode: 'record', goal: 'Add nothing', owner: 'Dana Clerk', inputs: [] });
+  await labelScreen(panel, 'list', 'List');
+  const before = [...server.items];
+
+  // The worker is kept busy while the other tab loads a list page: that page's recorder asks and waits for the
+  // answer, and the clerk presses Enter in its field meanwhile.
+  const worker = await ext.worker();
+  const other = await ext.context.newPage();
+  const busy = worker.evaluate(() => {
+    const until = Date.now() + 3000;
+    while (Date.now() < until);
+  });
+  await other.goto(`${server.url}/list`);
+  await other.evaluate(() => {
+    const field = document.getElementById('item') as HTMLInputElement;
+    field.value = 'Not for the book';
+    field.focus();
+  });
+  await other.keyboard.press('Enter');
+  await busy;
+  // The worker said "not recorded": the page heard the key as a script's (its handlers ran), and no form was posted.
+  await expect.poll(() => other.evaluate(() => (window as unknown as { heard: string[] }).heard)).toEqual(['Enter (script)']);
+  expect(server.items).toEqual(before);
+  expect((await book(panel).allTextContents()).filter((t) => t.startsWith('Pressed'))).toEqual([]);
+  await panel.getByTestId('stop').click();
+  await expect(panel.getByTestId('phase')).toHaveText('stopped', { timeout: 20_000 });
+  await other.close();
+  await page.close();
+  await panel.close();
+});
