@@ -73,6 +73,18 @@ function add<T>(t: Interned<T>, key: string, row: T): number {
   return t.rows.push(row) - 1;
 }
 
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function sameScope(a: Control['scope'], b: Control['scope']): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i]!.role !== b[i]!.role || a[i]!.name !== b[i]!.name) return false;
+  return true;
+}
+
 /**
  * The wire form of an observation. A field holding `undefined` is left out, as JSON.stringify leaves it out. A list's
  * or a chain's key is its JSON text, which names exactly one value, and is asked for once per control: the indices
@@ -97,6 +109,12 @@ export function toWire(obs: DocumentObservation): Wire {
   const lists: Interned<number[]> = { rows: wire.lists, at: new Map() };
   const scopes: Interned<number[]> = { rows: wire.scopes, at: new Map() };
   const shapes: Interned<WireField[]> = { rows: wire.shapes, at: new Map() };
+  // Neighbouring controls mostly share a row, a role, a name, so a value is first compared with the previous control's
+  // value of the same field: only a different one is looked up (a list or chain by its JSON text).
+  const last = new Map<WireField, { value: readonly unknown[]; index: number }>();
+  const lastString = new Map<WireField, { value: string; index: number }>();
+  let lastFields = '';
+  let lastShape = 0;
   obs.controls.forEach((c, n) => {
     const row: WireControl = [0];
     let fields = '';
@@ -104,21 +122,34 @@ export function toWire(obs: DocumentObservation): Wire {
       const v: unknown = c[field as WireField];
       if (v === undefined) continue;
       fields += fields ? `,${field}` : field;
-      switch (FIELD_KIND[field as WireField]) {
+      const kind = FIELD_KIND[field as WireField];
+      switch (kind) {
         case 'ref':
           row.push(v === `c${n}` ? -1 : string(v as string));
           break;
-        case 'string':
-          row.push(string(v as string));
-          break;
-        case 'list': {
-          const key = JSON.stringify(v);
-          row.push(find(lists, key) ?? add(lists, key, (v as string[]).map(string)));
+        case 'string': {
+          const seen = lastString.get(field as WireField);
+          if (seen && seen.value === v) row.push(seen.index);
+          else {
+            const index = string(v as string);
+            lastString.set(field as WireField, { value: v as string, index });
+            row.push(index);
+          }
           break;
         }
+        case 'list':
         case 'scope': {
-          const key = JSON.stringify(v);
-          row.push(find(scopes, key) ?? add(scopes, key, (v as Control['scope']).flatMap((l) => [string(l.role), string(l.name)])));
+          const seen = last.get(field as WireField);
+          const list = v as readonly string[] | Control['scope'];
+          let index: number;
+          if (seen && (kind === 'list' ? sameStrings(seen.value as readonly string[], list as readonly string[]) : sameScope(seen.value as Control['scope'], list as Control['scope']))) index = seen.index;
+          else {
+            const key = JSON.stringify(v);
+            if (kind === 'list') index = find(lists, key) ?? add(lists, key, (list as readonly string[]).map(string));
+            else index = find(scopes, key) ?? add(scopes, key, (list as Control['scope']).flatMap((l) => [string(l.role), string(l.name)]));
+            last.set(field as WireField, { value: list, index });
+          }
+          row.push(index);
           break;
         }
         case 'flag':
@@ -129,7 +160,11 @@ export function toWire(obs: DocumentObservation): Wire {
           throw new Error(`the wire form has no kind for a control's field ${JSON.stringify(field)}`);
       }
     }
-    row[0] = find(shapes, fields) ?? add(shapes, fields, fields.split(',') as WireField[]);
+    if (fields !== lastFields) {
+      lastShape = find(shapes, fields) ?? add(shapes, fields, fields.split(',') as WireField[]);
+      lastFields = fields;
+    }
+    row[0] = lastShape;
     wire.controls.push(row);
   });
   return wire;
