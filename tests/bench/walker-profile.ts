@@ -1,7 +1,7 @@
 // Profile of one walker observe on the bench's generated page: CDP Profiler around observePage, self time summed
 // by function, top rows printed. Run alone: npx tsx tests/bench/walker-profile.ts [elements] [observes] [rows] [--in-page]
 // [--casedesk] (--casedesk: CASEDESK's list with [elements] cases instead of the generated page)
-// (--in-page: the observes run in one evaluate, so only the walk and its JSON are sampled, not the round trips)
+// (--in-page: the observes run in one evaluate, so only the walk and its wire form are sampled, not the round trips)
 // (--transfer: what carrying an observation out of the page costs, as plain JSON and in the wire form, [rows] rounds of
 // [observes] observes each, the two forms interleaved: CPU per observe of this process, the browser and the renderer)
 import { readdirSync, readFileSync } from 'node:fs';
@@ -75,8 +75,9 @@ export async function profileWalker(
     await cdp.send('Profiler.start');
     if (inPage) {
       await page.evaluate((n) => {
-        const api = (globalThis as unknown as { __handrail: { observe(): unknown } }).__handrail;
-        for (let i = 0; i < n; i++) JSON.stringify(api.observe());
+        // What the runner asks for: the observation in its wire form, as JSON (docs/ARCHITECTURE.md "The wire form").
+        const api = (globalThis as unknown as { __handrail: { observeWire(): string } }).__handrail;
+        for (let i = 0; i < n; i++) api.observeWire();
       }, observes);
     } else for (let i = 0; i < observes; i++) await observePage(page);
     const { profile } = (await cdp.send('Profiler.stop')) as unknown as { profile: Profile };
