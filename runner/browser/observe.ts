@@ -4,11 +4,13 @@
 // helpers and the walker's own tests all come through here.
 import type { ElementHandle, Frame, Page } from 'playwright-core';
 import type { DocumentObservation, FindQuery, InPage } from '../../shared/dom/api.ts';
+import { WIRE_VERSION } from '../../shared/dom/wire.ts';
 import { formatRef, frameKey, frameObservation, parseRef, type FramePath } from '../../shared/ref.ts';
 import type { Part, Observation, SurfaceRows } from '../../shared/schema/observation.ts';
 import { combineParts } from '../../shared/screens.ts';
 import { frameAt, framePath } from './frames.ts';
 import { WALKER_VERSION, walkerSource } from './walker-bundle.ts';
+import { fromWire } from './wire.ts';
 
 type WithWalker = typeof globalThis & { __handrail?: InPage };
 
@@ -20,20 +22,27 @@ export async function ensureWalker(frame: Frame): Promise<void> {
 }
 
 /** One round trip when the walker is already installed; the result crosses as one JSON string, which
- *  Playwright moves several times faster than the same value as a nested object. */
+ *  Playwright moves several times faster than the same value as a nested object, in the walker's compact wire form
+ *  (docs/ARCHITECTURE.md, "The walker", "The wire form"). A walker of this version that another build installed
+ *  without that form answers plain JSON. */
 async function observeDocument(frame: Frame): Promise<DocumentObservation> {
   const run = () =>
-    frame.evaluate((v) => {
-      const api = (globalThis as WithWalker).__handrail;
-      return api && api.version === v ? JSON.stringify(api.observe()) : null;
-    }, WALKER_VERSION);
+    frame.evaluate(
+      ([v, w]) => {
+        const api = (globalThis as WithWalker).__handrail;
+        if (!api || api.version !== v) return null;
+        return api.wireVersion === w ? api.observeWire() : JSON.stringify(api.observe());
+      },
+      [WALKER_VERSION, WIRE_VERSION] as const,
+    );
   let json = await run();
   if (json === null) {
     await frame.evaluate(await walkerSource());
     json = await run();
   }
   if (json === null) throw new Error(`the walker did not install in frame ${frame.url()}`);
-  return JSON.parse(json) as DocumentObservation;
+  const parsed = JSON.parse(json) as DocumentObservation | { wire: unknown };
+  return 'wire' in parsed ? fromWire(parsed) : parsed;
 }
 
 async function observeFrame(frame: Frame): Promise<Part> {

@@ -37,6 +37,10 @@ export interface DocumentObservation {
 export interface InPage {
   version: string;
   observe(): DocumentObservation;
+  /** The form `observeWire` answers in (shared/dom/wire.ts WIRE_VERSION). */
+  wireVersion: string;
+  /** `observe()` in the compact wire form, as JSON: what the runner carries out of the page (shared/dom/wire.ts). */
+  observeWire(): string;
   /** The element of a ref from the latest observe() or any find() in this document. */
   element(ref: string): Element | null;
   /** Refs of every match, in document order (a ref already given by observe() is reused). */

@@ -11,6 +11,7 @@ import { selectorsOf } from './selectors.ts';
 import { newCache } from './style.ts';
 import { WALKER_VERSION } from './version.ts';
 import { walkDocument, type Walked } from './walk.ts';
+import { toWire, WIRE_VERSION } from './wire.ts';
 
 const BUSY = '[aria-busy="true"],[role="progressbar"],progress';
 
@@ -83,6 +84,10 @@ export function createInPage(doc: Document, opts?: { gesturesSeen?: () => Readon
         return control;
       });
       return { url: walked.url, title: walked.title, controls, paths: walked.paths, text: walked.text, busy: isBusy(doc, walked) };
+    },
+    wireVersion: WIRE_VERSION,
+    observeWire(): string {
+      return JSON.stringify(toWire(this.observe()));
     },
     element(ref: string): Element | null {
       const el = byRef.get(ref);

@@ -187,13 +187,40 @@ function textAlternative(el: Element, w: Walk): string {
 }
 
 /**
+ * The element's <label>s as `el.labels` lists them: the label elements, in tree order, whose labeled control is the
+ * element (HTML §4.10.4 "The label element"; none for an element without `labels`, and none for an input that is not
+ * labelable, whose `labels` is null). A label's labeled control is in the label's own tree (its `for` target in that
+ * tree, else a descendant), so one table per document or shadow root, made from that tree's labels once per walk
+ * (docs/ARCHITECTURE.md "The walker", "Asked once, or not at all"), answers for every field in it: `el.labels.length`
+ * asked per field is a live list the browser counts again.
+ */
+const NO_LABELS: readonly HTMLLabelElement[] = [];
+
+function labelsOf(c: DomCache, el: Element): readonly HTMLLabelElement[] {
+  if (!('labels' in el)) return NO_LABELS;
+  const root = el.getRootNode();
+  let table = c.labels.get(root);
+  if (!table) {
+    table = new Map();
+    for (const label of (root as Document | ShadowRoot).querySelectorAll('label')) {
+      const control = (label as HTMLLabelElement).control;
+      if (!control) continue;
+      const list = table.get(control);
+      if (list) list.push(label as HTMLLabelElement);
+      else table.set(control, [label as HTMLLabelElement]);
+    }
+    c.labels.set(root, table);
+  }
+  return table.get(el) ?? NO_LABELS;
+}
+
+/**
  * The text of the element's <label>s. A label that is itself hidden (display:none, visibility:hidden, aria-hidden,
  * the hidden attribute) gives nothing: Chromium names such a control '' (Playwright and the WPT accname tests
  * still use the hidden label; the walker follows the browser).
  */
 function fromLabels(el: Element, w: Walk): string {
-  const labels = [...((el as HTMLInputElement).labels ?? [])];
-  return labels
+  return labelsOf(w.c, el)
     .filter((label) => !isHiddenForAria(w.c, label))
     .map((label) => textAlternative(label, { c: w.c, visited: w.visited, target: undefined, label: { hidden: false } }))
     .filter((t) => !!t)
@@ -208,7 +235,7 @@ function nativeTextAlternative(el: Element, tag: string, hasLabelledBy: boolean,
     // HTML-AAM §4.1.4: <label>, then value, else the UA's default label ("Submit", "Reset") when there is no value
     // attribute at all (Chromium: value="" names it ''), else title.
     w.visited.add(el);
-    const label = !hasLabelledBy && !w.labelledBy && input.labels?.length ? fromLabels(el, w) : '';
+    const label = !hasLabelledBy && !w.labelledBy && labelsOf(w.c, el).length ? fromLabels(el, w) : '';
     if (label) return label;
     if (input.value.trim()) return input.value;
     if (!el.hasAttribute('value') && input.type === 'submit') return 'Submit';
@@ -217,13 +244,13 @@ function nativeTextAlternative(el: Element, tag: string, hasLabelledBy: boolean,
   }
   if (tag === 'INPUT' && input.type === 'file') {
     w.visited.add(el);
-    if (input.labels?.length && !w.labelledBy) return fromLabels(el, w);
+    if (labelsOf(w.c, el).length && !w.labelledBy) return fromLabels(el, w);
     return 'Choose File';
   }
   if (tag === 'INPUT' && input.type === 'image') {
     // HTML-AAM §4.1.5: label, alt, title, then "Submit".
     w.visited.add(el);
-    if (input.labels?.length && !w.labelledBy) return fromLabels(el, w);
+    if (labelsOf(w.c, el).length && !w.labelledBy) return fromLabels(el, w);
     const alt = el.getAttribute('alt') || '';
     if (alt.trim()) return alt;
     if (title().trim()) return title();
@@ -231,18 +258,18 @@ function nativeTextAlternative(el: Element, tag: string, hasLabelledBy: boolean,
   }
   if (!hasLabelledBy && tag === 'BUTTON') {
     w.visited.add(el);
-    if (input.labels?.length) return fromLabels(el, w);
+    if (labelsOf(w.c, el).length) return fromLabels(el, w);
     return undefined;
   }
   if (!hasLabelledBy && tag === 'OUTPUT') {
     w.visited.add(el);
-    if (input.labels?.length) return fromLabels(el, w);
+    if (labelsOf(w.c, el).length) return fromLabels(el, w);
     return title();
   }
   if (!hasLabelledBy && ['TEXTAREA', 'SELECT', 'INPUT', 'METER', 'PROGRESS'].includes(tag)) {
     // HTML-AAM §4.1.1/§4.1.2: <label>, then title, then placeholder (text-like inputs), as Chromium orders them.
     w.visited.add(el);
-    const label = input.labels?.length ? fromLabels(el, w) : '';
+    const label = labelsOf(w.c, el).length ? fromLabels(el, w) : '';
     if (label) return label;
     const usePlaceholder = (tag === 'INPUT' && PLACEHOLDER_TYPES.has(input.type)) || tag === 'TEXTAREA';
     if (!usePlaceholder || title()) return title();

@@ -17,6 +17,8 @@ export interface DomCache {
   /** isRevealable's answers: they read the element's own style, layout and aria-hidden chain, never another
    *  element's lifted hidden-ness, so a lifted cache (liftedCache) shares them. */
   revealable: Map<Element, boolean>;
+  /** Per document or shadow root: each labeled control's <label>s in tree order (name.ts labelsOf). */
+  labels: Map<Node, Map<Element, HTMLLabelElement[]>>;
 }
 
 export function newCache(): DomCache {
@@ -32,6 +34,7 @@ export function newCache(): DomCache {
     presentation: new Map(),
     name: new Map(),
     revealable: new Map(),
+    labels: new Map(),
   };
 }
 
@@ -39,7 +42,8 @@ export function newCache(): DomCache {
  * A cache for the same walk in which some elements' hidden-ness will be lifted (shared/dom/walk.ts revealedName): it
  * starts its own `hidden` and `name` maps, the only answers a lift can change (a display:contents element's
  * hidden-ness follows its children's; a name follows hidden-ness), and shares every other map, whose answers depend
- * on the element alone: computed style, pseudo content, the display:none and aria-hidden chains, roles, revealability.
+ * on the element alone: computed style, pseudo content, the display:none and aria-hidden chains, roles, revealability,
+ * labels.
  */
 export function liftedCache(c: DomCache): DomCache {
   return { ...c, hidden: new Map(), name: new Map() };
