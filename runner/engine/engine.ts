@@ -174,6 +174,12 @@ export class Replay {
   private current: Named | null = null;
   private pressedCommit = false;
   private lastShotLabel: string | null = null;
+  /** The latest queued evidence line (`note`); the log's lock writes them in call order. */
+  private notes: Promise<void> = Promise.resolve();
+  private noteFailed: unknown = null;
+  /** The last stage's `observed` journal line, written without waiting for its fsync. */
+  private stageObserved: Promise<void> = Promise.resolve();
+  private journalFailed: unknown = null;
   private readonly writes: WriteCheck;
   /** Screenshots in the order screens were reached, detached from the steps that asked for them. */
   private readonly shots = new Lock();
@@ -263,9 +269,8 @@ export class Replay {
     this.current = current;
     if (obs.signature !== this.lastSignature) {
       this.lastSignature = obs.signature;
-      await this.timed('evidence line', () =>
-        this.ctx.evidence.append('screen', { label: current.label, how: named?.how ?? null, signature: obs.signature, locus: obs.locus }),
-      );
+      // The line is queued before the picture is asked for, so the log reads screen → screenshot.
+      this.note('screen', { label: current.label, how: named?.how ?? null, signature: obs.signature, locus: obs.locus });
       // A screenshot per declared screen reached. Transient unnamed states (a frameset still loading) get a
       // line but no picture; a failure takes its own. The capture overlaps the next resolve and journal write,
       // and is awaited before anything acts on the page, so it always shows the screen the step acted on.
@@ -276,6 +281,34 @@ export class Replay {
       }
     }
     return current;
+  }
+
+  /**
+   * Queues one of a step's routine evidence lines (the screen seen, the resolution, the step's summary) without
+   * waiting for its write: the log's own lock keeps the call order, so the chain is the one an awaited append makes.
+   * `notesWritten` is awaited before every act and at the end of the run, so every line up to a press is with the
+   * kernel before the press, and a failed write still ends the run (docs/ARCHITECTURE.md, "Profiling a replay").
+   */
+  private note(kind: string, data: Record<string, unknown>): void {
+    const began = this.ctx.profile ? performance.now() : 0;
+    this.notes = this.ctx.evidence.append(kind, data).then(
+      () => this.ctx.profile?.add('evidence line (queued)', performance.now() - began),
+      (e: unknown) => {
+        this.noteFailed ??= e;
+      },
+    );
+  }
+
+  /** Settles once the last stage's `observed` is on disk; throws when it could not be written. */
+  private async journalWritten(): Promise<void> {
+    await this.stageObserved;
+    if (this.journalFailed !== null) throw this.journalFailed;
+  }
+
+  /** Settles once every queued line is written; throws the first write that failed. */
+  private async notesWritten(): Promise<void> {
+    await this.notes;
+    if (this.noteFailed !== null) throw this.noteFailed;
   }
 
   private attaches(kind: EvidenceKind): boolean {
@@ -504,6 +537,7 @@ export class Replay {
         this.stepsDone++;
       }
       current = null;
+      await Promise.all([this.notesWritten(), this.journalWritten()]);
       if (end.word === 'SUCCESS') end = (await this.writes.end()) ?? this.finalWord();
     } catch (e) {
       await this.shotsTaken();
@@ -598,7 +632,7 @@ export class Replay {
     // 2. Resolve.
     const target = this.bind(step.target);
     const resolution = await this.timed('resolve (find + fingerprint)', () => this.surface.resolve(target));
-    await this.timed('evidence line', () => this.ctx.evidence.append('resolve', { step: step.id, target: step.target, ...resolution }));
+    this.note('resolve', { step: step.id, target: step.target, ...resolution });
     // The control rung, when the ladder found none or several: the referee proposes a row, the fingerprint disposes.
     const lost = !resolution.ok && (resolution.code === 'TARGET_NOT_FOUND' || resolution.code === 'AMBIGUOUS');
     const found: Resolution | Resolved = (lost ? await this.controlFor(step, target) : null) ?? resolution;
@@ -631,6 +665,7 @@ export class Replay {
       if (effect === 'commit' && state === 'dispatched') throw new InDoubt(`commit ${step.id} is in doubt in the journal`);
       if (effect === 'commit' && state === 'observed') throw new JournalReceipt(step.id);
       const journal = this.ctx.journal;
+      await this.journalWritten();
       await this.timed('journal: dispatched (fsync)', () => journal.dispatched(this.ctx.runId, step.id, effect));
     }
     if (step.effect.kind === 'commit') {
@@ -639,7 +674,7 @@ export class Replay {
     }
     if (JOURNALLED.has(step.effect.kind)) this.tell('dispatched', step, index);
     // 4. Act.
-    await this.timed('wait for the screenshot', () => this.shotsTaken());
+    await this.timed('wait for the screenshot and evidence', () => Promise.all([this.shotsTaken(), this.notesWritten()]));
     failpoint(step.id, 'before_act');
     const op = step.op.value === undefined ? { verb: step.op.verb } : { verb: step.op.verb, value: this.fill(step.op.value), ...(secret ? { secret: true } : {}) };
     const acted = await this.timed('act', () => this.surface.act(found.ref, op));
@@ -656,16 +691,14 @@ export class Replay {
         `settled ${settled.named.label ?? '?'} in ${settled.ms}ms`,
     );
     const done = settled;
-    await this.timed('evidence line', () =>
-      this.ctx.evidence.append('step', {
-        step: step.id,
-        effect: step.effect.kind,
-        verb: step.op.verb,
-        rung: found.rung,
-        screen_after: done.named.label,
-        settle_ms: done.ms,
-      }),
-    );
+    this.note('step', {
+      step: step.id,
+      effect: step.effect.kind,
+      verb: step.op.verb,
+      rung: found.rung,
+      screen_after: done.named.label,
+      settle_ms: done.ms,
+    });
     if (!settled.settled) {
       await this.unknownScreen(step, settled.named);
       const named = settled.named.label ? null : await this.climb(step, settled.named, this.wanted(step) ?? [], step.effect.kind === 'commit');
@@ -698,8 +731,20 @@ export class Replay {
     // declared outcome, or the expected screen with every postcondition holding — so a commit whose effect
     // cannot be shown stays in doubt in the journal, and no later run presses it again.
     const observed = async (): Promise<void> => {
+      // Observed only with its evidence written: a step whose lines could not be kept is not called done.
+      await this.notesWritten();
       const journal = journalled ? this.ctx.journal : null;
-      if (journal) await this.timed('journal: observed (fsync)', () => journal.observed(this.ctx.runId, step.id, effect));
+      if (!journal) return;
+      if (effect === 'commit') {
+        await this.timed('journal: observed (fsync)', () => journal.observed(this.ctx.runId, step.id, effect));
+        return;
+      }
+      // A stage's `observed` decides nothing (only a commit can be in doubt): its fsync is not waited for. The next
+      // `dispatched` is appended after it in the same file and waits for it, so it is durable before anything else is
+      // pressed (docs/ARCHITECTURE.md, "Never twice").
+      this.stageObserved = journal.observed(this.ctx.runId, step.id, effect).catch((e: unknown) => {
+        this.journalFailed ??= e;
+      });
     };
     if (effect !== 'commit') await observed();
     // 6. Expected screen? A declared outcome (already held, bad password) ends the run here.

@@ -390,6 +390,11 @@ export class Journal extends SealedJournal {
   /** Appends one at a time, in call order. */
   readonly #appends = new Lock();
   #closed = false;
+  /**
+   * This instance's own last write went out whole, so the file ends in a newline: the next append need not read the
+   * file's last byte to look for a torn line (it does on its first append, and after any failed write).
+   */
+  #endsClean = false;
 
   private constructor(
     readonly path: string,
@@ -450,7 +455,8 @@ export class Journal extends SealedJournal {
       if (this.#closed) throw new JournalError('JOURNAL_CLOSED', `journal ${this.path} is closed`);
       let text = '';
       let prev = this.view.last;
-      const torn = await this.#tornLine();
+      const torn = this.#endsClean ? 0 : await this.#tornLine();
+      this.#endsClean = false;
       if (torn) {
         // Start a fresh line and excuse the fragment, so what we write is never glued to it.
         const marker = seal({ phase: 'torn', line: torn }, prev);
@@ -464,6 +470,7 @@ export class Journal extends SealedJournal {
       if (bytesWritten !== buf.length) {
         throw new JournalError('JOURNAL_IO', `short write to ${this.path} (${bytesWritten} of ${buf.length} bytes); the journal needs a look before the next run`);
       }
+      this.#endsClean = true;
       await io(`fsync ${this.path}`, () => this.handle.sync());
       if (prev !== this.view.last) this.view.apply(prev);
       this.view.apply(rec);

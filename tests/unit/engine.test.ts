@@ -417,6 +417,25 @@ describe('checkpoint 3: the journal rule', () => {
     expect((await journalLines(file)).filter((l) => l.phase === 'receipt')).toHaveLength(1);
   });
 
+  it('does not wait for a stage\'s observed line, yet presses nothing more when that line could not be written', async () => {
+    const file = path.join(tmp, 'journal.jsonl');
+    const s = new MemorySurface(bank());
+    const card = cardFor(s);
+    const masker = new Masker([{ name: 'password', value: PASSWORD }]);
+    const evidence = await Evidence.create(path.join(tmp, 'lost-observed'), masker, 'run-lost-observed');
+    const journal = await Journal.open(file, intentOf(card, INPUTS));
+    // The disk refuses the stage's `observed` (a full disk): the run learns it before its next journalled step.
+    const observed = journal.observed.bind(journal);
+    journal.observed = (run, step, effect) => (step === 'enter_password' ? Promise.reject(new Error('ENOSPC: no space left on device')) : observed(run, step, effect));
+    const result = await new Replay({ card, inputs: INPUTS, entry: card.entry, runId: 'run-lost-observed', masker, evidence, journal }, s).run();
+    await journal.close();
+    await evidence.close();
+    expect(result).toMatchObject({ word: 'FAILED', code: 'INTERNAL', at_step: 'post' });
+    expect(result.message).toContain('ENOSPC');
+    expect(s.presses('F10=Post Hold')).toBe(0);
+    expect(await phases(file)).toEqual(['enter_password dispatched']);
+  });
+
   it('hands back the recorded receipt, without pressing again, when the commit was already observed', async () => {
     const file = path.join(tmp, 'journal.jsonl');
     const s = new MemorySurface(bank());
@@ -503,6 +522,23 @@ describe('checkpoint 4: act', () => {
     expect(s.acts).toEqual([]);
   });
 });
+
+  it('ends the step whose evidence line could not be written and presses nothing after it, though the engine did not wait for that line', async () => {
+    const s = new MemorySurface(bank());
+    const card = cardFor(s);
+    const masker = new Masker([{ name: 'password', value: PASSWORD }]);
+    const evidence = await Evidence.create(path.join(tmp, 'lost-line'), masker, 'run-lost-line');
+    // The disk refuses the summary line of the navigation before the commit (a full disk, a yanked volume).
+    const append = evidence.append.bind(evidence);
+    evidence.append = (kind, data) =>
+      kind === 'step' && data['step'] === 'sign_on' ? Promise.reject(new Error('ENOSPC: no space left on device')) : append(kind, data);
+    const result = await new Replay({ card, inputs: INPUTS, entry: card.entry, runId: 'run-lost-line', masker, evidence, journal: null }, s).run();
+    await evidence.close();
+    expect(result).toMatchObject({ word: 'FAILED', code: 'INTERNAL', at_step: 'sign_on' });
+    expect(result.message).toContain('ENOSPC');
+    expect(s.presses('Sign On')).toBe(1);
+    expect(s.presses('F10=Post Hold')).toBe(0);
+  });
 
 describe('checkpoint 5: settle', () => {
   it('FAILED TIMEOUT when a step that commits nothing never reaches its screen', async () => {
