@@ -38,7 +38,7 @@ export type AppName = 'plumbline' | 'casedesk';
 export const APPS: readonly AppName[] = ['plumbline', 'casedesk'];
 
 /** One app under the bench: its server, the card, the inputs, the floor script and how to reset between runs. */
-interface AppUnderBench {
+export interface AppUnderBench {
   name: string;
   url: string;
   card: string;
@@ -113,6 +113,11 @@ async function casedesk(): Promise<AppUnderBench> {
   };
 }
 
+/** Starts the app's server for the bench (the caller closes it). */
+export function appUnderBench(which: AppName): Promise<AppUnderBench> {
+  return which === 'plumbline' ? plumbline() : casedesk();
+}
+
 async function floor(browser: Browser, app: AppUnderBench, inputs: Record<string, string>): Promise<void> {
   const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
   try {
@@ -136,7 +141,7 @@ async function handrail(browser: Browser, app: AppUnderBench, card: Parameters<t
 }
 
 export async function benchReplay(runs = 15, which: AppName = 'plumbline'): Promise<ReplayBench> {
-  const app = which === 'plumbline' ? await plumbline() : await casedesk();
+  const app = await appUnderBench(which);
   const browser = await chromium.launch(findChromium().launchOptions);
   const dir = await mkdtemp(join(tmpdir(), 'handrail-bench-'));
   const loaded = await readCard(app.card);
