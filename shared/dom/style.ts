@@ -262,6 +262,15 @@ function rulesMention(rules: CSSRuleList): boolean {
   for (const rule of rules) {
     if ('selectorText' in rule && PSEUDO_SELECTOR.test(String((rule as CSSStyleRule).selectorText))) return true;
     if ('cssRules' in rule && rulesMention((rule as CSSGroupingRule).cssRules)) return true;
+    // An @import brings its sheet's rules in (CSSOM §6.4.5 CSSImportRule.styleSheet); one still loading has none yet.
+    // An imported sheet whose rules cannot be read (cross-origin) counts as could, as a top-level one does.
+    if ('styleSheet' in rule && (rule as CSSImportRule).styleSheet) {
+      try {
+        if (rulesMention((rule as CSSImportRule).styleSheet!.cssRules)) return true;
+      } catch {
+        return true;
+      }
+    }
   }
   return false;
 }
