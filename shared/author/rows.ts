@@ -5,7 +5,7 @@
 // a name by the named container that makes it the only unnamed list there.
 import { ROWS_ROLES } from '../schema/capability.ts';
 import type { Control, Observation, ScopeLink } from '../schema/observation.ts';
-import type { Surface } from '../surface.ts';
+import type { BoundTarget, Surface } from '../surface.ts';
 
 /** One table, grid or list on the screen that `read_rows` can read: how to find it, its headers, how many rows now. */
 export interface RowSource {
@@ -48,22 +48,38 @@ const SCOPE_OF: Readonly<Record<string, ScopeLink['role']>> = {
 const CONTAINER_RE = new RegExp(`^(.*?)(${Object.keys(SCOPE_OF).join('|')}) '(.+)'$`);
 
 /**
- * Where an unnamed list may be: inside each named container the screen shows (the deepest first, so a list is
- * scoped by the container nearest it), then anywhere in its frame. A list has no path of its own when it has no name,
- * so the surface is asked for the one unnamed list in each place; a place with two offers neither.
+ * Where an unnamed list may be asked for. A list has no path of its own when it has no name, so the surface is asked
+ * for the one list with an empty name in each frame whose paths pass through a list (a list holding only plain text
+ * shows no such path and is not offered): one there is offered scoped by its frame; none, and nothing more
+ * is asked (one round trip per frame on a screen without such lists, which is most screens: the guard asks this at
+ * every look); two or more, and each named container the frame shows is asked in turn, the deepest first, so a list
+ * is scoped by the container nearest it. A place with two offers neither.
  */
-function unnamedListPlaces(obs: Pick<Observation, 'parts'>): Candidate[] {
-  const out: (Candidate & { depth: number })[] = [];
+async function unnamedListPlaces(surface: Surface, obs: Pick<Observation, 'parts'>): Promise<Candidate[]> {
+  const out: Candidate[] = [];
   for (const p of obs.parts) {
+    // Asked only where the frame's paths show a list at all (a control or a heading inside one): each question is a
+    // round trip to the page, and the guard looks after every action, also on pages that flood their own main thread.
+    if (!p.paths.some((path) => path.includes('list>'))) continue;
     const frames: ScopeLink[] = p.part.map((name) => ({ role: 'frame', name }));
+    const part = p.part.join('/');
+    const inFrame = await surface.resolve(listTarget(frames)).catch(() => null);
+    if (inFrame?.ok) out.push({ role: 'list', name: '', scope: frames, part });
+    if (!inFrame || inFrame.ok || inFrame.code !== 'AMBIGUOUS') continue;
+    const inside: (Candidate & { depth: number })[] = [];
     for (const path of p.paths) {
       const m = CONTAINER_RE.exec(path);
       const role = m?.[2] ? SCOPE_OF[m[2]] : undefined;
-      if (m?.[3] && role && !m[3].includes('#')) out.push({ role: 'list', name: '', scope: [...frames, { role, name: m[3] }], part: p.part.join('/'), depth: (m[1] ?? '').split('>').length });
+      if (m?.[3] && role && !m[3].includes('#')) inside.push({ role: 'list', name: '', scope: [...frames, { role, name: m[3] }], part, depth: (m[1] ?? '').split('>').length });
     }
-    out.push({ role: 'list', name: '', scope: frames, part: p.part.join('/'), depth: -1 });
+    out.push(...inside.sort((a, b) => b.depth - a.depth).map(({ depth: _depth, ...c }) => c));
   }
-  return out.sort((a, b) => b.depth - a.depth).map(({ depth: _depth, ...c }) => c);
+  return out;
+}
+
+/** The target `locate` asks for: this role and name in this scope, by its role and name alone. */
+function listTarget(scope: ScopeLink[], role = 'list', name = ''): BoundTarget {
+  return { id: 'rows', role, name, supports: ['read_rows'], scope, ladder: [{ rung: 'role_name', cost: 100 }], fingerprint: { over: ['role'] } };
 }
 
 /**
@@ -71,15 +87,7 @@ function unnamedListPlaces(obs: Pick<Observation, 'parts'>): Candidate[] {
  * ref is good until the next observation, so the guard finds a source again before it reads it.
  */
 export async function locate(surface: Surface, c: Pick<Control, 'role' | 'name' | 'scope'>): Promise<string | null> {
-  const hit = await surface.resolve({
-    id: 'rows',
-    role: c.role,
-    name: c.name,
-    supports: ['read_rows'],
-    scope: c.scope,
-    ladder: [{ rung: 'role_name', cost: 100 }],
-    fingerprint: { over: ['role'] },
-  });
+  const hit = await surface.resolve(listTarget(c.scope, c.role, c.name));
   return hit.ok ? hit.ref : null;
 }
 
@@ -91,7 +99,7 @@ export async function locate(surface: Surface, c: Pick<Control, 'role' | 'name' 
 export async function rowSources(surface: Surface, obs: Pick<Observation, 'parts'>): Promise<RowSource[]> {
   const found: (RowSource & { part: string; named: boolean })[] = [];
   const refs = new Set<string>();
-  for (const c of [...candidates(obs), ...unnamedListPlaces(obs)]) {
+  for (const c of [...candidates(obs), ...(await unnamedListPlaces(surface, obs))]) {
     try {
       const ref = await locate(surface, c);
       // One element once: an unnamed list found from two places keeps the nearer place's scope.
