@@ -85,6 +85,29 @@ describe('authoring a rows output', () => {
     expect(renderRowSources(sources)).toBe("T1: grid 'Shares', columns 'Share ID', 'Type', 'Status'; 2 rows");
   });
 
+  it('asks about unnamed lists only where the screen`s paths pass through a list: a page without lists costs no round trip for them', async () => {
+    const list: MemoryElement = { role: 'list', name: '', control: false, rows: [{ cells: {}, text: 'Buy milk' }], headers: [] };
+    const surface = new MemorySurface({
+      screens: {
+        plain: { title: 'No list paths', elements: [list] },
+        listed: { title: 'A list with a control', furniture: ["main>list>listitem>button 'Delete'"], elements: [list] },
+      },
+    });
+    const asked: string[] = [];
+    const resolve = surface.resolve.bind(surface);
+    surface.resolve = (t) => {
+      asked.push(`${t.role} '${t.name ?? ''}'`);
+      return resolve(t);
+    };
+    await surface.open('memory://plain');
+    expect(await rowSources(surface, await surface.observe())).toEqual([]);
+    expect(asked).toEqual([]);
+    await surface.open('memory://listed');
+    const sources = await rowSources(surface, await surface.observe());
+    expect(renderRowSources(sources)).toBe('T1: list (unnamed, the only one here), no headers (use text); 1 rows');
+    expect(asked.length).toBeGreaterThan(0);
+  });
+
   it('refuses a header the table does not have, naming it and the headers it has; a table not on the screen; a taken name', async () => {
     const { model, lines } = await evening([
       TO_MEMBER,
