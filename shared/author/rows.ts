@@ -26,6 +26,8 @@ interface Candidate {
   name: string;
   scope: ScopeLink[];
   part: string;
+  /** The element, when finding the place already found it (an unnamed list in its frame): not asked for again. */
+  ref?: string;
 }
 
 function candidates(obs: Pick<Observation, 'parts'>): Candidate[] {
@@ -64,7 +66,7 @@ async function unnamedListPlaces(surface: Surface, obs: Pick<Observation, 'parts
     const frames: ScopeLink[] = p.part.map((name) => ({ role: 'frame', name }));
     const part = p.part.join('/');
     const inFrame = await surface.resolve(listTarget(frames)).catch(() => null);
-    if (inFrame?.ok) out.push({ role: 'list', name: '', scope: frames, part });
+    if (inFrame?.ok) out.push({ role: 'list', name: '', scope: frames, part, ref: inFrame.ref });
     if (!inFrame || inFrame.ok || inFrame.code !== 'AMBIGUOUS') continue;
     const inside: (Candidate & { depth: number })[] = [];
     for (const path of p.paths) {
@@ -101,7 +103,7 @@ export async function rowSources(surface: Surface, obs: Pick<Observation, 'parts
   const refs = new Set<string>();
   for (const c of [...candidates(obs), ...(await unnamedListPlaces(surface, obs))]) {
     try {
-      const ref = await locate(surface, c);
+      const ref = c.ref ?? (await locate(surface, c));
       // One element once: an unnamed list found from two places keeps the nearer place's scope.
       if (ref === null || (c.name === '' && refs.has(ref))) continue;
       refs.add(ref);
