@@ -91,8 +91,12 @@ export interface TreeReport {
  * it when the child is spawned; `stop()` after the child has exited gives the exact tree total too.
  */
 export class TreeSampler {
-  /** Per process seen: its kind and its own CPU at the last sample (kept after it ends). */
-  readonly #last = new Map<number, { kind: TreeKind; own: number }>();
+  /**
+   * Per process seen: its kind, its own CPU at the last sample (kept after it ends) and at the first sample (`from`):
+   * a process already running when sampling starts counts only what it uses after, not since it started; one born
+   * later counts from 0.
+   */
+  readonly #last = new Map<number, { kind: TreeKind; own: number; from: number }>();
   readonly #startedAt = performance.now();
   readonly #selfAtStart = process.cpuUsage();
   readonly #reapedAtStart = reapedBySelf();
@@ -127,6 +131,7 @@ export class TreeSampler {
       }
       return table;
     };
+    const first = this.#ticks === 0;
     const memory = this.#ticks++ % this.memoryEvery === 0;
     let pss = 0;
     let rss = 0;
@@ -136,8 +141,10 @@ export class TreeSampler {
       seen.add(pid);
       const stat = read(`/proc/${pid}/stat`);
       if (!stat) return;
-      const kind = this.#last.get(pid)?.kind ?? kindOf(read(`/proc/${pid}/cmdline`).replaceAll('\0', ' '), pid === this.root);
-      this.#last.set(pid, { kind, own: cpuOfStat(stat).own });
+      const own = cpuOfStat(stat).own;
+      const had = this.#last.get(pid);
+      const kind = had?.kind ?? kindOf(read(`/proc/${pid}/cmdline`).replaceAll('\0', ' '), pid === this.root);
+      this.#last.set(pid, { kind, own, from: had?.from ?? (first ? own : 0) });
       if (memory) {
         const rollup = read(`/proc/${pid}/smaps_rollup`);
         rss += Number(/^Rss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
@@ -161,7 +168,7 @@ export class TreeSampler {
     const wallS = (performance.now() - this.#startedAt) / 1000;
     const self = process.cpuUsage(this.#selfAtStart);
     const seconds = Object.fromEntries(KINDS.map((k) => [k, 0])) as Record<ProcessKind, number>;
-    for (const s of this.#last.values()) seconds[s.kind] += s.own;
+    for (const s of this.#last.values()) seconds[s.kind] += s.own - s.from;
     seconds['app server'] = Math.max(0, self.user + self.system - this.#samplerUs) / 1e6;
     const sampledTree = KINDS.filter((k) => k !== 'app server').reduce((a, k) => a + seconds[k], 0);
     const reapedS = rootExited ? reapedBySelf() - this.#reapedAtStart : null;

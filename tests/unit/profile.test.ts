@@ -1,12 +1,13 @@
 // HANDRAIL_PROFILE: a profiled replay says where its time went, phase by phase, and an unprofiled one ends the same way; the bench's /proc readers parse what Linux writes.
-import { promises as fs } from 'node:fs';
+import { promises as fs, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Phases, phasesFromEnv, PROFILE_ENV } from '../../runner/profile.ts';
 import { runCapability } from '../../runner/run.ts';
 import { Capability } from '../../shared/schema/capability.ts';
-import { cpuOfStat, kindOf } from '../bench/cpu.ts';
+import { cpuOfStat, kindOf, TreeSampler } from '../bench/cpu.ts';
 import { MemorySurface, type MemoryApp } from '../fixtures/memory-surface.ts';
 
 let tmp: string;
@@ -137,5 +138,24 @@ describe('the scale bench reads /proc (tests/bench/cpu.ts)', () => {
     expect(kindOf('/usr/lib/chromium/chromium --type=zygote', false)).toBe('other chromium');
     expect(kindOf('/usr/lib/chromium/chromium --no-sandbox --remote-debugging-pipe', false)).toBe('browser');
     expect(kindOf('/usr/bin/node --import tsx runner/cli/main.ts replay', true)).toBe('cli');
+  });
+
+  it('counts a process already running when sampling starts from then, not from its start', async () => {
+    // The child burns 0.4 s of CPU, says so, then idles: sampled after that, it has used next to nothing.
+    const child = spawn(process.execPath, ['-e', "const t=process.cpuUsage();while(process.cpuUsage(t).user<4e5);console.log('busy done');setInterval(()=>{},1e3)"]);
+    try {
+      await new Promise<void>((done, fail) => {
+        child.stdout.once('data', () => done());
+        child.once('exit', (code) => fail(new Error(`the busy child exited (${code})`)));
+      });
+      const sampler = new TreeSampler(child.pid as number, 60_000);
+      sampler.sample();
+      const r = sampler.stop(false);
+      expect(cpuOfStat(readFileSync(`/proc/${child.pid}/stat`, 'utf8')).own).toBeGreaterThanOrEqual(0.3);
+      expect(r.seconds.cli).toBeLessThan(0.1);
+      expect(r.processes).toBe(1);
+    } finally {
+      child.kill();
+    }
   });
 });
