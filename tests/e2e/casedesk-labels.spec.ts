@@ -6,15 +6,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test, expect } from '@playwright/test';
 import { DEMO_PASSWORD, type Desk } from '../../demo/casedesk/server.ts';
-import { JsonlBook, readBook } from '../../runner/author/book.ts';
-import { selectorsFor } from '../../runner/author/selectors.ts';
-import { BrowserSurface } from '../../runner/browser/surface.ts';
-import { runEvening } from '../../shared/author/evening.ts';
 import type { EveningInput } from '../../shared/author/ports.ts';
 import { parseScript, ScriptedModel, type Script } from '../../shared/author/scripted.ts';
 import { compile, type CompileResult } from '../../shared/compile/compile.ts';
 import type { TraceLine } from '../../shared/schema/trace.ts';
 import { deskScene } from './support/desk.ts';
+import { eveningInBrowser } from './support/evening.ts';
 
 const here = (rel: string): string => fileURLToPath(new URL(rel, import.meta.url));
 const LOCKED_SHED = 'Stolen bicycle from a locked shed';
@@ -25,28 +22,15 @@ deskScene({ scratch: 'handrail-casedesk-labels-' }, (s) => ({ app: desk, scratch
 
 /** One scripted evening through the real browser; the owner calls `commitOn` a commit. Returns the book and its compilation. */
 async function evening(name: string, script: Script, inputs: EveningInput[], commitOn: (control: string) => boolean): Promise<{ lines: TraceLine[]; compiled: CompileResult }> {
-  const bookPath = join(dir, `${name}.jsonl`);
-  const surface = await BrowserSurface.launch();
-  const book = await JsonlBook.create(bookPath);
-  try {
-    const ev = await runEvening({
-      surface,
-      model: new ScriptedModel(script),
-      owner: { ask: (q) => Promise.resolve({ answer: commitOn(q.control) ? 'commit' : 'navigate', name: 'Dana Reviewer' }) },
-      book,
-      goal: `CASEDESK ${name}`,
-      entry: `${desk.url}/`,
-      inputs: [{ name: 'user', value: 'clerk', secret: false }, { name: 'password', value: DEMO_PASSWORD, secret: true }, ...inputs],
-      selectorsFor: selectorsFor(surface.page),
-    });
-    expect(ev, JSON.stringify(ev)).toMatchObject({ ok: true });
-  } finally {
-    await book.close();
-    await surface.close();
-  }
-  const read = await readBook(bookPath);
-  if (!read.ok) throw new Error(JSON.stringify(read.problems));
-  return { lines: read.lines, compiled: compile(read.lines, { post: { [name === 'rename' ? 'key_case_title' : 'assign']: [{ kind: 'text', contains: 'ed' }] } }) };
+  const { evening: ev, lines } = await eveningInBrowser(join(dir, `${name}.jsonl`), {
+    model: new ScriptedModel(script),
+    owner: { ask: (q) => Promise.resolve({ answer: commitOn(q.control) ? 'commit' : 'navigate', name: 'Dana Reviewer' }) },
+    goal: `CASEDESK ${name}`,
+    entry: `${desk.url}/`,
+    inputs: [{ name: 'user', value: 'clerk', secret: false }, { name: 'password', value: DEMO_PASSWORD, secret: true }, ...inputs],
+  });
+  expect(ev, JSON.stringify(ev)).toMatchObject({ ok: true });
+  return { lines, compiled: compile(lines, { post: { [name === 'rename' ? 'key_case_title' : 'assign']: [{ kind: 'text', contains: 'ed' }] } }) };
 }
 
 /** Each act the guard let through started on the screen it had labelled: the compiled step starts on that same label. */

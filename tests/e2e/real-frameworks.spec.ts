@@ -9,16 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test, expect } from '@playwright/test';
-import { JsonlBook, readBook } from '../../runner/author/book.ts';
-import { selectorsFor } from '../../runner/author/selectors.ts';
 import { BrowserSurface } from '../../runner/browser/surface.ts';
 import { runCapability } from '../../runner/run.ts';
-import { runEvening } from '../../shared/author/evening.ts';
 import type { Owner } from '../../shared/author/ports.ts';
 import { parseScript, ScriptedModel } from '../../shared/author/scripted.ts';
-import { compile } from '../../shared/compile/compile.ts';
 import type { Control, Observation } from '../../shared/schema/observation.ts';
 import { startRealApp, type RealApp } from '../fixtures/real/server.ts';
+import { compiled, eveningInBrowser } from './support/evening.ts';
 
 let app: RealApp;
 let dir: string;
@@ -76,35 +73,21 @@ for (const framework of ['react', 'vue'] as const) {
         return Promise.resolve({ answer: q.control.includes("textbox 'Task title'") ? 'commit' : 'navigate', name: 'Dana Reviewer' });
       },
     };
-    const surface = await BrowserSurface.launch();
-    const book = await JsonlBook.create(bookPath);
-    try {
-      const evening = await runEvening({
-        surface,
-        model: new ScriptedModel(script),
-        owner,
-        book,
-        goal: 'Rename a task in place: double-click its title, type the new title, press Enter',
-        entry: `${app.url}/${framework}`,
-        inputs: [
-          { name: 'task', value: 'Call the plumber', secret: false },
-          { name: 'new_title', value: 'Call the plumber today', secret: false },
-        ],
-        selectorsFor: selectorsFor(surface.page),
-      });
-      expect(evening, JSON.stringify(evening)).toMatchObject({ ok: true });
-    } finally {
-      await book.close();
-      await surface.close();
-    }
+    const { evening, lines } = await eveningInBrowser(bookPath, {
+      model: new ScriptedModel(script),
+      owner,
+      goal: 'Rename a task in place: double-click its title, type the new title, press Enter',
+      entry: `${app.url}/${framework}`,
+      inputs: [
+        { name: 'task', value: 'Call the plumber', secret: false },
+        { name: 'new_title', value: 'Call the plumber today', secret: false },
+      ],
+    });
+    expect(evening, JSON.stringify(evening)).toMatchObject({ ok: true });
     // The double-click sends nothing; the Enter that saves is the one write the owner is asked about.
     expect(asked).toEqual(["textbox 'Task title'"]);
     expect(app.renames).toEqual([{ from: 'Call the plumber', to: 'Call the plumber today' }]);
-    const read = await readBook(bookPath);
-    if (!read.ok) throw new Error(JSON.stringify(read.problems));
-    const compiled = compile(read.lines, { id: `${framework}_rename_task` });
-    if (!compiled.ok) throw new Error(JSON.stringify(compiled.holes));
-    const card = compiled.card;
+    const card = compiled(lines, { id: `${framework}_rename_task` });
     const dbl = card.steps.find((s) => s.op.verb === 'double_click');
     expect(card.targets[dbl?.target ?? '']).toMatchObject({ role: 'text', name: { eq: '{{input.task}}' } });
     expect(card.steps.find((s) => s.effect.kind === 'commit')).toMatchObject({ op: { verb: 'press', value: 'Enter' } });

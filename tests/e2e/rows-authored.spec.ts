@@ -10,17 +10,14 @@ import { urlJudge } from '../../runner/judge.ts';
 import { runCapability } from '../../runner/run.ts';
 import { verify } from '../../runner/verify.ts';
 import { AnthropicModel } from '../../runner/author/anthropic.ts';
-import { JsonlBook, readBook } from '../../runner/author/book.ts';
-import { selectorsFor } from '../../runner/author/selectors.ts';
 import { BrowserSurface } from '../../runner/browser/surface.ts';
-import { runEvening } from '../../shared/author/evening.ts';
 import type { EveningInput, Owner } from '../../shared/author/ports.ts';
 import { parseScript } from '../../shared/author/scripted.ts';
-import { compile } from '../../shared/compile/compile.ts';
 import { Capability, type Capability as Card } from '../../shared/schema/index.ts';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
 import { bankScene } from './support/bank.ts';
 import { deskScene } from './support/desk.ts';
+import { compiled, eveningInBrowser } from './support/evening.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const API_KEY = 'sk-fake-rows';
@@ -29,24 +26,15 @@ const owner: Owner = { ask: () => Promise.resolve({ answer: 'navigate', name: 'D
 /** Works a task out with a scripted model through the real adapter; returns the compiled card and what the model was sent. */
 export async function authorRows(o: { script: string; goal: string; entry: string; inputs: EveningInput[]; id: string; dir: string }): Promise<{ card: Card; bodies: string[] }> {
   const fake = await startFakeAnthropic(parseScript(await readFile(join(ROOT, o.script), 'utf8')), { apiKey: API_KEY });
-  const bookPath = join(o.dir, `${o.id}.jsonl`);
-  const surface = await BrowserSurface.launch();
-  const book = await JsonlBook.create(bookPath);
   try {
     const model = new AnthropicModel({ apiKey: API_KEY, baseURL: fake.url, model: 'claude-fake' });
-    const evening = await runEvening({ surface, model, owner, book, goal: o.goal, entry: o.entry, inputs: o.inputs, selectorsFor: selectorsFor(surface.page) });
+    const { evening, lines } = await eveningInBrowser(join(o.dir, `${o.id}.jsonl`), { model, owner, goal: o.goal, entry: o.entry, inputs: o.inputs });
     expect(evening, JSON.stringify(evening)).toMatchObject({ ok: true });
     expect(fake.problems).toEqual([]);
+    return { card: compiled(lines, { id: o.id }), bodies: fake.bodies };
   } finally {
-    await book.close();
-    await surface.close();
     await fake.close();
   }
-  const read = await readBook(bookPath);
-  if (!read.ok) throw new Error(JSON.stringify(read.problems));
-  const compiled = compile(read.lines, { id: o.id });
-  if (!compiled.ok) throw new Error(JSON.stringify(compiled.holes));
-  return { card: compiled.card, bodies: fake.bodies };
 }
 
 /** What two cards must share to do the same work: each step's screen, verb, value, effect, settle and what its target is. */

@@ -3,16 +3,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, expect } from '@playwright/test';
-import { JsonlBook, readBook } from '../../runner/author/book.ts';
-import { selectorsFor } from '../../runner/author/selectors.ts';
 import { elementOf } from '../../runner/browser/observe.ts';
 import { BrowserSurface } from '../../runner/browser/surface.ts';
 import { runCapability } from '../../runner/run.ts';
-import { runEvening } from '../../shared/author/evening.ts';
 import type { Owner } from '../../shared/author/ports.ts';
 import { ScriptedModel } from '../../shared/author/scripted.ts';
-import { compile } from '../../shared/compile/compile.ts';
 import { serveFixtures, type FixtureServer } from '../fixtures/server.ts';
+import { compiled, eveningInBrowser } from './support/evening.ts';
 
 let server: FixtureServer;
 let dir: string;
@@ -54,43 +51,28 @@ test('observing names the unnamed frames #0 and #1', async () => {
 test('a step inside an unnamed iframe is authored, and the card compiled from it replays', async () => {
   test.setTimeout(60_000);
   const bookPath = join(dir, 'trace.jsonl');
-  const surface = await BrowserSurface.launch();
-  const book = await JsonlBook.create(bookPath);
-  let evening;
-  try {
-    evening = await runEvening({
-      surface,
-      model: new ScriptedModel({
-        turns: [
-          [
-            { tool: 'assert_screen', label: 'transfer_form', title: 'New Transfer' },
-            { tool: 'act', match: "textbox 'Reference'", verb: 'set_value', value: '{{input.reference}}' },
-            { tool: 'act', match: "button 'Send'", verb: 'invoke' },
-          ],
-          [
-            { tool: 'assert_screen', label: 'transfer_sent', title: 'Transfer Sent' },
-            { tool: 'finish', label: 'transfer_sent' },
-          ],
+  const { evening, lines } = await eveningInBrowser(bookPath, {
+    model: new ScriptedModel({
+      turns: [
+        [
+          { tool: 'assert_screen', label: 'transfer_form', title: 'New Transfer' },
+          { tool: 'act', match: "textbox 'Reference'", verb: 'set_value', value: '{{input.reference}}' },
+          { tool: 'act', match: "button 'Send'", verb: 'invoke' },
         ],
-      }),
-      owner,
-      book,
-      goal: 'Send a transfer with a reference',
-      entry: `${server.url}/unnamed-frame.html`,
-      inputs: [{ name: 'reference', value: 'TRX-AUTHORED', secret: false }],
-      selectorsFor: selectorsFor(surface.page),
-    });
-  } finally {
-    await book.close();
-    await surface.close();
-  }
+        [
+          { tool: 'assert_screen', label: 'transfer_sent', title: 'Transfer Sent' },
+          { tool: 'finish', label: 'transfer_sent' },
+        ],
+      ],
+    }),
+    owner,
+    goal: 'Send a transfer with a reference',
+    entry: `${server.url}/unnamed-frame.html`,
+    inputs: [{ name: 'reference', value: 'TRX-AUTHORED', secret: false }],
+  });
   expect(evening).toMatchObject({ ok: true, finished: 'transfer_sent' });
 
-  const read = await readBook(bookPath);
-  if (!read.ok) throw new Error(JSON.stringify(read.problems));
-  const compiled = compile(read.lines, { id: 'unnamed_frame_transfer' });
-  if (!compiled.ok) throw new Error(JSON.stringify(compiled.holes));
-  const card = compiled.card;
+  const card = compiled(lines, { id: 'unnamed_frame_transfer' });
   const send = Object.values(card.targets).find((t) => t.name?.eq === 'Send');
   expect(send?.scope).toContainEqual({ role: 'frame', name: '#1' });
   // The dearest rung was derived inside the unnamed frame too.

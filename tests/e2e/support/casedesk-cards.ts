@@ -7,17 +7,14 @@ import { fileURLToPath } from 'node:url';
 import { expect } from '@playwright/test';
 import { DEMO_PASSWORD, type Desk } from '../../../demo/casedesk/server.ts';
 import { AnthropicModel } from '../../../runner/author/anthropic.ts';
-import { JsonlBook, readBook } from '../../../runner/author/book.ts';
-import { selectorsFor } from '../../../runner/author/selectors.ts';
 import { BrowserSurface } from '../../../runner/browser/surface.ts';
 import { runCapability } from '../../../runner/run.ts';
-import { runEvening } from '../../../shared/author/evening.ts';
 import type { EveningInput, Owner } from '../../../shared/author/ports.ts';
 import { parseScript } from '../../../shared/author/scripted.ts';
-import { compile } from '../../../shared/compile/compile.ts';
 import type { Capability, Postcondition } from '../../../shared/schema/capability.ts';
 import { loadCapability } from '../../../shared/schema/load.ts';
 import { startFakeAnthropic } from '../../fixtures/fake-anthropic.ts';
+import { compiled, eveningInBrowser } from './evening.ts';
 
 const API_KEY = 'sk-fake-casedesk';
 const here = (rel: string): string => fileURLToPath(new URL(rel, import.meta.url));
@@ -59,32 +56,23 @@ export async function authorEvening(e: Evening): Promise<{ card: Capability; ask
       return Promise.resolve({ answer: q.control.includes(e.commitOn) ? 'commit' : 'navigate', name: 'Dana Reviewer' });
     },
   };
-  const surface = await BrowserSurface.launch();
-  const book = await JsonlBook.create(bookPath);
+  let lines;
   try {
-    const evening = await runEvening({
-      surface,
+    const run = await eveningInBrowser(bookPath, {
       model: new AnthropicModel({ apiKey: API_KEY, baseURL: fake.url, model: 'claude-fake' }),
       owner,
-      book,
       goal: e.goal,
       entry: `${e.desk.url}/`,
       inputs: [{ name: 'user', value: 'clerk', secret: false }, { name: 'password', value: DEMO_PASSWORD, secret: true }, ...e.inputs],
-      selectorsFor: selectorsFor(surface.page),
     });
-    expect(evening, JSON.stringify(evening)).toMatchObject({ ok: true });
+    expect(run.evening, JSON.stringify(run.evening)).toMatchObject({ ok: true });
+    lines = run.lines;
   } finally {
-    await book.close();
-    await surface.close();
     await fake.close();
   }
   expect(fake.problems).toEqual([]);
   expect(fake.bodies.some((b) => b.includes(DEMO_PASSWORD))).toBe(false);
-  const read = await readBook(bookPath);
-  if (!read.ok) throw new Error(JSON.stringify(read.problems));
-  const result = compile(read.lines, { id: `casedesk_${e.name.replaceAll('-', '_')}`, post: e.post });
-  if (!result.ok) throw new Error(JSON.stringify(result.holes));
-  return { card: result.card, asked, book: bookPath };
+  return { card: compiled(lines, { id: `casedesk_${e.name.replaceAll('-', '_')}`, post: e.post }), asked, book: bookPath };
 }
 
 /** Replays a card with no model against the desk, as `handrail replay` does (a draft as `--allow-unapproved`). */

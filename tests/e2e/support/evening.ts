@@ -1,0 +1,32 @@
+// One authoring evening in a real browser, its book written and read back: what the e2e specs that author a card
+// share (the launch, the book, the evening, both closed whatever happens, the lines read back by the runner's reader).
+import { JsonlBook, readBook } from '../../../runner/author/book.ts';
+import { selectorsFor } from '../../../runner/author/selectors.ts';
+import { BrowserSurface } from '../../../runner/browser/surface.ts';
+import { runEvening, type EveningOptions, type EveningResult } from '../../../shared/author/evening.ts';
+import { compile, type CompileOptions } from '../../../shared/compile/compile.ts';
+import type { Capability } from '../../../shared/schema/capability.ts';
+import type { TraceLine } from '../../../shared/schema/trace.ts';
+
+/** Runs the evening on a fresh BrowserSurface writing the book at `bookPath`; the evening's result and the book's lines. */
+export async function eveningInBrowser(bookPath: string, o: Omit<EveningOptions, 'surface' | 'book' | 'selectorsFor'>): Promise<{ evening: EveningResult; lines: TraceLine[] }> {
+  const surface = await BrowserSurface.launch();
+  const book = await JsonlBook.create(bookPath);
+  let evening: EveningResult;
+  try {
+    evening = await runEvening({ ...o, surface, book, selectorsFor: selectorsFor(surface.page) });
+  } finally {
+    await book.close();
+    await surface.close();
+  }
+  const read = await readBook(bookPath);
+  if (!read.ok) throw new Error(`the book ${bookPath} does not read back: ${JSON.stringify(read.problems)}`);
+  return { evening, lines: read.lines };
+}
+
+/** The card these lines compile to, or an error naming the holes. */
+export function compiled(lines: readonly TraceLine[], opts: CompileOptions = {}): Capability {
+  const result = compile(lines, opts);
+  if (!result.ok) throw new Error(`the book does not compile: ${JSON.stringify(result.holes)}`);
+  return result.card;
+}
