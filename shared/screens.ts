@@ -2,6 +2,7 @@
 // path sets at or above 0.85 (a banner added to a seven-path screen still scores 6/7). Ties are never guessed.
 import type { Observation, Part } from './schema/observation.ts';
 import { hashStrings } from './hash.ts';
+import { LANDMARK_ROLES } from './dom/scopes.ts';
 import { maskData } from './dom/walk.ts';
 import { blankFor, BLANK_RE, blanksIn } from './schema/blanks.ts';
 
@@ -182,7 +183,7 @@ export function templateScreen(screen: { signature: string; paths: readonly stri
 }
 
 /** Roles a screen's own title may sit in or be: the page's structure, never a collection or one of its items. */
-const SCREEN_STRUCTURE = new Set(['main', 'region', 'banner', 'contentinfo', 'complementary', 'navigation', 'search', 'form', 'dialog', 'alertdialog', 'group', 'document', 'application', 'frame']);
+const SCREEN_STRUCTURE = new Set([...LANDMARK_ROLES, 'region', 'form', 'dialog', 'alertdialog', 'group', 'document', 'application', 'frame']);
 const TITLE_ROLES = new Set(['heading', 'title', 'main', 'region', 'dialog', 'alertdialog', 'form']);
 
 /** Whether a path's role chain ("main>region>heading") ends in a title role reached through screen structure alone. */

@@ -3,6 +3,7 @@
 // so what the model is offered is exactly what replay will read. A table with a name of its own is offered by that
 // name; one without (PLUMBLINE's shares) through its first column header, the way a card targets it; a list without
 // a name by the named container that makes it the only unnamed list there.
+import { SCOPE_LINK_OF } from '../dom/scopes.ts';
 import { ROWS_ROLES } from '../schema/capability.ts';
 import type { Control, Observation, ScopeLink } from '../schema/observation.ts';
 import type { BoundTarget, Surface } from '../surface.ts';
@@ -42,11 +43,8 @@ function candidates(obs: Pick<Observation, 'parts'>): Candidate[] {
   return out;
 }
 
-/** Named containers a scope link can stand for, by the role a path gives them (shared/dom/find.ts scopeRoots). */
-const SCOPE_OF: Readonly<Record<string, ScopeLink['role']>> = {
-  region: 'region', dialog: 'dialog', alertdialog: 'dialog', form: 'form', group: 'group', radiogroup: 'group',
-  main: 'landmark', navigation: 'landmark', complementary: 'landmark', banner: 'landmark', contentinfo: 'landmark', search: 'landmark',
-};
+/** Named containers that can scope an unnamed list, by the role a path gives them: every scope link's but a table's. */
+const SCOPE_OF: Readonly<Record<string, ScopeLink['role']>> = Object.fromEntries(Object.entries(SCOPE_LINK_OF).filter(([, link]) => link !== 'table'));
 const CONTAINER_RE = new RegExp(`^(.*?)(${Object.keys(SCOPE_OF).join('|')}) '(.+)'$`);
 
 /**

@@ -7,18 +7,9 @@ import { accessibleName, normalize } from './name.ts';
 import { roleOf } from './role.ts';
 import { newRowCache, rowKey } from './rows.ts';
 import { isHiddenForAria, isIgnoredTag, isRevealable, type DomCache } from './style.ts';
-import { hintOf, LANDMARK_ROLES, revealedName } from './walk.ts';
+import { SCOPE_LINK_ROLES } from './scopes.ts';
+import { hintOf, revealedName } from './walk.ts';
 
-const SCOPE_ROLES: Record<ScopeLink['role'], readonly string[]> = {
-  frame: [],
-  row: [],
-  group: ['group', 'radiogroup'],
-  table: ['table', 'grid', 'treegrid'],
-  form: ['form'],
-  dialog: ['dialog', 'alertdialog'],
-  region: ['region'],
-  landmark: [...LANDMARK_ROLES],
-};
 
 /**
  * A node's children in the flat tree (DOM §4.2.2.3): a shadow host's are its shadow root's, a slot's are the nodes
@@ -63,7 +54,7 @@ export function scopeRoots(doc: Document, c: DomCache, scope: readonly ScopeLink
     const found = descendants(roots).filter((e) => {
       if (link.role === 'row') return rowKey(c, rows, e) === want;
       const role = roleOf(c, e);
-      if (!SCOPE_ROLES[link.role].includes(role)) return false;
+      if (!SCOPE_LINK_ROLES[link.role].includes(role)) return false;
       // An unnamed landmark is named by its role (shared/dom/walk.ts).
       const name = accessibleName(c, e);
       return name === want || (link.role === 'landmark' && !name && role === want);

@@ -4,6 +4,7 @@ import type { Control, ScopeLink, Verb } from '../schema/observation.ts';
 import { activeModal } from './modal.ts';
 import { accessibleName, normalize } from './name.ts';
 import { roleOf } from './role.ts';
+import { LANDMARK_ROLES, SCOPE_LINK_OF } from './scopes.ts';
 import { isHeaderRow, newRowCache, plainText, rowKey, rowKind, type RowCache } from './rows.ts';
 import type { WalkAt } from './gestures.ts';
 import { isDisabled } from './state.ts';
@@ -40,19 +41,14 @@ const STRUCTURAL = new Set([
   'tablist', 'toolbar', 'tree',
 ]);
 
-/** Container roles that become a scope link when they carry a name, mapped onto ScopeLink's roles. */
-const SCOPE_ROLE: Record<string, ScopeLink['role']> = {
-  group: 'group', radiogroup: 'group', table: 'table', grid: 'table', treegrid: 'table', form: 'form',
-  dialog: 'dialog', alertdialog: 'dialog', region: 'region',
-};
+/** Container roles that become a scope link (and a path) when they carry a name: every link's roles but landmarks'. */
+const SCOPE_ROLE: Readonly<Record<string, ScopeLink['role']>> = Object.fromEntries(Object.entries(SCOPE_LINK_OF).filter(([, link]) => link !== 'landmark'));
 
 /**
  * Landmarks (WAI-ARIA 1.2 §5.3.4 "Landmark Roles") and dialogs scope what is inside them even unnamed: a header's
  * "Log in" and a dialog's "Log in" are different targets. A landmark without a name is named by its role. Neither
  * adds a path: the screen's furniture, and so its signature, is what it was without these links.
  */
-export const LANDMARK_ROLES = new Set(['banner', 'navigation', 'main', 'contentinfo', 'complementary', 'search']);
-
 function unnamedScope(role: string): ScopeLink | null {
   if (LANDMARK_ROLES.has(role)) return { role: 'landmark', name: role };
   if (role === 'dialog' || role === 'alertdialog') return { role: 'dialog', name: '' };

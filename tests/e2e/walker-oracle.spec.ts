@@ -4,7 +4,8 @@ import { test, expect, type Frame, type Locator, type Page } from '@playwright/t
 import { frameAt } from '../../runner/browser/frames.ts';
 import { elementOf, observePage } from '../../runner/browser/observe.ts';
 import { frameKey, parseRef } from '../../shared/ref.ts';
-import { LANDMARK_ROLES, VERBS_BY_ROLE } from '../../shared/dom/walk.ts';
+import { LANDMARK_ROLES } from '../../shared/dom/scopes.ts';
+import { VERBS_BY_ROLE } from '../../shared/dom/walk.ts';
 import type { Control, Observation, ScopeLink } from '../../shared/schema/observation.ts';
 import { startBank } from '../../demo/plumbline/server.ts';
 import { serveFixtures } from '../fixtures/server.ts';
