@@ -170,12 +170,16 @@ export function templateScreen(screen: { signature: string; paths: readonly stri
     const head = best ? p.slice(0, best.at) : '';
     const quote = head.lastIndexOf(" '");
     // A name that says something besides the record ("Assign C-#: <title>") is a record path. A name that is the
-    // value alone is one only where it titles the screen: a heading, a landmark or dialog, the document title, reached
-    // through screen structure alone. Inside a list, row, grid or article it is one item of many records, whose other
-    // items stay on the screen whichever record a run is for, so it stays furniture, as before record paths.
+    // value alone, the whole name, is one only where it titles the screen: a heading, a landmark or dialog, the
+    // document title, reached through screen structure alone. Its template keeps the closing quote, so "Stolen
+    // bicycle theft" never passes for "Stolen bicycle". Inside a list, row, grid or article it is one item of many
+    // records, whose other items stay on the screen whichever record a run is for, so it stays furniture, as before
+    // record paths. (Sections named by records outside any list: `readRecord`.)
     const said = head.slice(quote + 2);
-    const titles = quote >= 0 && said === '' && titlesScreen(head.slice(0, quote));
-    if (best && (/[\p{L}\p{N}]/u.test(said) || titles) && blanksIn(head).length === 0 && !head.includes('{{')) record.add(head + blankFor(best.name));
+    const titles = best !== null && quote >= 0 && said === '' && p.slice(best.end) === "'" && titlesScreen(head.slice(0, quote));
+    const blank = best && blanksIn(head).length === 0 && !head.includes('{{') ? blankFor(best.name) : null;
+    if (blank && titles) record.add(`${head}${blank}'`);
+    else if (blank && /[\p{L}\p{N}]/u.test(said)) record.add(head + blank);
     else furniture.push(p);
   }
   if (record.size === 0 || furniture.length === 0) return { signature: screen.signature, paths: [...paths] };
@@ -185,6 +189,12 @@ export function templateScreen(screen: { signature: string; paths: readonly stri
 /** Roles a screen's own title may sit in or be: the page's structure, never a collection or one of its items. */
 const SCREEN_STRUCTURE = new Set([...LANDMARK_ROLES, 'region', 'form', 'dialog', 'alertdialog', 'group', 'document', 'application', 'frame']);
 const TITLE_ROLES = new Set(['heading', 'title', 'main', 'region', 'dialog', 'alertdialog', 'form']);
+
+/** A path's role chain, before its name: "main>region>heading" of "main>region>heading 'Cases'". */
+function chainOf(path: string): string {
+  const at = path.indexOf(" '");
+  return at < 0 ? path : path.slice(0, at);
+}
 
 /** Whether a path's role chain ("main>region>heading") ends in a title role reached through screen structure alone. */
 function titlesScreen(chain: string): boolean {
@@ -214,11 +224,24 @@ function readRecord(seen: Seen, s: KnownScreen, values: PublicValues): { furnitu
   const prefixes = (s.record ?? []).map((t) => ({ t, f: filled(t, values) }));
   const furniture = new Set<string>();
   const shown = new Set<string>();
+  const loose: string[] = [];
   for (const p of seen.paths) {
     const hit = own.has(p) ? undefined : prefixes.find(({ f }) => f !== null && p.startsWith(f) && !wordAt(p, f.length));
     if (hit) shown.add(hit.t);
-    else furniture.add(p);
+    else if (own.has(p)) furniture.add(p);
+    else loose.push(p);
   }
+  // A whole-name template whose filled path the screen was recorded with as furniture: the page is a collection of
+  // records (sections named by them), the authored record one of them beside this run's. One other path of the same
+  // role chain stands for the authored record, so the page reads as it was recorded, whichever record the run is for.
+  for (const { t, f } of prefixes) {
+    if (shown.has(t) || f === null || !t.endsWith("'") || !own.has(f)) continue;
+    const i = loose.findIndex((p) => chainOf(p) === chainOf(t));
+    if (i < 0) continue;
+    shown.add(t);
+    loose.splice(i, 1);
+  }
+  for (const p of loose) furniture.add(p);
   return { furniture, shown };
 }
 

@@ -116,8 +116,9 @@ export const Screen = z.strictObject({
   paths: z.array(z.string()).min(1, 'expected the structural paths the screen was recorded with'),
   /**
    * Paths that carry the record the run is about (docs/ARCHITECTURE.md, "Record paths"): each a path's text up to
-   * and including one non-secret input's blank, ending with it (`main>region 'Assign C-#: {{input.case_title}}`). A
-   * page path matches when it begins with the template filled from the run's inputs. Absent: every path is furniture
+   * and including one non-secret input's blank, ending with it (`main>region 'Assign C-#: {{input.case_title}}`), or a
+   * title whose whole name is the blank (`main>heading '{{input.case_title}}'`). A page path matches when it begins
+   * with the template filled from the run's inputs. Absent: every path is furniture
    * and the screen is named exactly as before; present: `signature` is over furniture and templates together.
    */
   record_paths: z.array(z.string().min(1)).min(1).optional(),
@@ -469,8 +470,9 @@ function checkBlanks(card: Shape, ctx: Ctx): void {
       const path = ['screens', id, 'record_paths', i];
       check(t, path, false);
       const blanks = blanksIn(t);
-      if (!blanks.length || !new RegExp(`${BLANK_RE.source}$`).test(t)) {
-        ctx.addIssue({ code: 'custom', path, message: 'a record path is a path up to and including an input blank: it must end with {{input.<name>}}' });
+      // Up to and including the blank, or a whole name that is the blank alone (`main>heading '{{input.title}}'`).
+      if (!blanks.length || !new RegExp(`(?:${BLANK_RE.source}| '${BLANK_RE.source}')$`).test(t)) {
+        ctx.addIssue({ code: 'custom', path, message: "a record path is a path up to and including an input blank: it must end with {{input.<name>}}, or be a name that is the blank alone ('{{input.<name>}}')" });
       }
       for (const b of blanks) {
         if (card.inputs[b.name]?.secret) ctx.addIssue({ code: 'custom', path, message: `{{input.${b.name}}} is a secret: a secret never names a screen (it would be compared against page text)` });

@@ -43,11 +43,25 @@ describe('record paths: the compiler keeps a path that carries the record as a t
   it('a detail screen whose heading is the record value alone is named for that record, on any record', () => {
     const detail = (title: string): string[] => [...FURNITURE, `main>region '${maskData(title)}'`, `main>region>heading '${maskData(title)}'`].sort();
     const t = templateScreen({ signature: signatureOf(detail(SHED)), paths: detail(SHED) }, inputs);
-    expect(t.record).toEqual(["main>region '{{input.case_title}}", "main>region>heading '{{input.case_title}}"]);
+    expect(t.record).toEqual(["main>region '{{input.case_title}}'", "main>region>heading '{{input.case_title}}'"]);
     const screen = labelledScreen('case_detail', { signature: signatureOf(detail(SHED)), paths: detail(SHED) }, inputs);
     // A run for the other case names that case's detail exactly, and does not take the first case's detail for it.
     expect(nameScreen(seen(detail(ELM)), [screen], { case_title: ELM })).toMatchObject({ label: 'case_detail', how: 'exact' });
     expect(nameScreen(seen(detail(SHED)), [screen], { case_title: ELM })?.how).not.toBe('exact');
+    // The whole name is the record: a case whose title only begins with it is another case, never this one exactly.
+    const longer = `${SHED} (duplicate report)`;
+    expect(nameScreen(seen(detail(longer)), [screen], { case_title: SHED })?.how).not.toBe('exact');
+  });
+
+  it('sections named by records are a collection: a run for another record on the same page names it exactly, as before', () => {
+    // Two record-named sections (cards) on one list page, authored for the first: a run for the second sees the same page.
+    const cards = (...titles: string[]): string[] => [...FURNITURE, ...titles.map((t) => `main>region '${maskData(t)}'`)].sort();
+    const screen = labelledScreen('cases', { signature: signatureOf(cards(SHED, ELM)), paths: cards(SHED, ELM) }, inputs);
+    expect(nameScreen(seen(cards(SHED, ELM)), [screen], { case_title: ELM })).toMatchObject({ label: 'cases', how: 'exact' });
+    expect(nameScreen(seen(cards(SHED, ELM)), [screen], { case_title: SHED })).toMatchObject({ label: 'cases', how: 'exact' });
+    // A page without the run's record is not that page exactly, nor is a detail page of the authored record alone.
+    expect(nameScreen(seen(cards(SHED)), [screen], { case_title: ELM })?.how).not.toBe('exact');
+    expect(nameScreen(seen(cards(ELM)), [screen], { case_title: ELM })?.how).not.toBe('exact');
   });
 
   it('a value alone inside a list, a row, a grid or an article stays furniture wherever the heading sits', () => {
@@ -102,6 +116,7 @@ describe('record paths: the compiler keeps a path that carries the record as a t
     const messages = (r: string[]) => (Capability.safeParse(card(r)).error?.issues ?? []).map((i) => `${i.path.join('.')}: ${i.message}`).join('\n');
     expect(messages(["main>region 'Assign {{input.password}}"])).toMatch(/screens\.s\.record_paths\.0: .*secret/);
     expect(messages(["main>region 'Assign {{input.case_title}}'"])).toMatch(/must end with \{\{input\.<name>\}\}/);
+    expect(Capability.safeParse(card(["main>heading '{{input.case_title}}'"])).success).toBe(true);
     expect(messages(["main>region 'Assign {{input.nobody}}"])).toMatch(/names no declared input/);
   });
 });
