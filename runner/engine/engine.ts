@@ -286,7 +286,8 @@ export class Replay {
   /**
    * Queues one of a step's routine evidence lines (the screen seen, the resolution, the step's summary) without
    * waiting for its write: the log's own lock keeps the call order, so the chain is the one an awaited append makes.
-   * `notesWritten` is awaited before every act and at the end of the run, so every line up to a press is with the
+   * `notesWritten` is awaited before a journalled step's `dispatched`, before every act and at the end of the run
+   * (a refused line ends the run before the journal says a commit may be pressed), so every line up to a press is with the
    * kernel before the press, and a failed write still ends the run (docs/ARCHITECTURE.md, "Profiling a replay").
    */
   private note(kind: string, data: Record<string, unknown>): void {
@@ -665,7 +666,9 @@ export class Replay {
       if (effect === 'commit' && state === 'dispatched') throw new InDoubt(`commit ${step.id} is in doubt in the journal`);
       if (effect === 'commit' && state === 'observed') throw new JournalReceipt(step.id);
       const journal = this.ctx.journal;
-      await this.journalWritten();
+      // Every queued line is down before `dispatched`: a line the disk refused ends the run here, FAILED, and never
+      // after the journal says this step may have been pressed (which would hold its key in doubt for nothing).
+      await this.timed('wait for the screenshot and evidence', () => Promise.all([this.shotsTaken(), this.notesWritten(), this.journalWritten()]));
       await this.timed('journal: dispatched (fsync)', () => journal.dispatched(this.ctx.runId, step.id, effect));
     }
     if (step.effect.kind === 'commit') {

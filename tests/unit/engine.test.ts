@@ -436,6 +436,25 @@ describe('checkpoint 3: the journal rule', () => {
     expect(await phases(file)).toEqual(['enter_password dispatched']);
   });
 
+  it('a commit`s own evidence line that could not be written ends the run before its dispatched line: FAILED, never a commit in doubt', async () => {
+    const file = path.join(tmp, 'journal.jsonl');
+    const s = new MemorySurface(bank());
+    const card = cardFor(s);
+    const masker = new Masker([{ name: 'password', value: PASSWORD }]);
+    const evidence = await Evidence.create(path.join(tmp, 'lost-commit-line'), masker, 'run-lost-commit-line');
+    const journal = await Journal.open(file, intentOf(card, INPUTS));
+    // The disk refuses the commit step's resolve line, which is queued, not awaited, when it is written.
+    const append = evidence.append.bind(evidence);
+    evidence.append = (kind, data) => (kind === 'resolve' && data['step'] === 'post' ? Promise.reject(new Error('ENOSPC: no space left on device')) : append(kind, data));
+    const result = await new Replay({ card, inputs: INPUTS, entry: card.entry, runId: 'run-lost-commit-line', masker, evidence, journal }, s).run();
+    await journal.close();
+    await evidence.close();
+    expect(result).toMatchObject({ word: 'FAILED', code: 'INTERNAL', at_step: 'post' });
+    expect(s.presses('F10=Post Hold')).toBe(0);
+    // Nothing says the commit may have been pressed: the key is not held in doubt.
+    expect(await phases(file)).not.toContain('post dispatched');
+  });
+
   it('hands back the recorded receipt, without pressing again, when the commit was already observed', async () => {
     const file = path.join(tmp, 'journal.jsonl');
     const s = new MemorySurface(bank());
