@@ -125,7 +125,8 @@ function findAll(doc: Document, c: DomCache, q: FindQuery): Element[] {
           }
         }
         if (!deeper && e.tagName !== 'SLOT') out.push(e);
-        else if (!deeper) out.push(e.parentElement ?? e);
+        // A slot at the top of a shadow root has no parent element: its host shows the text.
+        else if (!deeper) out.push(e.parentElement ?? (e.getRootNode() as ShadowRoot).host ?? e);
       };
       for (const r of roots) if (seen(r).includes(needle)) smallest(r);
       return [...new Set(out)];

@@ -112,3 +112,12 @@ test('the text rung reads the flat tree: text in a shadow root and text slotted 
   expect(await idOf(page, slotted[0] ?? '')).toBe('slotted');
   expect(await find('Never shown words')).toEqual([]);
 });
+
+test('text slotted straight into a slot at the top of a shadow root is found at its host, never at the slot', async ({ page }) => {
+  await page.setContent(`<!doctype html><body>
+    <x-chip id="chip">Approved</x-chip>
+    <script>document.getElementById('chip').attachShadow({ mode: 'open' }).innerHTML = '<slot></slot>';</script></body>`);
+  const found = await findInFrame(page, [], { scope: [], rung: 'text', value: 'Approved' });
+  expect(found).toHaveLength(1);
+  expect(await idOf(page, found[0] ?? '')).toBe('chip');
+});
