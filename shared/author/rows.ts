@@ -45,6 +45,8 @@ function candidates(obs: Pick<Observation, 'parts'>): Candidate[] {
 
 /** Named containers that can scope an unnamed list, by the role a path gives them: every scope link's but a table's. */
 const SCOPE_OF: Readonly<Record<string, ScopeLink['role']>> = Object.fromEntries(Object.entries(SCOPE_LINK_OF).filter(([, link]) => link !== 'table'));
+/** A path whose role chain passes through a list (`main>list>listitem>button …`; a `tablist>` is no list). */
+const LIST_IN_CHAIN = /(?:^|>)list>/;
 const CONTAINER_RE = new RegExp(`^(.*?)(${Object.keys(SCOPE_OF).join('|')}) '(.+)'$`);
 
 /**
@@ -60,7 +62,7 @@ async function unnamedListPlaces(surface: Surface, obs: Pick<Observation, 'parts
   for (const p of obs.parts) {
     // Asked only where the frame's paths show a list at all (a control or a heading inside one): each question is a
     // round trip to the page, and the guard looks after every action, also on pages that flood their own main thread.
-    if (!p.paths.some((path) => path.includes('list>'))) continue;
+    if (!p.paths.some((path) => LIST_IN_CHAIN.test(path))) continue;
     const frames: ScopeLink[] = p.part.map((name) => ({ role: 'frame', name }));
     const part = p.part.join('/');
     const inFrame = await surface.resolve(listTarget(frames)).catch(() => null);
@@ -93,7 +95,7 @@ export async function locate(surface: Surface, c: Pick<Control, 'role' | 'name' 
 
 /**
  * The tables, grids and lists on this screen that read as rows, each once. A candidate that the surface cannot
- * find exactly once, or cannot read (a surface without `read_rows`, the extension's), is left out: the model is
+ * find exactly once, or cannot read (a surface without `read_rows`), is left out: the model is
  * offered nothing it could not replay.
  */
 export async function rowSources(surface: Surface, obs: Pick<Observation, 'parts'>): Promise<RowSource[]> {

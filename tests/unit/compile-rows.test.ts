@@ -90,6 +90,7 @@ describe('authoring a rows output', () => {
     const surface = new MemorySurface({
       screens: {
         plain: { title: 'No list paths', elements: [list] },
+        tabs: { title: 'Tabs, not a list', furniture: ["main>tablist>tab 'Open'", "main>tablist>tab 'Closed'"], elements: [list] },
         listed: { title: 'A list with a control', furniture: ["main>list>listitem>button 'Delete'"], elements: [list] },
       },
     });
@@ -101,6 +102,10 @@ describe('authoring a rows output', () => {
     };
     await surface.open('memory://plain');
     expect(await rowSources(surface, await surface.observe())).toEqual([]);
+    expect(asked).toEqual([]);
+    // A tablist is no list: its paths ask nothing either.
+    await surface.open('memory://tabs');
+    await rowSources(surface, await surface.observe());
     expect(asked).toEqual([]);
     await surface.open('memory://listed');
     const sources = await rowSources(surface, await surface.observe());
