@@ -23,7 +23,8 @@ async function runModelSession(ctx: SessionContext, s: SessionRecord, resume: bo
     model = await d.model(saved?.model ?? undefined);
   } catch (e) {
     if (resume) throw e;
-    await ctx.update(s.id, (r) => ({ ...r, state: 'failed', note: (e as Error).message }));
+    // Closed as any ending is: the secrets dropped and the model's site let go (the probe no longer starts there).
+    await ctx.close(s.id, 'failed', (e as Error).message);
     return;
   }
   if (!resume) await ctx.update(s.id, (r) => ({ ...r, model: model.name }));

@@ -272,6 +272,16 @@ describe('the worker in model mode', () => {
     await until(store, id, () => agents.at(-1) === 'unregister');
   });
 
+  it('a model that cannot start fails the session, lets go of its site and forgets its secrets', async () => {
+    const { store, deps, vault, agents } = await setup();
+    const id = await begin(new Host(deps), 'model'); // setup's model rejects: "no model in this test"
+    const done = await until(store, id, (s) => s.state !== 'running');
+    expect(done).toMatchObject({ state: 'failed', note: 'no model in this test' });
+    // The probe registered for the model's site is gone with it; pages of that site are no longer touched.
+    await until(store, id, () => agents.at(-1) === 'unregister');
+    expect(vault.has(id)).toBe(false);
+  });
+
   it('stopped while the owner is asked, the evening ends itself: one end line, nothing pressed', async () => {
     const { store, deps, tab } = await setup();
     const { host, id } = await startModel(deps);
