@@ -1,7 +1,7 @@
 // Accessible names per "Accessible Name and Description Computation 1.2" (accname) §4.3 and the HTML-AAM
 // §4.1 "Accessible Name Computations By HTML Element", with Chromium's choices (as mirrored by Playwright).
-import { roleOf } from './role.ts';
-import { cssContent, isHiddenForAria, isIgnoredTag, styleOf, type DomCache } from './style.ts';
+import { roleOf, upper } from './role.ts';
+import { cssContent, isHiddenForAria, isIgnoredName, styleOf, type DomCache } from './style.ts';
 
 /**
  * The name as `getByRole(..., { name, exact: true })` compares it: zero-width space and soft hyphen dropped
@@ -92,8 +92,10 @@ function textAlternative(el: Element, w: Walk): string {
   const child: Walk = { ...w, target: w.target === 'self' ? 'descendant' : w.target };
   const c = w.c;
 
+  // The element's tag name, read once for every step below.
+  const tagName = el.tagName;
   // Step 2A: hidden nodes are skipped unless reached through a hidden aria-labelledby/label reference.
-  if (isIgnoredTag(el) || (!inHiddenReference(w) && isHiddenForAria(c, el))) {
+  if (isIgnoredName(tagName) || (!inHiddenReference(w) && isHiddenForAria(c, el, tagName))) {
     w.visited.add(el);
     return '';
   }
@@ -113,8 +115,8 @@ function textAlternative(el: Element, w: Walk): string {
     if (text) return text;
   }
 
-  const role = roleOf(c, el);
-  const tag = el.tagName.toUpperCase();
+  const tag = upper(tagName);
+  const role = roleOf(c, el, tag);
 
   // Step 2C: an embedded control contributes its value when part of another element's name.
   if (w.label || w.labelledBy || w.target === 'descendant') {

@@ -4,10 +4,12 @@
 const NATIVE_CONTROLS = new Set(['BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'OPTION', 'OPTGROUP']);
 
 /** HTML "actually disabled": the attribute, a disabled <optgroup>, or a disabled <fieldset> outside its first legend. */
-export function isNativelyDisabled(el: Element): boolean {
-  if (!NATIVE_CONTROLS.has(el.tagName.toUpperCase())) return false;
+export function isNativelyDisabled(el: Element, upperTag?: string): boolean {
+  // `upperTag`: the element's tag name upper-cased, when the caller has it (shared/dom/role.ts upper).
+  const tag = upperTag ?? el.tagName.toUpperCase();
+  if (!NATIVE_CONTROLS.has(tag)) return false;
   if (el.hasAttribute('disabled')) return true;
-  if (el.tagName.toUpperCase() === 'OPTION' && el.closest('optgroup[disabled]')) return true;
+  if (tag === 'OPTION' && el.closest('optgroup[disabled]')) return true;
   const fs = el.closest('fieldset[disabled]');
   if (!fs) return false;
   const legend = fs.querySelector(':scope > legend');
@@ -31,8 +33,8 @@ export function isFocusableForRole(el: Element, hasTabIndex: boolean): boolean {
  * nearest ancestor-or-self saying true or false decides. `memo` keeps each element's inherited answer for one walk,
  * so a page of controls reads each ancestor's attribute once (docs/ARCHITECTURE.md "The walker").
  */
-export function isDisabled(el: Element, memo?: Map<Element, boolean>): boolean {
-  return isNativelyDisabled(el) || ariaDisabled(el, memo);
+export function isDisabled(el: Element, memo?: Map<Element, boolean>, upperTag?: string): boolean {
+  return isNativelyDisabled(el, upperTag) || ariaDisabled(el, memo);
 }
 
 function ariaDisabled(el: Element, memo: Map<Element, boolean> | undefined): boolean {

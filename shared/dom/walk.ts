@@ -3,11 +3,11 @@
 import type { Control, ScopeLink, Verb } from '../schema/observation.ts';
 import { activeModal } from './modal.ts';
 import { accessibleName, normalize } from './name.ts';
-import { roleOf } from './role.ts';
-import { isHeaderRow, newRowCache, plainText, rowKey, rowKind, type RowCache } from './rows.ts';
+import { roleOf, upper } from './role.ts';
+import { isHeaderRow, newRowCache, plainText, rowKey, rowKind, tableRows, type RowCache } from './rows.ts';
 import type { WalkAt } from './gestures.ts';
 import { isDisabled } from './state.ts';
-import { isHiddenForAria, isIgnoredTag, isRevealable, liftedCache, newCache, styleOf, type DomCache } from './style.ts';
+import { isHiddenForAria, isIgnoredName, isIgnoredTag, isRevealable, liftedCache, newCache, styleOf, type DomCache } from './style.ts';
 
 /** The closed vocabulary per role (docs/ARCHITECTURE.md "The six verbs"); a role missing here is not a control. */
 export const VERBS_BY_ROLE: Readonly<Record<string, readonly Verb[]>> = {
@@ -121,7 +121,7 @@ export function maskData(s: string): string {
 function isDataTable(table: Element): boolean {
   const r = (table.getAttribute('role') || '').toLowerCase();
   if (r === 'grid' || r === 'treegrid') return true;
-  for (const tr of (table as HTMLTableElement).rows) {
+  for (const tr of tableRows(table)) {
     for (let ch = tr.firstElementChild; ch; ch = ch.nextElementSibling) if (ch.tagName === 'TH') return true;
   }
   return false;
@@ -149,10 +149,10 @@ export function hintOf(el: Element): string {
       const t = cellText(left);
       if (t) return t;
     }
-    const table = row.closest('table') as HTMLTableElement | null;
+    const table = row.closest('table');
     if (table) {
       const col = columnOf(cell);
-      for (const tr of table.rows) {
+      for (const tr of tableRows(table)) {
         if (tr === row) break;
         if (!isHeaderRow(tr)) continue;
         const head = cellAtColumn(tr, col);
@@ -194,15 +194,14 @@ function cellAtColumn(tr: Element, col: number): Element | null {
  * Whether the field hides what is typed into it: a password input, or a field styled not to display its text
  * (`-webkit-text-security`, the non-standard property browsers honour). Secrets may be typed only into these.
  */
-function isSecretField(c: DomCache, el: Element): boolean {
-  if (el.tagName === 'INPUT' && (el as HTMLInputElement).type === 'password') return true;
+function isSecretField(c: DomCache, el: Element, tag: string): boolean {
+  if (tag === 'INPUT' && (el as HTMLInputElement).type === 'password') return true;
   // The walk's cached computed style (shared/dom/style.ts): a live declaration, so the same answer as a fresh one.
   const security = (styleOf(c, el) as (CSSStyleDeclaration & { webkitTextSecurity?: string }) | undefined)?.webkitTextSecurity;
   return security !== undefined && security !== '' && security !== 'none';
 }
 
-function controlValue(el: Element, role: string): { value?: string; options?: string[] } {
-  const tag = el.tagName;
+function controlValue(el: Element, role: string, tag: string): { value?: string; options?: string[] } {
   if (tag === 'INPUT' || tag === 'TEXTAREA') {
     const input = el as HTMLInputElement;
     if (input.type === 'checkbox' || input.type === 'radio') {
@@ -238,11 +237,11 @@ const SELECTABLE = new Set(['option', 'tab', 'treeitem', 'gridcell', 'row']);
  * Expanded and selected states (WAI-ARIA 1.2 §6.6 aria-expanded, aria-selected). A <summary> is expanded when its
  * <details> is open (HTML §4.11.1). Absent when the control does not carry the state.
  */
-function controlState(el: Element, role: string): { expanded?: boolean; selected?: boolean } {
+function controlState(el: Element, role: string, tag: string): { expanded?: boolean; selected?: boolean } {
   const out: { expanded?: boolean; selected?: boolean } = {};
   const expanded = (el.getAttribute('aria-expanded') || '').toLowerCase();
   if (expanded === 'true' || expanded === 'false') out.expanded = expanded === 'true';
-  else if (el.tagName === 'SUMMARY' && el.parentElement?.tagName === 'DETAILS') out.expanded = (el.parentElement as HTMLDetailsElement).open;
+  else if (tag === 'SUMMARY' && el.parentElement?.tagName === 'DETAILS') out.expanded = (el.parentElement as HTMLDetailsElement).open;
   if (SELECTABLE.has(role)) {
     const selected = (el.getAttribute('aria-selected') || '').toLowerCase();
     if (selected === 'true' || selected === 'false' || role === 'option' || role === 'tab') out.selected = selected === 'true';
@@ -250,9 +249,9 @@ function controlState(el: Element, role: string): { expanded?: boolean; selected
   return out;
 }
 
-function chainRole(el: Element, role: string): string | null {
+function chainRole(tag: string, role: string): string | null {
   if (STRUCTURAL.has(role)) return role;
-  switch (el.tagName) {
+  switch (tag) {
     // Layout tables (role=presentation) and unnamed forms have no ARIA role, yet they are the page's structure.
     case 'TABLE': return 'table';
     case 'TR': return 'row';
@@ -278,16 +277,19 @@ export function walkDocument(doc: Document, c: DomCache, at?: (el: Element, ctx:
   };
   // The walk reaches an element only through ancestors that are not aria-hidden (it returns at aria-hidden="true"),
   // so an element it asks about is known to be outside an aria-hidden chain without walking up it again.
-  const visible = (el: Element) => {
+  const visible = (el: Element, tag: string) => {
     if (!c.ariaHidden.has(el)) c.ariaHidden.set(el, false);
-    return !isHiddenForAria(c, el);
+    return !isHiddenForAria(c, el, tag);
   };
 
   const shadowHosts: Element[] = [];
   const unwalked: Element[] = [];
 
   const visit = (el: Element, ctx: Ctx): void => {
-    if (isIgnoredTag(el)) {
+    // The tag name is read once here and handed to every question below that needs it (docs/ARCHITECTURE.md "The
+    // walker"): reading `tagName` crosses into the DOM and makes a string each time.
+    const tag = el.tagName;
+    if (isIgnoredName(tag)) {
       unwalked.push(el);
       return;
     }
@@ -301,20 +303,20 @@ export function walkDocument(doc: Document, c: DomCache, at?: (el: Element, ctx:
     if (el === modal) ctx = { ...ctx, blocked: false };
     if (el.hasAttribute('inert')) ctx = { ...ctx, blocked: true };
     at?.(el, ctx);
-    const tag = el.tagName;
-    const role = roleOf(c, el);
+    const upperTag = upper(tag);
+    const role = roleOf(c, el, upperTag);
     const verbs = VERBS_BY_ROLE[role];
     if (ctx.blocked) {
       // Behind a modal dialog or under inert: neither offered nor furniture (the dialog is the screen).
     } else if (verbs) {
-      if (!visible(el) && ctx.row && verbs.includes('invoke') && isRevealable(c, el)) {
+      if (!visible(el, tag) && ctx.row && verbs.includes('invoke') && isRevealable(c, el)) {
         // A row's action shown only on hover: offered to be hovered, which reveals it for the next step. No path:
         // the screen's furniture is what it was without it.
         const key = rowKey(c, rows, ctx.row);
         const control: Control = { ref: '', role, name: revealedName(el, c), verbs: ['hover'], scope: [...ctx.scope], ancestors: [...ctx.ancestors] };
         if (key) control.scope.push({ role: 'row', name: key });
         controls.push({ el, control });
-      } else if (visible(el)) {
+      } else if (visible(el, tag)) {
         const name = accessibleName(c, el);
         const control: Control = {
           ref: '',
@@ -333,9 +335,9 @@ export function walkDocument(doc: Document, c: DomCache, at?: (el: Element, ctx:
         // A custom combobox or listbox (not a native <select>) is chosen in, not selected: `choose` opens it and
         // picks the option by name (docs/ARCHITECTURE.md, "The six verbs").
         if (tag !== 'SELECT' && verbs.includes('select')) control.verbs = control.verbs.map((v) => (v === 'select' ? 'choose' : v));
-        Object.assign(control, controlValue(el, role), controlState(el, role));
-        if (isDisabled(el, disabled)) control.disabled = true;
-        if (isSecretField(c, el)) control.secret = true;
+        Object.assign(control, controlValue(el, role, tag), controlState(el, role, tag));
+        if (isDisabled(el, disabled, upperTag)) control.disabled = true;
+        if (isSecretField(c, el, tag)) control.secret = true;
         controls.push({ el, control });
         // Furniture: buttons and labelled fields always; links only outside data rows (there they are data).
         let label: string;
@@ -345,15 +347,15 @@ export function walkDocument(doc: Document, c: DomCache, at?: (el: Element, ctx:
         addPath(ctx, role, label);
       }
     } else if (role === 'heading' || role === 'columnheader' || (role === 'rowheader' && !ctx.dataRow)) {
-      if (visible(el)) addPath(ctx, role, accessibleName(c, el));
+      if (visible(el, tag)) addPath(ctx, role, accessibleName(c, el));
     } else if (role === 'cell' || role === 'gridcell' || role === 'rowheader') {
       addPath(ctx, role, '');
     } else if ((tag === 'B' || tag === 'STRONG') && !ctx.dataRow) {
       // Emphasised text on a legacy screen is its headline or its message line ("HOLD POSTED ...").
       const t = plainText(el);
-      if (t && visible(el)) addPath(ctx, 'strong', t);
+      if (t && visible(el, tag)) addPath(ctx, 'strong', t);
     } else if (role === 'img' && !ctx.dataRow) {
-      if (visible(el)) addPath(ctx, role, accessibleName(c, el));
+      if (visible(el, tag)) addPath(ctx, role, accessibleName(c, el));
     } else if (tag === 'FRAME' || tag === 'IFRAME') {
       addPath(ctx, 'frame', el.getAttribute('name') || el.getAttribute('title') || '');
     }
@@ -364,7 +366,7 @@ export function walkDocument(doc: Document, c: DomCache, at?: (el: Element, ctx:
       return;
     }
     let next = ctx;
-    const structural = chainRole(el, role);
+    const structural = chainRole(tag, role);
     if (structural) {
       next = { ...ctx, ancestors: [...ctx.ancestors, structural], chain: `${ctx.chain}${structural}>` };
       const scopeRole = SCOPE_ROLE[role];
@@ -372,7 +374,7 @@ export function walkDocument(doc: Document, c: DomCache, at?: (el: Element, ctx:
         const name = accessibleName(c, el);
         if (name) {
           next.scope = [...ctx.scope, { role: scopeRole, name }];
-          if (visible(el) && !ctx.blocked) addPath(ctx, role, name);
+          if (visible(el, tag) && !ctx.blocked) addPath(ctx, role, name);
         }
       }
       if (next.scope === ctx.scope) {
