@@ -54,8 +54,11 @@ const CANNOT_BE_NAMED = new Set([
 
 const PLACEHOLDER_TYPES = new Set(['text', 'password', 'number', 'search', 'tel', 'email', 'url']);
 
-function idRefs(el: Element, attr: string | null): Element[] {
-  if (!attr) return [];
+/** No element: what `idRefs` answers for an absent attribute (most elements), shared, never added to. */
+const NO_REFS: readonly Element[] = [];
+
+function idRefs(el: Element, attr: string | null): readonly Element[] {
+  if (!attr) return NO_REFS;
   const root = el.getRootNode() as Document | ShadowRoot;
   const out: Element[] = [];
   for (const id of attr.split(/[ \t\n\f\r]+/)) {
@@ -89,7 +92,6 @@ function inHiddenReference(w: Walk): boolean {
 /** accname 1.2 §4.3.2 "Computation steps", one node. */
 function textAlternative(el: Element, w: Walk): string {
   if (w.visited.has(el)) return '';
-  const child: Walk = { ...w, target: w.target === 'self' ? 'descendant' : w.target };
   const c = w.c;
 
   // The element's tag name, read once for every step below.
@@ -117,6 +119,8 @@ function textAlternative(el: Element, w: Walk): string {
 
   const tag = upper(tagName);
   const role = roleOf(c, el, tag);
+  // The walk for this node's content and embedded parts; made here, after the steps that return without one.
+  const child: Walk = { ...w, target: w.target === 'self' ? 'descendant' : w.target };
 
   // Step 2C: an embedded control contributes its value when part of another element's name.
   if (w.label || w.labelledBy || w.target === 'descendant') {

@@ -272,8 +272,17 @@ export function walkDocument(doc: Document, c: DomCache, at?: (el: Element, ctx:
   const title = normalize(doc.title);
   if (title) paths.add(`title '${maskData(title)}'`);
 
+  // A path without a label is its chain and role alone: the cells of a row give the same one again and again, and a
+  // path equal to the last one added is in the set already, so it is not built and hashed again.
+  let lastChain: string | undefined;
+  let lastRole: string | undefined;
   const addPath = (ctx: Ctx, role: string, label: string) => {
-    paths.add(label ? `${ctx.chain}${role} '${maskData(label)}'` : `${ctx.chain}${role}`);
+    if (label) paths.add(`${ctx.chain}${role} '${maskData(label)}'`);
+    else if (ctx.chain !== lastChain || role !== lastRole) {
+      lastChain = ctx.chain;
+      lastRole = role;
+      paths.add(`${ctx.chain}${role}`);
+    }
   };
   // The walk reaches an element only through ancestors that are not aria-hidden (it returns at aria-hidden="true"),
   // so an element it asks about is known to be outside an aria-hidden chain without walking up it again.
