@@ -35,6 +35,8 @@ const INPUT_ROLE: Record<string, string> = {
 export function explicitRole(el: Element): string | null {
   const attr = el.getAttribute('role');
   if (!attr) return null;
+  // A value that is one valid role as it stands (lower case, no whitespace) is its own first token: no split needed.
+  if (VALID_ROLES.has(attr)) return attr;
   // §5.4: the first token naming a valid role wins (fallback roles).
   for (const token of attr.toLowerCase().split(/\s+/)) if (VALID_ROLES.has(token)) return token;
   return null;

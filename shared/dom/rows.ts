@@ -35,6 +35,9 @@ export function newRowCache(): RowCache {
 
 /** Visible-ish text of a subtree without layout: text nodes and push-button labels, skipping script/style/template. */
 export function plainText(el: Element, skip?: (e: Element) => boolean): string {
+  // A cell holding one text node and nothing else (most of a table's): its text is that node's, normalized.
+  const only = el.firstChild;
+  if (only && only.nodeType === 3 && !only.nextSibling) return normalize(only.nodeValue || '');
   let out = '';
   const visit = (n: Node) => {
     if (n.nodeType === 3) out += n.nodeValue || '';
