@@ -165,9 +165,12 @@ export function toWire(obs: DocumentObservation): Wire {
           let index: number;
           if (seen && (info.kind === 'list' ? sameStrings(seen as readonly string[], list as readonly string[]) : sameScope(seen as Control['scope'], list as Control['scope']))) index = lastIndex[slot]!;
           else {
-            const key = JSON.stringify(v);
-            if (info.kind === 'list') index = find(lists, key) ?? add(lists, key, (list as readonly string[]).map(string));
-            else index = find(scopes, key) ?? add(scopes, key, (list as Control['scope']).flatMap((l) => [string(l.role), string(l.name)]));
+            // Keyed by its strings' indices: a list seen before has all its strings in the table already, so asking
+            // for them adds none, and a new one adds them in the order its row would (the same tables as before).
+            const row = info.kind === 'list' ? (list as readonly string[]).map(string) : (list as Control['scope']).flatMap((l) => [string(l.role), string(l.name)]);
+            const key = row.join(',');
+            if (info.kind === 'list') index = find(lists, key) ?? add(lists, key, row);
+            else index = find(scopes, key) ?? add(scopes, key, row);
             lastValue[slot] = list;
             lastIndex[slot] = index;
           }
