@@ -33,14 +33,30 @@ export function isFocusableForRole(el: Element, hasTabIndex: boolean): boolean {
  * nearest ancestor-or-self saying true or false decides. `memo` keeps each element's inherited answer for one walk,
  * so a page of controls reads each ancestor's attribute once (docs/ARCHITECTURE.md "The walker").
  */
-export function isDisabled(el: Element, memo?: Map<Element, boolean>, upperTag?: string): boolean {
-  return isNativelyDisabled(el, upperTag) || ariaDisabled(el, memo);
+export function isDisabled(el: Element, memo?: Map<Element, boolean>, upperTag?: string, inherited?: boolean): boolean {
+  // `inherited`: the element's aria-disabled answer when the caller knows it already (`ariaDisabledBelow`).
+  return isNativelyDisabled(el, upperTag) || (inherited ?? ariaDisabled(el, memo));
+}
+
+/**
+ * The element's inherited aria-disabled answer, given its parent element's (`fromParent`; false for an element with
+ * no parent element, undefined when not known): its own true or false decides, else its parent's answer is its own.
+ * The walk carries it down to each child whose parent element is the one it came from (docs/ARCHITECTURE.md "The
+ * walker"), so no control climbs its ancestors for it.
+ */
+export function ariaDisabledBelow(el: Element, fromParent: boolean | undefined): boolean | undefined {
+  const v = ownAriaDisabled(el);
+  return v === 'true' ? true : v === 'false' ? false : fromParent;
+}
+
+function ownAriaDisabled(el: Element): string {
+  return (el.getAttribute('aria-disabled') || '').toLowerCase();
 }
 
 function ariaDisabled(el: Element, memo: Map<Element, boolean> | undefined): boolean {
   const known = memo?.get(el);
   if (known !== undefined) return known;
-  const v = (el.getAttribute('aria-disabled') || '').toLowerCase();
+  const v = ownAriaDisabled(el);
   let out = false;
   if (v === 'true') out = true;
   else if (v !== 'false') {

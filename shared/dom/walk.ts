@@ -6,7 +6,7 @@ import { accessibleName, normalize } from './name.ts';
 import { roleOf, upper } from './role.ts';
 import { isHeaderRow, newRowCache, plainText, rowKey, rowKind, tableRows, type RowCache } from './rows.ts';
 import type { WalkAt } from './gestures.ts';
-import { isDisabled } from './state.ts';
+import { ariaDisabledBelow, isDisabled } from './state.ts';
 import { isHiddenForAria, isIgnoredName, isIgnoredTag, isRevealable, liftedCache, newCache, styleOf, type DomCache } from './style.ts';
 
 /** The closed vocabulary per role (docs/ARCHITECTURE.md "The six verbs"); a role missing here is not a control. */
@@ -294,7 +294,9 @@ export function walkDocument(doc: Document, c: DomCache, at?: (el: Element, ctx:
   const shadowHosts: Element[] = [];
   const unwalked: Element[] = [];
 
-  const visit = (el: Element, ctx: Ctx): void => {
+  // `up`: the aria-disabled answer of the element's parent element (shared/dom/state.ts ariaDisabledBelow), undefined
+  // when the walk reached it another way (a slotted element, whose parent element is its host).
+  const visit = (el: Element, ctx: Ctx, up: boolean | undefined): void => {
     // The tag name is read once here and handed to every question below that needs it (docs/ARCHITECTURE.md "The
     // walker"): reading `tagName` crosses into the DOM and makes a string each time.
     const tag = el.tagName;
@@ -312,6 +314,7 @@ export function walkDocument(doc: Document, c: DomCache, at?: (el: Element, ctx:
     if (el === modal) ctx = { ...ctx, blocked: false };
     if (el.hasAttribute('inert')) ctx = { ...ctx, blocked: true };
     at?.(el, ctx);
+    const ariaDisabled = ariaDisabledBelow(el, up);
     const upperTag = upper(tag);
     const role = roleOf(c, el, upperTag);
     const verbs = VERBS_BY_ROLE[role];
@@ -345,7 +348,7 @@ export function walkDocument(doc: Document, c: DomCache, at?: (el: Element, ctx:
         // picks the option by name (docs/ARCHITECTURE.md, "The six verbs").
         if (tag !== 'SELECT' && verbs.includes('select')) control.verbs = control.verbs.map((v) => (v === 'select' ? 'choose' : v));
         Object.assign(control, controlValue(el, role, tag), controlState(el, role, tag));
-        if (isDisabled(el, disabled, upperTag)) control.disabled = true;
+        if (isDisabled(el, disabled, upperTag, ariaDisabled)) control.disabled = true;
         if (isSecretField(c, el, tag)) control.secret = true;
         controls.push({ el, control });
         // Furniture: buttons and labelled fields always; links only outside data rows (there they are data).
@@ -416,21 +419,22 @@ export function walkDocument(doc: Document, c: DomCache, at?: (el: Element, ctx:
     // A slot with assigned text only renders that text, not its fallback.
     const slotted = tag === 'SLOT' && (el as HTMLSlotElement).assignedNodes().length > 0;
     if (slotted) {
-      for (const ch of (el as HTMLSlotElement).assignedElements()) visit(ch, next);
+      for (const ch of (el as HTMLSlotElement).assignedElements()) visit(ch, next, undefined);
       unwalked.push(el);
     } else if (shadow) {
       for (let ch = shadow.firstElementChild; ch; ch = ch.nextElementSibling) {
         // innerText stops at a shadow host (HTML §3.2.7 "the innerText getter" walks the DOM tree, not the flat
         // tree): a shadow tree's rendered text is read from its own top elements; one not rendered gives none.
         if (!isIgnoredTag(ch) && ch instanceof HTMLElement && ch.checkVisibility()) shadowText.push(ch.innerText);
-        visit(ch, next);
+        // A shadow root's child has no parent element: its own aria-disabled alone decides.
+        visit(ch, next, false);
       }
       for (let ch = el.firstElementChild; ch; ch = ch.nextElementSibling) unwalked.push(ch);
-    } else for (let ch = el.firstElementChild; ch; ch = ch.nextElementSibling) visit(ch, next);
+    } else for (let ch = el.firstElementChild; ch; ch = ch.nextElementSibling) visit(ch, next, ariaDisabled);
   };
 
   const root = doc.documentElement;
-  if (root) visit(root, { ancestors: [], chain: '', scope: [], row: null, blocked: modal !== null, dataRow: false, dataTable: false });
+  if (root) visit(root, { ancestors: [], chain: '', scope: [], row: null, blocked: modal !== null, dataRow: false, dataTable: false }, false);
   const body = doc.body;
   const text = body && body.tagName !== 'FRAMESET' ? normalize([body.innerText, ...shadowText].join(' ')) : '';
   return { controls, paths: [...paths].sort(), text, title, url: doc.URL, shadowHosts, unwalked };
