@@ -1,7 +1,7 @@
 // Accessible names per "Accessible Name and Description Computation 1.2" (accname) §4.3 and the HTML-AAM
 // §4.1 "Accessible Name Computations By HTML Element", with Chromium's choices (as mirrored by Playwright).
-import { roleOf } from './role.ts';
-import { cssContent, isHiddenForAria, isIgnoredTag, styleOf, type DomCache } from './style.ts';
+import { roleOf, upper } from './role.ts';
+import { cssContent, isHiddenForAria, isIgnoredName, styleOf, type DomCache } from './style.ts';
 
 /**
  * The name as `getByRole(..., { name, exact: true })` compares it: zero-width space and soft hyphen dropped
@@ -54,8 +54,11 @@ const CANNOT_BE_NAMED = new Set([
 
 const PLACEHOLDER_TYPES = new Set(['text', 'password', 'number', 'search', 'tel', 'email', 'url']);
 
-function idRefs(el: Element, attr: string | null): Element[] {
-  if (!attr) return [];
+/** No element: what `idRefs` answers for an absent attribute (most elements), shared, never added to. */
+const NO_REFS: readonly Element[] = [];
+
+function idRefs(el: Element, attr: string | null): readonly Element[] {
+  if (!attr) return NO_REFS;
   const root = el.getRootNode() as Document | ShadowRoot;
   const out: Element[] = [];
   for (const id of attr.split(/[ \t\n\f\r]+/)) {
@@ -89,11 +92,12 @@ function inHiddenReference(w: Walk): boolean {
 /** accname 1.2 §4.3.2 "Computation steps", one node. */
 function textAlternative(el: Element, w: Walk): string {
   if (w.visited.has(el)) return '';
-  const child: Walk = { ...w, target: w.target === 'self' ? 'descendant' : w.target };
   const c = w.c;
 
+  // The element's tag name, read once for every step below.
+  const tagName = el.tagName;
   // Step 2A: hidden nodes are skipped unless reached through a hidden aria-labelledby/label reference.
-  if (isIgnoredTag(el) || (!inHiddenReference(w) && isHiddenForAria(c, el))) {
+  if (isIgnoredName(tagName) || (!inHiddenReference(w) && isHiddenForAria(c, el, tagName))) {
     w.visited.add(el);
     return '';
   }
@@ -113,8 +117,10 @@ function textAlternative(el: Element, w: Walk): string {
     if (text) return text;
   }
 
-  const role = roleOf(c, el);
-  const tag = el.tagName.toUpperCase();
+  const tag = upper(tagName);
+  const role = roleOf(c, el, tag);
+  // The walk for this node's content and embedded parts; made here, after the steps that return without one.
+  const child: Walk = { ...w, target: w.target === 'self' ? 'descendant' : w.target };
 
   // Step 2C: an embedded control contributes its value when part of another element's name.
   if (w.label || w.labelledBy || w.target === 'descendant') {

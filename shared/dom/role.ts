@@ -35,6 +35,8 @@ const INPUT_ROLE: Record<string, string> = {
 export function explicitRole(el: Element): string | null {
   const attr = el.getAttribute('role');
   if (!attr) return null;
+  // A value that is one valid role as it stands (lower case, no whitespace) is its own first token: no split needed.
+  if (VALID_ROLES.has(attr)) return attr;
   // §5.4: the first token naming a valid role wins (fallback roles).
   for (const token of attr.toLowerCase().split(/\s+/)) if (VALID_ROLES.has(token)) return token;
   return null;
@@ -98,109 +100,107 @@ function tableOfCell(cell: Element): Element | null {
   return cell.closest('table');
 }
 
-function implicitRoleOfTag(el: Element): string | null {
-  switch (el.tagName.toUpperCase()) {
-    case 'A':
-    case 'AREA':
-      return el.hasAttribute('href') ? 'link' : null;
-    case 'ARTICLE': return 'article';
-    case 'ASIDE': return 'complementary';
-    case 'BLOCKQUOTE': return 'blockquote';
-    case 'BUTTON': return 'button';
-    case 'CAPTION': return 'caption';
-    case 'CODE': return 'code';
-    case 'DATALIST': return 'listbox';
-    case 'DD': return 'definition';
-    case 'DEL': return 'deletion';
-    case 'DETAILS': return 'group';
-    case 'DFN': return 'term';
-    case 'DIALOG': return 'dialog';
-    case 'DT': return 'term';
-    case 'EM': return 'emphasis';
-    case 'FIELDSET': return 'group';
-    case 'FIGURE': return 'figure';
-    case 'FOOTER': return el.closest(SECTIONING) ? null : 'contentinfo';
-    // HTML-AAM: <form> and <section> are landmarks only when they have an accessible name (author-supplied).
-    case 'FORM': return hasExplicitName(el) ? 'form' : null;
-    case 'H1': case 'H2': case 'H3': case 'H4': case 'H5': case 'H6': return 'heading';
-    case 'HEADER': return el.closest(SECTIONING) ? null : 'banner';
-    case 'HR': return 'separator';
-    case 'HTML': return 'document';
-    case 'IMG': {
-      // HTML-AAM img: alt="" with nothing else to expose is presentational.
-      const bare = el.getAttribute('alt') === '' && !el.getAttribute('title') &&
-        !GLOBAL_ARIA.some((a) => el.hasAttribute(a)) && !hasTabIndex(el);
-      return bare ? 'presentation' : 'img';
+/** A tag name as HTML-AAM's tables spell it, upper case. An HTML element's `tagName` in an HTML document is upper
+ *  case already (DOM §4.9 "HTML-uppercased qualified name"), so `toUpperCase()` runs only for a name holding a
+ *  character it could change (an SVG element, a custom element, a document that is not HTML): the same string either
+ *  way (docs/ARCHITECTURE.md "The walker"). */
+export function upper(tag: string): string {
+  return MAY_CHANGE.test(tag) ? tag.toUpperCase() : tag;
+}
+
+/** Any character but those `toUpperCase()` leaves as they are and a tag name commonly holds. */
+const MAY_CHANGE = /[^A-Z0-9]/;
+
+function upperTag(el: Element): string {
+  return upper(el.tagName);
+}
+
+/** HTML-AAM §4 roles that follow from the tag alone. */
+const ROLE_OF_TAG = new Map<string, string>([
+  ['ARTICLE', 'article'], ['ASIDE', 'complementary'], ['BLOCKQUOTE', 'blockquote'], ['BUTTON', 'button'],
+  ['CAPTION', 'caption'], ['CODE', 'code'], ['DATALIST', 'listbox'], ['DD', 'definition'], ['DEL', 'deletion'],
+  ['DETAILS', 'group'], ['DFN', 'term'], ['DIALOG', 'dialog'], ['DT', 'term'], ['EM', 'emphasis'], ['FIELDSET', 'group'],
+  ['FIGURE', 'figure'], ['H1', 'heading'], ['H2', 'heading'], ['H3', 'heading'], ['H4', 'heading'], ['H5', 'heading'],
+  ['H6', 'heading'], ['HR', 'separator'], ['HTML', 'document'], ['INS', 'insertion'], ['LI', 'listitem'], ['MAIN', 'main'],
+  ['MARK', 'mark'], ['MATH', 'math'], ['MENU', 'list'], ['OL', 'list'], ['UL', 'list'], ['METER', 'meter'],
+  ['NAV', 'navigation'], ['OPTGROUP', 'group'], ['OPTION', 'option'], ['OUTPUT', 'status'], ['P', 'paragraph'],
+  ['PROGRESS', 'progressbar'], ['SEARCH', 'search'], ['STRONG', 'strong'], ['SUB', 'subscript'], ['SUP', 'superscript'],
+  ['SVG', 'img'], ['TABLE', 'table'], ['TBODY', 'rowgroup'], ['THEAD', 'rowgroup'], ['TFOOT', 'rowgroup'],
+  ['TEXTAREA', 'textbox'], ['TIME', 'time'], ['TR', 'row'],
+]);
+
+/** HTML-AAM §4 roles that depend on the element's attributes or place; any other tag has no implicit role. */
+const ROLE_BY_RULE = new Map<string, (el: Element) => string | null>([
+  ['A', linkRole],
+  ['AREA', linkRole],
+  ['FOOTER', (el) => (el.closest(SECTIONING) ? null : 'contentinfo')],
+  // HTML-AAM: <form> and <section> are landmarks only when they have an accessible name (author-supplied).
+  ['FORM', (el) => (hasExplicitName(el) ? 'form' : null)],
+  ['HEADER', (el) => (el.closest(SECTIONING) ? null : 'banner')],
+  ['IMG', (el) => {
+    // HTML-AAM img: alt="" with nothing else to expose is presentational.
+    const bare = el.getAttribute('alt') === '' && !el.getAttribute('title') &&
+      !GLOBAL_ARIA.some((a) => el.hasAttribute(a)) && !hasTabIndex(el);
+    return bare ? 'presentation' : 'img';
+  }],
+  ['INPUT', (el) => {
+    const input = el as HTMLInputElement;
+    const type = input.type.toLowerCase();
+    if (['email', 'search', 'tel', 'text', 'url', ''].includes(type)) {
+      // HTML-AAM: a text input with a list= pointing at a <datalist> is a combobox.
+      const listId = el.getAttribute('list');
+      const list = listId ? el.ownerDocument.getElementById(listId) : null;
+      if (list && list.tagName === 'DATALIST') return 'combobox';
+      return type === 'search' ? 'searchbox' : 'textbox';
     }
-    case 'INPUT': {
-      const input = el as HTMLInputElement;
-      const type = input.type.toLowerCase();
-      if (['email', 'search', 'tel', 'text', 'url', ''].includes(type)) {
-        // HTML-AAM: a text input with a list= pointing at a <datalist> is a combobox.
-        const listId = el.getAttribute('list');
-        const list = listId ? el.ownerDocument.getElementById(listId) : null;
-        if (list && list.tagName === 'DATALIST') return 'combobox';
-        return type === 'search' ? 'searchbox' : 'textbox';
-      }
-      if (type === 'hidden') return null;
-      // password, date, color... have no ARIA role of their own; Chromium exposes them as textbox.
-      return INPUT_ROLE[type] ?? 'textbox';
-    }
-    case 'INS': return 'insertion';
-    case 'LI': return 'listitem';
-    case 'MAIN': return 'main';
-    case 'MARK': return 'mark';
-    case 'MATH': return 'math';
-    case 'MENU': case 'OL': case 'UL': return 'list';
-    case 'METER': return 'meter';
-    case 'NAV': return 'navigation';
-    case 'OPTGROUP': return 'group';
-    case 'OPTION': return 'option';
-    case 'OUTPUT': return 'status';
-    case 'P': return 'paragraph';
-    case 'PROGRESS': return 'progressbar';
-    case 'SEARCH': return 'search';
-    case 'SECTION': return hasExplicitName(el) ? 'region' : null;
-    case 'SELECT': return isListBoxSelect(el) ? 'listbox' : 'combobox';
-    case 'STRONG': return 'strong';
-    case 'SUB': return 'subscript';
-    case 'SUMMARY': return isDetailsSummary(el) ? 'button' : null;
-    case 'SUP': return 'superscript';
-    case 'SVG': return 'img';
-    case 'TABLE': return 'table';
-    case 'TBODY': case 'THEAD': case 'TFOOT': return 'rowgroup';
-    case 'TD': {
-      const table = tableOfCell(el);
-      const r = table ? explicitRole(table) : null;
-      return r === 'grid' || r === 'treegrid' ? 'gridcell' : 'cell';
-    }
-    case 'TEXTAREA': return 'textbox';
-    case 'TH': return thRole(el);
-    case 'TIME': return 'time';
-    case 'TR': return 'row';
-    default: return null;
-  }
+    if (type === 'hidden') return null;
+    // password, date, color... have no ARIA role of their own; Chromium exposes them as textbox.
+    return INPUT_ROLE[type] ?? 'textbox';
+  }],
+  ['SECTION', (el) => (hasExplicitName(el) ? 'region' : null)],
+  ['SELECT', (el) => (isListBoxSelect(el) ? 'listbox' : 'combobox')],
+  ['SUMMARY', (el) => (isDetailsSummary(el) ? 'button' : null)],
+  ['TD', (el) => {
+    const table = tableOfCell(el);
+    const r = table ? explicitRole(table) : null;
+    return r === 'grid' || r === 'treegrid' ? 'gridcell' : 'cell';
+  }],
+  ['TH', thRole],
+]);
+
+function linkRole(el: Element): string | null {
+  return el.hasAttribute('href') ? 'link' : null;
+}
+
+/** The role HTML-AAM §4 maps the element's tag to, given its upper-case tag name (`upperTag`). A lookup in two
+ *  tables rather than a switch over sixty strings, which V8 compares one after another (docs/ARCHITECTURE.md "The walker"). */
+function implicitRoleOfTag(el: Element, tag: string): string | null {
+  const role = ROLE_OF_TAG.get(tag);
+  if (role !== undefined) return role;
+  const rule = ROLE_BY_RULE.get(tag);
+  return rule ? rule(el) : null;
 }
 
 /** ARIA 1.2 §5.4 "Presentational Roles Conflict Resolution" / required owned elements: a <td> of a
  *  role=presentation <tr> (and so on up to the table) inherits presentation. */
-const PRESENTATION_PARENTS: Record<string, string[]> = {
-  DD: ['DL', 'DIV'], DIV: ['DL'], DT: ['DL', 'DIV'], LI: ['OL', 'UL'], TBODY: ['TABLE'], TD: ['TR'],
-  TFOOT: ['TABLE'], TH: ['TR'], THEAD: ['TABLE'], TR: ['THEAD', 'TBODY', 'TFOOT', 'TABLE'],
-};
+const PRESENTATION_PARENTS = new Map<string, string[]>([
+  ['DD', ['DL', 'DIV']], ['DIV', ['DL']], ['DT', ['DL', 'DIV']], ['LI', ['OL', 'UL']], ['TBODY', ['TABLE']], ['TD', ['TR']],
+  ['TFOOT', ['TABLE']], ['TH', ['TR']], ['THEAD', ['TABLE']], ['TR', ['THEAD', 'TBODY', 'TFOOT', 'TABLE']],
+]);
 
-function implicitRole(c: DomCache, el: Element): string | null {
-  const role = implicitRoleOfTag(el);
+function implicitRole(c: DomCache, el: Element, tag: string): string | null {
+  const role = implicitRoleOfTag(el, tag);
   if (!role) return null;
-  const parent = requiredParent(el);
+  const parent = requiredParent(el, tag);
   return (parent && presentationFrom(c, parent)) || role;
 }
 
 /** The parent `el` is a required owned element of (a <td>'s <tr>, a <tr>'s table section), or null. */
-function requiredParent(el: Element): Element | null {
-  const parents = PRESENTATION_PARENTS[el.tagName.toUpperCase()];
+function requiredParent(el: Element, tag: string): Element | null {
+  const parents = PRESENTATION_PARENTS.get(tag);
+  if (!parents) return null;
   const parent = el.parentElement;
-  return parents && parent && parents.includes(parent.tagName.toUpperCase()) ? parent : null;
+  return parent && parents.includes(upperTag(parent)) ? parent : null;
 }
 
 /** The presentational role `p` passes down to its required owned elements ('' for none): its own, else the one its
@@ -212,7 +212,7 @@ function presentationFrom(c: DomCache, p: Element): string {
   let out = '';
   if ((pr === 'none' || pr === 'presentation') && !presentationConflict(p, pr)) out = pr;
   else {
-    const up = requiredParent(p);
+    const up = requiredParent(p, upperTag(p));
     if (up) out = presentationFrom(c, up);
   }
   c.presentation.set(p, out);
@@ -240,15 +240,17 @@ const NAME_PROHIBITED = new Set([
   'subscript', 'superscript',
 ]);
 
-export function roleOf(c: DomCache, el: Element): string {
+/** The element's role; `tag` is its `upperTag`, when the caller has read it already. */
+export function roleOf(c: DomCache, el: Element, tag?: string): string {
   const cached = c.role.get(el);
   if (cached !== undefined) return cached;
+  const up = tag ?? upperTag(el);
   let role = explicitRole(el);
   if (role === 'none' || role === 'presentation') {
-    const implicit = implicitRole(c, el);
+    const implicit = implicitRole(c, el, up);
     if (presentationConflict(el, implicit)) role = implicit;
   } else if (!role) {
-    role = implicitRole(c, el);
+    role = implicitRole(c, el, up);
   }
   const out = role ?? '';
   c.role.set(el, out);

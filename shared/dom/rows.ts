@@ -35,6 +35,9 @@ export function newRowCache(): RowCache {
 
 /** Visible-ish text of a subtree without layout: text nodes and push-button labels, skipping script/style/template. */
 export function plainText(el: Element, skip?: (e: Element) => boolean): string {
+  // A cell holding one text node and nothing else (most of a table's): its text is that node's, normalized.
+  const only = el.firstChild;
+  if (only && only.nodeType === 3 && !only.nextSibling) return normalize(only.nodeValue || '');
   let out = '';
   const visit = (n: Node) => {
     if (n.nodeType === 3) out += n.nodeValue || '';
@@ -52,6 +55,32 @@ export function plainText(el: Element, skip?: (e: Element) => boolean): string {
   };
   for (let ch = el.firstChild; ch; ch = ch.nextSibling) visit(ch);
   return normalize(out);
+}
+
+const HTML_NS = 'http://www.w3.org/1999/xhtml';
+
+/**
+ * The table's rows as `table.rows` lists them (HTML §4.9.1 "The table element": its `tr` children and those of its
+ * `thead`, `tbody` and `tfoot` children; the `thead` rows first, then those of the table and its `tbody` elements, then
+ * the `tfoot` rows, each group in tree order), read off the children: iterating the live collection asks the browser
+ * for each item and costs several times more on a page of many tables (docs/ARCHITECTURE.md "The walker").
+ */
+export function tableRows(table: Element): Element[] {
+  // Not an HTML <table> (an element of another namespace spelled TABLE): asked as before, which fails as it did.
+  if (table.namespaceURI !== HTML_NS) return [...(table as HTMLTableElement).rows];
+  const head: Element[] = [];
+  const body: Element[] = [];
+  const foot: Element[] = [];
+  for (let ch = table.firstElementChild; ch; ch = ch.nextElementSibling) {
+    if (ch.namespaceURI !== HTML_NS) continue;
+    const name = ch.localName;
+    if (name === 'tr') body.push(ch);
+    else if (name === 'thead' || name === 'tbody' || name === 'tfoot') {
+      const into = name === 'thead' ? head : name === 'tfoot' ? foot : body;
+      for (let r = ch.firstElementChild; r; r = r.nextElementSibling) if (r.localName === 'tr' && r.namespaceURI === HTML_NS) into.push(r);
+    }
+  }
+  return head.length || foot.length ? head.concat(body, foot) : body;
 }
 
 export function isHeaderRow(tr: Element): boolean {
@@ -121,7 +150,7 @@ function containerOf(c: DomCache, row: Element, kind: RowKind): Element | null {
 }
 
 function rowsOf(c: DomCache, rc: RowCache, container: Element, kind: RowKind): Element[] {
-  if (kind === 'tr') return [...(container as HTMLTableElement).rows].filter((r) => rowKind(c, rc, r) === 'tr');
+  if (kind === 'tr') return tableRows(container).filter((r) => rowKind(c, rc, r) === 'tr');
   return [...container.querySelectorAll('*')].filter((e) => e.tagName !== 'TR' && rowKind(c, rc, e) === 'aria');
 }
 
@@ -260,7 +289,7 @@ export function readRows(c: DomCache, el: Element): SurfaceRows | null {
   const kind: RowKind = container.tagName === 'TABLE' ? 'tr' : 'aria';
   const headerRow =
     kind === 'tr'
-      ? [...(container as HTMLTableElement).rows].find((r) => isHeaderRow(r))
+      ? tableRows(container).find((r) => isHeaderRow(r))
       : [...container.querySelectorAll('*')].find((e) => roleOf(c, e) === 'row' && rowKind(c, rc, e) === null);
   const headers = headerRow ? (kind === 'tr' ? [...headerRow.children].filter((x) => x.tagName === 'TH') : ariaCells(c, headerRow)).map((h) => textOf(h)) : [];
   const rows = rowsOf(c, rc, container, kind)

@@ -4,10 +4,12 @@
 const NATIVE_CONTROLS = new Set(['BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'OPTION', 'OPTGROUP']);
 
 /** HTML "actually disabled": the attribute, a disabled <optgroup>, or a disabled <fieldset> outside its first legend. */
-export function isNativelyDisabled(el: Element): boolean {
-  if (!NATIVE_CONTROLS.has(el.tagName.toUpperCase())) return false;
+export function isNativelyDisabled(el: Element, upperTag?: string): boolean {
+  // `upperTag`: the element's tag name upper-cased, when the caller has it (shared/dom/role.ts upper).
+  const tag = upperTag ?? el.tagName.toUpperCase();
+  if (!NATIVE_CONTROLS.has(tag)) return false;
   if (el.hasAttribute('disabled')) return true;
-  if (el.tagName.toUpperCase() === 'OPTION' && el.closest('optgroup[disabled]')) return true;
+  if (tag === 'OPTION' && el.closest('optgroup[disabled]')) return true;
   const fs = el.closest('fieldset[disabled]');
   if (!fs) return false;
   const legend = fs.querySelector(':scope > legend');
@@ -31,14 +33,30 @@ export function isFocusableForRole(el: Element, hasTabIndex: boolean): boolean {
  * nearest ancestor-or-self saying true or false decides. `memo` keeps each element's inherited answer for one walk,
  * so a page of controls reads each ancestor's attribute once (docs/ARCHITECTURE.md "The walker").
  */
-export function isDisabled(el: Element, memo?: Map<Element, boolean>): boolean {
-  return isNativelyDisabled(el) || ariaDisabled(el, memo);
+export function isDisabled(el: Element, memo?: Map<Element, boolean>, upperTag?: string, inherited?: boolean): boolean {
+  // `inherited`: the element's aria-disabled answer when the caller knows it already (`ariaDisabledBelow`).
+  return isNativelyDisabled(el, upperTag) || (inherited ?? ariaDisabled(el, memo));
+}
+
+/**
+ * The element's inherited aria-disabled answer, given its parent element's (`fromParent`; false for an element with
+ * no parent element, undefined when not known): its own true or false decides, else its parent's answer is its own.
+ * The walk carries it down to each child whose parent element is the one it came from (docs/ARCHITECTURE.md "The
+ * walker"), so no control climbs its ancestors for it.
+ */
+export function ariaDisabledBelow(el: Element, fromParent: boolean | undefined): boolean | undefined {
+  const v = ownAriaDisabled(el);
+  return v === 'true' ? true : v === 'false' ? false : fromParent;
+}
+
+function ownAriaDisabled(el: Element): string {
+  return (el.getAttribute('aria-disabled') || '').toLowerCase();
 }
 
 function ariaDisabled(el: Element, memo: Map<Element, boolean> | undefined): boolean {
   const known = memo?.get(el);
   if (known !== undefined) return known;
-  const v = (el.getAttribute('aria-disabled') || '').toLowerCase();
+  const v = ownAriaDisabled(el);
   let out = false;
   if (v === 'true') out = true;
   else if (v !== 'false') {

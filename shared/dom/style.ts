@@ -76,6 +76,11 @@ export function isIgnoredTag(el: Element): boolean {
   return IGNORED.has(el.tagName);
 }
 
+/** `isIgnoredTag` for a tag name the caller has read already (an element's `tagName`, which is its `nodeName`). */
+export function isIgnoredName(tag: string): boolean {
+  return IGNORED.has(tag);
+}
+
 /** aria-hidden="true" on the element or a flat-tree ancestor (no style read). */
 function inAriaHiddenChain(c: DomCache, el: Element): boolean {
   const cached = c.ariaHidden.get(el);
@@ -117,13 +122,15 @@ const SHOWN: CheckVisibilityOptions = { visibilityProperty: true, checkVisibilit
  * Elements with `display: contents` are hidden only when all their children are (they have no box of their own).
  * Options of a <select> are never hidden by style (Chromium exposes closed dropdown options).
  */
-export function isHiddenForAria(c: DomCache, el: Element): boolean {
+export function isHiddenForAria(c: DomCache, el: Element, tag?: string): boolean {
   const cached = c.hidden.get(el);
   if (cached !== undefined) return cached;
+  // The element's name, read once (DOM §4.9: an element's nodeName is its tagName), or the caller's reading of it.
+  const name = tag ?? el.nodeName;
   let hidden: boolean;
-  if (isIgnoredTag(el)) {
+  if (IGNORED.has(name)) {
     hidden = true;
-  } else if (el.nodeName !== 'SLOT' && el.nodeName !== 'OPTION' && el.checkVisibility(SHOWN)) {
+  } else if (name !== 'SLOT' && name !== 'OPTION' && el.checkVisibility(SHOWN)) {
     // The common case in one native call (docs/ARCHITECTURE.md "The walker"): a box that is laid out and
     // visibility:visible is neither display:contents (no box) nor display:none (self or flat-tree ancestor) nor
     // visibility:hidden/collapse, so the branches below would answer with the aria-hidden chain alone; no computed
@@ -131,7 +138,7 @@ export function isHiddenForAria(c: DomCache, el: Element): boolean {
     hidden = inAriaHiddenChain(c, el);
   } else {
     const s = styleOf(c, el);
-    if (el.nodeName === 'SLOT') {
+    if (name === 'SLOT') {
       // A slot is display:contents by default and has no box, so checkVisibility() is false for it even when its
       // assigned nodes render; it is hidden only by its ancestors (its assigned nodes answer for themselves).
       hidden = inHiddenChain(c, el) || (!!s && s.display === 'none');
@@ -152,10 +159,10 @@ export function isHiddenForAria(c: DomCache, el: Element): boolean {
         }
       }
     } else {
-      const optionInSelect = el.nodeName === 'OPTION' && !!el.closest('select');
+      const optionInSelect = name === 'OPTION' && !!el.closest('select');
       // Past a failed checkVisibility(SHOWN) above (anything but a slot or an option), `checkVisibility() &&
       // visibility === 'visible'` is already known false: it is not asked again.
-      const styleVisible = !s || (el.nodeName !== 'OPTION' ? false : el.checkVisibility() && s.visibility === 'visible');
+      const styleVisible = !s || (name !== 'OPTION' ? false : el.checkVisibility() && s.visibility === 'visible');
       // checkVisibility() already fails under a display:none flat-tree ancestor, so a visible element needs only
       // the aria-hidden chain; an option of a closed <select> has no box and needs the display chain too.
       if (optionInSelect) hidden = inHiddenChain(c, el);

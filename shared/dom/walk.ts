@@ -3,12 +3,12 @@
 import type { Control, ScopeLink, Verb } from '../schema/observation.ts';
 import { activeModal } from './modal.ts';
 import { accessibleName, normalize } from './name.ts';
-import { roleOf } from './role.ts';
+import { roleOf, upper } from './role.ts';
 import { LANDMARK_ROLES, SCOPE_LINK_OF } from './scopes.ts';
-import { isHeaderRow, newRowCache, plainText, rowKey, rowKind, type RowCache } from './rows.ts';
+import { isHeaderRow, newRowCache, plainText, rowKey, rowKind, tableRows, type RowCache } from './rows.ts';
 import type { WalkAt } from './gestures.ts';
-import { isDisabled } from './state.ts';
-import { isHiddenForAria, isIgnoredTag, isRevealable, liftedCache, newCache, styleOf, type DomCache } from './style.ts';
+import { ariaDisabledBelow, isDisabled } from './state.ts';
+import { isHiddenForAria, isIgnoredName, isIgnoredTag, isRevealable, liftedCache, newCache, styleOf, type DomCache } from './style.ts';
 
 /** The closed vocabulary per role (docs/ARCHITECTURE.md "The six verbs"); a role missing here is not a control. */
 export const VERBS_BY_ROLE: Readonly<Record<string, readonly Verb[]>> = {
@@ -117,7 +117,7 @@ export function maskData(s: string): string {
 function isDataTable(table: Element): boolean {
   const r = (table.getAttribute('role') || '').toLowerCase();
   if (r === 'grid' || r === 'treegrid') return true;
-  for (const tr of (table as HTMLTableElement).rows) {
+  for (const tr of tableRows(table)) {
     for (let ch = tr.firstElementChild; ch; ch = ch.nextElementSibling) if (ch.tagName === 'TH') return true;
   }
   return false;
@@ -145,10 +145,10 @@ export function hintOf(el: Element): string {
       const t = cellText(left);
       if (t) return t;
     }
-    const table = row.closest('table') as HTMLTableElement | null;
+    const table = row.closest('table');
     if (table) {
       const col = columnOf(cell);
-      for (const tr of table.rows) {
+      for (const tr of tableRows(table)) {
         if (tr === row) break;
         if (!isHeaderRow(tr)) continue;
         const head = cellAtColumn(tr, col);
@@ -190,15 +190,14 @@ function cellAtColumn(tr: Element, col: number): Element | null {
  * Whether the field hides what is typed into it: a password input, or a field styled not to display its text
  * (`-webkit-text-security`, the non-standard property browsers honour). Secrets may be typed only into these.
  */
-function isSecretField(c: DomCache, el: Element): boolean {
-  if (el.tagName === 'INPUT' && (el as HTMLInputElement).type === 'password') return true;
+function isSecretField(c: DomCache, el: Element, tag: string): boolean {
+  if (tag === 'INPUT' && (el as HTMLInputElement).type === 'password') return true;
   // The walk's cached computed style (shared/dom/style.ts): a live declaration, so the same answer as a fresh one.
   const security = (styleOf(c, el) as (CSSStyleDeclaration & { webkitTextSecurity?: string }) | undefined)?.webkitTextSecurity;
   return security !== undefined && security !== '' && security !== 'none';
 }
 
-function controlValue(el: Element, role: string): { value?: string; options?: string[] } {
-  const tag = el.tagName;
+function controlValue(el: Element, role: string, tag: string): { value?: string; options?: string[] } {
   if (tag === 'INPUT' || tag === 'TEXTAREA') {
     const input = el as HTMLInputElement;
     if (input.type === 'checkbox' || input.type === 'radio') {
@@ -234,11 +233,11 @@ const SELECTABLE = new Set(['option', 'tab', 'treeitem', 'gridcell', 'row']);
  * Expanded and selected states (WAI-ARIA 1.2 §6.6 aria-expanded, aria-selected). A <summary> is expanded when its
  * <details> is open (HTML §4.11.1). Absent when the control does not carry the state.
  */
-function controlState(el: Element, role: string): { expanded?: boolean; selected?: boolean } {
+function controlState(el: Element, role: string, tag: string): { expanded?: boolean; selected?: boolean } {
   const out: { expanded?: boolean; selected?: boolean } = {};
   const expanded = (el.getAttribute('aria-expanded') || '').toLowerCase();
   if (expanded === 'true' || expanded === 'false') out.expanded = expanded === 'true';
-  else if (el.tagName === 'SUMMARY' && el.parentElement?.tagName === 'DETAILS') out.expanded = (el.parentElement as HTMLDetailsElement).open;
+  else if (tag === 'SUMMARY' && el.parentElement?.tagName === 'DETAILS') out.expanded = (el.parentElement as HTMLDetailsElement).open;
   if (SELECTABLE.has(role)) {
     const selected = (el.getAttribute('aria-selected') || '').toLowerCase();
     if (selected === 'true' || selected === 'false' || role === 'option' || role === 'tab') out.selected = selected === 'true';
@@ -246,9 +245,9 @@ function controlState(el: Element, role: string): { expanded?: boolean; selected
   return out;
 }
 
-function chainRole(el: Element, role: string): string | null {
+function chainRole(tag: string, role: string): string | null {
   if (STRUCTURAL.has(role)) return role;
-  switch (el.tagName) {
+  switch (tag) {
     // Layout tables (role=presentation) and unnamed forms have no ARIA role, yet they are the page's structure.
     case 'TABLE': return 'table';
     case 'TR': return 'row';
@@ -269,21 +268,35 @@ export function walkDocument(doc: Document, c: DomCache, at?: (el: Element, ctx:
   const title = normalize(doc.title);
   if (title) paths.add(`title '${maskData(title)}'`);
 
+  // A path without a label is its chain and role alone: the cells of a row give the same one again and again, and a
+  // path equal to the last one added is in the set already, so it is not built and hashed again.
+  let lastChain: string | undefined;
+  let lastRole: string | undefined;
   const addPath = (ctx: Ctx, role: string, label: string) => {
-    paths.add(label ? `${ctx.chain}${role} '${maskData(label)}'` : `${ctx.chain}${role}`);
+    if (label) paths.add(`${ctx.chain}${role} '${maskData(label)}'`);
+    else if (ctx.chain !== lastChain || role !== lastRole) {
+      lastChain = ctx.chain;
+      lastRole = role;
+      paths.add(`${ctx.chain}${role}`);
+    }
   };
   // The walk reaches an element only through ancestors that are not aria-hidden (it returns at aria-hidden="true"),
   // so an element it asks about is known to be outside an aria-hidden chain without walking up it again.
-  const visible = (el: Element) => {
+  const visible = (el: Element, tag: string) => {
     if (!c.ariaHidden.has(el)) c.ariaHidden.set(el, false);
-    return !isHiddenForAria(c, el);
+    return !isHiddenForAria(c, el, tag);
   };
 
   const shadowHosts: Element[] = [];
   const unwalked: Element[] = [];
 
-  const visit = (el: Element, ctx: Ctx): void => {
-    if (isIgnoredTag(el)) {
+  // `up`: the aria-disabled answer of the element's parent element (shared/dom/state.ts ariaDisabledBelow), undefined
+  // when the walk reached it another way (a slotted element, whose parent element is its host).
+  const visit = (el: Element, ctx: Ctx, up: boolean | undefined): void => {
+    // The tag name is read once here and handed to every question below that needs it (docs/ARCHITECTURE.md "The
+    // walker"): reading `tagName` crosses into the DOM and makes a string each time.
+    const tag = el.tagName;
+    if (isIgnoredName(tag)) {
       unwalked.push(el);
       return;
     }
@@ -297,20 +310,21 @@ export function walkDocument(doc: Document, c: DomCache, at?: (el: Element, ctx:
     if (el === modal) ctx = { ...ctx, blocked: false };
     if (el.hasAttribute('inert')) ctx = { ...ctx, blocked: true };
     at?.(el, ctx);
-    const tag = el.tagName;
-    const role = roleOf(c, el);
+    const ariaDisabled = ariaDisabledBelow(el, up);
+    const upperTag = upper(tag);
+    const role = roleOf(c, el, upperTag);
     const verbs = VERBS_BY_ROLE[role];
     if (ctx.blocked) {
       // Behind a modal dialog or under inert: neither offered nor furniture (the dialog is the screen).
     } else if (verbs) {
-      if (!visible(el) && ctx.row && verbs.includes('invoke') && isRevealable(c, el)) {
+      if (!visible(el, tag) && ctx.row && verbs.includes('invoke') && isRevealable(c, el)) {
         // A row's action shown only on hover: offered to be hovered, which reveals it for the next step. No path:
         // the screen's furniture is what it was without it.
         const key = rowKey(c, rows, ctx.row);
         const control: Control = { ref: '', role, name: revealedName(el, c), verbs: ['hover'], scope: [...ctx.scope], ancestors: [...ctx.ancestors] };
         if (key) control.scope.push({ role: 'row', name: key });
         controls.push({ el, control });
-      } else if (visible(el)) {
+      } else if (visible(el, tag)) {
         const name = accessibleName(c, el);
         const control: Control = {
           ref: '',
@@ -329,9 +343,9 @@ export function walkDocument(doc: Document, c: DomCache, at?: (el: Element, ctx:
         // A custom combobox or listbox (not a native <select>) is chosen in, not selected: `choose` opens it and
         // picks the option by name (docs/ARCHITECTURE.md, "The six verbs").
         if (tag !== 'SELECT' && verbs.includes('select')) control.verbs = control.verbs.map((v) => (v === 'select' ? 'choose' : v));
-        Object.assign(control, controlValue(el, role), controlState(el, role));
-        if (isDisabled(el, disabled)) control.disabled = true;
-        if (isSecretField(c, el)) control.secret = true;
+        Object.assign(control, controlValue(el, role, tag), controlState(el, role, tag));
+        if (isDisabled(el, disabled, upperTag, ariaDisabled)) control.disabled = true;
+        if (isSecretField(c, el, tag)) control.secret = true;
         controls.push({ el, control });
         // Furniture: buttons and labelled fields always; links only outside data rows (there they are data).
         let label: string;
@@ -341,15 +355,15 @@ export function walkDocument(doc: Document, c: DomCache, at?: (el: Element, ctx:
         addPath(ctx, role, label);
       }
     } else if (role === 'heading' || role === 'columnheader' || (role === 'rowheader' && !ctx.dataRow)) {
-      if (visible(el)) addPath(ctx, role, accessibleName(c, el));
+      if (visible(el, tag)) addPath(ctx, role, accessibleName(c, el));
     } else if (role === 'cell' || role === 'gridcell' || role === 'rowheader') {
       addPath(ctx, role, '');
     } else if ((tag === 'B' || tag === 'STRONG') && !ctx.dataRow) {
       // Emphasised text on a legacy screen is its headline or its message line ("HOLD POSTED ...").
       const t = plainText(el);
-      if (t && visible(el)) addPath(ctx, 'strong', t);
+      if (t && visible(el, tag)) addPath(ctx, 'strong', t);
     } else if (role === 'img' && !ctx.dataRow) {
-      if (visible(el)) addPath(ctx, role, accessibleName(c, el));
+      if (visible(el, tag)) addPath(ctx, role, accessibleName(c, el));
     } else if (tag === 'FRAME' || tag === 'IFRAME') {
       addPath(ctx, 'frame', el.getAttribute('name') || el.getAttribute('title') || '');
     }
@@ -360,7 +374,7 @@ export function walkDocument(doc: Document, c: DomCache, at?: (el: Element, ctx:
       return;
     }
     let next = ctx;
-    const structural = chainRole(el, role);
+    const structural = chainRole(tag, role);
     if (structural) {
       next = { ...ctx, ancestors: [...ctx.ancestors, structural], chain: `${ctx.chain}${structural}>` };
       const scopeRole = SCOPE_ROLE[role];
@@ -368,7 +382,7 @@ export function walkDocument(doc: Document, c: DomCache, at?: (el: Element, ctx:
         const name = accessibleName(c, el);
         if (name) {
           next.scope = [...ctx.scope, { role: scopeRole, name }];
-          if (visible(el) && !ctx.blocked) addPath(ctx, role, name);
+          if (visible(el, tag) && !ctx.blocked) addPath(ctx, role, name);
         }
       }
       if (next.scope === ctx.scope) {
@@ -401,21 +415,22 @@ export function walkDocument(doc: Document, c: DomCache, at?: (el: Element, ctx:
     // A slot with assigned text only renders that text, not its fallback.
     const slotted = tag === 'SLOT' && (el as HTMLSlotElement).assignedNodes().length > 0;
     if (slotted) {
-      for (const ch of (el as HTMLSlotElement).assignedElements()) visit(ch, next);
+      for (const ch of (el as HTMLSlotElement).assignedElements()) visit(ch, next, undefined);
       unwalked.push(el);
     } else if (shadow) {
       for (let ch = shadow.firstElementChild; ch; ch = ch.nextElementSibling) {
         // innerText stops at a shadow host (HTML §3.2.7 "the innerText getter" walks the DOM tree, not the flat
         // tree): a shadow tree's rendered text is read from its own top elements; one not rendered gives none.
         if (!isIgnoredTag(ch) && ch instanceof HTMLElement && ch.checkVisibility()) shadowText.push(ch.innerText);
-        visit(ch, next);
+        // A shadow root's child has no parent element: its own aria-disabled alone decides.
+        visit(ch, next, false);
       }
       for (let ch = el.firstElementChild; ch; ch = ch.nextElementSibling) unwalked.push(ch);
-    } else for (let ch = el.firstElementChild; ch; ch = ch.nextElementSibling) visit(ch, next);
+    } else for (let ch = el.firstElementChild; ch; ch = ch.nextElementSibling) visit(ch, next, ariaDisabled);
   };
 
   const root = doc.documentElement;
-  if (root) visit(root, { ancestors: [], chain: '', scope: [], row: null, blocked: modal !== null, dataRow: false, dataTable: false });
+  if (root) visit(root, { ancestors: [], chain: '', scope: [], row: null, blocked: modal !== null, dataRow: false, dataTable: false }, false);
   const body = doc.body;
   const text = body && body.tagName !== 'FRAMESET' ? normalize([body.innerText, ...shadowText].join(' ')) : '';
   return { controls, paths: [...paths].sort(), text, title, url: doc.URL, shadowHosts, unwalked };

@@ -34,6 +34,12 @@ export const FIELD_KIND = {
 
 export type WireField = keyof typeof FIELD_KIND;
 
+/** Each field's kind and its slot (its place in FIELD_KIND), read with one Map lookup per field of a control. */
+const FIELDS = Object.keys(FIELD_KIND) as WireField[];
+const FIELD_INFO = new Map<string, { kind: (typeof FIELD_KIND)[WireField]; slot: number }>(
+  FIELDS.map((f, slot) => [f, { kind: FIELD_KIND[f], slot }]),
+);
+
 /** One control: the index of its shape (its field names in order), then one value per field, as FIELD_KIND says. */
 export type WireControl = Array<number | boolean>;
 
@@ -79,6 +85,12 @@ function sameStrings(a: readonly string[], b: readonly string[]): boolean {
   return true;
 }
 
+function sameSlots(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 function sameScope(a: Control['scope'], b: Control['scope']): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i]!.role !== b[i]!.role || a[i]!.name !== b[i]!.name) return false;
@@ -110,44 +122,57 @@ export function toWire(obs: DocumentObservation): Wire {
   const scopes: Interned<number[]> = { rows: wire.scopes, at: new Map() };
   const shapes: Interned<WireField[]> = { rows: wire.shapes, at: new Map() };
   // Neighbouring controls mostly share a row, a role, a name, so a value is first compared with the previous control's
-  // value of the same field: only a different one is looked up (a list or chain by its JSON text).
-  const last = new Map<WireField, { value: readonly unknown[]; index: number }>();
-  const lastString = new Map<WireField, { value: string; index: number }>();
-  let lastFields = '';
+  // value of the same field (kept per field's slot): only a different one is looked up (a list or chain by its JSON
+  // text). A control's shape is its fields' slots in order, compared with the previous control's before its name list
+  // is joined and looked up.
+  const lastValue: unknown[] = [];
+  const lastIndex: number[] = [];
+  let lastSlots: number[] = [];
   let lastShape = 0;
-  obs.controls.forEach((c, n) => {
+  const obsControls = obs.controls;
+  for (let n = 0; n < obsControls.length; n++) {
+    const c = obsControls[n]!;
     const row: WireControl = [0];
-    let fields = '';
+    const slots: number[] = [];
     for (const field in c) {
       const v: unknown = c[field as WireField];
       if (v === undefined) continue;
-      fields += fields ? `,${field}` : field;
-      const kind = FIELD_KIND[field as WireField];
-      switch (kind) {
+      const info = FIELD_INFO.get(field);
+      if (!info) {
+        // A bug: Control has a field FIELD_KIND does not list (the type check makes this unreachable).
+        throw new Error(`the wire form has no kind for a control's field ${JSON.stringify(field)}`);
+      }
+      const slot = info.slot;
+      slots.push(slot);
+      switch (info.kind) {
         case 'ref':
           row.push(v === `c${n}` ? -1 : string(v as string));
           break;
         case 'string': {
-          const seen = lastString.get(field as WireField);
-          if (seen && seen.value === v) row.push(seen.index);
+          if (lastValue[slot] === v) row.push(lastIndex[slot]!);
           else {
             const index = string(v as string);
-            lastString.set(field as WireField, { value: v as string, index });
+            lastValue[slot] = v;
+            lastIndex[slot] = index;
             row.push(index);
           }
           break;
         }
         case 'list':
         case 'scope': {
-          const seen = last.get(field as WireField);
+          const seen = lastValue[slot] as readonly unknown[] | undefined;
           const list = v as readonly string[] | Control['scope'];
           let index: number;
-          if (seen && (kind === 'list' ? sameStrings(seen.value as readonly string[], list as readonly string[]) : sameScope(seen.value as Control['scope'], list as Control['scope']))) index = seen.index;
+          if (seen && (info.kind === 'list' ? sameStrings(seen as readonly string[], list as readonly string[]) : sameScope(seen as Control['scope'], list as Control['scope']))) index = lastIndex[slot]!;
           else {
-            const key = JSON.stringify(v);
-            if (kind === 'list') index = find(lists, key) ?? add(lists, key, (list as readonly string[]).map(string));
-            else index = find(scopes, key) ?? add(scopes, key, (list as Control['scope']).flatMap((l) => [string(l.role), string(l.name)]));
-            last.set(field as WireField, { value: list, index });
+            // Keyed by its strings' indices: a list seen before has all its strings in the table already, so asking
+            // for them adds none, and a new one adds them in the order its row would (the same tables as before).
+            const row = info.kind === 'list' ? (list as readonly string[]).map(string) : (list as Control['scope']).flatMap((l) => [string(l.role), string(l.name)]);
+            const key = row.join(',');
+            if (info.kind === 'list') index = find(lists, key) ?? add(lists, key, row);
+            else index = find(scopes, key) ?? add(scopes, key, row);
+            lastValue[slot] = list;
+            lastIndex[slot] = index;
           }
           row.push(index);
           break;
@@ -155,17 +180,15 @@ export function toWire(obs: DocumentObservation): Wire {
         case 'flag':
           row.push(v as boolean);
           break;
-        default:
-          // A bug: Control has a field FIELD_KIND does not list (the type check makes this unreachable).
-          throw new Error(`the wire form has no kind for a control's field ${JSON.stringify(field)}`);
       }
     }
-    if (fields !== lastFields) {
+    if (!sameSlots(slots, lastSlots)) {
+      const fields = slots.map((k) => FIELDS[k]!).join(',');
       lastShape = find(shapes, fields) ?? add(shapes, fields, fields.split(',') as WireField[]);
-      lastFields = fields;
+      lastSlots = slots;
     }
     row[0] = lastShape;
     wire.controls.push(row);
-  });
+  }
   return wire;
 }
