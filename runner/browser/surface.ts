@@ -3,6 +3,7 @@
 import type { Browser, BrowserContext, CDPSession, ElementHandle, Frame, Page, Request as PwRequest, Route } from 'playwright-core';
 import { chromium } from 'playwright-core';
 import { frameScope, walkLadder } from '../../shared/ladder.ts';
+import { menuItemKeys } from '../../shared/dom/options.ts';
 import { frameKey } from '../../shared/ref.ts';
 import type { Control, Observation } from '../../shared/schema/observation.ts';
 import { screenDump, screenWords } from '../../shared/screens.ts';
@@ -94,9 +95,9 @@ function screenState(o: Observation): string {
   return JSON.stringify(o.parts.map((p) => [p.paths, p.controls.map((c) => [c.role, c.name, c.value, c.verbs]), p.text]));
 }
 
-/** The menu items showing (WAI-ARIA 1.2 menu, menuitem*): each as its role, name and containers, to tell new from old. */
+/** The menu items showing on the page (shared/dom/options.ts menuItemKeys), to tell a new menu from one already there. */
 function menuItems(o: Observation): string[] {
-  return o.parts.flatMap((p) => p.controls.filter((c) => c.role.startsWith('menuitem')).map((c) => `${c.role} ${c.name} ${c.ancestors.join('>')}`));
+  return menuItemKeys(o.parts.flatMap((p) => p.controls));
 }
 
 /** Observes the page until `seen` holds, for at most GESTURE_SHOWS_MS; whether it did. */

@@ -16,7 +16,7 @@ function controlledIds(el: Element): string[] {
 }
 
 /** The roles of a menu's items (WAI-ARIA 1.2 §5.3.2: menuitem, menuitemradio, menuitemcheckbox). */
-const MENU_ITEMS = '[role=menuitem], [role=menuitemradio], [role=menuitemcheckbox]';
+export const MENU_ITEMS = '[role=menuitem], [role=menuitemradio], [role=menuitemcheckbox]';
 
 /**
  * A menu button (WAI-ARIA APG "Menu Button Pattern"): a button whose `aria-haspopup` is `menu` or `true` (WAI-ARIA
@@ -78,6 +78,15 @@ function notPicked(button: Element, want: string): string | null {
   }
   const open = button.getAttribute('aria-expanded') === 'true' || (menu?.checkVisibility() ?? false);
   return open ? `the menu is still open after choosing "${want}"` : null;
+}
+
+/**
+ * The menu items showing on a screen (WAI-ARIA 1.2 §5.3.2: roles menuitem, menuitemcheckbox, menuitemradio), each as
+ * its role, name and containers, to tell a menu a right-click opened from one already there (docs/ARCHITECTURE.md,
+ * "The six verbs": context_menu). Both browser surfaces compare these before and after.
+ */
+export function menuItemKeys(controls: readonly Control[]): string[] {
+  return controls.filter((c) => c.role.startsWith('menuitem')).map((c) => `${c.role} ${c.name} ${c.ancestors.join('>')}`);
 }
 
 /** Whether the list or menu `el` picks from is open already, so `choose` does not click it shut: a listbox always is. */

@@ -1,4 +1,4 @@
-// The extension offers what the runner offers on real web apps: a double-click where the page listens for one (seen by a main-world probe) and nowhere else, and tables and div grids read as rows; each recorded as the runner's book step and replayed by the runner.
+// The extension offers what the runner offers on real web apps: a double-click (and a right-click) where the page listens for one (seen by a main-world probe) and nowhere else, and tables and div grids read as rows; each recorded as the runner's book step and replayed by the runner.
 import { test, expect, type Page } from '@playwright/test';
 import { compile } from '../../shared/compile/compile.ts';
 import { parseScript } from '../../shared/author/scripted.ts';
@@ -83,8 +83,12 @@ test('record mode: a title the page renames on double-click is offered double_cl
   // Nowhere else: a listener on the list or the document is not the element's, and nobody listens on these.
   expect(menu.some((m) => /Only the list listens|Nobody listens here|Archive old files/.test(m))).toBe(false);
   expect(doubles).toHaveLength(5);
-  // A right-click the extension cannot do is not offered, though the page listens for it.
-  expect(menu.some((m) => m.startsWith('context_menu '))).toBe(false);
+  // A right-click is offered where the page listens for it, as on the runner (tests/e2e/extension-menus.spec.ts does one).
+  expect(menu.filter((m) => m.startsWith('context_menu ')).map((m) => m.replace(/ in .*$/, ''))).toEqual([
+    "context_menu text 'report.pdf'",
+    "context_menu text 'notes.txt'",
+    "context_menu text 'Right-click does nothing visible here'",
+  ]);
 
   // The clerk double-clicks a title: held, asked about like a press, then done with trusted input; the editor opens.
   await page.locator('#notes .title').first().dblclick();
@@ -159,14 +163,15 @@ test('a page open before the session: handlers and React props are seen, listene
   await panel.close();
 });
 
-test('a hostile page that answers the probe\'s question itself gets no more than it could by listening: double_click on an element, nothing else, and nothing outside the question', async () => {
+test('a hostile page that answers the probe\'s question itself gets no more than it could by listening: a gesture on an element, no other verb, and nothing outside the question', async () => {
   test.setTimeout(60_000);
   const page = await ext.context.newPage();
   await page.goto(`${server.url}/hostile`);
   const panel = await openPanel(ext, `${server.url}/hostile`);
   await startSession(panel, { mode: 'record', goal: 'Look at a hostile page', owner: 'Dana Clerk', inputs: [] });
   await expect(panel.getByTestId('menu').locator('li').first()).toBeVisible({ timeout: 20_000 });
-  expect(await menuOf(panel)).toEqual(["invoke button 'Go'", "double_click button 'Go'", "double_click text 'Plain words'"]);
+  // The gesture words of the closed set are taken (double_click, context_menu); invoke, set_value and read_rows are not.
+  expect(await menuOf(panel)).toEqual(["invoke button 'Go'", "double_click button 'Go'", "double_click text 'Plain words'", "context_menu text 'Other words'"]);
   await panel.getByTestId('stop').click();
   await page.close();
   await panel.close();
