@@ -61,7 +61,10 @@ function itemToPick(button: Element, want: string): Element | string {
   const menu = menuOf(button);
   if (!menu) return 'it opened no menu (none it names by aria-controls, none labelled by it, not one showing)';
   const named = itemsOf(menu).filter((i) => optionName(i) === want && i.checkVisibility());
-  if (named.length === 1) return named[0] as Element;
+  const item = named.length === 1 ? (named[0] as Element) : null;
+  // Choosing a checkbox item means it ends checked; clicking one that is would uncheck it, a change nobody asked for.
+  if (item?.getAttribute('role') === 'menuitemcheckbox' && item.getAttribute('aria-checked') === 'true') return `"${want}" is checked already: choosing it would uncheck it`;
+  if (item) return item;
   return named.length === 0 ? `no item named "${want}" in the menu it opens` : `${named.length} items are named "${want}" in its menu`;
 }
 

@@ -1,8 +1,11 @@
 // choose on a menu button (WAI-ARIA APG "Menu Button Pattern"), done by the browser surface in real Chromium: one step opens the menu, activates the one item with that name and checks it took — a plain item closes its menu, a radio item is checked, a menu rendered only on opening at the end of body is waited for — and two items of one name, a missing name and a pick that did not take each fail by name.
 import { test, expect } from '@playwright/test';
 import { BrowserSurface } from '../../runner/browser/surface.ts';
+import { WALKER_VERSION } from '../../shared/dom/version.ts';
+import { fingerprint } from '../../shared/fingerprint.ts';
 import { buildMenu, renderRow } from '../../shared/menu.ts';
 import type { Control, Observation } from '../../shared/schema/observation.ts';
+import type { BoundTarget } from '../../shared/surface.ts';
 import { serveFixtures, type FixtureServer } from '../fixtures/server.ts';
 
 let server: FixtureServer;
@@ -54,6 +57,36 @@ test('choose on a menu of radio items checks the one named; an item that does no
     code: 'ACTION_FAILED',
     message: expect.stringContaining('"Unchecked" is not checked after choosing it') as unknown,
   });
+});
+
+test('choose on a checkbox item checks it; choosing it again is refused by name before anything is clicked (a click would uncheck it)', async () => {
+  const sort = button(await surface.observe(), 'Sort');
+  const box = surface.page.getByRole('menuitemcheckbox', { name: 'Show archived', includeHidden: true });
+  await surface.act(sort.ref, { verb: 'choose', value: 'Show archived' });
+  await expect(box).toHaveAttribute('aria-checked', 'true');
+  await expect(surface.act(sort.ref, { verb: 'choose', value: 'Show archived' })).rejects.toMatchObject({
+    code: 'ACTION_FAILED',
+    message: expect.stringContaining('"Show archived" is checked already: choosing it would uncheck it') as unknown,
+  });
+  await expect(box).toHaveAttribute('aria-checked', 'true');
+  expect(await picks()).toEqual(['sort:Show archived']);
+});
+
+test('cards that press the menu button and then the item (two invokes) still replay: the button keeps its verbs and fingerprint', async () => {
+  let o = await surface.observe();
+  const actions = button(o, 'Actions');
+  // The fingerprint an old card holds: taken over the button's verbs before menus were offered (invoke alone).
+  const over = ['role', 'name', 'supports', 'ancestor_roles'] as const;
+  const value = fingerprint({ role: 'button', name: 'Actions', verbs: ['invoke'], ancestors: actions.ancestors }, over, WALKER_VERSION);
+  const target: BoundTarget = { id: 't', role: 'button', name: 'Actions', supports: ['invoke'], scope: [], ladder: [{ rung: 'role_name', cost: 100 }], fingerprint: { over: [...over], value } };
+  const found = await surface.resolve(target);
+  expect(found).toMatchObject({ ok: true, ref: actions.ref });
+  await surface.act(actions.ref, { verb: 'invoke' });
+  o = await surface.observe();
+  const archive = o.parts.flatMap((p) => p.controls).filter((c) => c.role === 'menuitem' && c.name === 'Archive');
+  expect(archive).toHaveLength(1);
+  await surface.act(archive[0]?.ref ?? '', { verb: 'invoke' });
+  expect(await picks()).toEqual(['actions:Archive']);
 });
 
 test('choose on a menu rendered only when opened, at the end of body, with no aria-controls while closed', async () => {
