@@ -370,30 +370,18 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
   opts.listen(doc, 'click', (e) => {
     if (!clerk(e) || !(e instanceof MouseEvent)) return;
     const target = deepTarget(e);
-    // A pick in a menu button's menu: one `choose` on the button with the item's name, not two presses. The click
-    // that opened the menu was let through (below): choose opens it itself.
+    // A pick in a custom combobox's list, or in a menu button's menu: one `choose` on the combobox or the button with
+    // the option's or item's name, not a press (nor two: the click that opened a menu was let through, below).
     const item = target?.closest(MENU_ITEMS);
-    const button = item ? menuButtonOf(item) : null;
-    if (item && button) {
-      const buttonHit = controlAt(button);
-      if (buttonHit && verbsOf(buttonHit.verbs).includes('choose')) {
-        hold(e);
-        for (const el of [...dirty]) flushTyped(el);
-        const name = optionName(item);
-        emit(() => send('choose', button, name));
-        return;
-      }
-    }
-    // A pick in a custom combobox's list: one `choose` on the combobox with the option's name, not a press.
-    const option = target?.closest('[role=option]');
-    const combo = option ? comboOf(option) : null;
-    if (option && combo) {
-      const comboHit = controlAt(combo);
-      if (comboHit && verbsOf(comboHit.verbs).includes('choose')) {
+    const option = item ?? target?.closest('[role=option]');
+    const list = item ? menuButtonOf(item) : option ? comboOf(option) : null;
+    if (option && list) {
+      const listHit = controlAt(list);
+      if (listHit && verbsOf(listHit.verbs).includes('choose')) {
         hold(e);
         for (const el of [...dirty]) flushTyped(el);
         const name = optionName(option);
-        emit(() => send('choose', combo, name));
+        emit(() => send('choose', list, name));
         return;
       }
     }

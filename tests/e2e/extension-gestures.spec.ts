@@ -1,10 +1,10 @@
 // The extension offers what the runner offers on real web apps: a double-click (and a right-click) where the page listens for one (seen by a main-world probe) and nowhere else, and tables and div grids read as rows; each recorded as the runner's book step and replayed by the runner.
-import { test, expect, type Page } from '@playwright/test';
+import { test, expect } from '@playwright/test';
 import { compile } from '../../shared/compile/compile.ts';
 import { parseScript } from '../../shared/author/scripted.ts';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
 import { serveFixtures, type FixtureServer } from '../fixtures/server.ts';
-import { actsOf, answer, exportBook, labelScreen, launchWithExtension, openPanel, parseBook, replayWithRunner, saveModelSettings, startSession, type Loaded } from '../fixtures/extension/harness.ts';
+import { actsOf, answer, exportBook, labelScreen, launchWithExtension, menuRows, openPanel, parseBook, replayWithRunner, saveModelSettings, startSession, type Loaded } from '../fixtures/extension/harness.ts';
 
 const API_KEY = `sk-fake-${Math.random().toString(36).slice(2, 10)}`;
 
@@ -57,10 +57,6 @@ test.afterAll(async () => {
   await server?.close();
 });
 
-/** The menu the panel shows, without the row numbers. */
-async function menuOf(panel: Page): Promise<string[]> {
-  return (await panel.getByTestId('menu').locator('li').allTextContents()).map((m) => m.replace(/^\d+: /, ''));
-}
 
 test('record mode: a title the page renames on double-click is offered double_click, an element nobody listens on is not, and the clerk\'s double-click is one recorded step', async () => {
   test.setTimeout(120_000);
@@ -74,7 +70,7 @@ test('record mode: a title the page renames on double-click is offered double_cl
   await expect(page).toHaveURL(/gestures\.html$/);
   await labelScreen(panel, 'notes', 'Notes');
 
-  const menu = await menuOf(panel);
+  const menu = await menuRows(panel);
   const doubles = menu.filter((m) => m.startsWith('double_click '));
   // Where the page listens itself: addEventListener on each title and a button, an ondblclick attribute, React props.
   for (const name of ["text 'Call the plumber'", "text 'Renew the lease'", "text 'Quarterly report'", "button 'Count quietly'", "text 'Draft the budget'"]) {
@@ -156,7 +152,7 @@ test('a page open before the session: handlers and React props are seen, listene
   const panel = await openPanel(ext, `${server.url}/gestures.html`);
   await startSession(panel, { mode: 'record', goal: 'Look at the notes', owner: 'Dana Clerk', inputs: [] });
   await expect(panel.getByTestId('menu').locator('li').first()).toBeVisible({ timeout: 20_000 });
-  const doubles = (await menuOf(panel)).filter((m) => m.startsWith('double_click '));
+  const doubles = (await menuRows(panel)).filter((m) => m.startsWith('double_click '));
   expect(doubles.map((m) => m.replace(/ in .*$/, ''))).toEqual(["double_click text 'Quarterly report'"]);
   await panel.getByTestId('stop').click();
   await page.close();
@@ -171,7 +167,7 @@ test('a hostile page that answers the probe\'s question itself gets no more than
   await startSession(panel, { mode: 'record', goal: 'Look at a hostile page', owner: 'Dana Clerk', inputs: [] });
   await expect(panel.getByTestId('menu').locator('li').first()).toBeVisible({ timeout: 20_000 });
   // The gesture words of the closed set are taken (double_click, context_menu); invoke, set_value and read_rows are not.
-  expect(await menuOf(panel)).toEqual(["invoke button 'Go'", "double_click button 'Go'", "double_click text 'Plain words'", "context_menu text 'Other words'"]);
+  expect(await menuRows(panel)).toEqual(["invoke button 'Go'", "double_click button 'Go'", "double_click text 'Plain words'", "context_menu text 'Other words'"]);
   await panel.getByTestId('stop').click();
   await page.close();
   await panel.close();

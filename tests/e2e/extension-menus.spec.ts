@@ -4,7 +4,7 @@ import { compile } from '../../shared/compile/compile.ts';
 import { parseScript } from '../../shared/author/scripted.ts';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
 import { serveFixtures, type FixtureServer } from '../fixtures/server.ts';
-import { actsOf, answer, exportBook, labelScreen, launchWithExtension, openPanel, parseBook, replayWithRunner, saveModelSettings, startSession, type Loaded } from '../fixtures/extension/harness.ts';
+import { actsOf, answer, exportBook, labelScreen, launchWithExtension, menuRows, openPanel, parseBook, replayWithRunner, saveModelSettings, startSession, type Loaded } from '../fixtures/extension/harness.ts';
 
 const API_KEY = `sk-fake-${Math.random().toString(36).slice(2, 10)}`;
 
@@ -24,10 +24,6 @@ test.afterAll(async () => {
   await server?.close();
 });
 
-/** The menu the panel shows, without the row numbers. */
-async function menuOf(panel: Page): Promise<string[]> {
-  return (await panel.getByTestId('menu').locator('li').allTextContents()).map((m) => m.replace(/^\d+: /, ''));
-}
 
 const gestureModels = (page: Page) => page.evaluate(() => (window as unknown as { models: { silent: number; opened: string[] } }).models);
 const picks = (page: Page) => page.evaluate(() => (window as unknown as { picks: string[] }).picks);
@@ -44,7 +40,7 @@ test('record mode: a right-click that opens a menu is one context_menu step, don
   await expect(page).toHaveURL(/gestures\.html$/);
   await labelScreen(panel, 'files', 'Notes');
   // Offered where the runner offers it (tests/e2e/verbs.spec.ts): each file and the element that opens nothing.
-  expect((await menuOf(panel)).filter((m) => m.startsWith('context_menu ')).map((m) => m.replace(/ in .*$/, ''))).toEqual([
+  expect((await menuRows(panel)).filter((m) => m.startsWith('context_menu ')).map((m) => m.replace(/ in .*$/, ''))).toEqual([
     "context_menu text 'report.pdf'",
     "context_menu text 'notes.txt'",
     "context_menu text 'Right-click does nothing visible here'",
@@ -91,7 +87,7 @@ test('record mode: the clerk opens a menu button and clicks an item — one choo
   const panel = await openPanel(ext, server.url);
   await startSession(panel, { mode: 'record', goal: 'Duplicate, then export', owner: 'Dana Clerk', inputs: [] });
   await labelScreen(panel, 'menus', 'Menus');
-  expect((await menuOf(panel)).filter((m) => m.startsWith('choose '))).toEqual(["choose button 'Actions'", "choose button 'Sort'", "choose button 'More'", "choose button 'Share'"]);
+  expect((await menuRows(panel)).filter((m) => m.startsWith('choose '))).toEqual(["choose button 'Actions'", "choose button 'Sort'", "choose button 'More'", "choose button 'Share'"]);
 
   // The click on the button opens the menu (let through: nothing is asked); the click on the item is the step.
   await page.getByRole('button', { name: 'Actions' }).click();
