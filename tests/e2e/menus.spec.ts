@@ -40,11 +40,14 @@ test('every menu button is offered choose beside its own press, after the rows t
   expect(rows.slice(0, 4)).toEqual(["1: invoke button 'Actions'", "2: invoke button 'Sort'", "3: invoke button 'More'", "4: invoke button 'Share'"]);
 });
 
-test('choose on a plain menu opens it, activates the item and the menu closes', async () => {
+test('choose on a plain menu opens it, activates the item and the menu closes; a submenu\'s item of the same name is not a second one', async () => {
   const actions = button(await surface.observe(), 'Actions');
   await surface.act(actions.ref, { verb: 'choose', value: ' Duplicate ' });
   expect(await picks()).toEqual(['actions:Duplicate']);
-  expect(await status()).toBe('Actions: Duplicate');
+  // "Archive" is also in the nested "Move to" menu: only the menu's own item counts, so the pick is not ambiguous.
+  await surface.act(actions.ref, { verb: 'choose', value: 'Archive' });
+  expect(await picks()).toEqual(['actions:Duplicate', 'actions:Archive']);
+  expect(await status()).toBe('Actions: Archive');
   await expect(surface.page.locator('#actions-menu')).toBeHidden();
 });
 
@@ -105,6 +108,11 @@ test('two items of one name, no item of that name and an item that leaves its me
     message: expect.stringContaining('2 items are named "Copy link" in its menu') as unknown,
   });
   const actions = button(await surface.observe(), 'Actions');
+  // A submenu's items are not the menu's: "Trash" is only in the nested "Move to" menu, and is not guessed at.
+  await expect(surface.act(actions.ref, { verb: 'choose', value: 'Trash' })).rejects.toMatchObject({
+    code: 'ACTION_FAILED',
+    message: expect.stringContaining('no item named "Trash" in the menu it opens') as unknown,
+  });
   await expect(surface.act(actions.ref, { verb: 'choose', value: 'Purge' })).rejects.toMatchObject({
     code: 'ACTION_FAILED',
     message: expect.stringContaining('no item named "Purge" in the menu it opens') as unknown,
