@@ -5,12 +5,12 @@
 import { createInPage } from '../../shared/dom/index.ts';
 import { askMainWorld } from './gesture-probe.ts';
 import type { InPage } from '../../shared/dom/api.ts';
-import { comboOf, notChosen, optionName, optionToPick, revealer } from '../../shared/dom/options.ts';
+import { comboOf, isMenuButton, listOpen, MENU_ITEMS, menuButtonOf, menuItemKeys, notChosen, optionName, optionToPick, revealer } from '../../shared/dom/options.ts';
 import { keyOfEvent, type Key } from '../../shared/keys.ts';
 import { verbsOf } from '../../shared/operations.ts';
 import { frameSegment } from '../../shared/ref.ts';
 import type { Verb } from '../../shared/schema/observation.ts';
-import { NOTHING_CHANGED, type ClerkAct, type FrameCall, type FrameReply, type FrameReport } from './messages.ts';
+import { NO_MENU, NOTHING_CHANGED, type ClerkAct, type FrameCall, type FrameReply, type FrameReport } from './messages.ts';
 
 /** The name the agent is kept under in the isolated world, where the worker's executeScript calls find it. */
 export const AGENT_GLOBAL = '__handrailAgent';
@@ -128,6 +128,7 @@ function act(api: InPage, ref: string, verb: Verb, value: string | undefined): F
     case 'hover':
     case 'double_click':
     case 'choose':
+    case 'context_menu':
       // A page script's events are untrusted (a synthetic key does not type, a synthetic pointer does not match
       // :hover): the worker does these with trusted input, asking this frame only where (`point`) and whether it
       // worked (`check`). docs/ARCHITECTURE.md, "The extension's trusted input".
@@ -139,8 +140,6 @@ function act(api: InPage, ref: string, verb: Verb, value: string | undefined): F
       if (!read) return { ok: false, code: 'ACTION_FAILED', message: 'it is not a table, grid or list (nor a column header in one)' };
       return { ok: true, rows: read.rows, headers: read.headers };
     }
-    case 'context_menu':
-      return { ok: false, code: 'ACTION_FAILED', message: 'the extension does not right-click yet: replay this card with the runner' };
     default:
       // A verb added to the table after this agent was written (another surface's): refused by name, never guessed.
       return { ok: false, code: 'ACTION_FAILED', message: `the extension does not know the verb ${String(verb)}: replay this card with the runner` };
@@ -198,13 +197,14 @@ function pointFor(api: InPage, doc: Document, c: Extract<FrameCall, { op: 'point
   }
   const at = centreOf(doc, c.verb === 'hover' ? revealer(el) : el, c.verb === 'hover' ? 'its row' : 'it');
   if (!at.ok || c.verb !== 'choose') return at;
-  return { ...at, open: el.getAttribute('role') === 'listbox' || el.getAttribute('aria-expanded') === 'true' };
+  return { ...at, open: listOpen(el) };
 }
 
 /** Whether the trusted input did what the verb promises (the FrameCall `check`). */
 function checkFor(api: InPage, c: Extract<FrameCall, { op: 'check' }>): FrameReply {
   const el = api.element(c.ref);
-  if (c.verb === 'press' || c.verb === 'double_click') return { ok: true };
+  // A double-click and a right-click are checked by the agent against the document before them (`call`, `check`).
+  if (c.verb === 'press' || c.verb === 'double_click' || c.verb === 'context_menu') return { ok: true };
   if (!el) return { ok: false, code: 'STALE', message: `element ${c.ref} is no longer on the page` };
   if (c.verb === 'hover') {
     return el.checkVisibility({ visibilityProperty: true }) ? { ok: true } : { ok: false, code: 'ACTION_FAILED', message: 'hovering its row did not show it' };
@@ -260,6 +260,11 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
   let lastHoverOnly: Element[] = [];
   /** The document as it was before a double-click the worker is sending (see `check`). */
   let beforeDouble: string | null = null;
+  /** The menu items showing before a right-click the worker is sending (see `check`). */
+  let beforeMenu: string[] | null = null;
+  /** A second walker over this document for counting menu items: its looks leave the worker's refs as they are. */
+  let looker: InPage | null = null;
+  const menuItemsShowing = (): string[] => menuItemKeys((looker ??= createInPage(doc)).observe().controls);
 
   /** The ref of the control `target` is (or sits inside), from a fresh look at the document. */
   const controlAt = (target: EventTarget | null): { ref: string; verbs: Verb[]; role: string; name: string; el: Element } | null => {
@@ -365,16 +370,18 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
   opts.listen(doc, 'click', (e) => {
     if (!clerk(e) || !(e instanceof MouseEvent)) return;
     const target = deepTarget(e);
-    // A pick in a custom combobox's list: one `choose` on the combobox with the option's name, not a press.
-    const option = target?.closest('[role=option]');
-    const combo = option ? comboOf(option) : null;
-    if (option && combo) {
-      const comboHit = controlAt(combo);
-      if (comboHit && verbsOf(comboHit.verbs).includes('choose')) {
+    // A pick in a custom combobox's list, or in a menu button's menu: one `choose` on the combobox or the button with
+    // the option's or item's name, not a press (nor two: the click that opened a menu was let through, below).
+    const item = target?.closest(MENU_ITEMS);
+    const option = item ?? target?.closest('[role=option]');
+    const list = item ? menuButtonOf(item) : option ? comboOf(option) : null;
+    if (option && list) {
+      const listHit = controlAt(list);
+      if (listHit && verbsOf(listHit.verbs).includes('choose')) {
         hold(e);
         for (const el of [...dirty]) flushTyped(el);
         const name = optionName(option);
-        emit(() => send('choose', combo, name));
+        emit(() => send('choose', list, name));
         return;
       }
     }
@@ -382,6 +389,8 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
     if (!hit) return;
     const verbs = verbsOf(hit.verbs);
     const el = hit.el as HTMLElement;
+    // Opening a menu button's menu writes nothing and is part of the pick that follows (one `choose`): let through.
+    if (verbs.includes('choose') && isMenuButton(el)) return;
     if (verbs.includes('double_click')) {
       // Two clicks within the double-click time are one double_click step, never two presses and a double-click.
       hold(e);
@@ -415,6 +424,17 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
     if (revealed && doc.activeElement instanceof HTMLElement && holds(el.closest(ROW_SELECTOR) ?? el, doc.activeElement)) doc.activeElement.blur();
     // Not recorded after all (another tab of the same site): the press the clerk made still happens.
     emit(() => send(verb, el, undefined, { revealed }), () => el.click());
+  });
+  // A right-click on a control offered `context_menu`: held (the page does not hear it yet), reported, and done again
+  // by the guard with a trusted right-click, which counts only if a menu appears (else nothing is recorded).
+  opts.listen(doc, 'contextmenu', (e) => {
+    if (!clerk(e)) return;
+    const hit = controlAt(deepTarget(e));
+    if (!hit || !verbsOf(hit.verbs).includes('context_menu')) return;
+    hold(e);
+    for (const f of [...dirty]) flushTyped(f);
+    const el = hit.el;
+    emit(() => send('context_menu', el));
   });
   // The browser's own dblclick after two held clicks: the step was reported from the clicks.
   opts.listen(doc, 'dblclick', (e) => {
@@ -484,14 +504,23 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
           if (r.ok) passUntil = Date.now() + PASS_MS;
           // A double-click counts only if the screen changes (an editor appears), as on the runner's surface.
           if (r.ok && c.verb === 'double_click') beforeDouble = doc.documentElement.innerHTML;
+          // A right-click counts only if a menu appears: one whose items were not showing before (as on the runner).
+          if (r.ok && c.verb === 'context_menu') beforeMenu = menuItemsShowing();
           return r;
         }
         case 'check':
+          // The worker's input is all sent before it asks: from now on trusted input is the clerk's again, even while
+          // a double-click's or a right-click's outcome is asked about again (else the clerk's next act would pass unseen).
+          passUntil = 0;
           if (c.verb === 'double_click' && beforeDouble === doc.documentElement.innerHTML) {
             return { ok: false, code: 'ACTION_FAILED', message: NOTHING_CHANGED };
           }
-          passUntil = 0;
+          if (c.verb === 'context_menu') {
+            const before = beforeMenu ?? [];
+            if (!menuItemsShowing().some((m) => !before.includes(m))) return { ok: false, code: 'ACTION_FAILED', message: NO_MENU };
+          }
           beforeDouble = null;
+          beforeMenu = null;
           return checkFor(api, c);
         case 'frame_box':
           return frameBox(win, c.child);

@@ -8,8 +8,8 @@
 // The channel, and what a hostile page can do with it: the page owns the main world, so it can answer too, or
 // stop the question. The isolated world takes an answer only while its own question is being dispatched
 // (synchronously, inside `dispatchEvent`), reads from it only the element it was dispatched at and words of a closed
-// set (`double_click`), and computes everything else (role, name, scope, whether it is offered at all) itself. What
-// a page can get by forging is an element offered `double_click` that does not listen — which it gets anyway by
+// set (`double_click`, `context_menu`), and computes everything else (role, name, scope, whether it is offered at all) itself. What
+// a page can get by forging is an element offered a gesture it does not listen for — which it gets anyway by
 // adding a listener — or nothing offered, as by not listening. Nothing else crosses: no name, no verb, no ref.
 // The page learns that a recorder is asking while it asks (the question is an event it can hear).
 import { gesturesListened, recordListeners, type Gesture } from '../../shared/dom/gestures.ts';
@@ -18,8 +18,8 @@ import { gesturesListened, recordListeners, type Gesture } from '../../shared/do
 export const PROBE_ASK = 'handrail:gestures?';
 /** One answer: dispatched at an element that listens, its detail the gestures, space-separated. */
 export const PROBE_SAYS = 'handrail:gestures';
-/** The gestures the extension does with trusted input and offers (a right-click it refuses by name). */
-const OFFERED: readonly Gesture[] = ['double_click'];
+/** The gestures the extension does with trusted input and offers. */
+const OFFERED: readonly Gesture[] = ['double_click', 'context_menu'];
 /** Set on the main world's global once the probe runs there, so a second injection adds nothing. */
 const PROBE_KEY = '__handrailProbe';
 

@@ -133,6 +133,8 @@ export type FrameCall = z.infer<typeof FrameCall>;
 
 /** What `check` answers while a double-click has changed nothing on the screen (the worker asks again for a while). */
 export const NOTHING_CHANGED = 'nothing on the screen changed';
+/** What `check` answers while a right-click has shown no menu (the worker asks again for a while). */
+export const NO_MENU = 'no menu appeared';
 
 export const FrameReply = z.union([
   z.strictObject({

@@ -110,6 +110,7 @@ export function plainLine(l: TraceLine): string {
         hover: `Hovered its row to show ${what}`,
         double_click: `Double-clicked ${what}`,
         choose: `Picked ${value} in ${what}`,
+        context_menu: `Right-clicked ${what} to open its menu`,
         read_rows: l.rows ? `Read ${l.rows.count} rows of ${what} as ${l.rows.output}` : `Read the rows of ${what}`,
       }[l.verb as string] ?? `Pressed ${what}`;
       const kind = l.effect.kind === 'commit' ? ' — a commit' : l.effect.kind === 'navigate' && l.verb === 'invoke' ? ' — moves on' : '';

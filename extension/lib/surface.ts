@@ -10,7 +10,7 @@ import { combineParts, screenDump } from '../../shared/screens.ts';
 import { WALKER_VERSION } from '../../shared/dom/version.ts';
 import { SurfaceError, type ActResult, type Answer, type BoundTarget, type Operation, type Query, type Resolution, type Surface } from '../../shared/surface.ts';
 import { isWrite, viaOf, type Request, type SeenWrite, type WriteScope } from '../../shared/writes.ts';
-import { FrameReply, FrameReport, NOTHING_CHANGED, type FrameCall } from './messages.ts';
+import { FrameReply, FrameReport, type FrameCall } from './messages.ts';
 
 /** The part of a chrome.webRequest event's details a write is read from. */
 export interface RequestDetails {
@@ -48,15 +48,19 @@ export interface TabChannel {
 /** One input event sent as a person's, at CSS pixels of the tab's top viewport. */
 export type TrustedEvent =
   | { kind: 'key'; stroke: KeyStroke }
-  | { kind: 'mouse'; type: 'mouseMoved' | 'mousePressed' | 'mouseReleased'; x: number; y: number; clickCount?: number };
+  | { kind: 'mouse'; type: 'mouseMoved' | 'mousePressed' | 'mouseReleased'; x: number; y: number; clickCount?: number; button?: 'right' };
 
 type Point = { x: number; y: number };
 
-/** A pointer moved to a point, then `count` presses there, each numbered as a browser numbers a double-click's. */
-export function clicksAt(p: Point, count: 1 | 2): TrustedEvent[] {
+/**
+ * A pointer moved to a point, then `count` presses there, each numbered as a browser numbers a double-click's; with
+ * the secondary button for a right-click (the browser then fires `contextmenu`, as for a person's).
+ */
+export function clicksAt(p: Point, count: 1 | 2, button?: 'right'): TrustedEvent[] {
   const out: TrustedEvent[] = [{ kind: 'mouse', type: 'mouseMoved', ...p }];
+  const which = button ? { button } : {};
   for (let n = 1; n <= count; n++) {
-    out.push({ kind: 'mouse', type: 'mousePressed', ...p, clickCount: n }, { kind: 'mouse', type: 'mouseReleased', ...p, clickCount: n });
+    out.push({ kind: 'mouse', type: 'mousePressed', ...p, clickCount: n, ...which }, { kind: 'mouse', type: 'mouseReleased', ...p, clickCount: n, ...which });
   }
   return out;
 }
@@ -64,11 +68,17 @@ export function clicksAt(p: Point, count: 1 | 2): TrustedEvent[] {
 /** Where the pointer goes to hover nothing: outside the viewport, so no row of the page matches :hover. */
 export const POINTER_AWAY: Point = { x: -1, y: -1 };
 
-/** How long a double-click has to change the screen before it fails (as on the runner's browser surface). */
-const DOUBLE_CLICK_SETTLE_MS = 2_000;
+/**
+ * How long a double-click has to change the screen, a right-click to show a menu, and a list or menu to show the
+ * option and take the pick, before the step fails (as on the runner's browser surface).
+ */
+const GESTURE_SETTLE_MS = 2_000;
 
 /** The verbs done with trusted input, not by the content script alone. */
-export const TRUSTED_VERBS: ReadonlySet<Verb> = new Set<Verb>(['press', 'hover', 'double_click', 'choose']);
+export const TRUSTED_VERBS: ReadonlySet<Verb> = new Set<Verb>(['press', 'hover', 'double_click', 'choose', 'context_menu']);
+
+/** The verbs whose outcome may take a moment to show: their check is asked again until GESTURE_SETTLE_MS. */
+const WAITED: ReadonlySet<Verb> = new Set<Verb>(['double_click', 'choose', 'context_menu']);
 
 /** The frame key and local part of a ref this surface made; a ref it did not make names no frame. */
 function splitRef(ref: string): { key: string; local: string } {
@@ -236,23 +246,38 @@ export class ExtensionSurface implements Surface {
       case 'double_click':
         await this.#input(clicksAt(at.point, 2));
         break;
+      case 'context_menu':
+        await this.#input(clicksAt(at.point, 1, 'right'));
+        break;
       case 'choose': {
         if (!at.open) await this.#input(clicksAt(at.point, 1));
-        const option = await this.#pointIn(key, { op: 'point', ref: local, verb: 'choose', at: 'option', value });
+        // A list or menu rendered a moment after the click (a portal made on opening): asked again for a while.
+        const option = await this.#waited(() => this.#pointIn(key, { op: 'point', ref: local, verb: 'choose', at: 'option', value }));
         await this.#input(clicksAt(option.point, 1));
         break;
       }
     }
-    // A key or a double-click may take the page away: then there is nothing left to check. A double-click that has
-    // changed nothing yet is asked about again for up to DOUBLE_CLICK_SETTLE_MS (the runner's surface waits as long).
-    const deadline = Date.now() + DOUBLE_CLICK_SETTLE_MS;
-    for (;;) {
+    // A key or a double-click may take the page away: then there is nothing left to check. A double-click, a
+    // right-click or a pick whose outcome has not shown yet is asked about again for up to GESTURE_SETTLE_MS.
+    const check = async (): Promise<void> => {
       const checked = await this.#call(key, { op: 'check', ref: local, verb: op.verb, ...(op.value !== undefined ? { value: op.value } : {}) }).catch((e: unknown) => {
         if (e instanceof SurfaceError && e.code === 'STALE' && (op.verb === 'press' || op.verb === 'double_click')) return { ok: true as const };
         throw e;
       });
-      if (checked.ok) return;
-      if (checked.message !== NOTHING_CHANGED || Date.now() > deadline) throw new SurfaceError(checked.code, `${op.verb} on ${ref}: ${checked.message}`);
+      if (!checked.ok) throw new SurfaceError(checked.code, `${op.verb} on ${ref}: ${checked.message}`);
+    };
+    await (WAITED.has(op.verb) ? this.#waited(check) : check());
+  }
+
+  /** `ask` until it does not fail ACTION_FAILED, for at most GESTURE_SETTLE_MS; then its last failure. */
+  async #waited<T>(ask: () => Promise<T>): Promise<T> {
+    const deadline = Date.now() + GESTURE_SETTLE_MS;
+    for (;;) {
+      try {
+        return await ask();
+      } catch (e) {
+        if (!(e instanceof SurfaceError) || e.code !== 'ACTION_FAILED' || Date.now() > deadline) throw e;
+      }
       await new Promise((r) => setTimeout(r, 100));
     }
   }

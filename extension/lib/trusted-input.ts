@@ -82,7 +82,10 @@ function attachable(tabId: number): TrustedInput {
             type: ev.type,
             x: ev.x,
             y: ev.y,
-            ...(ev.type === 'mouseMoved' ? { button: 'none' } : { button: 'left', buttons: ev.type === 'mousePressed' ? 1 : 0, clickCount: ev.clickCount ?? 1 }),
+            // `buttons` is the pressed set as a bit mask (UI Events §5.1.1: 1 the primary button, 2 the secondary).
+            ...(ev.type === 'mouseMoved'
+              ? { button: 'none' }
+              : { button: ev.button ?? 'left', buttons: ev.type === 'mousePressed' ? (ev.button === 'right' ? 2 : 1) : 0, clickCount: ev.clickCount ?? 1 }),
           });
         }
       }

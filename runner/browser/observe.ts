@@ -165,7 +165,7 @@ export async function selectorsOfRef(page: Page, ref: string): Promise<string[]>
 }
 
 /** The walker's questions about one element, by method name (shared/dom/options.ts through InPage). */
-type ElementQuestion = 'optionToPick' | 'notChosen' | 'revealer';
+type ElementQuestion = 'optionToPick' | 'notChosen' | 'listOpen' | 'revealer';
 
 /**
  * Runs in the element's own document: the walker's answer about it. The element came from a walker ref, so this
@@ -188,6 +188,11 @@ export async function optionToPick(el: ElementHandle<Element>, name: string): Pr
 /** After a pick: null when the combobox or listbox shows `name` as chosen, else what it shows instead: one evaluate. */
 export async function notChosen(el: ElementHandle<Element>, name: string): Promise<string | null> {
   return (await el.evaluate(askAbout, ['notChosen', name, WALKER_VERSION] as const)) as string | null;
+}
+
+/** Whether the list or menu a `choose` picks from is open already (a listbox, or `aria-expanded=true`): not clicked shut. */
+export async function listOpen(el: ElementHandle<Element>): Promise<boolean> {
+  return (await el.evaluate(askAbout, ['listOpen', '', WALKER_VERSION] as const)) === true;
 }
 
 /** What to hover to reveal an element shown only on hover: its nearest shown ancestor (the row), or itself. */

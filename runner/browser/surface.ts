@@ -3,6 +3,7 @@
 import type { Browser, BrowserContext, CDPSession, ElementHandle, Frame, Page, Request as PwRequest, Route } from 'playwright-core';
 import { chromium } from 'playwright-core';
 import { frameScope, walkLadder } from '../../shared/ladder.ts';
+import { menuItemKeys } from '../../shared/dom/options.ts';
 import { frameKey } from '../../shared/ref.ts';
 import type { Control, Observation } from '../../shared/schema/observation.ts';
 import { screenDump, screenWords } from '../../shared/screens.ts';
@@ -19,7 +20,7 @@ import {
 import { isWrite, originOf, type Request, type SeenWrite, type WriteGate, type WriteScope, viaOf } from '../../shared/writes.ts';
 import { findChromium } from './chromium.ts';
 import { frameAt } from './frames.ts';
-import { elementOf, findInFrame, notChosen, observePage, optionToPick, pendingNavigation, revealer, rowsOfRef, textOfRef } from './observe.ts';
+import { elementOf, findInFrame, listOpen, notChosen, observePage, optionToPick, pendingNavigation, revealer, rowsOfRef, textOfRef } from './observe.ts';
 import { gestureProbeSource, WALKER_VERSION } from './walker-bundle.ts';
 
 const NAV_TIMEOUT_MS = 15_000;
@@ -59,42 +60,49 @@ interface Watch {
   pending: Set<Promise<void>>;
 }
 
-/**
- * `choose` in a custom ARIA combobox or listbox (WAI-ARIA APG, "Combobox Pattern" and "Listbox Pattern"): open it
- * by clicking it, find the one option named `value` in the popup it controls and click it, and check that the
- * combobox now shows the value. Which option that is, and what it shows, the walker decides in the page
- * (shared/dom/options.ts), as for the extension. A native <select> is `select`, not this.
- */
-async function choose(el: ElementHandle<Element>, value: string): Promise<void> {
-  if (await el.evaluate((e) => e.getAttribute('role') !== 'listbox')) await el.click();
-  const option = await optionToPick(el, value);
-  if (typeof option === 'string') throw new SurfaceError('ACTION_FAILED', option);
-  await option.click();
-  const why = await notChosen(el, value);
-  if (why !== null) throw new SurfaceError('ACTION_FAILED', why);
-}
-
 /** How long a gesture's effect may take to show (an editor, a menu): a page reacts to one without a server. */
 const GESTURE_SHOWS_MS = 2_000;
+
+/** Asks `ask` until it answers `done`, for at most GESTURE_SHOWS_MS (a list or menu rendered a moment after the click); its last answer. */
+async function askUntil<T>(ask: () => Promise<T>, done: (t: T) => boolean): Promise<T> {
+  const until = Date.now() + GESTURE_SHOWS_MS;
+  for (;;) {
+    const got = await ask();
+    if (done(got) || Date.now() >= until) return got;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * `choose` in a custom ARIA combobox or listbox (WAI-ARIA APG, "Combobox Pattern" and "Listbox Pattern"), or a menu
+ * button's menu ("Menu Button Pattern"): open it by clicking it unless it is open, find the one option or item named
+ * `value` in the popup it controls (waiting a moment for a popup rendered on opening) and click it, and check the
+ * pick took: the combobox shows the value, a radio or checkbox item is checked, a plain item closed its menu. Which
+ * option that is, and whether it took, the walker decides in the page (shared/dom/options.ts), as for the extension.
+ * A native <select> is `select`, not this.
+ */
+async function choose(el: ElementHandle<Element>, value: string): Promise<void> {
+  if (!(await listOpen(el))) await el.click();
+  const option = await askUntil(() => optionToPick(el, value), (o) => typeof o !== 'string');
+  if (typeof option === 'string') throw new SurfaceError('ACTION_FAILED', option);
+  await option.click();
+  const why = await askUntil(() => notChosen(el, value), (w) => w === null);
+  if (why !== null) throw new SurfaceError('ACTION_FAILED', why);
+}
 
 /** What a person sees change on a screen: its furniture, its controls (with their values) and its text. */
 function screenState(o: Observation): string {
   return JSON.stringify(o.parts.map((p) => [p.paths, p.controls.map((c) => [c.role, c.name, c.value, c.verbs]), p.text]));
 }
 
-/** The menu items showing (WAI-ARIA 1.2 menu, menuitem*): each as its role, name and containers, to tell new from old. */
+/** The menu items showing on the page (shared/dom/options.ts menuItemKeys), to tell a new menu from one already there. */
 function menuItems(o: Observation): string[] {
-  return o.parts.flatMap((p) => p.controls.filter((c) => c.role.startsWith('menuitem')).map((c) => `${c.role} ${c.name} ${c.ancestors.join('>')}`));
+  return menuItemKeys(o.parts.flatMap((p) => p.controls));
 }
 
 /** Observes the page until `seen` holds, for at most GESTURE_SHOWS_MS; whether it did. */
 async function screenChanges(page: Page, seen: (o: Observation) => boolean): Promise<boolean> {
-  const until = Date.now() + GESTURE_SHOWS_MS;
-  for (;;) {
-    if (seen(await observePage(page))) return true;
-    if (Date.now() >= until) return false;
-    await page.waitForTimeout(50);
-  }
+  return seen(await askUntil(() => observePage(page), seen));
 }
 
 /**

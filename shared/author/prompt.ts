@@ -22,7 +22,8 @@ export const TOOLS = [
     name: 'act',
     description:
       'Do one row of the current screen\'s menu, with that row\'s verb. set_value/select/choose take a value: an input\'s blank ' +
-      '({{input.member_number}}) or a literal that is no input\'s value; press takes a key. hover reveals the control it names.',
+      '({{input.member_number}}) or a literal that is no input\'s value; press takes a key. hover reveals the control it names. ' +
+      'choose on a menu button opens its menu and activates the item with that name, as one step: use it rather than pressing the button, then the item.',
     input_schema: {
       type: 'object',
       properties: {

@@ -51,10 +51,12 @@ export interface InPage {
   rowsOf(ref: string): SurfaceRows | null;
   /** CSS selectors derived from the element of a ref (shared/dom/selectors.ts); [] when it is gone. */
   selectors(ref: string): string[];
-  /** The one option of the combobox or listbox `el` named `name`, or why none is picked (shared/dom/options.ts). */
+  /** The one option of the combobox or listbox `el` (or item of the menu button `el`'s menu) named `name`, or why none is picked (shared/dom/options.ts). */
   optionToPick(el: Element, name: string): Element | string;
   /** After a `choose`: null when the combobox or listbox `el` shows `name`, else what it shows (shared/dom/options.ts). */
   notChosen(el: Element, name: string): string | null;
+  /** Whether the list or menu `el` picks from is open already, so `choose` does not click it shut (shared/dom/options.ts). */
+  listOpen(el: Element): boolean;
   /** What to hover to reveal `el`, shown only on hover: its nearest shown ancestor (shared/dom/options.ts). */
   revealer(el: Element): Element;
 }

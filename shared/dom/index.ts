@@ -5,7 +5,7 @@ import { GLOBAL_NAME, type DocumentObservation, type FindQuery, type InPage } fr
 import { findElements } from './find.ts';
 import { findTexts, gestureSpotter, offerGestures, TEXT_ROLE, type Gesture } from './gestures.ts';
 import { normalize } from './name.ts';
-import { notChosen, optionToPick, revealer } from './options.ts';
+import { listOpen, notChosen, offerMenuButtons, optionToPick, revealer } from './options.ts';
 import { readRows } from './rows.ts';
 import { selectorsOf } from './selectors.ts';
 import { newCache } from './style.ts';
@@ -43,12 +43,17 @@ export function isBusy(doc: Document, walked?: Pick<Walked, 'shadowHosts' | 'unw
   return false;
 }
 
-/** One walk, with the gestures the page listens for offered on its controls and its text (shared/dom/gestures.ts). */
+/**
+ * One walk, with the gestures the page listens for offered on its controls and its text (shared/dom/gestures.ts), and
+ * `choose` on its menu buttons (shared/dom/options.ts).
+ */
 function walkOffering(doc: Document, seen?: () => ReadonlyMap<Element, readonly Gesture[]>): { walked: Walked; offered: Walked['controls'] } {
   const c = newCache();
   const spotter = gestureSpotter(c, seen?.());
   const walked = walkDocument(doc, c, spotter.at);
-  return { walked, offered: offerGestures(c, walked.controls, spotter.spots) };
+  const offered = offerGestures(c, walked.controls, spotter.spots);
+  offerMenuButtons(offered);
+  return { walked, offered };
 }
 
 /**
@@ -120,6 +125,7 @@ export function createInPage(doc: Document, opts?: { gesturesSeen?: () => Readon
     },
     optionToPick,
     notChosen,
+    listOpen,
     revealer,
   };
 }

@@ -1,12 +1,100 @@
-// Two in-page decisions the browser surfaces make around `choose` and `hover` (docs/ARCHITECTURE.md, "The six
-// verbs"): which option of a custom combobox or listbox has a name, and which element hovered reveals a control
-// shown only on hover. Written once: the runner asks them through the walker bundle's InPage API (shared/dom/api.ts),
+// The in-page decisions the browser surfaces make around `choose` and `hover` (docs/ARCHITECTURE.md, "The six
+// verbs"): which option of a custom combobox or listbox, or which item of a menu button's menu, has a name; whether
+// the pick took; and which element hovered reveals a control shown only on hover. Written once: the runner asks them through the walker bundle's InPage API (shared/dom/api.ts),
 // the extension's content script calls them in-process (extension/lib/frame.ts).
+import type { Control } from '../schema/observation.ts';
 import { normalize } from './name.ts';
 
-/** The ids an element names by `aria-controls` and `aria-owns` (WAI-ARIA 1.2: ID reference lists, space-separated). */
+/** An ID reference list attribute's ids (WAI-ARIA 1.2: space-separated). */
+function idsIn(el: Element, ...attrs: string[]): string[] {
+  return attrs.flatMap((a) => (el.getAttribute(a) ?? '').split(/\s+/)).filter(Boolean);
+}
+
+/** The ids an element names by `aria-controls` and `aria-owns`. */
 function controlledIds(el: Element): string[] {
-  return `${el.getAttribute('aria-controls') ?? ''} ${el.getAttribute('aria-owns') ?? ''}`.split(/\s+/).filter(Boolean);
+  return idsIn(el, 'aria-controls', 'aria-owns');
+}
+
+/** The roles of a menu's items (WAI-ARIA 1.2 §5.3.2: menuitem, menuitemradio, menuitemcheckbox). */
+export const MENU_ITEMS = '[role=menuitem], [role=menuitemradio], [role=menuitemcheckbox]';
+
+/**
+ * A menu button (WAI-ARIA APG "Menu Button Pattern"): a button whose `aria-haspopup` is `menu` or `true` (WAI-ARIA
+ * 1.2 §6.6: `true` means a menu). `choose` on it opens the menu and activates one item by name.
+ */
+export function isMenuButton(el: Element): boolean {
+  const popup = (el.getAttribute('aria-haspopup') ?? '').trim().toLowerCase();
+  return (popup === 'menu' || popup === 'true') && (el.tagName === 'BUTTON' || el.getAttribute('role') === 'button');
+}
+
+/**
+ * The menu a menu button opens, or null while none is found: the one it names by `aria-controls`/`aria-owns` (in its
+ * own tree, then the document: a portal at the end of body), else the one labelled by it (`aria-labelledby`, as the
+ * APG example labels its menu), else — only while the button says it is expanded — the one menu showing on the
+ * page that is no submenu. Two showing is no answer: a menu is never guessed.
+ */
+export function menuOf(button: Element): Element | null {
+  const root = button.getRootNode() as Document | ShadowRoot;
+  const doc = button.ownerDocument;
+  for (const id of controlledIds(button)) {
+    const p = root.getElementById(id) ?? doc.getElementById(id);
+    const menu = p?.matches('[role=menu]') ? p : p?.querySelector('[role=menu]');
+    if (menu) return menu;
+  }
+  const menus = [...doc.querySelectorAll('[role=menu]')];
+  if (button.id) {
+    const labelled = menus.find((m) => idsIn(m, 'aria-labelledby').includes(button.id));
+    if (labelled) return labelled;
+  }
+  if (button.getAttribute('aria-expanded') !== 'true') return null;
+  const shown = menus.filter((m) => !m.parentElement?.closest('[role=menu]') && m.checkVisibility());
+  return shown.length === 1 ? (shown[0] as Element) : null;
+}
+
+/** A menu's own items: not those of a submenu nested inside one of them (each is chosen in its own menu). */
+function itemsOf(menu: Element): Element[] {
+  return [...menu.querySelectorAll(MENU_ITEMS)].filter((i) => i.parentElement?.closest('[role=menu]') === menu);
+}
+
+/** The one showing item of the menu button's menu named `name`, or why there is none to pick, in words. */
+function itemToPick(button: Element, want: string): Element | string {
+  const menu = menuOf(button);
+  if (!menu) return 'it opened no menu (none it names by aria-controls, none labelled by it, not one showing)';
+  const named = itemsOf(menu).filter((i) => optionName(i) === want && i.checkVisibility());
+  const item = named.length === 1 ? (named[0] as Element) : null;
+  // Choosing a checkbox item means it ends checked; clicking one that is would uncheck it, a change nobody asked for.
+  if (item?.getAttribute('role') === 'menuitemcheckbox' && item.getAttribute('aria-checked') === 'true') return `"${want}" is checked already: choosing it would uncheck it`;
+  if (item) return item;
+  return named.length === 0 ? `no item named "${want}" in the menu it opens` : `${named.length} items are named "${want}" in its menu`;
+}
+
+/**
+ * After a pick in a menu: null when it took, else why not. A radio or checkbox item still on the page must be checked
+ * (`aria-checked=true`); a plain item (or one the page removed with its menu) must have closed the menu.
+ */
+function notPicked(button: Element, want: string): string | null {
+  const menu = menuOf(button);
+  const named = menu ? itemsOf(menu).filter((i) => optionName(i) === want) : [];
+  const item = named.length === 1 ? (named[0] as Element) : null;
+  if (item && item.getAttribute('role') !== 'menuitem') {
+    return item.getAttribute('aria-checked') === 'true' ? null : `"${want}" is not checked after choosing it`;
+  }
+  const open = button.getAttribute('aria-expanded') === 'true' || (menu?.checkVisibility() ?? false);
+  return open ? `the menu is still open after choosing "${want}"` : null;
+}
+
+/**
+ * The menu items showing on a screen (WAI-ARIA 1.2 §5.3.2: roles menuitem, menuitemcheckbox, menuitemradio), each as
+ * its role, name and containers, to tell a menu a right-click opened from one already there (docs/ARCHITECTURE.md,
+ * "The six verbs": context_menu). Both browser surfaces compare these before and after.
+ */
+export function menuItemKeys(controls: readonly Control[]): string[] {
+  return controls.filter((c) => c.role.startsWith('menuitem')).map((c) => `${c.role} ${c.name} ${c.ancestors.join('>')}`);
+}
+
+/** Whether the list or menu `el` picks from is open already, so `choose` does not click it shut: a listbox always is. */
+export function listOpen(el: Element): boolean {
+  return el.getAttribute('role') === 'listbox' || el.getAttribute('aria-expanded') === 'true';
 }
 
 /**
@@ -26,11 +114,13 @@ export function optionName(option: Element): string {
 }
 
 /**
- * The one option of the combobox or listbox `el` named `name` (whitespace folded), or why there is none to pick, in
- * words for the person reading the failure: no option has that name, or several do (a pick is never a guess).
+ * The one option of the combobox or listbox `el` named `name` (whitespace folded) — or, for a menu button, the one
+ * item of its menu — or why there is none to pick, in words for the person reading the failure: no option has that
+ * name, or several do (a pick is never a guess).
  */
 export function optionToPick(el: Element, name: string): Element | string {
   const want = normalize(name);
+  if (isMenuButton(el)) return itemToPick(el, want);
   const named = optionsOf(el).filter((o) => optionName(o) === want);
   if (named.length === 1) return named[0] as Element;
   return named.length === 0 ? `no option named "${want}" in the list it opens` : `${named.length} options are named "${want}"`;
@@ -42,9 +132,13 @@ function comboShows(el: Element): string {
   return normalize(el instanceof HTMLInputElement ? el.value : el.textContent);
 }
 
-/** After a pick: null when the combobox or listbox `el` shows `name` as chosen, else what it shows instead, in words. */
+/**
+ * After a pick: null when the combobox or listbox `el` shows `name` as chosen (a menu button: the item took), else
+ * what it shows instead, in words.
+ */
 export function notChosen(el: Element, name: string): string | null {
   const want = normalize(name);
+  if (isMenuButton(el)) return notPicked(el, want);
   const shows = comboShows(el);
   return shows === want ? null : `the combobox shows "${shows.slice(0, 60)}" after choosing "${want}"`;
 }
@@ -61,6 +155,30 @@ export function comboOf(option: Element): Element | null {
     if (byId) return byId;
   }
   return list;
+}
+
+/**
+ * The walk's controls with `choose` offered on each menu button (docs/ARCHITECTURE.md, "The six verbs": choose), in
+ * `offers` beside its role's vocabulary, which a fingerprint hashes: no approved card's target moves. A button shown
+ * only on hover is hovered first, as any such control.
+ */
+export function offerMenuButtons(walked: ReadonlyArray<{ el: Element; control: Control }>): void {
+  for (const { el, control } of walked) {
+    if (control.role !== 'button' || control.verbs.includes('hover') || !isMenuButton(el)) continue;
+    control.offers = [...(control.offers ?? []), 'choose'];
+  }
+}
+
+/**
+ * The menu button an item of its menu belongs to, or null: the control a person's pick in a menu is recorded on.
+ * The menu buttons of the item's tree and the document whose menu (`menuOf`) is the item's own menu.
+ */
+export function menuButtonOf(item: Element): Element | null {
+  const menu = item.closest('[role=menu]');
+  if (!menu) return null;
+  const root = item.getRootNode() as Document | ShadowRoot;
+  const candidates = new Set([...root.querySelectorAll('[aria-haspopup]'), ...item.ownerDocument.querySelectorAll('[aria-haspopup]')]);
+  return [...candidates].find((b) => isMenuButton(b) && menuOf(b) === menu) ?? null;
 }
 
 /**

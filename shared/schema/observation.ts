@@ -5,8 +5,8 @@ import { z } from 'zod';
 
 /**
  * The closed vocabulary of operations a surface performs on a control (docs/ARCHITECTURE.md, "The six verbs":
- * act). `select` is a native <select>; `choose` is a custom ARIA combobox or listbox (open, pick the option by
- * name, check the value). `press` takes a key from the operations table's KEYS; `hover` reveals the control it
+ * act). `select` is a native <select>; `choose` is a custom ARIA combobox or listbox, or a menu button's menu
+ * (open, pick the option or item by name, check it took; a menu button is offered it in `offers`). `press` takes a key from the operations table's KEYS; `hover` reveals the control it
  * names (a row's icon action shown on hover). `double_click` and `context_menu` (a right-click that must open a
  * menu) are offered only where the page listens for them (`Control.offers`, shared/dom/gestures.ts).
  * `read_rows` reads a table, grid or list as rows with named columns (docs/ARCHITECTURE.md, "Rows as outputs"): no

@@ -1,10 +1,10 @@
-// The extension offers what the runner offers on real web apps: a double-click where the page listens for one (seen by a main-world probe) and nowhere else, and tables and div grids read as rows; each recorded as the runner's book step and replayed by the runner.
-import { test, expect, type Page } from '@playwright/test';
+// The extension offers what the runner offers on real web apps: a double-click (and a right-click) where the page listens for one (seen by a main-world probe) and nowhere else, and tables and div grids read as rows; each recorded as the runner's book step and replayed by the runner.
+import { test, expect } from '@playwright/test';
 import { compile } from '../../shared/compile/compile.ts';
 import { parseScript } from '../../shared/author/scripted.ts';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
 import { serveFixtures, type FixtureServer } from '../fixtures/server.ts';
-import { actsOf, answer, exportBook, labelScreen, launchWithExtension, openPanel, parseBook, replayWithRunner, saveModelSettings, startSession, type Loaded } from '../fixtures/extension/harness.ts';
+import { actsOf, answer, exportBook, labelScreen, launchWithExtension, menuRows, openPanel, parseBook, replayWithRunner, saveModelSettings, startSession, type Loaded } from '../fixtures/extension/harness.ts';
 
 const API_KEY = `sk-fake-${Math.random().toString(36).slice(2, 10)}`;
 
@@ -57,10 +57,6 @@ test.afterAll(async () => {
   await server?.close();
 });
 
-/** The menu the panel shows, without the row numbers. */
-async function menuOf(panel: Page): Promise<string[]> {
-  return (await panel.getByTestId('menu').locator('li').allTextContents()).map((m) => m.replace(/^\d+: /, ''));
-}
 
 test('record mode: a title the page renames on double-click is offered double_click, an element nobody listens on is not, and the clerk\'s double-click is one recorded step', async () => {
   test.setTimeout(120_000);
@@ -74,7 +70,7 @@ test('record mode: a title the page renames on double-click is offered double_cl
   await expect(page).toHaveURL(/gestures\.html$/);
   await labelScreen(panel, 'notes', 'Notes');
 
-  const menu = await menuOf(panel);
+  const menu = await menuRows(panel);
   const doubles = menu.filter((m) => m.startsWith('double_click '));
   // Where the page listens itself: addEventListener on each title and a button, an ondblclick attribute, React props.
   for (const name of ["text 'Call the plumber'", "text 'Renew the lease'", "text 'Quarterly report'", "button 'Count quietly'", "text 'Draft the budget'"]) {
@@ -83,8 +79,12 @@ test('record mode: a title the page renames on double-click is offered double_cl
   // Nowhere else: a listener on the list or the document is not the element's, and nobody listens on these.
   expect(menu.some((m) => /Only the list listens|Nobody listens here|Archive old files/.test(m))).toBe(false);
   expect(doubles).toHaveLength(5);
-  // A right-click the extension cannot do is not offered, though the page listens for it.
-  expect(menu.some((m) => m.startsWith('context_menu '))).toBe(false);
+  // A right-click is offered where the page listens for it, as on the runner (tests/e2e/extension-menus.spec.ts does one).
+  expect(menu.filter((m) => m.startsWith('context_menu ')).map((m) => m.replace(/ in .*$/, ''))).toEqual([
+    "context_menu text 'report.pdf'",
+    "context_menu text 'notes.txt'",
+    "context_menu text 'Right-click does nothing visible here'",
+  ]);
 
   // The clerk double-clicks a title: held, asked about like a press, then done with trusted input; the editor opens.
   await page.locator('#notes .title').first().dblclick();
@@ -152,21 +152,22 @@ test('a page open before the session: handlers and React props are seen, listene
   const panel = await openPanel(ext, `${server.url}/gestures.html`);
   await startSession(panel, { mode: 'record', goal: 'Look at the notes', owner: 'Dana Clerk', inputs: [] });
   await expect(panel.getByTestId('menu').locator('li').first()).toBeVisible({ timeout: 20_000 });
-  const doubles = (await menuOf(panel)).filter((m) => m.startsWith('double_click '));
+  const doubles = (await menuRows(panel)).filter((m) => m.startsWith('double_click '));
   expect(doubles.map((m) => m.replace(/ in .*$/, ''))).toEqual(["double_click text 'Quarterly report'"]);
   await panel.getByTestId('stop').click();
   await page.close();
   await panel.close();
 });
 
-test('a hostile page that answers the probe\'s question itself gets no more than it could by listening: double_click on an element, nothing else, and nothing outside the question', async () => {
+test('a hostile page that answers the probe\'s question itself gets no more than it could by listening: a gesture on an element, no other verb, and nothing outside the question', async () => {
   test.setTimeout(60_000);
   const page = await ext.context.newPage();
   await page.goto(`${server.url}/hostile`);
   const panel = await openPanel(ext, `${server.url}/hostile`);
   await startSession(panel, { mode: 'record', goal: 'Look at a hostile page', owner: 'Dana Clerk', inputs: [] });
   await expect(panel.getByTestId('menu').locator('li').first()).toBeVisible({ timeout: 20_000 });
-  expect(await menuOf(panel)).toEqual(["invoke button 'Go'", "double_click button 'Go'", "double_click text 'Plain words'"]);
+  // The gesture words of the closed set are taken (double_click, context_menu); invoke, set_value and read_rows are not.
+  expect(await menuRows(panel)).toEqual(["invoke button 'Go'", "double_click button 'Go'", "double_click text 'Plain words'", "context_menu text 'Other words'"]);
   await panel.getByTestId('stop').click();
   await page.close();
   await panel.close();

@@ -1,7 +1,7 @@
-// The extension presses keys, hovers, double-clicks and picks with trusted input: each KEYS name is the key events a browser sees and a person's keydown is named back the same; the surface asks the frame where, moves that point out of nested frames, sends the events (a double-click as clicks numbered 1 and 2), and lets go of the tab when the session closes.
+// The extension presses keys, hovers, double-clicks, right-clicks and picks with trusted input: each KEYS name is the key events a browser sees and a person's keydown is named back the same; the surface asks the frame where, moves that point out of nested frames, sends the events (a double-click as clicks numbered 1 and 2), and lets go of the tab when the session closes.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { NOTHING_CHANGED } from '../../extension/lib/messages.ts';
+import { NO_MENU, NOTHING_CHANGED } from '../../extension/lib/messages.ts';
 import { clicksAt, ExtensionSurface, type TrustedEvent } from '../../extension/lib/surface.ts';
 import { isKey, keyOfEvent, keyStrokes, MODIFIER_BITS } from '../../shared/keys.ts';
 import { KEYS } from '../../shared/operations.ts';
@@ -63,6 +63,20 @@ describe('the extension surface, acting with trusted input', () => {
     expect(mouse(tab.inputs)).toEqual(mouse(clicksAt({ x: 110, y: 70 }, 2)));
     expect(mouse(tab.inputs)).toEqual(['mouseMoved@110,70', 'mousePressed@110,70#1', 'mouseReleased@110,70#1', 'mousePressed@110,70#2', 'mouseReleased@110,70#2']);
     expect(tab.acts).toEqual([{ frame: 'work', ref: 'c2', verb: 'point:double_click:target' }]);
+  });
+
+  it('context_menu: one press of the secondary button at the frame\'s point; no menu after 2 s fails by name, and nothing else is sent', async () => {
+    const { tab, surface } = await opened();
+    await surface.act('work|c2', { verb: 'context_menu' });
+    expect(tab.inputs.filter((e) => e.kind === 'mouse' && e.type !== 'mouseMoved').map((e) => e.kind === 'mouse' && e.button)).toEqual(['right', 'right']);
+    expect(mouse(tab.inputs)).toEqual(['mouseMoved@110,70', 'mousePressed@110,70#1', 'mouseReleased@110,70#1']);
+    const noMenu = { ok: false as const, code: 'ACTION_FAILED' as const, message: NO_MENU };
+    tab.checks.push(...Array.from({ length: 40 }, () => noMenu));
+    const sent = tab.inputs.length;
+    const err = await surface.act('work|c2', { verb: 'context_menu' }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'ACTION_FAILED', message: 'context_menu on work|c2: no menu appeared' });
+    // One right-click for the second act, no Escape and no other click after it.
+    expect(tab.inputs.length - sent).toBe(3);
   });
 
   it('a double-click that changes nothing on the screen is asked about again, and fails by name after 2 s as on the runner', async () => {

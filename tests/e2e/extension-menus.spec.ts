@@ -1,0 +1,154 @@
+// The extension right-clicks and picks in menus as the runner does, with trusted input: a clerk's right-click that opens a menu is one context_menu step (one that opens none records nothing), a clerk's click on a menu button then on an item is one choose on the button, a model's choose opens a menu rendered only on opening and picks in it; each book is the runner's and the runner replays it.
+import { test, expect, type Page } from '@playwright/test';
+import { compile } from '../../shared/compile/compile.ts';
+import { parseScript } from '../../shared/author/scripted.ts';
+import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
+import { serveFixtures, type FixtureServer } from '../fixtures/server.ts';
+import { actsOf, answer, exportBook, labelScreen, launchWithExtension, menuRows, openPanel, parseBook, replayWithRunner, saveModelSettings, startSession, type Loaded } from '../fixtures/extension/harness.ts';
+
+const API_KEY = `sk-fake-${Math.random().toString(36).slice(2, 10)}`;
+
+let server: FixtureServer;
+let ext: Loaded;
+
+test.describe.configure({ mode: 'serial' });
+
+test.beforeAll(async () => {
+  server = await serveFixtures({
+    '/start': '<!doctype html><html lang="en"><title>Start</title><h1>Start</h1><a href="/gestures.html">Gestures</a></html>',
+  });
+  ext = await launchWithExtension();
+});
+test.afterAll(async () => {
+  await ext?.close();
+  await server?.close();
+});
+
+
+const gestureModels = (page: Page) => page.evaluate(() => (window as unknown as { models: { silent: number; opened: string[] } }).models);
+const picks = (page: Page) => page.evaluate(() => (window as unknown as { picks: string[] }).picks);
+
+test('record mode: a right-click that opens a menu is one context_menu step, done again with a trusted right-click; one that opens no menu records nothing', async () => {
+  test.setTimeout(150_000);
+  const page = await ext.context.newPage();
+  await page.goto(`${server.url}/start`);
+  const panel = await openPanel(ext, server.url);
+  await startSession(panel, { mode: 'record', goal: 'Delete a file from its menu', owner: 'Dana Clerk', inputs: [] });
+  await labelScreen(panel, 'start', 'Start');
+  // Opened inside the session: the probe is in the page's main world before its scripts add their listeners.
+  await page.getByRole('link', { name: 'Gestures' }).click();
+  await expect(page).toHaveURL(/gestures\.html$/);
+  await labelScreen(panel, 'files', 'Notes');
+  // Offered where the runner offers it (tests/e2e/verbs.spec.ts): each file and the element that opens nothing.
+  expect((await menuRows(panel)).filter((m) => m.startsWith('context_menu ')).map((m) => m.replace(/ in .*$/, ''))).toEqual([
+    "context_menu text 'report.pdf'",
+    "context_menu text 'notes.txt'",
+    "context_menu text 'Right-click does nothing visible here'",
+  ]);
+
+  // Nothing appears for this one: the guard's trusted right-click reached the page (its handler counted it once; the
+  // clerk's own was held), no menu appeared, and the step is refused by name, not written.
+  await page.getByText('Right-click does nothing visible here').click({ button: 'right' });
+  await expect(panel.getByTestId('note')).toContainText('no menu appeared', { timeout: 20_000 });
+  expect(await gestureModels(page)).toMatchObject({ silent: 1, opened: [] });
+
+  // A file's menu: held, done again with a trusted right-click, and the page's own menu opens at the file.
+  await page.getByText('report.pdf').click({ button: 'right' });
+  await expect(page.getByRole('menuitem', { name: 'Delete' })).toBeVisible({ timeout: 20_000 });
+  await expect(panel.getByTestId('book').locator('li').last()).toContainText('Right-clicked report.pdf to open its menu', { timeout: 20_000 });
+  await expect(panel.getByTestId('menu')).toContainText("invoke menuitem 'Delete'", { timeout: 20_000 });
+  // The open menu is a screen of its own (its items are furniture), named before anything is done on it.
+  await labelScreen(panel, 'file_menu', 'Notes');
+  await page.getByRole('menuitem', { name: 'Delete' }).click();
+  await answer(panel, "menuitem 'Delete'", 'stage');
+  await expect.poll(async () => (await gestureModels(page)).opened).toEqual(['Delete report.pdf']);
+  await panel.getByTestId('finish').click();
+  await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 20_000 });
+
+  const jsonl = await exportBook(panel);
+  expect(actsOf(jsonl)).toEqual(['invoke Gestures', 'context_menu report.pdf', 'invoke Delete']);
+  const compiled = compile(parseBook(jsonl), { id: 'delete_file' });
+  if (!compiled.ok) throw new Error(`holes: ${JSON.stringify(compiled.holes)}`);
+  expect(compiled.card.steps.map((s) => [s.op.verb, s.effect.kind])).toEqual([
+    ['invoke', 'navigate'],
+    ['context_menu', 'navigate'],
+    ['invoke', 'stage'],
+  ]);
+  const result = await replayWithRunner(compiled.card, { inputs: {}, baseUrl: server.url, evidenceDir: test.info().outputPath('evidence') });
+  expect(result).toMatchObject({ word: 'SUCCESS', llm_calls: 0 });
+  await page.close();
+  await panel.close();
+});
+
+test('record mode: the clerk opens a menu button and clicks an item — one choose on the button, the item activated once; a portal menu too; the runner replays the book', async () => {
+  test.setTimeout(150_000);
+  const page = await ext.context.newPage();
+  await page.goto(`${server.url}/menus.html`);
+  const panel = await openPanel(ext, server.url);
+  await startSession(panel, { mode: 'record', goal: 'Duplicate, then export', owner: 'Dana Clerk', inputs: [] });
+  await labelScreen(panel, 'menus', 'Menus');
+  expect((await menuRows(panel)).filter((m) => m.startsWith('choose '))).toEqual(["choose button 'Actions'", "choose button 'Sort'", "choose button 'More'", "choose button 'Share'"]);
+
+  // The click on the button opens the menu (let through: nothing is asked); the click on the item is the step.
+  await page.getByRole('button', { name: 'Actions' }).click();
+  await page.getByRole('menuitem', { name: 'Duplicate' }).click();
+  await expect(panel.getByTestId('book').locator('li').last()).toContainText('Picked Duplicate in Actions', { timeout: 20_000 });
+  expect(await picks(page)).toEqual(['actions:Duplicate']);
+  await expect(page.locator('#actions-menu')).toBeHidden();
+
+  // A menu made at the end of body a moment after the click, with no aria-controls before it opened.
+  await page.getByRole('button', { name: 'More' }).click();
+  await page.getByRole('menuitem', { name: 'Export' }).click();
+  await expect(panel.getByTestId('book').locator('li').last()).toContainText('Picked Export in More', { timeout: 20_000 });
+  expect(await picks(page)).toEqual(['actions:Duplicate', 'more:Export']);
+  await expect(panel.getByTestId('screen-label')).toHaveText('menus', { timeout: 20_000 });
+  await panel.getByTestId('finish').click();
+  await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 20_000 });
+
+  const jsonl = await exportBook(panel);
+  // Two picks, never a press on a button or an item.
+  expect(actsOf(jsonl)).toEqual(['choose Actions Duplicate', 'choose More Export']);
+  const compiled = compile(parseBook(jsonl), { id: 'duplicate_and_export' });
+  if (!compiled.ok) throw new Error(`holes: ${JSON.stringify(compiled.holes)}`);
+  expect(compiled.card.steps.map((s) => s.op.verb)).toEqual(['choose', 'choose']);
+  const result = await replayWithRunner(compiled.card, { inputs: {}, baseUrl: server.url, evidenceDir: test.info().outputPath('evidence') });
+  expect(result).toMatchObject({ word: 'SUCCESS', llm_calls: 0 });
+  await page.close();
+  await panel.close();
+});
+
+test('model mode: a model chooses in a closed menu rendered only on opening and in a radio menu; two items of one name are refused by name', async () => {
+  test.setTimeout(150_000);
+  const script = parseScript(
+    JSON.stringify({
+      turns: [
+        [
+          { tool: 'assert_screen', label: 'menus', title: 'Menus' },
+          { tool: 'act', match: "button 'More'", verb: 'choose', value: 'Print' },
+        ],
+        [{ tool: 'act', match: "button 'Sort'", verb: 'choose', value: 'By name' }],
+        [{ tool: 'act', match: "button 'Share'", verb: 'choose', value: 'Copy link' }],
+        [{ tool: 'finish', label: 'menus' }],
+      ],
+    }),
+  );
+  const fake = await startFakeAnthropic(script, { apiKey: API_KEY });
+  try {
+    const page = await ext.context.newPage();
+    await page.goto(`${server.url}/menus.html`);
+    const panel = await openPanel(ext, `${server.url}/menus.html`);
+    await saveModelSettings(panel, { key: API_KEY, baseURL: fake.url, model: 'claude-fake' });
+    await startSession(panel, { mode: 'model', goal: 'Print, sort by name, share', owner: 'Dana Reviewer', inputs: [] });
+    await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 60_000 });
+    expect(fake.problems).toEqual([]);
+    // The Share pick was refused (two items are named "Copy link"): never guessed, so nothing of Share was clicked.
+    expect(await picks(page)).toEqual(['more:Print', 'sort:By name']);
+    await expect(page.getByRole('menuitemradio', { name: 'By name', includeHidden: true })).toHaveAttribute('aria-checked', 'true');
+    expect(actsOf(await exportBook(panel))).toEqual(['choose More Print', 'choose Sort By name']);
+    expect(fake.bodies.join('\n')).toContain('2 items are named \\"Copy link\\" in its menu');
+    await page.close();
+    await panel.close();
+  } finally {
+    await fake.close();
+  }
+});

@@ -1,0 +1,140 @@
+// choose on a menu button (WAI-ARIA APG "Menu Button Pattern"), done by the browser surface in real Chromium: one step opens the menu, activates the one item with that name and checks it took — a plain item closes its menu, a radio item is checked, a menu rendered only on opening at the end of body is waited for — and two items of one name, a missing name and a pick that did not take each fail by name.
+import { test, expect } from '@playwright/test';
+import { BrowserSurface } from '../../runner/browser/surface.ts';
+import { WALKER_VERSION } from '../../shared/dom/version.ts';
+import { fingerprint } from '../../shared/fingerprint.ts';
+import { buildMenu, renderRow } from '../../shared/menu.ts';
+import type { Control, Observation } from '../../shared/schema/observation.ts';
+import type { BoundTarget } from '../../shared/surface.ts';
+import { serveFixtures, type FixtureServer } from '../fixtures/server.ts';
+
+let server: FixtureServer;
+let surface: BrowserSurface;
+test.beforeAll(async () => {
+  server = await serveFixtures();
+});
+test.afterAll(async () => {
+  await server.close();
+});
+test.beforeEach(async () => {
+  surface = await BrowserSurface.launch();
+  await surface.open(`${server.url}/menus.html`);
+});
+test.afterEach(async () => {
+  await surface.close();
+});
+
+function button(o: Observation, name: string): Control {
+  const found = o.parts.flatMap((p) => p.controls).filter((c) => c.role === 'button' && c.name === name);
+  expect(found, `one button '${name}'`).toHaveLength(1);
+  return found[0] as Control;
+}
+const picks = () => surface.page.evaluate(() => (window as unknown as { picks: string[] }).picks);
+const status = () => surface.page.locator('#status').textContent();
+
+test('every menu button is offered choose beside its own press, after the rows the screen always had; its fingerprinted verbs stay invoke', async () => {
+  const o = await surface.observe();
+  for (const name of ['Actions', 'Sort', 'More', 'Share']) expect(button(o, name)).toMatchObject({ verbs: ['invoke'], offers: ['choose'] });
+  const rows = buildMenu(o).map(renderRow);
+  expect(rows.filter((r) => / choose button /.test(r))).toEqual(["5: choose button 'Actions'", "6: choose button 'Sort'", "7: choose button 'More'", "8: choose button 'Share'"]);
+  expect(rows.slice(0, 4)).toEqual(["1: invoke button 'Actions'", "2: invoke button 'Sort'", "3: invoke button 'More'", "4: invoke button 'Share'"]);
+});
+
+test('choose on a plain menu opens it, activates the item and the menu closes; a submenu\'s item of the same name is not a second one', async () => {
+  const actions = button(await surface.observe(), 'Actions');
+  await surface.act(actions.ref, { verb: 'choose', value: ' Duplicate ' });
+  expect(await picks()).toEqual(['actions:Duplicate']);
+  // "Archive" is also in the nested "Move to" menu: only the menu's own item counts, so the pick is not ambiguous.
+  await surface.act(actions.ref, { verb: 'choose', value: 'Archive' });
+  expect(await picks()).toEqual(['actions:Duplicate', 'actions:Archive']);
+  expect(await status()).toBe('Actions: Archive');
+  await expect(surface.page.locator('#actions-menu')).toBeHidden();
+});
+
+test('choose on a menu of radio items checks the one named; an item that does not become checked fails by name', async () => {
+  const sort = button(await surface.observe(), 'Sort');
+  await surface.act(sort.ref, { verb: 'choose', value: 'By name' });
+  await expect(surface.page.getByRole('menuitemradio', { name: 'By name', includeHidden: true })).toHaveAttribute('aria-checked', 'true');
+  await expect(surface.page.getByRole('menuitemradio', { name: 'By date', includeHidden: true })).toHaveAttribute('aria-checked', 'false');
+  await expect(surface.act(sort.ref, { verb: 'choose', value: 'Unchecked' })).rejects.toMatchObject({
+    code: 'ACTION_FAILED',
+    message: expect.stringContaining('"Unchecked" is not checked after choosing it') as unknown,
+  });
+});
+
+test('choose on a checkbox item checks it; choosing it again is refused by name before anything is clicked (a click would uncheck it)', async () => {
+  const sort = button(await surface.observe(), 'Sort');
+  const box = surface.page.getByRole('menuitemcheckbox', { name: 'Show archived', includeHidden: true });
+  await surface.act(sort.ref, { verb: 'choose', value: 'Show archived' });
+  await expect(box).toHaveAttribute('aria-checked', 'true');
+  await expect(surface.act(sort.ref, { verb: 'choose', value: 'Show archived' })).rejects.toMatchObject({
+    code: 'ACTION_FAILED',
+    message: expect.stringContaining('"Show archived" is checked already: choosing it would uncheck it') as unknown,
+  });
+  await expect(box).toHaveAttribute('aria-checked', 'true');
+  expect(await picks()).toEqual(['sort:Show archived']);
+});
+
+test('cards that press the menu button and then the item (two invokes) still replay: the button keeps its verbs and fingerprint', async () => {
+  let o = await surface.observe();
+  const actions = button(o, 'Actions');
+  // The fingerprint an old card holds: taken over the button's verbs before menus were offered (invoke alone).
+  const over = ['role', 'name', 'supports', 'ancestor_roles'] as const;
+  const value = fingerprint({ role: 'button', name: 'Actions', verbs: ['invoke'], ancestors: actions.ancestors }, over, WALKER_VERSION);
+  const target: BoundTarget = { id: 't', role: 'button', name: 'Actions', supports: ['invoke'], scope: [], ladder: [{ rung: 'role_name', cost: 100 }], fingerprint: { over: [...over], value } };
+  const found = await surface.resolve(target);
+  expect(found).toMatchObject({ ok: true, ref: actions.ref });
+  await surface.act(actions.ref, { verb: 'invoke' });
+  o = await surface.observe();
+  const archive = o.parts.flatMap((p) => p.controls).filter((c) => c.role === 'menuitem' && c.name === 'Archive');
+  expect(archive).toHaveLength(1);
+  await surface.act(archive[0]?.ref ?? '', { verb: 'invoke' });
+  expect(await picks()).toEqual(['actions:Archive']);
+});
+
+test('choose on a menu rendered only when opened, at the end of body, with no aria-controls while closed', async () => {
+  const o = await surface.observe();
+  // Closed, the menu is nowhere on the page.
+  expect(o.parts.flatMap((p) => p.controls).some((c) => c.name === 'Export')).toBe(false);
+  await surface.act(button(o, 'More').ref, { verb: 'choose', value: 'Export' });
+  expect(await picks()).toEqual(['more:Export']);
+  await expect(surface.page.locator('#portal-menu')).toHaveCount(0);
+});
+
+test('two items of one name, no item of that name and an item that leaves its menu open each fail by name', async () => {
+  const o = await surface.observe();
+  await expect(surface.act(button(o, 'Share').ref, { verb: 'choose', value: 'Copy link' })).rejects.toMatchObject({
+    code: 'ACTION_FAILED',
+    message: expect.stringContaining('2 items are named "Copy link" in its menu') as unknown,
+  });
+  const actions = button(await surface.observe(), 'Actions');
+  // A submenu's items are not the menu's: "Trash" is only in the nested "Move to" menu, and is not guessed at.
+  await expect(surface.act(actions.ref, { verb: 'choose', value: 'Trash' })).rejects.toMatchObject({
+    code: 'ACTION_FAILED',
+    message: expect.stringContaining('no item named "Trash" in the menu it opens') as unknown,
+  });
+  await expect(surface.act(actions.ref, { verb: 'choose', value: 'Purge' })).rejects.toMatchObject({
+    code: 'ACTION_FAILED',
+    message: expect.stringContaining('no item named "Purge" in the menu it opens') as unknown,
+  });
+  // The menu the failed pick opened is still open: choose does not click it shut, it picks in it.
+  await expect(surface.act(actions.ref, { verb: 'choose', value: 'Stuck' })).rejects.toMatchObject({
+    code: 'ACTION_FAILED',
+    message: expect.stringContaining('the menu is still open after choosing "Stuck"') as unknown,
+  });
+  expect(await picks()).toEqual(['actions:Stuck']);
+});
+
+test('a button that opens no menu fails by name, and nothing is clicked in any other menu', async () => {
+  await surface.page.evaluate(() => {
+    const b = document.createElement('button');
+    b.setAttribute('aria-haspopup', 'menu');
+    b.textContent = 'Empty';
+    document.body.prepend(b);
+  });
+  await expect(surface.act(button(await surface.observe(), 'Empty').ref, { verb: 'choose', value: 'Archive' })).rejects.toMatchObject({
+    code: 'ACTION_FAILED',
+    message: expect.stringContaining('it opened no menu') as unknown,
+  });
+  expect(await picks()).toEqual([]);
+});
