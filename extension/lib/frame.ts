@@ -301,7 +301,20 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
   };
 
   /** Reports now, or — while asking — once the worker says this tab is recorded. */
+  /** A first click on a control that may be double-clicked, waiting to see whether a second follows. */
+  let pending: { el: Element; timer: ReturnType<typeof setTimeout>; single: () => void } | null = null;
+  /** The waiting first click, reported now as the lone click it was: anything else the clerk does comes after it. */
+  const settlePending = (): void => {
+    const p = pending;
+    if (!p) return;
+    clearTimeout(p.timer);
+    pending = null;
+    p.single();
+  };
+
   const emit = (report: () => void, release?: () => void): void => {
+    // The book keeps the clerk's order: a click still waiting for its second goes before what came after it.
+    settlePending();
     if (asking) held.push(release ? { report, release } : { report });
     else report();
   };
@@ -364,9 +377,6 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
     emit(() => send('press', el, key), () => keyAgain(el, e));
   });
 
-  /** A first click on a control that may be double-clicked, waiting to see whether a second follows. */
-  let pending: { el: Element; timer: ReturnType<typeof setTimeout> } | null = null;
-
   opts.listen(doc, 'click', (e) => {
     if (!clerk(e) || !(e instanceof MouseEvent)) return;
     const target = deepTarget(e);
@@ -400,7 +410,8 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
         emit(() => send('double_click', el));
         return;
       }
-      if (pending) return;
+      // Another control, or the same one clicked again too slowly: the first click was a lone one.
+      settlePending();
       const single = (): void => {
         pending = null;
         // A lone click is the control's own press (a toggle ticks), as on any control not offered a double-click.
@@ -408,7 +419,7 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
         if (press) emit(() => send(press, el), () => el.click());
         else el.click();
       };
-      pending = { el, timer: setTimeout(single, DOUBLE_CLICK_MS) };
+      pending = { el, timer: setTimeout(single, DOUBLE_CLICK_MS), single };
       return;
     }
     if (!(verbs.includes('invoke') || verbs.includes('toggle'))) return;

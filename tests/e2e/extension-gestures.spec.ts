@@ -39,6 +39,14 @@ const HOSTILE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><tit
 </script>
 </body></html>`;
 
+/** A checkbox the page also listens on for a double-click, and a Save button: a first click on it waits to see. */
+const ORDER = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Order</title></head><body>
+<h1>Order</h1>
+<label><input type="checkbox" id="urgent" ondblclick="document.getElementById('out').textContent = 'Flagged twice'"> Urgent</label>
+<button id="save" onclick="document.getElementById('out').textContent = 'Saved, urgent: ' + document.getElementById('urgent').checked">Save</button>
+<p id="out"></p>
+</body></html>`;
+
 let server: FixtureServer;
 let ext: Loaded;
 
@@ -49,6 +57,7 @@ test.beforeAll(async () => {
     '/start': '<!doctype html><html lang="en"><title>Start</title><h1>Start</h1><a href="/gestures.html">Gestures</a></html>',
     '/ledger': LEDGER,
     '/hostile': HOSTILE,
+    '/order': ORDER,
   });
   ext = await launchWithExtension();
 });
@@ -227,4 +236,32 @@ test('model mode: read_rows offers a table and a div grid as the runner does; th
   } finally {
     await fake.close();
   }
+});
+
+test('record mode: a click on a control that may be double-clicked, then another control within the double-click time, are recorded in the clerk`s order', async () => {
+  test.setTimeout(90_000);
+  const page = await ext.context.newPage();
+  await page.goto(`${server.url}/start`);
+  const panel = await openPanel(ext, server.url);
+  await startSession(panel, { mode: 'record', goal: 'Save an urgent order', owner: 'Dana Clerk', inputs: [] });
+  await labelScreen(panel, 'start', 'Start');
+  await page.goto(`${server.url}/order`);
+  await labelScreen(panel, 'order', 'Order');
+  expect((await menuRows(panel)).some((m) => m.startsWith("double_click checkbox 'Urgent'"))).toBe(true);
+  // The tick waits to see whether a second click follows; Save comes 100 ms later, well inside that time.
+  await page.locator('#urgent').click();
+  await page.waitForTimeout(100);
+  await page.locator('#save').click();
+  // Whatever the guard asks about, it asks in the clerk's order: the tick first, then Save.
+  for (let asked = 0; asked < 2; asked++) {
+    const q = panel.getByTestId('question-control');
+    if (!(await q.isVisible().catch(() => false)) && !(await q.waitFor({ timeout: 5_000 }).then(() => true, () => false))) break;
+    await answer(panel, (await q.textContent()) ?? '', 'navigate');
+  }
+  await expect(page.locator('#out')).toHaveText('Saved, urgent: true', { timeout: 20_000 });
+  await panel.getByTestId('finish').click();
+  await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 20_000 });
+  expect(actsOf(await exportBook(panel)).slice(-2)).toEqual(['toggle Urgent', 'invoke Save']);
+  await page.close();
+  await panel.close();
 });
