@@ -19,6 +19,7 @@ import {
 import { isWrite, originOf, type Request, type SeenWrite, type WriteGate, type WriteScope, viaOf } from '../../shared/writes.ts';
 import { findChromium } from './chromium.ts';
 import { frameAt } from './frames.ts';
+import { followLoads, Loads } from './loads.ts';
 import { elementOf, findInFrame, notChosen, observePage, optionToPick, pendingNavigation, revealer, rowsOfRef, textOfRef } from './observe.ts';
 import { gestureProbeSource, WALKER_VERSION } from './walker-bundle.ts';
 
@@ -135,6 +136,8 @@ export class BrowserSurface implements Surface {
   private crashed: string | null = null;
   private last: Observation | null = null;
   private cdp: CDPSession | null = null;
+  /** Frames whose next document is on its way, from Chromium's events on `cdp` (runner/browser/loads.ts). */
+  private readonly loads = new Loads();
   private watch: Watch | null = null;
   /** A secret has been typed on this page: screenshots look for the fields holding one, to mask them. */
   private secretTyped = false;
@@ -207,7 +210,26 @@ export class BrowserSurface implements Surface {
     const page = await context.newPage();
     const surface = new BrowserSurface(page, context, owned);
     if (opts.trace) surface.tracePath = opts.trace;
+    await surface.followLoads();
     return surface;
+  }
+
+  /**
+   * One CDP session for the run, opened with the page: the screenshots' fast capture and the load events settling
+   * waits on. Without it (a browser that refuses the session) screenshots take Playwright's path and settling looks
+   * on its schedule alone (docs/ARCHITECTURE.md, "Settling").
+   */
+  private async followLoads(): Promise<void> {
+    try {
+      this.cdp = await this.context.newCDPSession(this.page);
+      await followLoads(this.cdp, this.loads);
+    } catch {
+      // Looks alone settle the page.
+    }
+  }
+
+  async loaded(ms: number): Promise<boolean> {
+    return this.loads.until(ms);
   }
 
   private tracePath: string | null = null;
