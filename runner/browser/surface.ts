@@ -21,7 +21,7 @@ import { findChromium } from './chromium.ts';
 import { frameAt } from './frames.ts';
 import { followLoads, Loads } from './loads.ts';
 import { elementOf, findInFrame, notChosen, observePage, optionToPick, pendingNavigation, revealer, rowsOfRef, textOfRef } from './observe.ts';
-import { gestureProbeSource, WALKER_VERSION } from './walker-bundle.ts';
+import { gestureProbeSource, WALKER_VERSION, walkerInitScript } from './walker-bundle.ts';
 
 const NAV_TIMEOUT_MS = 15_000;
 /** The attribute that marks a field a secret was typed into, for the screenshot mask. */
@@ -206,6 +206,9 @@ export class BrowserSurface implements Surface {
     const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
     // Before any page script: which elements listen for a double-click or a right-click (shared/dom/gestures.ts).
     await context.addInitScript({ content: await gestureProbeSource() });
+    // The walker is in every document from its start, so the first look at a new page is one round trip, not three
+    // with the 70 KB bundle sent through CDP each time (docs/ARCHITECTURE.md, "Profiling a replay").
+    await context.addInitScript({ content: await walkerInitScript() });
     if (opts.trace) await context.tracing.start({ screenshots: true, snapshots: true });
     const page = await context.newPage();
     const surface = new BrowserSurface(page, context, owned);
