@@ -99,6 +99,6 @@ export class Loads {
 /** Turns on the events `Loads` follows on a page's CDP session (the surface's own, kept for screenshots too). */
 export async function followLoads(cdp: CDPSession, loads: Loads): Promise<void> {
   loads.listen(cdp);
-  await cdp.send('Page.enable');
-  await cdp.send('Page.setLifecycleEventsEnabled', { enabled: true });
+  // Sent together: a session answers its commands in the order sent.
+  await Promise.all([cdp.send('Page.enable'), cdp.send('Page.setLifecycleEventsEnabled', { enabled: true })]);
 }

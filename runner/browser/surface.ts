@@ -205,10 +205,11 @@ export class BrowserSurface implements Surface {
     }
     const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
     // Before any page script: which elements listen for a double-click or a right-click (shared/dom/gestures.ts).
-    await context.addInitScript({ content: await gestureProbeSource() });
-    // The walker is in every document from its start, so the first look at a new page is one round trip, not three
-    // with the 70 KB bundle sent through CDP each time (docs/ARCHITECTURE.md, "Profiling a replay").
-    await context.addInitScript({ content: await walkerInitScript() });
+    // The walker is in every document from its start too, so the first look at a new page is one round trip, not
+    // three with the 70 KB bundle sent through CDP each time (docs/ARCHITECTURE.md, "Profiling a replay"). Both are
+    // added at once: their order does not matter, the walker reads the probe's record only when it walks.
+    const [probe, walker] = await Promise.all([gestureProbeSource(), walkerInitScript()]);
+    await Promise.all([context.addInitScript({ content: probe }), context.addInitScript({ content: walker })]);
     if (opts.trace) await context.tracing.start({ screenshots: true, snapshots: true });
     const page = await context.newPage();
     const surface = new BrowserSurface(page, context, owned);
