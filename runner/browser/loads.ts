@@ -36,9 +36,10 @@ export class Loads {
   listen(cdp: Events): void {
     // A navigation in this frame (not a new tab or a download's "new window"): its document is on the way.
     cdp.on('Page.frameRequestedNavigation', (e) => {
-      if (e.disposition === 'currentTab') this.#start(e.frameId);
+      if (e.disposition === 'currentTab') this.#start(e.frameId, true);
     });
-    cdp.on('Page.frameStartedLoading', (e) => this.#start(e.frameId));
+    // Loading started (Chromium sends it after the commit of a frame's synchronous about:blank): arriving, if not yet.
+    cdp.on('Page.frameStartedLoading', (e) => this.#start(e.frameId, false));
     // A fragment link or history.pushState: the same document, nothing more to wait for.
     cdp.on('Page.navigatedWithinDocument', (e) => this.#end(e.frameId));
     cdp.on('Page.frameNavigated', (e) => {
@@ -62,10 +63,10 @@ export class Loads {
     return this.#arriving.size;
   }
 
-  #start(frameId: string): void {
+  #start(frameId: string, navigation: boolean): void {
     const a = this.#arriving.get(frameId);
-    // A second navigation in a frame whose first committed: its DOMContentLoaded is the second document's.
-    if (a) a.committed = false;
+    // A second navigation in a frame whose first committed: the DOMContentLoaded to wait for is the second document's.
+    if (a) a.committed &&= !navigation;
     else this.#arriving.set(frameId, { since: this.now(), committed: false });
   }
 

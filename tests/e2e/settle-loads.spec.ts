@@ -1,7 +1,7 @@
 // Settling waits for a click's new document on Chromium's load events instead of looking at the page between two
 // documents (docs/ARCHITECTURE.md, "Settling", "Waiting for a load"): a slow frame, a frame that navigates twice, a
 // frameset's frames, a page that never finishes parsing (bounded, then left to the looks), and clicks that load
-// nothing (a fragment, pushState, a javascript: link, a 204) which must not be waited for.
+// nothing (a fragment, pushState, a javascript: link, a 204, empty frames added by script) which must not be waited for.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
@@ -20,6 +20,7 @@ const LINKS = html(
 <a id="js" href="javascript:void(document.title = 'Scripted')">script</a>
 <a id="nothing" href="/204">no content</a>
 <a id="frames" href="/frames" target="_top">frameset</a>
+<button id="blanks" onclick="for (const how of ['none', 'blank', 'srcdoc', 'written']) { const f = document.createElement('iframe'); if (how === 'blank') f.src = 'about:blank'; if (how === 'srcdoc') f.srcdoc = '<p>inline</p>'; document.body.append(f); if (how === 'written') { f.contentDocument.open(); f.contentDocument.write('<p>written</p>'); f.contentDocument.close(); } } document.title = 'Blanks'">add empty frames</button>
 <h2 id="below">Below</h2>`,
 );
 
@@ -137,11 +138,13 @@ for (const [id, what] of [
   ['#push', 'history.pushState'],
   ['#js', 'a javascript: link'],
   ['#nothing', 'a link answered 204 No Content'],
+  ['#blanks', 'frames added by script with no page of their own (no src, about:blank, srcdoc, document.write)'],
 ] as const) {
-  test(`${what} loads no document, and nothing is waited for`, async () => {
+  test(`${what}: no document is on its way, and nothing is waited for`, async () => {
     const { ended, ms } = await loadedAfter(() => work().click(id), 3_000);
     expect(ended).toBe(true);
     expect(ms).toBeLessThan(300);
-    expect(titles(await surface.observe())).toContain(id === '#frag' || id === '#nothing' ? 'Links' : id === '#push' ? 'Pushed' : 'Scripted');
+    const title = { '#frag': 'Links', '#nothing': 'Links', '#push': 'Pushed', '#js': 'Scripted', '#blanks': 'Blanks' }[id];
+    expect(titles(await surface.observe())).toContain(title);
   });
 }
