@@ -80,6 +80,14 @@ export interface Surface {
   evidence(kind: 'screenshot'): Promise<Uint8Array>;
   evidence(kind: 'text'): Promise<string>;
   close(): Promise<void>;
+  /**
+   * Waits until no document of the surface is on its way (a navigation requested, loading, or committed and not yet
+   * parsed), for at most `ms`: true when none is, false when the bound ran out. The engine asks before each look
+   * while settling, so it does not look at a page between two documents; it decides when the engine looks, never
+   * what a look says (docs/ARCHITECTURE.md, "Settling"). Optional: a surface without it is looked at on the poll's
+   * schedule alone.
+   */
+  loaded?(ms: number): Promise<boolean>;
   /** How many fields holding a secret the last screenshot masked (0 or absent: none). The evidence records it. */
   readonly maskedLastShot?: number;
   /**

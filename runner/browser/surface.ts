@@ -20,8 +20,9 @@ import {
 import { isWrite, originOf, type Request, type SeenWrite, type WriteGate, type WriteScope, viaOf } from '../../shared/writes.ts';
 import { findChromium } from './chromium.ts';
 import { frameAt } from './frames.ts';
+import { followLoads, Loads } from './loads.ts';
 import { elementOf, findInFrame, listOpen, notChosen, observePage, optionToPick, pendingNavigation, revealer, rowsOfRef, textOfRef } from './observe.ts';
-import { gestureProbeSource, WALKER_VERSION } from './walker-bundle.ts';
+import { gestureProbeSource, WALKER_VERSION, walkerInitScript } from './walker-bundle.ts';
 
 const NAV_TIMEOUT_MS = 15_000;
 /** The attribute that marks a field a secret was typed into, for the screenshot mask. */
@@ -143,6 +144,8 @@ export class BrowserSurface implements Surface {
   private crashed: string | null = null;
   private last: Observation | null = null;
   private cdp: CDPSession | null = null;
+  /** Frames whose next document is on its way, from Chromium's events on `cdp` (runner/browser/loads.ts). */
+  private readonly loads = new Loads();
   private watch: Watch | null = null;
   /** A secret has been typed on this page: screenshots look for the fields holding one, to mask them. */
   private secretTyped = false;
@@ -210,12 +213,35 @@ export class BrowserSurface implements Surface {
     }
     const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
     // Before any page script: which elements listen for a double-click or a right-click (shared/dom/gestures.ts).
-    await context.addInitScript({ content: await gestureProbeSource() });
+    // The walker is in every document from its start too, so the first look at a new page is one round trip, not
+    // three with the 70 KB bundle sent through CDP each time (docs/ARCHITECTURE.md, "Profiling a replay"). Both are
+    // added at once: their order does not matter, the walker reads the probe's record only when it walks.
+    const [probe, walker] = await Promise.all([gestureProbeSource(), walkerInitScript()]);
+    await Promise.all([context.addInitScript({ content: probe }), context.addInitScript({ content: walker })]);
     if (opts.trace) await context.tracing.start({ screenshots: true, snapshots: true });
     const page = await context.newPage();
     const surface = new BrowserSurface(page, context, owned);
     if (opts.trace) surface.tracePath = opts.trace;
+    await surface.followLoads();
     return surface;
+  }
+
+  /**
+   * One CDP session for the run, opened with the page: the screenshots' fast capture and the load events settling
+   * waits on. Without it (a browser that refuses the session) screenshots take Playwright's path and settling looks
+   * on its schedule alone (docs/ARCHITECTURE.md, "Settling").
+   */
+  private async followLoads(): Promise<void> {
+    try {
+      this.cdp = await this.context.newCDPSession(this.page);
+      await followLoads(this.cdp, this.loads);
+    } catch {
+      // Looks alone settle the page.
+    }
+  }
+
+  async loaded(ms: number): Promise<boolean> {
+    return this.loads.until(ms);
   }
 
   private tracePath: string | null = null;

@@ -2,6 +2,7 @@
 // are bundled into the extension's content script, so authoring and replay compute the same roles and names.
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { GLOBAL_NAME } from '../../shared/dom/api.ts';
 import { WALKER_VERSION } from '../../shared/dom/version.ts';
 
 export { WALKER_VERSION };
@@ -38,6 +39,17 @@ export function walkerSource(): Promise<string> {
     throw err;
   });
   return cached;
+}
+
+/**
+ * The walker as an init script, run at the start of every document before the page's own scripts. A `__handrail`
+ * already there can only belong to the document before: the HTML standard lets a page reuse the window of its frame's
+ * first about:blank document ("initialize the document object"), expandos and all. Chromium gives the page a fresh
+ * global today (tests/e2e/walker-init.spec.ts checks the page observed is the frame's own); the old one is dropped
+ * anyway, so the walker installed is always this document's.
+ */
+export async function walkerInitScript(): Promise<string> {
+  return `delete globalThis[${JSON.stringify(GLOBAL_NAME)}];\n${await walkerSource()}`;
 }
 
 let probe: Promise<string> | undefined;

@@ -363,8 +363,23 @@ export class Replay {
   /** Poll `observe` until the settle condition holds, a declared outcome shows, or the page settles elsewhere. */
   private async settle(step: Step): Promise<Waited> {
     const wanted = this.wanted(step);
-    if (!wanted) return { named: await this.look(), settled: true, ms: 0 };
+    if (!wanted) {
+      const { timeout, quiet } = this.timing(step);
+      await this.loadsEnded(Math.min(timeout, quiet));
+      return { named: await this.look(), settled: true, ms: 0 };
+    }
     return this.waitFor(wanted, { ...this.timing(step), leaving: step.screen });
+  }
+
+  /**
+   * Before a look while settling: a document on its way (a click's navigation, a frame's page) is waited for on the
+   * surface's load events, for at most `ms`, instead of being looked at between two documents. It changes when the
+   * engine looks, never what a look must show (docs/ARCHITECTURE.md, "Settling").
+   */
+  private async loadsEnded(ms: number): Promise<void> {
+    const loaded = this.surface.loaded?.bind(this.surface);
+    if (!loaded || ms <= 0) return;
+    await this.timed('settle: wait for loads', () => loaded(ms));
   }
 
   /** How long a step may wait for its screen, and how long a page must stay unchanged to count as at rest. */
@@ -388,6 +403,8 @@ export class Replay {
     const rest = new Rest(this.now);
     for (;;) {
       try {
+        // A load still on its way after `quiet` is left to the looks: a page that never finishes parsing is still seen.
+        await this.loadsEnded(Math.min(opts.quiet, deadline - this.now()));
         last = await this.look();
         const ms = this.now() - began;
         if (last.label && wanted.includes(last.label)) return { named: last, settled: true, ms };
@@ -447,6 +464,7 @@ export class Replay {
       if (rest.ms >= quiet || this.now() - began >= timeout) return unmet;
       await sleep(POLL_STEPS_MS[Math.min(attempt++, POLL_STEPS_MS.length - 1)] ?? 100);
       try {
+        await this.loadsEnded(Math.min(quiet, timeout - (this.now() - began)));
         named = await this.look();
         rest.see(named);
       } catch (e) {

@@ -569,6 +569,35 @@ describe('checkpoint 5: settle', () => {
     expect(result).toMatchObject({ word: 'FAILED', code: 'TIMEOUT', at_step: 'sign_on', retryable: false, screen: 'signon' });
     expect(Date.now() - started).toBeLessThan(2_000);
   });
+
+  it('waits for a load the surface hears about, then names the new screen with one look (no look between documents)', async () => {
+    const app = bank();
+    el(app, 'signon', 'Sign On').on = { invoke: { to: 'review', after: 3, load: true } };
+    el(app, 'review', 'F10=Post Hold').on = { invoke: { to: 'posted', after: 3, load: true } };
+    const s = new MemorySurface(app);
+    const { result } = await replay(s, cardFor(s));
+    expect(result.word).toBe('SUCCESS');
+    // One look for the first screen and one after each of the four steps: none at the old screen while loading.
+    expect(s.observations).toBe(5);
+    // Asked before every look, bounded by the quiet window (1 s) or what is left of the step's timeout (200 ms).
+    expect(s.loadWaits).toHaveLength(5);
+    const [first, typed, signOn, post, read] = s.loadWaits;
+    expect([first, typed, read]).toEqual([1_000, 1_000, 1_000]);
+    for (const ms of [signOn, post]) expect(ms).toBeGreaterThan(0);
+    for (const ms of [signOn, post]) expect(ms).toBeLessThanOrEqual(200);
+  });
+
+  it('a load that never ends is waited for at most the bound before each look, and the step still ends by looking', async () => {
+    const app = bank();
+    el(app, 'signon', 'Sign On').on = { invoke: { to: 'review', after: Infinity, load: true } };
+    const s = new MemorySurface(app);
+    const started = Date.now();
+    const { result } = await replay(s, cardFor(s));
+    expect(result).toMatchObject({ word: 'FAILED', code: 'TIMEOUT', at_step: 'sign_on', screen: 'signon' });
+    // The step's 200 ms bound the whole wait: looks still happened, the run did not hang on the load.
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(s.observations).toBeGreaterThanOrEqual(3);
+  });
 });
 
 describe('checkpoint 6: expected screen?', () => {
