@@ -124,7 +124,7 @@ async function secretFields(frame: Frame): Promise<number> {
       }
       return n;
     }, SECRET_ATTR)
-    .catch(() => 0);
+    .catch(() => 1);
 }
 
 export interface BrowserSurfaceOptions {
@@ -407,26 +407,22 @@ export class BrowserSurface implements Surface {
    */
   private async screenshot(): Promise<Uint8Array> {
     this.maskedLastShot = 0;
-    // The fast capture is asked for at once, beside the count of fields to mask: after a secret was typed, most screens
-    // hold no such field, and the count's round trip need not come before the picture. A screen that does hold one
-    // gets the masked path; the unmasked capture is dropped unread (docs/ARCHITECTURE.md, "Profiling a replay").
-    const fast = this.fastShot();
     if (this.secretTyped) {
-      // Counted with one plain evaluate per frame (the frames' documents already have the walker's context), not a
-      // locator: a locator installs Playwright's injected script (≈ 340 KB) into every new document, and a run took
-      // one per frame per screenshot for every screen after the password (docs/ARCHITECTURE.md, "Profiling a replay").
-      // The locator mask is used only when there is a box to paint.
+      // The fields to mask are counted before the picture is taken, never beside it: a field that left the page
+      // between an unmasked capture and a count of none would be an unmasked secret (docs/ARCHITECTURE.md,
+      // "Profiling a replay"). Counted with one plain evaluate per frame (the frames' documents already have the
+      // walker's context), not a locator: a locator installs Playwright's injected script (≈ 340 KB) into every new
+      // document. A frame that cannot be counted counts as holding one. The locator mask is used only then.
       const counts = await Promise.all(this.page.frames().map((f) => secretFields(f)));
       const boxes = counts.reduce((a, b) => a + b, 0);
       if (boxes > 0) {
-        await fast;
         const masks = this.page.frames().map((f) => f.locator(`[${SECRET_ATTR}]`));
         const png = await this.page.screenshot({ type: 'png', timeout: ACTION_TIMEOUT_MS, mask: masks, maskColor: '#FF00FF' });
         this.maskedLastShot = boxes;
         return png;
       }
     }
-    return (await fast) ?? (await this.page.screenshot({ type: 'png', timeout: ACTION_TIMEOUT_MS }));
+    return (await this.fastShot()) ?? (await this.page.screenshot({ type: 'png', timeout: ACTION_TIMEOUT_MS }));
   }
 
   /** The CDP capture, or null when it failed (the caller falls back to Playwright's). Never rejects. */
