@@ -6,7 +6,28 @@ import { z } from 'zod';
 import type { ModelTurn, ToolCall } from './ports.ts';
 import { TOOLS } from './prompt.ts';
 
-export const OMITTED_SCREEN = '[earlier screen omitted]';
+export const OMITTED_SCREEN = '[old screen]';
+/**
+ * Adds a folded call's line; the same call with the same result as the line before (a model trying one refused
+ * row again and again) counts on that line, `(×N)`, instead of repeating it: nothing is lost, and a long evening's
+ * requests do not grow by a line per repeat.
+ */
+function foldLine(lines: string[], line: string): void {
+  const last = lines.at(-1);
+  const counted = last === undefined ? null : /^(.*) \(×(\d+)\)$/.exec(last);
+  const times = counted?.[1] === line ? Number(counted[2]) : last === line ? 1 : 0;
+  if (times > 0) lines[lines.length - 1] = `${line} (×${times + 1})`;
+  else lines.push(line);
+}
+
+/** A folded result's first words, at most `max` characters, cut at a word with an ellipsis: the gist (done or refused, and why) comes first. */
+function firstWords(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max - 1);
+  const space = cut.lastIndexOf(' ');
+  return `${space > max / 2 ? cut.slice(0, space) : cut}…`;
+}
+
 /** The first line of the text that stands for folded turns. */
 export const FOLDED_HEADER = 'Earlier in this evening (older turns, folded; their screens are gone):';
 /**
@@ -14,7 +35,7 @@ export const FOLDED_HEADER = 'Earlier in this evening (older turns, folded; thei
  * requests stop growing by a whole turn each time (docs/ARCHITECTURE.md, "Authoring").
  */
 export const KEEP_TURNS = 8;
-const FOLDED_RESULT_CHARS = 100;
+const FOLDED_RESULT_CHARS = 64;
 
 /** The blocks a conversation holds, and nothing else: what a saved conversation may contain. */
 const Block = z.discriminatedUnion('type', [
@@ -103,8 +124,8 @@ export class ToolConversation {
       for (const b of asked?.content ?? []) {
         if (b.type !== 'tool_use') continue;
         const r = answered?.content.find((x) => x.type === 'tool_result' && x.tool_use_id === b.id);
-        const result = r?.type === 'tool_result' ? r.content.replace(/\s+/g, ' ').slice(0, FOLDED_RESULT_CHARS) : 'no result';
-        lines.push(`- ${b.name} ${JSON.stringify(b.input)} → ${result}`);
+        const result = r?.type === 'tool_result' ? firstWords(r.content.replace(/\s+/g, ' '), FOLDED_RESULT_CHARS) : 'no result';
+        foldLine(lines, `- ${b.name} ${JSON.stringify(b.input)} → ${result}`);
       }
     }
     // The first kept user message loses the results it carried for the last folded turn (they are in the lines).

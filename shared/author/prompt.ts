@@ -22,8 +22,7 @@ export const TOOLS = [
     name: 'act',
     description:
       'Do one row of the current screen\'s menu, with that row\'s verb. set_value/select/choose take a value: an input\'s blank ' +
-      '({{input.member_number}}) or a literal that is no input\'s value; press takes a key. hover reveals the control it names. ' +
-      'choose on a menu button opens its menu and activates the item with that name, as one step: use it rather than pressing the button, then the item.',
+      '({{input.member_number}}) or a literal that is no input\'s value; press takes a key. hover reveals the control it names.',
     input_schema: {
       type: 'object',
       properties: {
@@ -109,11 +108,16 @@ export function screenText(
       `Screen: ${label ?? '(not labelled yet)'}`,
       'Menu:',
       menu.length ? renderMenu(menu) : '(no actions)',
+      // Said only on a screen that has one, so other screens pay nothing for it.
+      ...(menu.some((r) => r.verb === 'choose' && r.control.role === 'button') ? [MENU_BUTTON_NOTE] : []),
       ...(rows.length ? ['Rows (read_rows):', renderRowSources(rows)] : []),
       `Text: ${text}`,
     ].join('\n'),
   );
 }
+
+/** How `choose` on a menu button reads (docs/ARCHITECTURE.md, "The six verbs"): one step, not the button then the item. */
+export const MENU_BUTTON_NOTE = "(choose on a button: value = its menu item's name; one step, not the button then the item)";
 
 /** The figure we report: tokens ≈ characters / 4 (the usual rule of thumb for English and code). */
 export function approxTokens(chars: number): number {

@@ -105,7 +105,9 @@ export function oneCallATurn(script: Script, misses?: number): Script {
   // Right after the first screen is named: a miss between an action that moved the screen and the label of where it
   // landed would leave that landing unlabelled for the compiler.
   const at = turns.findIndex((t) => t[0]?.tool === 'assert_screen') + 1;
-  for (let i = 0; i < misses; i++) turns.splice(at + i, 0, [{ tool: 'act', row: NO_ROW, verb: 'invoke' }]);
+  // Each miss a row of its own: like calls fold into one counted line (shared/author/conversation.ts), and a bench of
+  // one miss repeated would measure that fold, not a long evening of different calls.
+  for (let i = 0; i < misses; i++) turns.splice(at + i, 0, [{ tool: 'act', row: NO_ROW - i, verb: 'invoke' }]);
   return { turns };
 }
 

@@ -52,6 +52,25 @@ describe('the conversation with a long evening', () => {
     expect(size(last) - size(sent[11] as MessagesRequest)).toBeLessThan(8 * 90);
   });
 
+  it('the same call with the same result, turn after turn, folds into one line that counts them; a different one ends the run', () => {
+    const c = new ToolConversation();
+    let last: MessagesRequest | undefined;
+    // The calls of turns 2–13 are the same refused call; every other turn's is a call of its own.
+    const same = (t: number): boolean => t >= 2 && t <= 13;
+    for (let t = 1; t <= 20; t++) {
+      const p = t - 1;
+      const results = p >= 1 ? [{ id: `toolu_${p}`, ok: !same(p), text: same(p) ? 'refused (NO_SUCH_ROW): there is no row 9999' : `done: button 'Next ${p}'` }] : [];
+      last = c.request({ turn: t, system: 'sys', screen: `SCREEN ${t}`, results }, { model: 'm', maxTokens: 1 });
+      c.answer({ content: [{ type: 'tool_use', id: `toolu_${t}`, name: 'act', input: same(t) ? { row: 9999, verb: 'invoke' } : { row: 1, verb: 'invoke' } }] });
+    }
+    const req = last as MessagesRequest;
+    expect(wellFormed(req)).toEqual([]);
+    const first = req.messages[0]?.content[0];
+    const folded = first?.type === 'text' ? first.text.split('\n').slice(1) : [];
+    // Turns 1–11 folded: turn 1's call, then the ten like calls of turns 2–11 as one line.
+    expect(folded).toEqual([`- act {"row":1,"verb":"invoke"} → done: button 'Next 1'`, `- act {"row":9999,"verb":"invoke"} → refused (NO_SUCH_ROW): there is no row 9999 (×10)`]);
+  });
+
   it('a saved and restored conversation folds on from where it was', () => {
     const c = new ToolConversation();
     evening(12, c);

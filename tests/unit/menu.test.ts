@@ -1,6 +1,7 @@
 // A model sees one numbered row per legal action: the PLUMBLINE sign-on and member menus read exactly as reviewed.
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
+import { MENU_BUTTON_NOTE, screenText } from '../../shared/author/prompt.ts';
 import { buildMenu, MenuRow, renderMenu } from '../../shared/menu.ts';
 import { Observation, type Control } from '../../shared/schema/observation.ts';
 
@@ -63,5 +64,18 @@ describe('menu', () => {
       control({ role: 'combobox', name: '', hint: 'Reason', verbs: ['select', 'read'] }),
     ]);
     expect(text).toBe("1: toggle checkbox 'Remember me'\n2: select combobox 'Reason'");
+  });
+
+  it('says how choose on a menu button reads only on a screen that has one', () => {
+    const screen = (controls: Control[]): string => {
+      const obs = { parts: [{ part: [], locus: { url: 'u', title: 't' }, controls, paths: [], text: '' }] };
+      return screenText(obs, buildMenu(obs), 'menus', (x) => x);
+    };
+    const withMenu = screen([control({ name: 'More', offers: ['choose'] })]);
+    expect(withMenu).toContain("2: choose button 'More'");
+    expect(withMenu).toContain(MENU_BUTTON_NOTE);
+    // A combobox's choose is no menu button's; a screen with neither pays nothing.
+    expect(screen([control({ role: 'combobox', name: 'Assignee', verbs: ['choose'] })])).not.toContain(MENU_BUTTON_NOTE);
+    expect(screen([control({})])).not.toContain(MENU_BUTTON_NOTE);
   });
 });
