@@ -1,10 +1,10 @@
 // The extension offers what the runner offers on real web apps: a double-click (and a right-click) where the page listens for one (seen by a main-world probe) and nowhere else, and tables and div grids read as rows; each recorded as the runner's book step and replayed by the runner.
 import { test, expect } from '@playwright/test';
-import { compile } from '../../shared/compile/compile.ts';
 import { parseScript } from '../../shared/author/scripted.ts';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
 import { serveFixtures, type FixtureServer } from '../fixtures/server.ts';
-import { actsOf, answer, exportBook, labelScreen, launchWithExtension, menuRows, openPanel, parseBook, replayWithRunner, saveModelSettings, startSession, type Loaded } from '../fixtures/extension/harness.ts';
+import { actsOf, answer, exportBook, labelScreen, launchWithExtension, menuRows, openPanel, parseBook, replayWithRunner, saveModelSettings, startSession, type Loaded, finishSession } from '../fixtures/extension/harness.ts';
+import { compiled } from './support/evening.ts';
 
 const API_KEY = `sk-fake-${Math.random().toString(36).slice(2, 10)}`;
 
@@ -102,16 +102,14 @@ test('record mode: a title the page renames on double-click is offered double_cl
   await expect(page.getByRole('textbox', { name: 'Note title' })).toHaveValue('Call the plumber');
   // The editor opens inside the list: still the notes screen, where the task ends.
   await expect(panel.getByTestId('screen-label')).toHaveText('notes');
-  await panel.getByTestId('finish').click();
-  await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 20_000 });
+  await finishSession(panel);
 
   const jsonl = await exportBook(panel);
   expect(actsOf(jsonl)).toEqual(['invoke Gestures', 'double_click Call the plumber']);
-  const compiled = compile(parseBook(jsonl), { id: 'rename_note' });
-  if (!compiled.ok) throw new Error(`holes: ${JSON.stringify(compiled.holes)}`);
-  expect(compiled.card.steps.map((s) => s.op.verb)).toEqual(['invoke', 'double_click']);
+  const card = compiled(parseBook(jsonl), { id: 'rename_note' });
+  expect(card.steps.map((s) => s.op.verb)).toEqual(['invoke', 'double_click']);
   // The runner replays it on a fresh page: the same title is found and double-clicked.
-  const result = await replayWithRunner(compiled.card, { inputs: {}, baseUrl: server.url, evidenceDir: test.info().outputPath('evidence') });
+  const result = await replayWithRunner(card, { inputs: {}, baseUrl: server.url, evidenceDir: test.info().outputPath('evidence') });
   expect(result).toMatchObject({ word: 'SUCCESS', llm_calls: 0 });
   await page.close();
   await panel.close();
@@ -216,9 +214,8 @@ test('model mode: read_rows offers a table and a div grid as the runner does; th
       { role: 'columnheader', name: 'Account', rows: { output: 'accounts', columns: { account: { header: 'Account' }, balance: { header: 'Balance' } }, headers: ['Account', 'Balance'], count: 3 } },
       { role: 'grid', name: 'Open cases', rows: { output: 'cases', columns: { case_id: { header: 'Case' }, owner: { header: 'Owner' } }, headers: ['Case', 'Owner'], count: 2 } },
     ]);
-    const compiled = compile(parseBook(jsonl), { id: 'ledger_rows' });
-    if (!compiled.ok) throw new Error(`holes: ${JSON.stringify(compiled.holes)}`);
-    const result = await replayWithRunner(compiled.card, { inputs: {}, baseUrl: server.url, evidenceDir: test.info().outputPath('evidence-rows') });
+    const card = compiled(parseBook(jsonl), { id: 'ledger_rows' });
+    const result = await replayWithRunner(card, { inputs: {}, baseUrl: server.url, evidenceDir: test.info().outputPath('evidence-rows') });
     expect(result).toMatchObject({ word: 'SUCCESS', llm_calls: 0 });
     expect(result.outputs).toEqual({
       accounts: [
@@ -259,8 +256,7 @@ test('record mode: a click on a control that may be double-clicked, then another
     await answer(panel, (await q.textContent()) ?? '', 'navigate');
   }
   await expect(page.locator('#out')).toHaveText('Saved, urgent: true', { timeout: 20_000 });
-  await panel.getByTestId('finish').click();
-  await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 20_000 });
+  await finishSession(panel);
   expect(actsOf(await exportBook(panel)).slice(-2)).toEqual(['toggle Urgent', 'invoke Save']);
   await page.close();
   await panel.close();

@@ -2,7 +2,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test, expect, type Page } from '@playwright/test';
-import { actsOf, answer, book, exportBook, labelScreen, launchWithExtension, openPanel, startSession, type Loaded } from '../fixtures/extension/harness.ts';
+import { actsOf, answer, book, exportBook, labelScreen, launchWithExtension, openPanel, startSession, type Loaded, finishSession } from '../fixtures/extension/harness.ts';
 
 /**
  * A list whose form adds an item (POST, then back to the list). When `hold` is set, the next list page focuses its
@@ -115,8 +115,7 @@ test('record mode: Enter pressed while the new document is still asking the work
   await answer(panel, "textbox 'New item'", 'commit');
   await expect.poll(() => server.items).toEqual(['Call the plumber', 'Renew the lease']);
   await expect(panel.getByTestId('screen-label')).toHaveText('list', { timeout: 20_000 });
-  await panel.getByTestId('finish').click();
-  await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 20_000 });
+  await finishSession(panel);
   expect(actsOf(await exportBook(panel))).toEqual(['set_value New item Call the plumber', 'press New item Enter', 'press New item Enter']);
   await page.close();
   await panel.close();

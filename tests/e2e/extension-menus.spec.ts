@@ -1,10 +1,10 @@
 // The extension right-clicks and picks in menus as the runner does, with trusted input: a clerk's right-click that opens a menu is one context_menu step (one that opens none records nothing), a clerk's click on a menu button then on an item is one choose on the button, a model's choose opens a menu rendered only on opening and picks in it; each book is the runner's and the runner replays it.
 import { test, expect, type Page } from '@playwright/test';
-import { compile } from '../../shared/compile/compile.ts';
 import { parseScript } from '../../shared/author/scripted.ts';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
 import { serveFixtures, type FixtureServer } from '../fixtures/server.ts';
-import { actsOf, answer, exportBook, labelScreen, launchWithExtension, menuRows, openPanel, parseBook, replayWithRunner, saveModelSettings, startSession, type Loaded } from '../fixtures/extension/harness.ts';
+import { actsOf, answer, exportBook, labelScreen, launchWithExtension, menuRows, openPanel, parseBook, replayWithRunner, saveModelSettings, startSession, type Loaded, finishSession } from '../fixtures/extension/harness.ts';
+import { compiled } from './support/evening.ts';
 
 const API_KEY = `sk-fake-${Math.random().toString(36).slice(2, 10)}`;
 
@@ -62,19 +62,17 @@ test('record mode: a right-click that opens a menu is one context_menu step, don
   await page.getByRole('menuitem', { name: 'Delete' }).click();
   await answer(panel, "menuitem 'Delete'", 'stage');
   await expect.poll(async () => (await gestureModels(page)).opened).toEqual(['Delete report.pdf']);
-  await panel.getByTestId('finish').click();
-  await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 20_000 });
+  await finishSession(panel);
 
   const jsonl = await exportBook(panel);
   expect(actsOf(jsonl)).toEqual(['invoke Gestures', 'context_menu report.pdf', 'invoke Delete']);
-  const compiled = compile(parseBook(jsonl), { id: 'delete_file' });
-  if (!compiled.ok) throw new Error(`holes: ${JSON.stringify(compiled.holes)}`);
-  expect(compiled.card.steps.map((s) => [s.op.verb, s.effect.kind])).toEqual([
+  const card = compiled(parseBook(jsonl), { id: 'delete_file' });
+  expect(card.steps.map((s) => [s.op.verb, s.effect.kind])).toEqual([
     ['invoke', 'navigate'],
     ['context_menu', 'navigate'],
     ['invoke', 'stage'],
   ]);
-  const result = await replayWithRunner(compiled.card, { inputs: {}, baseUrl: server.url, evidenceDir: test.info().outputPath('evidence') });
+  const result = await replayWithRunner(card, { inputs: {}, baseUrl: server.url, evidenceDir: test.info().outputPath('evidence') });
   expect(result).toMatchObject({ word: 'SUCCESS', llm_calls: 0 });
   await page.close();
   await panel.close();
@@ -102,16 +100,14 @@ test('record mode: the clerk opens a menu button and clicks an item — one choo
   await expect(panel.getByTestId('book').locator('li').last()).toContainText('Picked Export in More', { timeout: 20_000 });
   expect(await picks(page)).toEqual(['actions:Duplicate', 'more:Export']);
   await expect(panel.getByTestId('screen-label')).toHaveText('menus', { timeout: 20_000 });
-  await panel.getByTestId('finish').click();
-  await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 20_000 });
+  await finishSession(panel);
 
   const jsonl = await exportBook(panel);
   // Two picks, never a press on a button or an item.
   expect(actsOf(jsonl)).toEqual(['choose Actions Duplicate', 'choose More Export']);
-  const compiled = compile(parseBook(jsonl), { id: 'duplicate_and_export' });
-  if (!compiled.ok) throw new Error(`holes: ${JSON.stringify(compiled.holes)}`);
-  expect(compiled.card.steps.map((s) => s.op.verb)).toEqual(['choose', 'choose']);
-  const result = await replayWithRunner(compiled.card, { inputs: {}, baseUrl: server.url, evidenceDir: test.info().outputPath('evidence') });
+  const card = compiled(parseBook(jsonl), { id: 'duplicate_and_export' });
+  expect(card.steps.map((s) => s.op.verb)).toEqual(['choose', 'choose']);
+  const result = await replayWithRunner(card, { inputs: {}, baseUrl: server.url, evidenceDir: test.info().outputPath('evidence') });
   expect(result).toMatchObject({ word: 'SUCCESS', llm_calls: 0 });
   await page.close();
   await panel.close();

@@ -1,10 +1,10 @@
 // A clerk records, and a model drives, the verbs a page script cannot fake in the extension — Enter in a field (adding an item, submitting a form), a row's action revealed by hovering, a pick in a custom combobox — done with trusted input (chrome.debugger); the page's own state proves each happened and the recorded card replays.
 import { test, expect, type Page } from '@playwright/test';
-import { compile } from '../../shared/compile/compile.ts';
 import { parseScript } from '../../shared/author/scripted.ts';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
 import { serveFixtures, type FixtureServer } from '../fixtures/server.ts';
-import { actsOf, answer, book, exportBook, labelScreen, launchWithExtension, openPanel, parseBook, replayWithRunner, saveModelSettings, startSession, type Loaded } from '../fixtures/extension/harness.ts';
+import { actsOf, answer, book, exportBook, labelScreen, launchWithExtension, openPanel, parseBook, replayWithRunner, saveModelSettings, startSession, type Loaded, finishSession } from '../fixtures/extension/harness.ts';
+import { compiled } from './support/evening.ts';
 
 const API_KEY = `sk-fake-${Math.random().toString(36).slice(2, 10)}`;
 const GOAL = 'Add an item, delete "Buy milk", assign the list to Sam Okafor and search for milk';
@@ -91,8 +91,7 @@ test('record mode: the clerk presses Enter in two fields, hovers a row and click
   await answer(panel, "textbox 'Query'", 'commit');
   await expect(page).toHaveURL(/\/search-sent$/);
   await labelScreen(panel, 'sent', 'Sent');
-  await panel.getByTestId('finish').click();
-  await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 20_000 });
+  await finishSession(panel);
 
   const jsonl = await exportBook(panel);
   expect(actsOf(jsonl)).toEqual(FOUR_VERBS_BOOK);
@@ -100,15 +99,14 @@ test('record mode: the clerk presses Enter in two fields, hovers a row and click
   expect(search?.kind === 'act' && search.effect).toEqual({ kind: 'commit', by: 'owner', owner: 'Dana Clerk' });
   expect(search?.kind === 'act' && search.writes?.map((w) => `${w.method} ${new URL(w.url).pathname} ${w.fate}`)).toEqual(['POST /search-sent allowed']);
   expect(parseBook(jsonl).filter((l) => l.kind === 'act').every((l) => l.actor === 'human')).toBe(true);
-  const compiled = compile(parseBook(jsonl), { id: 'tidy_list' });
-  if (!compiled.ok) throw new Error(`holes: ${JSON.stringify(compiled.holes)}`);
-  expect(compiled.card.steps.map((s) => s.op.verb)).toEqual(['set_value', 'press', 'hover', 'invoke', 'choose', 'set_value', 'press']);
-  expect(compiled.card.steps.filter((s) => s.op.verb === 'press').map((s) => [s.op.value, s.effect.kind])).toEqual([
+  const card = compiled(parseBook(jsonl), { id: 'tidy_list' });
+  expect(card.steps.map((s) => s.op.verb)).toEqual(['set_value', 'press', 'hover', 'invoke', 'choose', 'set_value', 'press']);
+  expect(card.steps.filter((s) => s.op.verb === 'press').map((s) => [s.op.value, s.effect.kind])).toEqual([
     ['Enter', 'stage'],
     ['Enter', 'commit'],
   ]);
   // The card replays the whole task with the runner (no extension, no model) on a fresh page.
-  const result = await replayWithRunner(compiled.card, { inputs: Object.fromEntries(INPUTS.map((i) => [i.name, i.value])), baseUrl: server.url, evidenceDir: test.info().outputPath('evidence') });
+  const result = await replayWithRunner(card, { inputs: Object.fromEntries(INPUTS.map((i) => [i.name, i.value])), baseUrl: server.url, evidenceDir: test.info().outputPath('evidence') });
   expect(result).toMatchObject({ word: 'SUCCESS', llm_calls: 0 });
   await page.close();
   await panel.close();

@@ -3,7 +3,7 @@ import { test, expect, type Page } from '@playwright/test';
 import { startBank, type Bank } from '../../demo/plumbline/server.ts';
 import { compile } from '../../shared/compile/compile.ts';
 import type { TraceLine } from '../../shared/schema/trace.ts';
-import { exportBook, labelScreen, launchWithExtension, openPanel, parseBook, startSession, type Loaded } from '../fixtures/extension/harness.ts';
+import { exportBook, labelScreen, launchWithExtension, openPanel, parseBook, startSession, type Loaded, finishSession } from '../fixtures/extension/harness.ts';
 
 const MEMBER = '400539';
 
@@ -106,8 +106,7 @@ test('every action on the preferences desk that posts is an unasked commit the p
   await expect(page.locator('body')).toContainText('NICKNAME DANA');
 
   await expect(panel.getByTestId('screen-label')).toHaveText('prefs', { timeout: 20_000 });
-  await panel.getByTestId('finish').click();
-  await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 20_000 });
+  await finishSession(panel);
   const lines = parseBook(await exportBook(panel));
   const steps = acts(lines);
   expect(steps.map((l) => `${l.verb} ${l.control.name || l.control.hint}`)).toEqual([

@@ -6,10 +6,10 @@ import { startBank, type Bank } from '../../demo/plumbline/server.ts';
 import { BrowserSurface } from '../../runner/browser/surface.ts';
 import { runCapability } from '../../runner/run.ts';
 import { parseScript } from '../../shared/author/scripted.ts';
-import { compile } from '../../shared/compile/compile.ts';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
-import { answer, book, parseBook, dumpIndexedDb, exportBook, labelScreen, launchWithExtension, openPanel, saveModelSettings, startSession, type Loaded } from '../fixtures/extension/harness.ts';
+import { answer, book, parseBook, dumpIndexedDb, exportBook, labelScreen, launchWithExtension, openPanel, saveModelSettings, startSession, type Loaded, finishSession } from '../fixtures/extension/harness.ts';
 import { DOC_SHOT_NAME } from '../tools/golden.ts';
+import { compiled } from './support/evening.ts';
 
 const PASSWORD = `pw-${Math.random().toString(36).slice(2, 10)}`;
 const SCRIPT = fileURLToPath(new URL('../fixtures/author/plumbline-evening.json', import.meta.url));
@@ -48,10 +48,9 @@ async function shot(panel: Page, name: string): Promise<string> {
 
 /** Compiles the exported book and replays the card for member 400337 with the runner: the judge must see the hold. */
 async function compileAndReplay(jsonl: string): Promise<void> {
-  const compiled = compile(parseBook(jsonl), { id: 'plumbline_place_hold' });
-  if (!compiled.ok) throw new Error(`holes: ${JSON.stringify(compiled.holes)}`);
+  const card = compiled(parseBook(jsonl), { id: 'plumbline_place_hold' });
   const result = await runCapability({
-    card: compiled.card,
+    card,
     inputs: { operator_id: 'OP1001', password: PASSWORD, member_number: '400337', share_id: '400337-S0001', reason: 'LEGAL' },
     env: { BASE_URL: bank.url },
     surface: () => BrowserSurface.launch(),
@@ -100,8 +99,7 @@ test('record mode: the clerk does the hold by hand, labels screens in the panel,
   await shot(panel, DOC_SHOT_NAME);
   await answer(panel, "button 'F10=Post Hold'", 'commit');
   await labelScreen(panel, 'hold_result', 'Hold Result');
-  await panel.getByTestId('finish').click();
-  await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 20_000 });
+  await finishSession(panel);
   await expect(book(panel).last()).toContainText('end: finished');
   await shot(panel, '4-finished');
 
@@ -219,8 +217,7 @@ test('the worker is stopped mid-session, twice, and the recording goes on with n
   await expect(page).toHaveURL(/\/signon/);
   await answer(panel, "button 'F5=Sign On'", 'navigate');
   await labelScreen(panel, 'inquiry', 'Member Inquiry');
-  await panel.getByTestId('finish').click();
-  await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 20_000 });
+  await finishSession(panel);
 
   const lines = parseBook(await exportBook(panel));
   expect(lines.map((l) => l.seq)).toEqual(lines.map((_, i) => i + 1));
@@ -237,8 +234,7 @@ test('the worker is stopped mid-session, twice, and the recording goes on with n
   // The resumed guard still knew the screens labelled before the stop: the act lines name them.
   const signOn = lines.find((l) => l.kind === 'act' && l.control.name === 'F5=Sign On');
   expect(signOn?.kind === 'act' && signOn.before.label).toBe('signon');
-  const compiled = compile(lines, { id: 'plumbline_sign_on' });
-  expect(compiled.ok ? compiled.card.steps.length : compiled.holes).toBe(3);
+  expect(compiled(lines, { id: 'plumbline_sign_on' }).steps).toHaveLength(3);
   await page.close();
   await panel.close();
 });
