@@ -231,11 +231,12 @@ function readRecord(seen: Seen, s: KnownScreen, values: PublicValues): { furnitu
     else if (own.has(p)) furniture.add(p);
     else loose.push(p);
   }
-  // A whole-name template whose filled path the screen was recorded with as furniture: the page is a collection of
-  // records (sections named by them), the authored record one of them beside this run's. One other path of the same
-  // role chain stands for the authored record, so the page reads as it was recorded, whichever record the run is for.
+  // A whole-name template whose filled path the screen was recorded with as furniture, and which this page shows: the
+  // page is a collection of records (sections named by them), the authored record one of them beside this run's. One
+  // other path of the same role chain stands for the authored record, so the page reads as it was recorded, whichever
+  // record the run is for. A page without the run's record gets no stand-in (it is not the page the run is about).
   for (const { t, f } of prefixes) {
-    if (shown.has(t) || f === null || !t.endsWith("'") || !own.has(f)) continue;
+    if (shown.has(t) || f === null || !t.endsWith("'") || !own.has(f) || !furniture.has(f)) continue;
     const i = loose.findIndex((p) => chainOf(p) === chainOf(t));
     if (i < 0) continue;
     shown.add(t);

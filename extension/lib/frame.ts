@@ -400,7 +400,11 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
     const verbs = verbsOf(hit.verbs);
     const el = hit.el as HTMLElement;
     // Opening a menu button's menu writes nothing and is part of the pick that follows (one `choose`): let through.
-    if (verbs.includes('choose') && isMenuButton(el)) return;
+    if (verbs.includes('choose') && isMenuButton(el)) {
+      // A click still waiting to see whether a second follows reaches the page first, in the clerk's order.
+      settlePending();
+      return;
+    }
     if (verbs.includes('double_click')) {
       // Two clicks within the double-click time are one double_click step, never two presses and a double-click.
       hold(e);

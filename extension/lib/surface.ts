@@ -261,7 +261,8 @@ export class ExtensionSurface implements Surface {
     // right-click or a pick whose outcome has not shown yet is asked about again for up to GESTURE_SETTLE_MS.
     const check = async (): Promise<void> => {
       const checked = await this.#call(key, { op: 'check', ref: local, verb: op.verb, ...(op.value !== undefined ? { value: op.value } : {}) }).catch((e: unknown) => {
-        if (e instanceof SurfaceError && e.code === 'STALE' && (op.verb === 'press' || op.verb === 'double_click')) return { ok: true as const };
+        // So may a pick: a menu item that is a link to another page.
+        if (e instanceof SurfaceError && e.code === 'STALE' && (op.verb === 'press' || op.verb === 'double_click' || op.verb === 'choose')) return { ok: true as const };
         throw e;
       });
       if (!checked.ok) throw new SurfaceError(checked.code, `${op.verb} on ${ref}: ${checked.message}`);

@@ -87,7 +87,11 @@ async function choose(el: ElementHandle<Element>, value: string): Promise<void> 
   const option = await askUntil(() => optionToPick(el, value), (o) => typeof o !== 'string');
   if (typeof option === 'string') throw new SurfaceError('ACTION_FAILED', option);
   await option.click();
-  const why = await askUntil(() => notChosen(el, value), (w) => w === null);
+  // A pick whose effect is a new page (a menu item that is a link) has taken: the next screen is for settling to name.
+  const why = await askUntil(
+    () => notChosen(el, value).catch((e: unknown) => (isStale(e) ? null : Promise.reject(e as Error))),
+    (w) => w === null,
+  );
   if (why !== null) throw new SurfaceError('ACTION_FAILED', why);
 }
 

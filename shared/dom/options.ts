@@ -10,6 +10,12 @@ function idsIn(el: Element, ...attrs: string[]): string[] {
   return attrs.flatMap((a) => (el.getAttribute(a) ?? '').split(/\s+/)).filter(Boolean);
 }
 
+/** The element with this id in `el`'s own tree (a shadow root's ids count), or null; null too once `el` has left its document. */
+function byId(el: Element, id: string): HTMLElement | null {
+  const root = el.getRootNode() as Partial<Pick<Document, 'getElementById'>>;
+  return typeof root.getElementById === 'function' ? root.getElementById(id) : null;
+}
+
 /** The ids an element names by `aria-controls` and `aria-owns`. */
 function controlledIds(el: Element): string[] {
   return idsIn(el, 'aria-controls', 'aria-owns');
@@ -34,10 +40,9 @@ export function isMenuButton(el: Element): boolean {
  * page that is no submenu. Two showing is no answer: a menu is never guessed.
  */
 export function menuOf(button: Element): Element | null {
-  const root = button.getRootNode() as Document | ShadowRoot;
   const doc = button.ownerDocument;
   for (const id of controlledIds(button)) {
-    const p = root.getElementById(id) ?? doc.getElementById(id);
+    const p = byId(button, id) ?? doc.getElementById(id);
     const menu = p?.matches('[role=menu]') ? p : p?.querySelector('[role=menu]');
     if (menu) return menu;
   }
@@ -79,7 +84,8 @@ function notPicked(button: Element, want: string): string | null {
   if (item && item.getAttribute('role') !== 'menuitem') {
     return item.getAttribute('aria-checked') === 'true' ? null : `"${want}" is not checked after choosing it`;
   }
-  const open = button.getAttribute('aria-expanded') === 'true' || (menu?.checkVisibility() ?? false);
+  // A button the pick took away (the item removed its row) says nothing any more; its menu, if still there, does.
+  const open = (button.isConnected && button.getAttribute('aria-expanded') === 'true') || (menu?.isConnected === true && menu.checkVisibility());
   return open ? `the menu is still open after choosing "${want}"` : null;
 }
 
@@ -103,8 +109,7 @@ export function listOpen(el: Element): boolean {
  * shadow root's ids count; each once, in the order met.
  */
 export function optionsOf(el: Element): Element[] {
-  const root = el.getRootNode() as Document | ShadowRoot;
-  const popups = [el, ...controlledIds(el).map((id) => root.getElementById(id)).filter((p): p is HTMLElement => p !== null)];
+  const popups = [el, ...controlledIds(el).map((id) => byId(el, id)).filter((p): p is HTMLElement => p !== null)];
   return [...new Set(popups.flatMap((p) => [...p.querySelectorAll('[role=option]')]))];
 }
 
@@ -178,7 +183,11 @@ export function menuButtonOf(item: Element): Element | null {
   if (!menu) return null;
   const root = item.getRootNode() as Document | ShadowRoot;
   const candidates = new Set([...root.querySelectorAll('[aria-haspopup]'), ...item.ownerDocument.querySelectorAll('[aria-haspopup]')]);
-  return [...candidates].find((b) => isMenuButton(b) && menuOf(b) === menu) ?? null;
+  const owners = [...candidates].filter((b) => isMenuButton(b) && menuOf(b) === menu);
+  if (owners.length <= 1) return owners[0] ?? null;
+  // One menu several buttons open (each row's "…"): the one that says it opened it, and only if exactly one does.
+  const open = owners.filter((b) => b.getAttribute('aria-expanded') === 'true');
+  return open.length === 1 ? (open[0] as Element) : null;
 }
 
 /**
