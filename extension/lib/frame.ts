@@ -5,7 +5,7 @@
 import { createInPage } from '../../shared/dom/index.ts';
 import { askMainWorld } from './gesture-probe.ts';
 import type { InPage } from '../../shared/dom/api.ts';
-import { comboOf, isMenuButton, listOpen, MENU_ITEMS, menuButtonOf, menuItemKeys, notChosen, optionName, optionToPick, revealer } from '../../shared/dom/options.ts';
+import { comboOf, isListButton, isMenuButton, listOpen, MENU_ITEMS, menuButtonOf, menuItemKeys, notChosen, optionName, optionToPick, revealer } from '../../shared/dom/options.ts';
 import { keyOfEvent, type Key } from '../../shared/keys.ts';
 import { verbsOf } from '../../shared/operations.ts';
 import { frameSegment } from '../../shared/ref.ts';
@@ -399,8 +399,9 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
     if (!hit) return;
     const verbs = verbsOf(hit.verbs);
     const el = hit.el as HTMLElement;
-    // Opening a menu button's menu writes nothing and is part of the pick that follows (one `choose`): let through.
-    if (verbs.includes('choose') && isMenuButton(el)) {
+    // Opening a menu button's menu, or a button's listbox, writes nothing and is part of the pick that follows (one
+    // `choose`): let through.
+    if (verbs.includes('choose') && (isMenuButton(el) || isListButton(el))) {
       // A click still waiting to see whether a second follows reaches the page first, in the clerk's order.
       settlePending();
       return;
