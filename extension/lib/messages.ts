@@ -149,6 +149,8 @@ export const FrameReply = z.union([
     point: z.strictObject({ x: z.number(), y: z.number() }).optional(),
     /** `point` at `target` on a combobox: its list is open already (choose does not click it shut). */
     open: z.boolean().optional(),
+    /** `point` at `target` for choose: the control is a combobox (one a click does not open is opened with Down Arrow). */
+    combobox: z.boolean().optional(),
   }),
   z.strictObject({ ok: z.literal(false), code: z.enum(['STALE', 'ACTION_FAILED']), message: z.string() }),
 ]);

@@ -22,6 +22,7 @@ import { findChromium } from './chromium.ts';
 import { frameAt } from './frames.ts';
 import { followLoads, Loads } from './loads.ts';
 import { elementOf, findInFrame, listOpen, notChosen, observePage, optionToPick, pendingNavigation, revealer, rowsOfRef, textOfRef } from './observe.ts';
+import { CLICK_OPENS_MS } from '../../shared/dom/options.ts';
 import { gestureProbeSource, WALKER_VERSION, walkerInitScript } from './walker-bundle.ts';
 
 const NAV_TIMEOUT_MS = 15_000;
@@ -102,9 +103,6 @@ async function choose(el: ElementHandle<Element>, value: string): Promise<void> 
   );
   if (why !== null) throw new SurfaceError('ACTION_FAILED', why);
 }
-
-/** How long a click has to open a combobox's list before Down Arrow is tried. */
-const CLICK_OPENS_MS = 300;
 
 /**
  * Opens the list `el` picks from as a person would: a click; and for a combobox a click does not open (Headless UI's

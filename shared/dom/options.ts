@@ -34,6 +34,12 @@ export function isMenuButton(el: Element): boolean {
 }
 
 /**
+ * How long a click has to open a combobox's list before Down Arrow is tried (both surfaces' `choose`; Headless UI's
+ * Combobox opens on typing or Down Arrow, not on a click).
+ */
+export const CLICK_OPENS_MS = 300;
+
+/**
  * A button that opens a listbox (`aria-haspopup=listbox`, WAI-ARIA 1.2 §6.6): the "select" of Headless UI's Listbox
  * and Reach UI's ListboxButton. `choose` on it picks an option of its listbox by name, as on a combobox, and the
  * button shows what it holds as its text.

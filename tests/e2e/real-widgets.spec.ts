@@ -38,7 +38,8 @@ function one(o: Observation, role: string, name: string): Control {
 }
 /** The page's own account of what each widget holds ("priority: High", …). */
 async function chosen(page: Page): Promise<Record<string, string>> {
-  const items = await page.getByRole('list', { name: 'Chosen' }).getByRole('listitem').allTextContents();
+  // Read from the DOM, not by role: an open modal list (MUI's) hides the rest of the page from the accessibility tree.
+  const items = await page.locator('ul[aria-label="Chosen"] > li').allTextContents();
   return Object.fromEntries(items.map((t) => [t.slice(0, t.indexOf(':')), t.slice(t.indexOf(':') + 2)]));
 }
 
