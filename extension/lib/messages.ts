@@ -152,6 +152,12 @@ export const FrameReply = z.union([
     /** `point` at `target` for choose: the control is a combobox (one a click does not open is opened with Down Arrow). */
     combobox: z.boolean().optional(),
   }),
-  z.strictObject({ ok: z.literal(false), code: z.enum(['STALE', 'ACTION_FAILED']), message: z.string() }),
+  z.strictObject({
+    ok: z.literal(false),
+    code: z.enum(['STALE', 'ACTION_FAILED']),
+    message: z.string(),
+    /** `point` at `target` for choose that cannot be clicked (covered: a modal list's backdrop): whether its list is open. */
+    open: z.boolean().optional(),
+  }),
 ]);
 export type FrameReply = z.infer<typeof FrameReply>;
