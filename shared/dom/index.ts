@@ -13,9 +13,6 @@ import { WALKER_VERSION } from './version.ts';
 import { walkDocument, type Walked } from './walk.ts';
 import { toWire, WIRE_VERSION } from './wire.ts';
 
-/** A control's ref as observe() numbers it: `c` and its index, no leading zero. */
-const CONTROL_REF = /^c(0|[1-9]\d*)$/;
-
 const BUSY = '[aria-busy="true"],[role="progressbar"],progress';
 
 /**
@@ -65,25 +62,11 @@ function walkOffering(doc: Document, seen?: () => ReadonlyMap<Element, readonly 
  */
 export function createInPage(doc: Document, opts?: { gesturesSeen?: () => ReadonlyMap<Element, readonly Gesture[]> }): InPage {
   const seen = opts?.gesturesSeen;
-  // The latest observation's elements, control i's at i: its ref `c<i>` is read off the index, so an observe adds no
-  // map entry per control (docs/ARCHITECTURE.md "The walker", "Refs without maps"). `byRef` holds the refs `find`
-  // handed out since (`f<n>`), and `refOf` answers which ref an element already has, made from `observed` only when a
-  // find asks, in the order the controls were numbered (a later control of the same element wins, as before).
-  let observed: readonly Element[] = [];
   let byRef = new Map<string, Element>();
-  let refOf: WeakMap<Element, string> | undefined;
+  let refOf = new WeakMap<Element, string>();
   let found = 0;
 
-  const elementOf = (ref: string): Element | undefined => {
-    const m = CONTROL_REF.exec(ref);
-    return m ? observed[Number(m[1])] : byRef.get(ref);
-  };
-
   const refFor = (el: Element): string => {
-    if (!refOf) {
-      refOf = new WeakMap();
-      for (let i = 0; i < observed.length; i++) refOf.set(observed[i]!, `c${i}`);
-    }
     const known = refOf.get(el);
     if (known !== undefined) return known;
     const ref = `f${found++}`;
@@ -97,14 +80,14 @@ export function createInPage(doc: Document, opts?: { gesturesSeen?: () => Readon
     observe(): DocumentObservation {
       const { walked, offered } = walkOffering(doc, seen);
       byRef = new Map();
-      refOf = undefined;
-      const els: Element[] = new Array<Element>(offered.length);
+      refOf = new WeakMap();
       const controls: Control[] = offered.map(({ el, control }, i) => {
-        els[i] = el;
-        control.ref = `c${i}`;
+        const ref = `c${i}`;
+        byRef.set(ref, el);
+        refOf.set(el, ref);
+        control.ref = ref;
         return control;
       });
-      observed = els;
       return { url: walked.url, title: walked.title, controls, paths: walked.paths, text: walked.text, busy: isBusy(doc, walked) };
     },
     wireVersion: WIRE_VERSION,
@@ -112,7 +95,7 @@ export function createInPage(doc: Document, opts?: { gesturesSeen?: () => Readon
       return JSON.stringify(toWire(this.observe()));
     },
     element(ref: string): Element | null {
-      const el = elementOf(ref);
+      const el = byRef.get(ref);
       return el && el.isConnected ? el : null;
     },
     find(q: FindQuery): string[] {
@@ -125,7 +108,7 @@ export function createInPage(doc: Document, opts?: { gesturesSeen?: () => Readon
       return findElements(doc, newCache(), q).map(refFor);
     },
     textOf(ref: string): string {
-      const el = elementOf(ref);
+      const el = byRef.get(ref);
       if (!el || !el.isConnected) return '';
       if (el instanceof HTMLInputElement) return el.type === 'password' ? '' : el.value;
       if (el instanceof HTMLTextAreaElement) return el.value;
@@ -133,11 +116,11 @@ export function createInPage(doc: Document, opts?: { gesturesSeen?: () => Readon
       return normalize((el as HTMLElement).innerText ?? el.textContent);
     },
     rowsOf(ref: string): SurfaceRows | null {
-      const el = elementOf(ref);
+      const el = byRef.get(ref);
       return el && el.isConnected ? readRows(newCache(), el) : null;
     },
     selectors(ref: string): string[] {
-      const el = elementOf(ref);
+      const el = byRef.get(ref);
       return el && el.isConnected ? selectorsOf(el) : [];
     },
     optionToPick,
