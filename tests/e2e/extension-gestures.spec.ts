@@ -47,6 +47,29 @@ const ORDER = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title
 <p id="out"></p>
 </body></html>`;
 
+/** A task list whose titles rename in place on a double-click (addEventListener), with an archive in a frame. */
+const TASKS = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Tasks</title></head><body>
+<h1>Tasks</h1>
+<ul id="tasks"><li><span class="title">Water the plants</span> <small>daily</small></li><li><span class="title">Pay the rent</span> <small>monthly</small></li></ul>
+<p>Nobody listens here</p>
+<iframe name="archive" title="Archive" src="/tasks-archive"></iframe>
+<script>
+  for (const title of document.querySelectorAll('#tasks .title')) {
+    title.addEventListener('dblclick', () => {
+      const old = title.textContent;
+      title.innerHTML = '<input aria-label="Task title">';
+      title.firstChild.value = old;
+      title.firstChild.focus();
+    });
+  }
+  document.getElementById('tasks').addEventListener('dblclick', () => {});
+</script>
+</body></html>`;
+const TASKS_ARCHIVE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Archive</title></head><body>
+<ul><li><span id="old">Old invoice</span></li></ul>
+<script>document.getElementById('old').addEventListener('dblclick', (e) => { e.target.textContent = 'Old invoice (renaming)'; });</script>
+</body></html>`;
+
 let server: FixtureServer;
 let ext: Loaded;
 
@@ -58,6 +81,8 @@ test.beforeAll(async () => {
     '/ledger': LEDGER,
     '/hostile': HOSTILE,
     '/order': ORDER,
+    '/tasks': TASKS,
+    '/tasks-archive': TASKS_ARCHIVE,
   });
   ext = await launchWithExtension();
 });
@@ -152,16 +177,34 @@ test('model mode: the probe starts in each new page of the model\'s site too, so
   }
 });
 
-test('a page open before the session: handlers and React props are seen, listeners it added before the probe came are not (reload to see them)', async () => {
-  test.setTimeout(60_000);
+test('a page open before the session: the listeners it added before the probe came are read once through the debugger, so its rows\' rename-by-double-click is offered (in a frame too), recorded and replayed', async () => {
+  test.setTimeout(120_000);
   const page = await ext.context.newPage();
-  await page.goto(`${server.url}/gestures.html`);
-  const panel = await openPanel(ext, `${server.url}/gestures.html`);
-  await startSession(panel, { mode: 'record', goal: 'Look at the notes', owner: 'Dana Clerk', inputs: [] });
-  await expect(panel.getByTestId('menu').locator('li').first()).toBeVisible({ timeout: 20_000 });
+  // Open, and its scripts have added their listeners, before the session starts: the clerk's normal case.
+  await page.goto(`${server.url}/tasks`);
+  await expect(page.frameLocator('iframe[name=archive]').getByText('Old invoice')).toBeVisible();
+  const panel = await openPanel(ext, `${server.url}/tasks`);
+  await startSession(panel, { mode: 'record', goal: 'Rename a task', owner: 'Dana Clerk', inputs: [] });
+  await labelScreen(panel, 'tasks', 'Tasks');
   const doubles = (await menuRows(panel)).filter((m) => m.startsWith('double_click '));
-  expect(doubles.map((m) => m.replace(/ in .*$/, ''))).toEqual(["double_click text 'Quarterly report'"]);
-  await panel.getByTestId('stop').click();
+  // Each row's title (addEventListener before the probe), in the top document and in the same-origin frame; the list
+  // itself listens too, which is delegation and not offered; nothing else listens.
+  expect(doubles.map((m) => m.replace(/ in .*$/, ''))).toEqual(["double_click text 'Water the plants'", "double_click text 'Pay the rent'", "double_click text 'Old invoice'"]);
+  expect((await menuRows(panel)).filter((m) => /Nobody listens/.test(m) && m.startsWith('double_click'))).toEqual([]);
+
+  await page.getByText('Pay the rent').dblclick();
+  await expect(panel.getByTestId('question-control')).toHaveText(/^text 'Pay the rent'/, { timeout: 20_000 });
+  await answer(panel, (await panel.getByTestId('question-control').textContent()) ?? '', 'stage');
+  await expect(page.getByRole('textbox', { name: 'Task title' })).toHaveValue('Pay the rent');
+  // The editor open in the row is a screen of its own on this small page: named, and the task ends there.
+  await labelScreen(panel, 'renaming', 'Tasks');
+  await finishSession(panel);
+
+  const jsonl = await exportBook(panel);
+  expect(actsOf(jsonl)).toEqual(['double_click Pay the rent']);
+  const card = compiled(parseBook(jsonl), { id: 'rename_task' });
+  const result = await replayWithRunner(card, { inputs: {}, baseUrl: server.url, evidenceDir: test.info().outputPath('evidence-before') });
+  expect(result).toMatchObject({ word: 'SUCCESS', llm_calls: 0 });
   await page.close();
   await panel.close();
 });
