@@ -3,8 +3,7 @@ import { test, expect } from '@playwright/test';
 import { parseScript } from '../../shared/author/scripted.ts';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
 import { serveFixtures, type FixtureServer } from '../fixtures/server.ts';
-import { actsOf, answer, exportBook, labelScreen, launchWithExtension, menuRows, openPanel, parseBook, replayWithRunner, saveModelSettings, startSession, type Loaded, finishSession } from '../fixtures/extension/harness.ts';
-import { compiled } from './support/evening.ts';
+import { actsOf, answer, exportBook, exportCompileReplay, labelScreen, launchWithExtension, menuRows, openPanel, parseBook, saveModelSettings, startSession, type Loaded, finishSession } from '../fixtures/extension/harness.ts';
 
 const API_KEY = `sk-fake-${Math.random().toString(36).slice(2, 10)}`;
 
@@ -129,13 +128,9 @@ test('record mode: a title the page renames on double-click is offered double_cl
   await expect(panel.getByTestId('screen-label')).toHaveText('notes');
   await finishSession(panel);
 
-  const jsonl = await exportBook(panel);
-  expect(actsOf(jsonl)).toEqual(['invoke Gestures', 'double_click Call the plumber']);
-  const card = compiled(parseBook(jsonl), { id: 'rename_note' });
-  expect(card.steps.map((s) => s.op.verb)).toEqual(['invoke', 'double_click']);
   // The runner replays it on a fresh page: the same title is found and double-clicked.
-  const result = await replayWithRunner(card, { inputs: {}, baseUrl: server.url, evidenceDir: test.info().outputPath('evidence') });
-  expect(result).toMatchObject({ word: 'SUCCESS', llm_calls: 0 });
+  const { card } = await exportCompileReplay(panel, { id: 'rename_note', acts: ['invoke Gestures', 'double_click Call the plumber'], baseUrl: server.url, evidenceDir: test.info().outputPath('evidence') });
+  expect(card.steps.map((s) => s.op.verb)).toEqual(['invoke', 'double_click']);
   await page.close();
   await panel.close();
 });
@@ -200,11 +195,7 @@ test('a page open before the session: the listeners it added before the probe ca
   await labelScreen(panel, 'renaming', 'Tasks');
   await finishSession(panel);
 
-  const jsonl = await exportBook(panel);
-  expect(actsOf(jsonl)).toEqual(['double_click Pay the rent']);
-  const card = compiled(parseBook(jsonl), { id: 'rename_task' });
-  const result = await replayWithRunner(card, { inputs: {}, baseUrl: server.url, evidenceDir: test.info().outputPath('evidence-before') });
-  expect(result).toMatchObject({ word: 'SUCCESS', llm_calls: 0 });
+  await exportCompileReplay(panel, { id: 'rename_task', acts: ['double_click Pay the rent'], baseUrl: server.url, evidenceDir: test.info().outputPath('evidence-before') });
   await page.close();
   await panel.close();
 });
@@ -251,15 +242,12 @@ test('model mode: read_rows offers a table and a div grid as the runner does; th
     const prompt = first.messages[0]?.content[0]?.text ?? '';
     expect(/Rows \(read_rows\):\n([^]*?)\nText:/.exec(prompt)?.[1]).toBe("T1: grid 'Open cases', columns 'Case', 'Owner'; 2 rows\nT2: table, columns 'Account', 'Balance'; 3 rows");
 
-    const jsonl = await exportBook(panel);
+    const { jsonl, result } = await exportCompileReplay(panel, { id: 'ledger_rows', baseUrl: server.url, evidenceDir: test.info().outputPath('evidence-rows') });
     const reads = parseBook(jsonl).flatMap((l) => (l.kind === 'act' && l.verb === 'read_rows' ? [{ role: l.control.role, name: l.control.name, rows: l.rows }] : []));
     expect(reads).toEqual([
       { role: 'columnheader', name: 'Account', rows: { output: 'accounts', columns: { account: { header: 'Account' }, balance: { header: 'Balance' } }, headers: ['Account', 'Balance'], count: 3 } },
       { role: 'grid', name: 'Open cases', rows: { output: 'cases', columns: { case_id: { header: 'Case' }, owner: { header: 'Owner' } }, headers: ['Case', 'Owner'], count: 2 } },
     ]);
-    const card = compiled(parseBook(jsonl), { id: 'ledger_rows' });
-    const result = await replayWithRunner(card, { inputs: {}, baseUrl: server.url, evidenceDir: test.info().outputPath('evidence-rows') });
-    expect(result).toMatchObject({ word: 'SUCCESS', llm_calls: 0 });
     expect(result.outputs).toEqual({
       accounts: [
         { account: 'A-1', balance: '10.00' },

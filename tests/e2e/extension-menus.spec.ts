@@ -3,8 +3,7 @@ import { test, expect, type Page } from '@playwright/test';
 import { parseScript } from '../../shared/author/scripted.ts';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
 import { serveFixtures, type FixtureServer } from '../fixtures/server.ts';
-import { actsOf, answer, exportBook, labelScreen, launchWithExtension, menuRows, openPanel, parseBook, replayWithRunner, saveModelSettings, startSession, type Loaded, finishSession } from '../fixtures/extension/harness.ts';
-import { compiled } from './support/evening.ts';
+import { actsOf, answer, exportBook, exportCompileReplay, labelScreen, launchWithExtension, menuRows, openPanel, saveModelSettings, startSession, type Loaded, finishSession } from '../fixtures/extension/harness.ts';
 
 const API_KEY = `sk-fake-${Math.random().toString(36).slice(2, 10)}`;
 
@@ -64,16 +63,12 @@ test('record mode: a right-click that opens a menu is one context_menu step, don
   await expect.poll(async () => (await gestureModels(page)).opened).toEqual(['Delete report.pdf']);
   await finishSession(panel);
 
-  const jsonl = await exportBook(panel);
-  expect(actsOf(jsonl)).toEqual(['invoke Gestures', 'context_menu report.pdf', 'invoke Delete']);
-  const card = compiled(parseBook(jsonl), { id: 'delete_file' });
+  const { card } = await exportCompileReplay(panel, { id: 'delete_file', acts: ['invoke Gestures', 'context_menu report.pdf', 'invoke Delete'], baseUrl: server.url, evidenceDir: test.info().outputPath('evidence') });
   expect(card.steps.map((s) => [s.op.verb, s.effect.kind])).toEqual([
     ['invoke', 'navigate'],
     ['context_menu', 'navigate'],
     ['invoke', 'stage'],
   ]);
-  const result = await replayWithRunner(card, { inputs: {}, baseUrl: server.url, evidenceDir: test.info().outputPath('evidence') });
-  expect(result).toMatchObject({ word: 'SUCCESS', llm_calls: 0 });
   await page.close();
   await panel.close();
 });
@@ -102,13 +97,9 @@ test('record mode: the clerk opens a menu button and clicks an item — one choo
   await expect(panel.getByTestId('screen-label')).toHaveText('menus', { timeout: 20_000 });
   await finishSession(panel);
 
-  const jsonl = await exportBook(panel);
   // Two picks, never a press on a button or an item.
-  expect(actsOf(jsonl)).toEqual(['choose Actions Duplicate', 'choose More Export']);
-  const card = compiled(parseBook(jsonl), { id: 'duplicate_and_export' });
+  const { card } = await exportCompileReplay(panel, { id: 'duplicate_and_export', acts: ['choose Actions Duplicate', 'choose More Export'], baseUrl: server.url, evidenceDir: test.info().outputPath('evidence') });
   expect(card.steps.map((s) => s.op.verb)).toEqual(['choose', 'choose']);
-  const result = await replayWithRunner(card, { inputs: {}, baseUrl: server.url, evidenceDir: test.info().outputPath('evidence') });
-  expect(result).toMatchObject({ word: 'SUCCESS', llm_calls: 0 });
   await page.close();
   await panel.close();
 });
@@ -185,17 +176,13 @@ test('model mode: a model\'s context_menu is a trusted right-click that counts o
     expect(await gestureModels(page)).toMatchObject({ silent: 1, opened: ['Delete report.pdf'], trusted: [true, true] });
     expect(fake.bodies.join('\n')).toContain('no menu appeared');
 
-    const jsonl = await exportBook(panel);
     // The refused right-click is in no book line; the one that opened a menu is, then the pick in it.
-    expect(actsOf(jsonl)).toEqual(['invoke Gestures', 'context_menu report.pdf', 'invoke Delete']);
-    const card = compiled(parseBook(jsonl), { id: 'delete_file_model' });
+    const { card } = await exportCompileReplay(panel, { id: 'delete_file_model', acts: ['invoke Gestures', 'context_menu report.pdf', 'invoke Delete'], baseUrl: server.url, evidenceDir: test.info().outputPath('evidence-model') });
     expect(card.steps.map((s) => [s.op.verb, s.effect.kind])).toEqual([
       ['invoke', 'navigate'],
       ['context_menu', 'navigate'],
       ['invoke', 'stage'],
     ]);
-    const result = await replayWithRunner(card, { inputs: {}, baseUrl: server.url, evidenceDir: test.info().outputPath('evidence-model') });
-    expect(result).toMatchObject({ word: 'SUCCESS', llm_calls: 0 });
     await page.close();
     await panel.close();
   } finally {
