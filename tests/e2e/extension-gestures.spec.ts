@@ -3,7 +3,7 @@ import { test, expect } from '@playwright/test';
 import { parseScript } from '../../shared/author/scripted.ts';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
 import { serveFixtures, type FixtureServer } from '../fixtures/server.ts';
-import { actsOf, answer, exportBook, exportCompileReplay, labelScreen, launchWithExtension, menuRows, openPanel, parseBook, saveModelSettings, startSession, type Loaded, finishSession } from '../fixtures/extension/harness.ts';
+import { actsOf, answer, exportBook, exportCompileReplay, labelScreen, launchWithExtension, menuRows, openPanel, parseBook, startModelSession, startSession, type Loaded, finishSession } from '../fixtures/extension/harness.ts';
 
 const API_KEY = `sk-fake-${Math.random().toString(36).slice(2, 10)}`;
 
@@ -154,11 +154,7 @@ test('model mode: the probe starts in each new page of the model\'s site too, so
   );
   const fake = await startFakeAnthropic(script, { apiKey: API_KEY });
   try {
-    const page = await ext.context.newPage();
-    await page.goto(`${server.url}/start`);
-    const panel = await openPanel(ext, `${server.url}/start`);
-    await saveModelSettings(panel, { key: API_KEY, baseURL: fake.url, model: 'claude-fake' });
-    await startSession(panel, { mode: 'model', goal: 'Rename a note', owner: 'Dana Reviewer', inputs: [] });
+    const { page, panel } = await startModelSession(ext, `${server.url}/start`, { key: API_KEY, baseURL: fake.url }, { goal: 'Rename a note', owner: 'Dana Reviewer' });
     await expect(panel.getByTestId('question-control')).toHaveText(/^text 'Call the plumber'/, { timeout: 30_000 });
     await answer(panel, (await panel.getByTestId('question-control').textContent()) ?? '', 'stage');
     await expect(page.getByRole('textbox', { name: 'Note title' })).toHaveValue('Call the plumber');
@@ -230,11 +226,7 @@ test('model mode: read_rows offers a table and a div grid as the runner does; th
   );
   const fake = await startFakeAnthropic(script, { apiKey: API_KEY });
   try {
-    const page = await ext.context.newPage();
-    await page.goto(`${server.url}/ledger`);
-    const panel = await openPanel(ext, `${server.url}/ledger`);
-    await saveModelSettings(panel, { key: API_KEY, baseURL: fake.url, model: 'claude-fake' });
-    await startSession(panel, { mode: 'model', goal: 'List the accounts and the open cases', owner: 'Dana Reviewer', inputs: [] });
+    const { page, panel } = await startModelSession(ext, `${server.url}/ledger`, { key: API_KEY, baseURL: fake.url }, { goal: 'List the accounts and the open cases', owner: 'Dana Reviewer' });
     await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 30_000 });
     expect(fake.problems).toEqual([]);
     // The model was shown both, as the runner shows them (shared/author/rows.ts).

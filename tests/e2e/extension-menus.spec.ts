@@ -3,7 +3,7 @@ import { test, expect, type Page } from '@playwright/test';
 import { parseScript } from '../../shared/author/scripted.ts';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
 import { serveFixtures, type FixtureServer } from '../fixtures/server.ts';
-import { actsOf, answer, exportBook, exportCompileReplay, labelScreen, launchWithExtension, menuRows, openPanel, saveModelSettings, startSession, type Loaded, finishSession } from '../fixtures/extension/harness.ts';
+import { actsOf, answer, exportBook, exportCompileReplay, labelScreen, launchWithExtension, menuRows, openPanel, startModelSession, startSession, type Loaded, finishSession } from '../fixtures/extension/harness.ts';
 
 const API_KEY = `sk-fake-${Math.random().toString(36).slice(2, 10)}`;
 
@@ -121,11 +121,7 @@ test('model mode: a model chooses in a closed menu rendered only on opening and 
   );
   const fake = await startFakeAnthropic(script, { apiKey: API_KEY });
   try {
-    const page = await ext.context.newPage();
-    await page.goto(`${server.url}/menus.html`);
-    const panel = await openPanel(ext, `${server.url}/menus.html`);
-    await saveModelSettings(panel, { key: API_KEY, baseURL: fake.url, model: 'claude-fake' });
-    await startSession(panel, { mode: 'model', goal: 'Print, sort by name, share', owner: 'Dana Reviewer', inputs: [] });
+    const { page, panel } = await startModelSession(ext, `${server.url}/menus.html`, { key: API_KEY, baseURL: fake.url }, { goal: 'Print, sort by name, share', owner: 'Dana Reviewer' });
     await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 60_000 });
     expect(fake.problems).toEqual([]);
     // The Share pick was refused (two items are named "Copy link"): never guessed, so nothing of Share was clicked.
@@ -164,11 +160,7 @@ test('model mode: a model\'s context_menu is a trusted right-click that counts o
   );
   const fake = await startFakeAnthropic(script, { apiKey: API_KEY });
   try {
-    const page = await ext.context.newPage();
-    await page.goto(`${server.url}/start`);
-    const panel = await openPanel(ext, `${server.url}/start`);
-    await saveModelSettings(panel, { key: API_KEY, baseURL: fake.url, model: 'claude-fake' });
-    await startSession(panel, { mode: 'model', goal: 'Delete report.pdf from its menu', owner: 'Dana Reviewer', inputs: [] });
+    const { page, panel } = await startModelSession(ext, `${server.url}/start`, { key: API_KEY, baseURL: fake.url }, { goal: 'Delete report.pdf from its menu', owner: 'Dana Reviewer' });
     await answer(panel, "menuitem 'Delete'", 'stage', 60_000);
     await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 60_000 });
     expect(fake.problems).toEqual([]);

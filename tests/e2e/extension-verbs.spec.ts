@@ -3,7 +3,7 @@ import { test, expect, type Page } from '@playwright/test';
 import { parseScript } from '../../shared/author/scripted.ts';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
 import { serveFixtures, type FixtureServer } from '../fixtures/server.ts';
-import { actsOf, answer, book, exportBook, exportCompileReplay, labelScreen, launchWithExtension, openPanel, parseBook, saveModelSettings, startSession, type Loaded, finishSession } from '../fixtures/extension/harness.ts';
+import { actsOf, answer, book, exportBook, exportCompileReplay, labelScreen, launchWithExtension, openPanel, parseBook, startModelSession, startSession, type Loaded, finishSession } from '../fixtures/extension/harness.ts';
 
 const API_KEY = `sk-fake-${Math.random().toString(36).slice(2, 10)}`;
 const GOAL = 'Add an item, delete "Buy milk", assign the list to Sam Okafor and search for milk';
@@ -139,11 +139,7 @@ test('model mode: a scripted model presses Enter, hovers, deletes, picks and sub
   );
   const fake = await startFakeAnthropic(script, { apiKey: API_KEY });
   try {
-    const page = await ext.context.newPage();
-    await page.goto(`${server.url}/verbs.html`);
-    const panel = await openPanel(ext, server.url);
-    await saveModelSettings(panel, { key: API_KEY, baseURL: fake.url, model: 'claude-fake' });
-    await startSession(panel, { mode: 'model', goal: GOAL, owner: 'Dana Reviewer', inputs: INPUTS });
+    const { page, panel } = await startModelSession(ext, `${server.url}/verbs.html`, { key: API_KEY, baseURL: fake.url }, { goal: GOAL, owner: 'Dana Reviewer', inputs: INPUTS });
     await answer(panel, "textbox 'New item'", 'stage');
     await answer(panel, "button 'Delete item' in row 'Buy milk'", 'stage');
     // Trusted input worked: a synthetic pointer would not have shown the row's Delete for the model to press, and
