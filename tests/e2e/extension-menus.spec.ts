@@ -25,6 +25,13 @@ test.afterAll(async () => {
 
 
 const gestureModels = (page: Page) => page.evaluate(() => (window as unknown as { models: { silent: number; opened: string[]; trusted: boolean[] } }).models);
+/** Deleting report.pdf from its context menu, by a clerk or a model: the book's acts and the card's steps. */
+const DELETE_FILE_ACTS = ['invoke Gestures', 'context_menu report.pdf', 'invoke Delete'];
+const DELETE_FILE_STEPS = [
+  ['invoke', 'navigate'],
+  ['context_menu', 'navigate'],
+  ['invoke', 'stage'],
+];
 const picks = (page: Page) => page.evaluate(() => (window as unknown as { picks: string[] }).picks);
 
 test('record mode: a right-click that opens a menu is one context_menu step, done again with a trusted right-click; one that opens no menu records nothing', async () => {
@@ -63,12 +70,8 @@ test('record mode: a right-click that opens a menu is one context_menu step, don
   await expect.poll(async () => (await gestureModels(page)).opened).toEqual(['Delete report.pdf']);
   await finishSession(panel);
 
-  const { card } = await exportCompileReplay(panel, { id: 'delete_file', acts: ['invoke Gestures', 'context_menu report.pdf', 'invoke Delete'], baseUrl: server.url, evidenceDir: test.info().outputPath('evidence') });
-  expect(card.steps.map((s) => [s.op.verb, s.effect.kind])).toEqual([
-    ['invoke', 'navigate'],
-    ['context_menu', 'navigate'],
-    ['invoke', 'stage'],
-  ]);
+  const { card } = await exportCompileReplay(panel, { id: 'delete_file', acts: DELETE_FILE_ACTS, baseUrl: server.url, evidenceDir: test.info().outputPath('evidence') });
+  expect(card.steps.map((s) => [s.op.verb, s.effect.kind])).toEqual(DELETE_FILE_STEPS);
   await page.close();
   await panel.close();
 });
@@ -169,12 +172,8 @@ test('model mode: a model\'s context_menu is a trusted right-click that counts o
     expect(fake.bodies.join('\n')).toContain('no menu appeared');
 
     // The refused right-click is in no book line; the one that opened a menu is, then the pick in it.
-    const { card } = await exportCompileReplay(panel, { id: 'delete_file_model', acts: ['invoke Gestures', 'context_menu report.pdf', 'invoke Delete'], baseUrl: server.url, evidenceDir: test.info().outputPath('evidence-model') });
-    expect(card.steps.map((s) => [s.op.verb, s.effect.kind])).toEqual([
-      ['invoke', 'navigate'],
-      ['context_menu', 'navigate'],
-      ['invoke', 'stage'],
-    ]);
+    const { card } = await exportCompileReplay(panel, { id: 'delete_file_model', acts: DELETE_FILE_ACTS, baseUrl: server.url, evidenceDir: test.info().outputPath('evidence-model') });
+    expect(card.steps.map((s) => [s.op.verb, s.effect.kind])).toEqual(DELETE_FILE_STEPS);
     await page.close();
     await panel.close();
   } finally {
