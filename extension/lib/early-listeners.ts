@@ -60,8 +60,8 @@ function teach(key: string, types: string[], owners: number[], count: number, ..
 
 /**
  * Teaches each same-process frame's record the gesture listeners its document had before the probe came; the
- * number taught (elements in frames without a probe count nothing). Round trips: five, and one per listening
- * element (sent together).
+ * number taught (elements in frames without a probe count nothing). Round trips: seven, and one per listening
+ * element (sent together); six where nothing listens for either gesture.
  */
 export async function learnEarlyListeners(cdp: Cdp): Promise<number> {
   try {

@@ -196,6 +196,28 @@ test('a page open before the session: the listeners it added before the probe ca
   await panel.close();
 });
 
+test('a page open before the session is offered what the same page opened during one is: React\'s delegated double-click (its root listened first) and the right-clicks too', async () => {
+  test.setTimeout(60_000);
+  const page = await ext.context.newPage();
+  await page.goto(`${server.url}/gestures.html`);
+  const panel = await openPanel(ext, `${server.url}/gestures.html`);
+  await startSession(panel, { mode: 'record', goal: 'Look at the notes', owner: 'Dana Clerk', inputs: [] });
+  await expect(panel.getByTestId('menu').locator('li').first()).toBeVisible({ timeout: 20_000 });
+  const menu = (await menuRows(panel)).map((m) => m.replace(/ in .*$/, ''));
+  // As the first test here, where the page opens inside the session.
+  expect(menu.filter((m) => m.startsWith('double_click '))).toEqual([
+    "double_click button 'Count quietly'",
+    "double_click text 'Call the plumber'",
+    "double_click text 'Renew the lease'",
+    "double_click text 'Quarterly report'",
+    "double_click text 'Draft the budget'",
+  ]);
+  expect(menu.filter((m) => m.startsWith('context_menu '))).toEqual(["context_menu text 'report.pdf'", "context_menu text 'notes.txt'", "context_menu text 'Right-click does nothing visible here'"]);
+  await panel.getByTestId('stop').click();
+  await page.close();
+  await panel.close();
+});
+
 test('a hostile page that answers the probe\'s question itself gets no more than it could by listening: a gesture on an element, no other verb, and nothing outside the question', async () => {
   test.setTimeout(60_000);
   const page = await ext.context.newPage();
