@@ -241,14 +241,18 @@ function frameBox(win: Window, child: string): FrameReply {
 const LIST_CLOSES_MS = 2_000;
 
 /**
- * Closes an open list or menu as Escape does (WAI-ARIA APG: Escape closes a combobox's popup and a menu): a keydown
- * at the focused element, which is inside the list for MUI's, Radix's and Headless UI's. A script's key: the agent
- * does not take it for the clerk's.
+ * Escape, as a script's keydown at `at` (WAI-ARIA APG: Escape closes a combobox's popup and a menu). The agent does
+ * not take a script's key for the clerk's.
  */
-function closeList(doc: Document): void {
+function escapeAt(at: Element): void {
+  at.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', code: 'Escape', bubbles: true, cancelable: true, composed: true }));
+}
+
+/** The focused element, through shadow roots. */
+function deepActive(doc: Document): Element {
   let at: Element | null = doc.activeElement;
   while (at?.shadowRoot?.activeElement) at = at.shadowRoot.activeElement;
-  (at ?? doc.body).dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', code: 'Escape', bubbles: true, cancelable: true, composed: true }));
+  return at ?? doc.body;
 }
 
 export interface AgentOptions {
@@ -367,7 +371,12 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
   /** Whether the list of `el` closed and `el` is a control offered `choose` that can be clicked, within LIST_CLOSES_MS. */
   const shownAgain = async (el: Element): Promise<boolean> => {
     const until = Date.now() + LIST_CLOSES_MS;
+    let toldFocus = false;
     for (;;) {
+      if (!toldFocus && Date.now() > until - LIST_CLOSES_MS + 300 && listOpen(el)) {
+        toldFocus = true;
+        escapeAt(deepActive(doc));
+      }
       // Closed, offered again, and nothing over it: a list's backdrop stays while its closing is animated (MUI's).
       const hit = listOpen(el) ? null : controlAt(el);
       if (hit && verbsOf(hit.verbs).includes('choose') && centreOf(doc, el, 'it').ok) return true;
@@ -443,7 +452,10 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
       // trusted input"). A modal list (MUI's Select, Radix's and Headless UI's menus and listboxes hide or make inert
       // the rest of the page while open) is a screen of its own, which the clerk did not name and replay never sees.
       // A list that does not close on Escape is reported as it is when its control is on the screen, else not at all.
-      closeList(doc);
+      // Escape from the option the clerk clicked: it reaches the list's own handler (MUI's modal, Headless UI's
+      // options) and the document (Radix's), wherever the focus is yet; an editable combobox's is its field's, so the
+      // focused element is told too if the list is still open a moment later (see `shownAgain`).
+      escapeAt(option);
       afterPrevious(() =>
         shownAgain(list).then((shown) => {
           if (shown || listHit) emitNow(() => send('choose', list, name));

@@ -223,6 +223,8 @@ function controlValue(el: Element, role: string, tag: string): { value?: string;
     return v === null ? {} : { value: normalize(v) };
   }
   if (role === 'textbox' || role === 'searchbox') return { value: normalize(el.textContent) };
+  // A combobox that is not a field (MUI's Select, the APG "select-only combobox") shows what it holds as its text.
+  if (role === 'combobox') return { value: normalize(el.textContent) };
   return {};
 }
 

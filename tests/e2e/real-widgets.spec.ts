@@ -69,6 +69,8 @@ for (const pick of PICKS) {
       expect([...before.verbs, ...(before.offers ?? [])]).toContain('choose');
       await surface.act(before.ref, { verb: 'choose', value: pick.value });
       expect(await chosen(surface.page)).toMatchObject(pick.shows);
+      // A combobox says what it holds, a field's value or (MUI's Select, a div) its text: a card can read it.
+      if (pick.role === 'combobox') expect(one(await surface.observe(), pick.role, pick.name).value).toBe(pick.value);
       // Its popup is closed again: nothing of it is left offered.
       const after = await surface.observe();
       expect(controls(after).filter((c) => c.role === 'option' || c.role.startsWith('menuitem'))).toEqual([]);
