@@ -6,8 +6,7 @@ import { test, expect, type Page } from '@playwright/test';
 import { parseScript } from '../../shared/author/scripted.ts';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
 import { startRealApp, type RealApp } from '../fixtures/real/server.ts';
-import { actsOf, answer, exportBook, finishSession, labelScreen, launchWithExtension, openPanel, parseBook, replayWithRunner, saveModelSettings, startSession, type Loaded } from '../fixtures/extension/harness.ts';
-import { compiled } from './support/evening.ts';
+import { actsOf, answer, exportBook, exportCompileReplay, finishSession, labelScreen, launchWithExtension, openPanel, parseBook, startModelSession, startSession, type Loaded } from '../fixtures/extension/harness.ts';
 
 const API_KEY = `sk-fake-${Math.random().toString(36).slice(2, 10)}`;
 
@@ -58,12 +57,13 @@ test('record mode: a clerk picks in MUI Select, Radix DropdownMenu and Headless 
   await finishSession(panel);
 
   expect(app.widgets).toMatchObject([{ priority: 'High', action: 'Archived', list_queue: 'Appeals' }]);
-  const jsonl = await exportBook(panel);
-  expect(actsOf(jsonl)).toEqual(['choose Priority High', 'choose Case actions Archive', 'choose Queue Claims Appeals', 'invoke Save']);
-  const card = compiled(parseBook(jsonl), { id: 'widgets_archive' });
   app.widgets.length = 0;
-  const result = await replayWithRunner(card, { inputs: {}, baseUrl: app.url, evidenceDir: test.info().outputPath('evidence') });
-  expect(result).toMatchObject({ word: 'SUCCESS', llm_calls: 0 });
+  await exportCompileReplay(panel, {
+    id: 'widgets_archive',
+    baseUrl: app.url,
+    evidenceDir: test.info().outputPath('evidence'),
+    acts: ['choose Priority High', 'choose Case actions Archive', 'choose Queue Claims Appeals', 'invoke Save'],
+  });
   expect(app.widgets).toMatchObject([{ priority: 'High', action: 'Archived', list_queue: 'Appeals' }]);
   await page.close();
   await panel.close();
@@ -92,11 +92,11 @@ test('model mode: choose in Headless UI Combobox (opened with Down Arrow) and Li
   );
   const fake = await startFakeAnthropic(script, { apiKey: API_KEY });
   try {
-    const page = await ext.context.newPage();
-    await page.goto(`${app.url}/widgets`);
-    const panel = await openPanel(ext, app.url);
-    await saveModelSettings(panel, { key: API_KEY, baseURL: fake.url, model: 'claude-fake' });
-    await startSession(panel, { mode: 'model', goal: 'Assign the case to Katherine Johnson, queue it in Fraud, save', owner: 'Dana Reviewer', inputs: [{ name: 'assignee', value: 'Katherine Johnson' }] });
+    const { page, panel } = await startModelSession(ext, `${app.url}/widgets`, { key: API_KEY, baseURL: fake.url }, {
+      goal: 'Assign the case to Katherine Johnson, queue it in Fraud, save',
+      owner: 'Dana Reviewer',
+      inputs: [{ name: 'assignee', value: 'Katherine Johnson' }],
+    });
     await answer(panel, "button 'Save'", 'commit', 60_000);
     await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 60_000 });
     expect(fake.problems).toEqual([]);

@@ -13,9 +13,9 @@ import { BrowserSurface } from '../../runner/browser/surface.ts';
 import { runCapability } from '../../runner/run.ts';
 import type { Owner } from '../../shared/author/ports.ts';
 import { parseScript, ScriptedModel } from '../../shared/author/scripted.ts';
-import type { Control, Observation } from '../../shared/schema/observation.ts';
 import { startRealApp, type RealApp } from '../fixtures/real/server.ts';
 import { compiled, eveningInBrowser } from './support/evening.ts';
+import { controls, one } from './support/observed.ts';
 
 let app: RealApp;
 let dir: string;
@@ -31,12 +31,6 @@ test.beforeEach(() => {
   app.renames.length = 0;
 });
 
-const controls = (o: Observation): Control[] => o.parts.flatMap((p) => p.controls);
-function one(o: Observation, role: string, name: string): Control {
-  const hits = controls(o).filter((c) => c.role === role && c.name === name);
-  if (hits.length !== 1) throw new Error(`${hits.length} ${role} '${name}' on the page`);
-  return hits[0] as Control;
-}
 
 for (const framework of ['react', 'vue'] as const) {
   test(`${framework}: set_value reaches the controlled input, Enter submits its form, and the title's double-click is offered and renames in place`, async () => {

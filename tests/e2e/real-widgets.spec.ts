@@ -12,9 +12,9 @@ import { BrowserSurface } from '../../runner/browser/surface.ts';
 import { runCapability } from '../../runner/run.ts';
 import type { Owner } from '../../shared/author/ports.ts';
 import { parseScript, ScriptedModel } from '../../shared/author/scripted.ts';
-import type { Control, Observation } from '../../shared/schema/observation.ts';
 import { startRealApp, type RealApp } from '../fixtures/real/server.ts';
 import { compiled, eveningInBrowser } from './support/evening.ts';
+import { controls, one } from './support/observed.ts';
 
 let app: RealApp;
 let dir: string;
@@ -30,12 +30,6 @@ test.beforeEach(() => {
   app.widgets.length = 0;
 });
 
-const controls = (o: Observation): Control[] => o.parts.flatMap((p) => p.controls);
-function one(o: Observation, role: string, name: string): Control {
-  const hits = controls(o).filter((c) => c.role === role && c.name === name);
-  if (hits.length !== 1) throw new Error(`${hits.length} ${role} '${name}' on the page: ${controls(o).map((c) => `${c.role} '${c.name}'`).join(', ')}`);
-  return hits[0] as Control;
-}
 /** The page's own account of what each widget holds ("priority: High", …). */
 async function chosen(page: Page): Promise<Record<string, string>> {
   // Read from the DOM, not by role: an open modal list (MUI's) hides the rest of the page from the accessibility tree.
