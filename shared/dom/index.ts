@@ -5,7 +5,7 @@ import { GLOBAL_NAME, type DocumentObservation, type FindQuery, type InPage } fr
 import { findElements } from './find.ts';
 import { findTexts, gestureSpotter, offerGestures, TEXT_ROLE, type Gesture } from './gestures.ts';
 import { normalize } from './name.ts';
-import { listOpen, notChosen, offerMenuButtons, optionToPick, revealer } from './options.ts';
+import { listOpen, menuPathOf, notChosen, offerMenuButtons, optionToPick, revealer, submenuToOpen } from './options.ts';
 import { readRows } from './rows.ts';
 import { selectorsOf } from './selectors.ts';
 import { newCache } from './style.ts';
@@ -127,6 +127,12 @@ export function createInPage(doc: Document, opts?: { gesturesSeen?: () => Readon
     notChosen,
     listOpen,
     revealer,
+    submenuToOpen,
+    menuPick(ref: string) {
+      const el = byRef.get(ref);
+      const at = el && el.isConnected ? menuPathOf(el) : null;
+      return at ? { button: refFor(at.button), value: at.value, opens: at.opens } : null;
+    },
   };
 }
 
