@@ -7,7 +7,7 @@ import { buildMenu, labelOf, renderRow, type MenuRow } from '../menu.ts';
 import { outsideValues, takesValue, VERBS } from '../operations.ts';
 import { blankFor, blanksIn, fillBlanks } from '../schema/blanks.ts';
 import type { EffectKind, FingerprintField } from '../schema/capability.ts';
-import type { Control, Observation } from '../schema/observation.ts';
+import { Control as ControlSchema, type Control, type Observation } from '../schema/observation.ts';
 import { z } from 'zod';
 import { lineHash, TraceAct, TraceLine, type ScreenSeen } from '../schema/trace.ts';
 type ActLine = z.infer<typeof TraceAct>;
@@ -79,6 +79,8 @@ export interface GuardOptions {
    * the guard numbers on after its last line and knows the labels it pinned and whether it finished.
    */
   resume?: readonly TraceLine[];
+  /** With `resume`: presses held back when the host last kept the evening's place, none of them written since (see Held). */
+  held?: Held | null;
   /**
    * Called, and awaited, just before an action is done on the surface, with its book line but for the screen
    * after: a host that may be stopped between the action and its line keeps it, to `recover` it on resume.
@@ -107,21 +109,24 @@ export const Dispatch = z.strictObject({ call: z.string(), line: DispatchedLine 
 export type Dispatch = z.infer<typeof Dispatch>;
 
 /** An act line as written, but for its number, time and chain. */
-type ActDraft = Unnumbered<ActLine>;
+const ActDraft = TraceAct.omit({ seq: true, at: true, prev: true });
+type ActDraft = z.infer<typeof ActDraft>;
 
 /**
  * Presses that opened a menu (a menu button, then any submenu items), held back from the book while the model may
  * still pick in that menu (docs/ARCHITECTURE.md, "Authoring": a menu opened and picked in). A pick writes them as one
- * `choose` on the button; anything else writes them as they were, first.
+ * `choose` on the button; anything else writes them as they were, first. A host that may be stopped keeps them with
+ * the evening's place (shared/author/evening.ts EveningState).
  */
-interface Held {
-  lines: ActDraft[];
+export const Held = z.strictObject({
+  lines: z.array(ActDraft).min(1),
   /** The menu button as the screen before it showed it, and the `choose` row it had there. */
-  button: Control;
-  chooseRow: number;
+  button: ControlSchema,
+  chooseRow: z.number().int().positive(),
   /** The item names pressed so far below the button (submenus opened). */
-  levels: string[];
-}
+  levels: z.array(z.string()),
+});
+export type Held = z.infer<typeof Held>;
 
 /** Whether two looks show the same control: role, name, scope and ancestors (refs last one observation). */
 function sameControl(a: Control, b: Control): boolean {
@@ -237,6 +242,12 @@ export class Guard {
       this.#seq = l.seq;
       this.#last = l;
     }
+    this.#held = opts.held ?? null;
+  }
+
+  /** Presses that opened a menu and are not written yet (see Held), for a host that keeps the evening's place. */
+  get held(): Held | null {
+    return this.#held && this.#o.masker.maskDeep(this.#held);
   }
 
   get finished(): string | null {
@@ -321,7 +332,8 @@ export class Guard {
   recover(d: Dispatch): Promise<Recovery> {
     return this.#lock.run(async () => {
       const redo = VERBS[d.line.verb].redo;
-      if (redo === 'always') return 'redo';
+      // A pick the owner called a commit (a menu item that saves) is never done twice, whatever its verb.
+      if (redo === 'always' && d.line.effect.kind !== 'commit') return 'redo';
       const now = await look(this.#o.surface);
       if (now.signature === d.line.before.signature) return redo === 'if_navigate' && d.line.effect.kind === 'navigate' ? 'redo' : 'uncertain';
       await this.write({ ...d.line, after: this.#seen(now) });
