@@ -5,7 +5,7 @@
 import { createInPage } from '../../shared/dom/index.ts';
 import { askMainWorld } from './gesture-probe.ts';
 import type { InPage } from '../../shared/dom/api.ts';
-import { comboOf, isMenuButton, listOpen, MENU_ITEMS, menuButtonOf, menuItemKeys, notChosen, optionName, optionToPick, revealer } from '../../shared/dom/options.ts';
+import { comboOf, isMenuButton, listOpen, MENU_ITEMS, menuItemKeys, menuPathOf, notChosen, optionName, optionToPick, revealer } from '../../shared/dom/options.ts';
 import { keyOfEvent, type Key } from '../../shared/keys.ts';
 import { verbsOf } from '../../shared/operations.ts';
 import { frameSegment } from '../../shared/ref.ts';
@@ -384,13 +384,17 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
     // the option's or item's name, not a press (nor two: the click that opened a menu was let through, below).
     const item = target?.closest(MENU_ITEMS);
     const option = item ?? target?.closest('[role=option]');
-    const list = item ? menuButtonOf(item) : option ? comboOf(option) : null;
+    // An item is picked on the menu button it is reached from, by its path through submenus (options.ts menuPathOf).
+    const path = item ? menuPathOf(item) : null;
+    const list = item ? (path?.button ?? null) : option ? comboOf(option) : null;
     if (option && list) {
       const listHit = controlAt(list);
       if (listHit && verbsOf(listHit.verbs).includes('choose')) {
+        // An item that opens a submenu is on the way to the pick, as the click that opened the menu: let through.
+        if (path?.opens) return settlePending();
         hold(e);
         for (const el of [...dirty]) flushTyped(el);
-        const name = optionName(option);
+        const name = path?.value ?? optionName(option);
         emit(() => send('choose', list, name));
         return;
       }
@@ -539,6 +543,8 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
           return checkFor(api, c);
         case 'frame_box':
           return frameBox(win, c.child);
+        case 'menu_pick':
+          return { ok: true, pick: api.menuPick(c.ref) };
       }
     },
   };

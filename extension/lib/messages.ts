@@ -128,6 +128,8 @@ export const FrameCall = z.discriminatedUnion('op', [
   z.strictObject({ op: z.literal('check'), ref: z.string(), verb: Verb, value: z.string().optional() }),
   /** Where the child frame spelled `child` (shared/ref.ts frameSegment) shows its content, in this frame's viewport. */
   z.strictObject({ op: z.literal('frame_box'), child: z.string() }),
+  /** Where the menu item behind `ref` is reached from: its menu button's ref, the choose value, whether it opens a submenu (shared/surface.ts menuPick). */
+  z.strictObject({ op: z.literal('menu_pick'), ref: z.string() }),
 ]);
 export type FrameCall = z.infer<typeof FrameCall>;
 
@@ -149,6 +151,8 @@ export const FrameReply = z.union([
     point: z.strictObject({ x: z.number(), y: z.number() }).optional(),
     /** `point` at `target` on a combobox: its list is open already (choose does not click it shut). */
     open: z.boolean().optional(),
+    /** `menu_pick`: where the item is reached from, or null (shared/dom/options.ts menuPathOf). */
+    pick: z.strictObject({ button: z.string(), value: z.string(), opens: z.boolean() }).nullable().optional(),
   }),
   z.strictObject({ ok: z.literal(false), code: z.enum(['STALE', 'ACTION_FAILED']), message: z.string() }),
 ]);

@@ -1,4 +1,4 @@
-// The extension right-clicks and picks in menus as the runner does, with trusted input: a clerk's right-click that opens a menu is one context_menu step (one that opens none records nothing), a clerk's click on a menu button then on an item is one choose on the button, a model's choose opens a menu rendered only on opening and picks in it; each book is the runner's and the runner replays it.
+// The extension right-clicks and picks in menus as the runner does, with trusted input: a clerk's right-click that opens a menu is one context_menu step (one that opens none records nothing), a clerk's click on a menu button then on an item is one choose on the button, a model's choose opens a menu rendered only on opening and picks in it; each book is the runner's and the runner replays it. A clerk's clicks through a submenu are one choose with the path; a model's press on a menu button and then an item is one choose, asked about once as the item.
 import { test, expect, type Page } from '@playwright/test';
 import { parseScript } from '../../shared/author/scripted.ts';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
@@ -142,6 +142,68 @@ test('model mode: a model chooses in a closed menu rendered only on opening and 
     await expect(page.getByRole('menuitemradio', { name: 'By name', includeHidden: true })).toHaveAttribute('aria-checked', 'true');
     expect(actsOf(await exportBook(panel))).toEqual(['choose More Print', 'choose Sort By name']);
     expect(fake.bodies.join('\n')).toContain('2 items are named \\"Copy link\\" in its menu');
+    await page.close();
+    await panel.close();
+  } finally {
+    await fake.close();
+  }
+});
+
+test('record mode: the clerk opens a menu button, then a submenu, then clicks its item — one choose on the button with the path; the runner replays the book', async () => {
+  test.setTimeout(150_000);
+  const page = await ext.context.newPage();
+  await page.goto(`${server.url}/menus-sub.html`);
+  const panel = await openPanel(ext, server.url);
+  await startSession(panel, { mode: 'record', goal: 'Export as PDF', owner: 'Dana Clerk', inputs: [] });
+  await labelScreen(panel, 'submenus', 'Submenus');
+  // The clicks on the button and on the submenu's item open them (let through); the click on the item is the step.
+  await page.getByRole('button', { name: 'File' }).click();
+  await page.getByRole('menuitem', { name: 'Export' }).click();
+  await page.getByRole('menuitem', { name: 'PDF' }).click();
+  await expect(panel.getByTestId('book').locator('li').last()).toContainText('Picked Export › PDF in File', { timeout: 20_000 });
+  expect(await picks(page)).toEqual(['File/Export/PDF']);
+  await expect(panel.getByTestId('screen-label')).toHaveText('submenus', { timeout: 20_000 });
+  await finishSession(panel);
+
+  const jsonl = await exportBook(panel);
+  expect(actsOf(jsonl)).toEqual(['choose File Export › PDF']);
+  const card = compiled(parseBook(jsonl), { id: 'export_pdf' });
+  const result = await replayWithRunner(card, { inputs: {}, baseUrl: server.url, evidenceDir: test.info().outputPath('evidence') });
+  expect(result).toMatchObject({ word: 'SUCCESS', llm_calls: 0 });
+  await page.close();
+  await panel.close();
+});
+
+test('model mode: a model that presses a menu button and then an item of its menu writes one choose on the button, as the runner does', async () => {
+  test.setTimeout(150_000);
+  const script = parseScript(
+    JSON.stringify({
+      turns: [
+        [
+          { tool: 'assert_screen', label: 'menus', title: 'Menus' },
+          { tool: 'act', match: "button 'More'", verb: 'invoke' },
+        ],
+        [{ tool: 'act', match: "menuitem 'Print'", verb: 'invoke' }],
+        [{ tool: 'finish', label: 'menus' }],
+      ],
+    }),
+  );
+  const fake = await startFakeAnthropic(script, { apiKey: API_KEY });
+  try {
+    const page = await ext.context.newPage();
+    await page.goto(`${server.url}/menus.html`);
+    const panel = await openPanel(ext, `${server.url}/menus.html`);
+    await saveModelSettings(panel, { key: API_KEY, baseURL: fake.url, model: 'claude-fake' });
+    await startSession(panel, { mode: 'model', goal: 'Print', owner: 'Dana Reviewer', inputs: [] });
+    // The extension cannot hold a write, so the owner is asked before a press: once, about the item (opening the
+    // menu is watched, not asked about), and the one step carries the answer.
+    await answer(panel, "menuitem 'Print'", 'stage', 60_000);
+    await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 60_000 });
+    expect(fake.problems).toEqual([]);
+    expect(await picks(page)).toEqual(['more:Print']);
+    const jsonl = await exportBook(panel);
+    expect(actsOf(jsonl)).toEqual(['choose More Print']);
+    expect(parseBook(jsonl).find((l) => l.kind === 'act')).toMatchObject({ effect: { kind: 'stage', by: 'owner', owner: 'Dana Reviewer' }, presses: [{ role: 'button', name: 'More' }, { role: 'menuitem', name: 'Print' }] });
     await page.close();
     await panel.close();
   } finally {
