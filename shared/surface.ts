@@ -56,7 +56,7 @@ export type Answer = { kind: 'observe'; observation: Observation } | { kind: 'te
 
 
 /**
- * Where a menu item is reached from (docs/ARCHITECTURE.md, "Authoring", a menu opened and picked in): the menu button
+ * Where a menu item is reached from (docs/ARCHITECTURE.md, "A menu opened and picked in"): the menu button
  * whose menu holds it (its ref, in the observation the item's ref came from), the `choose` value that picks it (its
  * name, or a path through submenus: shared/menu-path.ts), and whether it opens a submenu itself.
  */

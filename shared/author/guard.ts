@@ -114,7 +114,7 @@ type ActDraft = z.infer<typeof ActDraft>;
 
 /**
  * Presses that opened a menu (a menu button, then any submenu items), held back from the book while the model may
- * still pick in that menu (docs/ARCHITECTURE.md, "Authoring": a menu opened and picked in). A pick writes them as one
+ * still pick in that menu (docs/ARCHITECTURE.md, "A menu opened and picked in"). A pick writes them as one
  * `choose` on the button; anything else writes them as they were, first. A host that may be stopped keeps them with
  * the evening's place (shared/author/evening.ts EveningState).
  */
@@ -527,7 +527,7 @@ export class Guard {
     }
     const before = current.obs;
     // A press on an item of the menu the held presses opened goes on from the screen before the menu button, which
-    // is labelled (docs/ARCHITECTURE.md, "Authoring": a menu opened and picked in).
+    // is labelled (docs/ARCHITECTURE.md, "A menu opened and picked in").
     const pick = verb === 'invoke' ? await this.#pickIn(live.control) : null;
     const held = pick ? (this.#held as Held) : null;
     // An act on a screen nobody named could not compile (the card's step needs the screen it starts on).
