@@ -1,11 +1,13 @@
-// A model's press on a menu button and then on an item of its menu is one choose step in the book, whatever comes between that is no act (a refused call), and after a stop between the two presses (a host that keeps the evening's place); anything else writes the press as it was.
+// A model's press on a menu button and then on an item of its menu is one choose step in the book, whatever comes between that is no act (a refused call), and after a stop between the two presses (a host that keeps the evening's place); anything else writes the press as it was; a card's pick by a path names an item at each level.
 import { describe, expect, it } from 'vitest';
 import { resumeEvening, runEvening, type EveningOptions, type EveningState } from '../../shared/author/evening.ts';
 import type { Model, ModelTurn, Owner, ToolCall } from '../../shared/author/ports.ts';
 import { ScriptedModel, type Script } from '../../shared/author/scripted.ts';
 import { compile } from '../../shared/compile/compile.ts';
+import { Capability, type CapabilityInput } from '../../shared/schema/capability.ts';
 import { TraceLine } from '../../shared/schema/trace.ts';
 import { control, MemoryBook, MenuFakeSurface, type FakeScreen } from '../fixtures/author/fake-surface.ts';
+import { minimalCard } from '../fixtures/cards/minimal.ts';
 
 const SETTLE = { quietMs: 0, pollMs: 1 };
 const nobody: Owner = { ask: () => Promise.reject(new Error('opening a menu and picking in it writes nothing: nobody is asked')) };
@@ -99,5 +101,23 @@ describe('a menu opened and picked in by a model', () => {
     expect(shape(all)).toEqual(['start', 'label page', 'act choose More "Print"', 'finish', 'end']);
     expect(all.map((l) => l.seq)).toEqual([1, 2, 3, 4, 5]);
     expect(all.find((l) => l.kind === 'act')).toMatchObject({ presses: [{ role: 'button', name: 'More' }, { role: 'menuitem', name: 'Print' }] });
+  });
+});
+
+describe('a pick by a path on a card', () => {
+  it('loads with a name at each level (a blank too), and not with an empty level, naming the step\'s value', () => {
+    const card = minimalCard() as CapabilityInput & { targets: Record<string, { supports: string[] }> };
+    const t = card.targets['password_field'];
+    if (t) t.supports = ['invoke', 'choose'];
+    card.outputs = {};
+    card.outcomes = { success: { screens: ['signon'] } };
+    for (const [value, loads] of [['Export', true], ['Export › PDF', true], ['Export › {{input.password}}', true], ['Export ›  › PDF', false], [' › PDF', false]] as const) {
+      card.steps = [{ id: 'only', screen: 'signon', op: { verb: 'choose', value }, target: 'password_field', effect: { kind: 'stage' } }];
+      const loaded = Capability.safeParse(card);
+      expect(loaded.success, value).toBe(loads);
+      if (!loaded.success) {
+        expect(loaded.error.issues).toContainEqual(expect.objectContaining({ path: ['steps', 0, 'op', 'value'], message: expect.stringContaining('this one has an empty level') as unknown }));
+      }
+    }
   });
 });
