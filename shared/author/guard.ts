@@ -331,11 +331,16 @@ export class Guard {
    */
   recover(d: Dispatch): Promise<Recovery> {
     return this.#lock.run(async () => {
-      const redo = VERBS[d.line.verb].redo;
+      // A pick joined from presses (see Held) was, on the screen, a press on the item in the open menu: it is settled
+      // as that press, from the screen the menu showed on.
+      const pair = d.line.presses !== undefined;
+      const redo = VERBS[pair ? 'invoke' : d.line.verb].redo;
       // A pick the owner called a commit (a menu item that saves) is never done twice, whatever its verb.
       if (redo === 'always' && d.line.effect.kind !== 'commit') return 'redo';
       const now = await look(this.#o.surface);
-      if (now.signature === d.line.before.signature) return redo === 'if_navigate' && d.line.effect.kind === 'navigate' ? 'redo' : 'uncertain';
+      const from = pair ? (this.#held?.lines.at(-1)?.after.signature ?? d.line.before.signature) : d.line.before.signature;
+      if (now.signature === from) return redo === 'if_navigate' && d.line.effect.kind === 'navigate' ? 'redo' : 'uncertain';
+      if (pair) this.#held = null;
       await this.write({ ...d.line, after: this.#seen(now) });
       this.#current = { obs: now, menu: buildMenu(now) };
       this.#changed = true;

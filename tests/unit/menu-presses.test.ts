@@ -104,6 +104,44 @@ describe('a menu opened and picked in by a model', () => {
   });
 });
 
+describe('a pick the process stopped during', () => {
+  it('the item was pressed (the menu closed): resumed, the one choose is written, the press not made again', async () => {
+    const surface = new MenuFakeSurface(screens(), 'page');
+    surface.hangs.add('open|c3');
+    const book = new MemoryBook();
+    const kept: EveningState[] = [];
+    const script: Script = { turns: [[LABEL, BUTTON], [PRINT], [FINISH]] };
+    void runEvening(options(surface, book, new ScriptedModel(script), kept));
+    await new Promise((r) => setTimeout(r, 30));
+    const state = kept.at(-1) as EveningState;
+    expect(state.dispatched?.line).toMatchObject({ verb: 'choose', value: 'Print' });
+    expect(surface.screen).toBe('page');
+
+    surface.hangs.clear();
+    const r = await resumeEvening(options(surface, book, new ScriptedModel(script, 'scripted', state.model)), { lines: lines(book), state });
+    expect(r).toMatchObject({ ok: true, finished: 'page' });
+    expect(shape(lines(book))).toEqual(['start', 'label page', 'act choose More "Print"', 'finish', 'end']);
+    expect(surface.log.filter((l) => l.startsWith('start invoke'))).toEqual(['start invoke |c0', 'start invoke |c3']);
+  });
+
+  it('the menu still shows: whether the item was pressed cannot be told, so nothing is pressed again and the presses are kept', async () => {
+    const surface = new MenuFakeSurface(screens(), 'page');
+    const book = new MemoryBook();
+    const kept: EveningState[] = [];
+    const script: Script = { turns: [[LABEL, BUTTON], [PRINT], [FINISH]] };
+    // The press on the item never arrives at the page: the screen stays on the open menu.
+    surface.screens.open = { ...(surface.screens.open as FakeScreen), next: { '|c0': 'page', '|c2': 'page' } };
+    surface.hangs.add('open|c3');
+    void runEvening(options(surface, book, new ScriptedModel(script), kept));
+    await new Promise((r) => setTimeout(r, 30));
+    const state = kept.at(-1) as EveningState;
+    surface.hangs.clear();
+    const r = await resumeEvening(options(surface, book, new ScriptedModel(script, 'scripted', state.model)), { lines: lines(book), state });
+    expect(r).toMatchObject({ ok: false, code: 'PRESS_UNCERTAIN' });
+    expect(shape(lines(book))).toEqual(['start', 'label page', 'act invoke More', 'end']);
+  });
+});
+
 describe('a pick by a path on a card', () => {
   it('loads with a name at each level (a blank too), and not with an empty level, naming the step\'s value', () => {
     const card = minimalCard() as CapabilityInput & { targets: Record<string, { supports: string[] }> };
