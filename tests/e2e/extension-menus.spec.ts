@@ -149,7 +149,7 @@ test('model mode: a model chooses in a closed menu rendered only on opening and 
   }
 });
 
-test('record mode: the clerk opens a menu button, then a submenu, then clicks its item — one choose on the button with the path; the runner replays the book', async () => {
+test('record mode: the clerk opens a menu button, then a submenu (by a click, by a hover), then clicks its item — one choose on the button with the path; the runner replays the book', async () => {
   test.setTimeout(150_000);
   const page = await ext.context.newPage();
   await page.goto(`${server.url}/menus-sub.html`);
@@ -163,10 +163,17 @@ test('record mode: the clerk opens a menu button, then a submenu, then clicks it
   await expect(panel.getByTestId('book').locator('li').last()).toContainText('Picked Export › PDF in File', { timeout: 20_000 });
   expect(await picks(page)).toEqual(['File/Export/PDF']);
   await expect(panel.getByTestId('screen-label')).toHaveText('submenus', { timeout: 20_000 });
+  // A submenu that opens on a hover, made at the end of body: the hover is no step either.
+  await page.getByRole('button', { name: 'File' }).click();
+  await page.getByRole('menuitem', { name: 'Share' }).hover();
+  await page.getByRole('menuitem', { name: 'Link' }).click();
+  await expect(panel.getByTestId('book').locator('li').last()).toContainText('Picked Share › Link in File', { timeout: 20_000 });
+  expect(await picks(page)).toEqual(['File/Export/PDF', 'File/Share/Link']);
+  await expect(panel.getByTestId('screen-label')).toHaveText('submenus', { timeout: 20_000 });
   await finishSession(panel);
 
   const jsonl = await exportBook(panel);
-  expect(actsOf(jsonl)).toEqual(['choose File Export › PDF']);
+  expect(actsOf(jsonl)).toEqual(['choose File Export › PDF', 'choose File Share › Link']);
   const card = compiled(parseBook(jsonl), { id: 'export_pdf' });
   const result = await replayWithRunner(card, { inputs: {}, baseUrl: server.url, evidenceDir: test.info().outputPath('evidence') });
   expect(result).toMatchObject({ word: 'SUCCESS', llm_calls: 0 });
