@@ -1,5 +1,5 @@
 // A pick in a menu button's menu is authored by a scripted model as one `choose` step on the button (not a press on the button and another on the item), compiles to a card whose target is the button, and that card replays SUCCESS with no model for another item — in a menu rendered only when opened — while an item the menu does not have fails by name. A model that presses the button and then an item of the menu it opened (through submenus too) gets the same one step written; an item that is a commit is asked about once; anything else after the button keeps its press as it was.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, expect } from '@playwright/test';
@@ -12,6 +12,7 @@ import type { Owner } from '../../shared/author/ports.ts';
 import { ScriptedModel } from '../../shared/author/scripted.ts';
 import { compile } from '../../shared/compile/compile.ts';
 import type { TraceLine } from '../../shared/schema/trace.ts';
+import { handrail } from './support/cli.ts';
 import { compiled, eveningInBrowser } from './support/evening.ts';
 import { serveFixtures, type FixtureServer } from '../fixtures/server.ts';
 
@@ -282,4 +283,29 @@ test('a model that presses the menu button, a submenu item and an item of the su
   const result = await runCapability({ card, allowUnapproved: true, inputs: { format: 'CSV' }, env: { BASE_URL: server.url }, surface: () => watched(seen), evidenceDir: join(dir, 'replay-submenu') });
   expect(result, JSON.stringify(result)).toMatchObject({ word: 'SUCCESS', llm_calls: 0 });
   expect(seen).toEqual([['File/Export/CSV']]);
+});
+
+test('`handrail author` with a scripted model that presses its way down a submenu writes the one choose with the path', async () => {
+  test.setTimeout(120_000);
+  const script = join(dir, 'cli-script.json');
+  await writeFile(
+    script,
+    JSON.stringify({
+      turns: [
+        [
+          { tool: 'assert_screen', label: 'submenus', title: 'Submenus' },
+          { tool: 'act', match: "button 'File'", verb: 'invoke' },
+        ],
+        [{ tool: 'act', match: "menuitem 'Export'", verb: 'invoke' }],
+        [{ tool: 'act', match: "menuitem 'CSV'", verb: 'invoke' }],
+        [{ tool: 'finish', label: 'submenus' }],
+      ],
+    }),
+  );
+  const book = join(dir, 'cli.jsonl');
+  const ran = await handrail(['author', '--url', `${server.url}/menus-sub.html`, '--goal', 'Export as CSV', '--model', `scripted:${script}`, '--owner', 'Dana Reviewer', '--input', 'format=CSV', '-o', book], process.env);
+  expect(ran.code, ran.stderr.slice(-800)).toBe(0);
+  const read = await readBook(book);
+  if (!read.ok) throw new Error(JSON.stringify(read.problems));
+  expect(acts(read.lines)).toEqual([{ verb: 'choose', control: "button 'File'", value: 'Export › {{input.format}}', presses: ["button 'File'", "menuitem 'Export'", "menuitem 'CSV'"] }]);
 });
