@@ -5,7 +5,8 @@
 import { createInPage } from '../../shared/dom/index.ts';
 import { askMainWorld } from './gesture-probe.ts';
 import type { InPage } from '../../shared/dom/api.ts';
-import { comboOf, isMenuButton, listOpen, MENU_ITEMS, menuItemKeys, menuPathOf, notChosen, optionName, optionToPick, revealer } from '../../shared/dom/options.ts';
+import { comboOf, isListButton, isMenuButton, listOpen, MENU_ITEMS, menuItemKeys, menuPathOf, notChosen, optionName, optionToPick, revealer } from '../../shared/dom/options.ts';
+import { menuLevels } from '../../shared/menu-path.ts';
 import { keyOfEvent, type Key } from '../../shared/keys.ts';
 import { verbsOf } from '../../shared/operations.ts';
 import { frameSegment } from '../../shared/ref.ts';
@@ -197,7 +198,7 @@ function pointFor(api: InPage, doc: Document, c: Extract<FrameCall, { op: 'point
   }
   const at = centreOf(doc, c.verb === 'hover' ? revealer(el) : el, c.verb === 'hover' ? 'its row' : 'it');
   if (!at.ok || c.verb !== 'choose') return at;
-  return { ...at, open: listOpen(el) };
+  return { ...at, open: listOpen(el), combobox: el.getAttribute('role') === 'combobox' };
 }
 
 /** Whether the trusted input did what the verb promises (the FrameCall `check`). */
@@ -233,6 +234,20 @@ function frameBox(win: Window, child: string): FrameReply {
     return { ok: true, point: { x: r.left + el.clientLeft + parseFloat(cs.paddingLeft), y: r.top + el.clientTop + parseFloat(cs.paddingTop) } };
   }
   return { ok: false, code: 'STALE', message: `no frame ${child} here` };
+}
+
+/** How long a modal list may take to close (and its page to show again) after Escape. */
+const LIST_CLOSES_MS = 2_000;
+
+/**
+ * Closes an open list or menu as Escape does (WAI-ARIA APG: Escape closes a combobox's popup and a menu): a keydown
+ * at the focused element, which is inside the list for MUI's, Radix's and Headless UI's. A script's key: the agent
+ * does not take it for the clerk's.
+ */
+function closeList(doc: Document): void {
+  let at: Element | null = doc.activeElement;
+  while (at?.shadowRoot?.activeElement) at = at.shadowRoot.activeElement;
+  (at ?? doc.body).dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', code: 'Escape', bubbles: true, cancelable: true, composed: true }));
 }
 
 export interface AgentOptions {
@@ -312,11 +327,26 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
     p.single();
   };
 
-  const emit = (report: () => void, release?: () => void): void => {
-    // The book keeps the clerk's order: a click still waiting for its second goes before what came after it.
-    settlePending();
+  const emitNow = (report: () => void, release?: () => void): void => {
     if (asking) held.push(release ? { report, release } : { report });
     else report();
+  };
+  /** A pick whose list is closing, and the reports made after it, in the clerk's order (see `afterPrevious`). */
+  let closing: Promise<void> | null = null;
+  /** Runs `step` after whatever is closing, and makes what comes next wait for it. */
+  const afterPrevious = (step: () => void | Promise<void>): void => {
+    const next = (closing ?? Promise.resolve()).then(step);
+    closing = next;
+    void next.then(() => {
+      if (closing === next) closing = null;
+    });
+  };
+  const emit = (report: () => void, release?: () => void): void => {
+    // The book keeps the clerk's order: a click still waiting for its second goes before what came after it, and so
+    // does a pick whose list is still closing.
+    settlePending();
+    if (closing) afterPrevious(() => emitNow(report, release));
+    else emitNow(report, release);
   };
 
   const flushTyped = (el: HTMLInputElement | HTMLTextAreaElement): void => {
@@ -331,6 +361,18 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
   const hold = (e: Event): void => {
     e.preventDefault();
     e.stopImmediatePropagation();
+  };
+
+  /** Whether the list of `el` closed and `el` is a control offered `choose` that can be clicked, within LIST_CLOSES_MS. */
+  const shownAgain = async (el: Element): Promise<boolean> => {
+    const until = Date.now() + LIST_CLOSES_MS;
+    for (;;) {
+      // Closed, offered again, and nothing over it: a list's backdrop stays while its closing is animated (MUI's).
+      const hit = listOpen(el) ? null : controlAt(el);
+      if (hit && verbsOf(hit.verbs).includes('choose') && centreOf(doc, el, 'it').ok) return true;
+      if (Date.now() >= until || !el.isConnected) return false;
+      await new Promise((r) => setTimeout(r, 50));
+    }
   };
 
   // Only the clerk's own (trusted) events are recorded: the agent's replays and page scripts' synthetic events
@@ -387,24 +429,39 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
     // An item is picked on the menu button it is reached from, by its path through submenus (options.ts menuPathOf).
     const path = item ? menuPathOf(item) : null;
     const list = item ? (path?.button ?? null) : option ? comboOf(option) : null;
-    if (option && list) {
-      const listHit = controlAt(list);
-      if (listHit && verbsOf(listHit.verbs).includes('choose')) {
-        // An item that opens a submenu is on the way to the pick, as the click that opened the menu: let through.
-        if (path?.opens) return settlePending();
-        hold(e);
-        for (const el of [...dirty]) flushTyped(el);
-        const name = path?.value ?? optionName(option);
+    const listHit = option && list ? controlAt(list) : null;
+    if (option && list && (!listHit || verbsOf(listHit.verbs).includes('choose'))) {
+      // An item that opens a submenu is on the way to the pick, as the click that opened the menu: let through.
+      if (path?.opens) return settlePending();
+      hold(e);
+      for (const el of [...dirty]) flushTyped(el);
+      const name = path?.value ?? optionName(option);
+      // A listbox shown on the page (no popup): nothing to close. A pick in a submenu is reported with the menus
+      // open, and the guard picks again in them: the extension does not open a submenu itself ("Submenus").
+      if (list.getAttribute('role') === 'listbox' || menuLevels(name).length > 1) {
         emit(() => send('choose', list, name));
         return;
       }
+      // The list is closed and the pick reported once its control shows again, to be done again by the guard — open
+      // and pick — from the screen it started on, as replay will do it (docs/ARCHITECTURE.md, "The extension's
+      // trusted input"). A modal list (MUI's Select, Radix's and Headless UI's menus and listboxes hide or make inert
+      // the rest of the page while open) is a screen of its own, which the clerk did not name and replay never sees.
+      // A list that does not close on Escape is reported as it is when its control is on the screen, else not at all.
+      closeList(doc);
+      afterPrevious(() =>
+        shownAgain(list).then((shown) => {
+          if (shown || listHit) emitNow(() => send('choose', list, name));
+        }),
+      );
+      return;
     }
     const hit = controlAt(target);
     if (!hit) return;
     const verbs = verbsOf(hit.verbs);
     const el = hit.el as HTMLElement;
-    // Opening a menu button's menu writes nothing and is part of the pick that follows (one `choose`): let through.
-    if (verbs.includes('choose') && isMenuButton(el)) {
+    // Opening a menu button's menu, or a button's listbox, writes nothing and is part of the pick that follows (one
+    // `choose`): let through.
+    if (verbs.includes('choose') && (isMenuButton(el) || isListButton(el))) {
       // A click still waiting to see whether a second follows reaches the page first, in the clerk's order.
       settlePending();
       return;

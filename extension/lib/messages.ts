@@ -151,6 +151,8 @@ export const FrameReply = z.union([
     point: z.strictObject({ x: z.number(), y: z.number() }).optional(),
     /** `point` at `target` on a combobox: its list is open already (choose does not click it shut). */
     open: z.boolean().optional(),
+    /** `point` at `target` for choose: the control is a combobox (one a click does not open is opened with Down Arrow). */
+    combobox: z.boolean().optional(),
     /** `menu_pick`: where the item is reached from, or null (shared/dom/options.ts menuPathOf). */
     pick: z.strictObject({ button: z.string(), value: z.string(), opens: z.boolean() }).nullable().optional(),
   }),

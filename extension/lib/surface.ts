@@ -8,6 +8,7 @@ import { isKey, keyStrokes, type Key, type KeyStroke } from '../../shared/keys.t
 import type { Control, Observation, Part, Verb } from '../../shared/schema/observation.ts';
 import { combineParts, screenDump } from '../../shared/screens.ts';
 import { WALKER_VERSION } from '../../shared/dom/version.ts';
+import { CLICK_OPENS_MS } from '../../shared/dom/options.ts';
 import { SurfaceError, type ActResult, type Answer, type BoundTarget, type MenuPick, type Operation, type Query, type Resolution, type Surface } from '../../shared/surface.ts';
 import { isWrite, viaOf, type Request, type SeenWrite, type WriteScope } from '../../shared/writes.ts';
 import { FrameReply, FrameReport, type FrameCall } from './messages.ts';
@@ -205,7 +206,7 @@ export class ExtensionSurface implements Surface {
   }
 
   /** A point in frame `key`'s viewport, moved into the top viewport by each enclosing frame's content origin. */
-  async #pointIn(key: string, c: FrameCall): Promise<{ point: Point; open: boolean }> {
+  async #pointIn(key: string, c: FrameCall): Promise<{ point: Point; open: boolean; combobox: boolean }> {
     const reply = await this.#call(key, c);
     if (!reply.ok) throw new SurfaceError(reply.code, reply.message);
     if (!reply.point) throw new SurfaceError('ACTION_FAILED', 'the frame gave no point');
@@ -218,7 +219,7 @@ export class ExtensionSurface implements Surface {
       x += box.point.x;
       y += box.point.y;
     }
-    return { point: { x, y }, open: reply.open === true };
+    return { point: { x, y }, open: reply.open === true, combobox: reply.combobox === true };
   }
 
   /**
@@ -250,9 +251,18 @@ export class ExtensionSurface implements Surface {
         await this.#input(clicksAt(at.point, 1, 'right'));
         break;
       case 'choose': {
-        if (!at.open) await this.#input(clicksAt(at.point, 1));
+        const target = { op: 'point' as const, ref: local, verb: 'choose' as const, at: 'target' as const, value };
+        if (!at.open) {
+          await this.#input(clicksAt(at.point, 1));
+          // A combobox a click does not open (Headless UI's) is opened with Down Arrow, as on the runner (openList).
+          if (at.combobox && !(await this.#opensWithin(() => this.#pointIn(key, target), CLICK_OPENS_MS))) await this.#keys('ArrowDown');
+        }
         // A list or menu rendered a moment after the click (a portal made on opening): asked again for a while.
-        const option = await this.#waited(() => this.#pointIn(key, { op: 'point', ref: local, verb: 'choose', at: 'option', value }));
+        const option = await this.#waited(() => this.#pointIn(key, { op: 'point', ref: local, verb: 'choose', at: 'option', value })).catch(async (e: unknown) => {
+          // Nothing to pick: the list this pick opened is closed again, so the page is as it was (as on the runner).
+          if (!at.open && (await this.#pointIn(key, target).then((t) => t.open, () => false))) await this.#keys('Escape').catch(() => undefined);
+          throw e;
+        });
         await this.#input(clicksAt(option.point, 1));
         break;
       }
@@ -268,6 +278,21 @@ export class ExtensionSurface implements Surface {
       if (!checked.ok) throw new SurfaceError(checked.code, `${op.verb} on ${ref}: ${checked.message}`);
     };
     await (WAITED.has(op.verb) ? this.#waited(check) : check());
+  }
+
+  /** One key pressed with trusted input, where the focus is. */
+  async #keys(key: Key): Promise<void> {
+    await this.#input(keyStrokes(key).map((stroke) => ({ kind: 'key' as const, stroke })));
+  }
+
+  /** Whether the list `ask` reports on is open within `ms`. */
+  async #opensWithin(ask: () => Promise<{ open: boolean }>, ms: number): Promise<boolean> {
+    const until = Date.now() + ms;
+    for (;;) {
+      if ((await ask().catch(() => ({ open: false }))).open) return true;
+      if (Date.now() >= until) return false;
+      await new Promise((r) => setTimeout(r, 30));
+    }
   }
 
   /** `ask` until it does not fail ACTION_FAILED, for at most GESTURE_SETTLE_MS; then its last failure. */

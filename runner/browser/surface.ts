@@ -23,6 +23,7 @@ import { findChromium } from './chromium.ts';
 import { frameAt } from './frames.ts';
 import { followLoads, Loads } from './loads.ts';
 import { elementOf, findInFrame, listOpen, menuPickOfRef, notChosen, observePage, optionToPick, pendingNavigation, revealer, rowsOfRef, submenuToOpen, textOfRef } from './observe.ts';
+import { CLICK_OPENS_MS } from '../../shared/dom/options.ts';
 import { gestureProbeSource, WALKER_VERSION, walkerInitScript } from './walker-bundle.ts';
 
 const NAV_TIMEOUT_MS = 15_000;
@@ -77,18 +78,26 @@ async function askUntil<T>(ask: () => Promise<T>, done: (t: T) => boolean): Prom
 
 /**
  * `choose` in a custom ARIA combobox or listbox (WAI-ARIA APG, "Combobox Pattern" and "Listbox Pattern"), or a menu
- * button's menu ("Menu Button Pattern"): open it by clicking it unless it is open, find the one option or item named
+ * button's menu ("Menu Button Pattern"): open it unless it is open (`openList`), find the one option or item named
  * `value` in the popup it controls (waiting a moment for a popup rendered on opening) and click it, and check the
- * pick took: the combobox shows the value, a radio or checkbox item is checked, a plain item closed its menu. Which
+ * pick took (a pick that finds nothing to click closes the list it opened): the combobox shows the value, a radio or checkbox item is checked, a plain item closed its menu. Which
  * option that is, and whether it took, the walker decides in the page (shared/dom/options.ts), as for the extension.
  * A native <select> is `select`, not this.
  */
 async function choose(el: ElementHandle<Element>, value: string): Promise<void> {
-  if (!(await listOpen(el))) await el.click();
-  await openSubmenus(el, value);
-  const option = await askUntil(() => optionToPick(el, value), (o) => typeof o !== 'string');
-  if (typeof option === 'string') throw new SurfaceError('ACTION_FAILED', option);
-  await option.click();
+  const wasOpen = await listOpen(el);
+  if (!wasOpen) await openList(el);
+  try {
+    await openSubmenus(el, value);
+    const option = await askUntil(() => optionToPick(el, value), (o) => typeof o !== 'string');
+    if (typeof option === 'string') throw new SurfaceError('ACTION_FAILED', option);
+    await option.click();
+  } catch (e) {
+    // Nothing was picked: the list this pick opened is closed again, so the page is as it was (a modal list left open
+    // would hide the rest of the page from the next look).
+    if (!wasOpen) await closeList(el);
+    throw e;
+  }
   // A pick whose effect is a new page (a menu item that is a link) has taken: the next screen is for settling to name.
   const why = await askUntil(
     () => notChosen(el, value).catch((e: unknown) => (isStale(e) ? null : Promise.reject(e as Error))),
@@ -115,6 +124,21 @@ async function opened(el: ElementHandle<Element>, value: string, item: ElementHa
 }
 
 /**
+ * Opens the list `el` picks from as a person would: a click; and for a combobox a click does not open (Headless UI's
+ * Combobox opens on typing or on Down Arrow, not on a click), Down Arrow, which opens a combobox's popup (WAI-ARIA APG
+ * "Combobox Pattern", keyboard interaction). A list the page renders later than that is waited for by the pick.
+ */
+async function openList(el: ElementHandle<Element>): Promise<void> {
+  await el.click();
+  if ((await el.getAttribute('role')) !== 'combobox') return;
+  const until = Date.now() + CLICK_OPENS_MS;
+  while (!(await listOpen(el))) {
+    if (Date.now() >= until) return void (await el.press('ArrowDown'));
+    await new Promise((r) => setTimeout(r, 30));
+  }
+}
+
+/**
  * `choose` by a path through submenus (docs/ARCHITECTURE.md, "The six verbs": submenus): each submenu on the way is
  * opened as menus open them — a hover (Radix, MUI), else a click (WAI-ARIA APG menubar), else ArrowRight on the
  * focused item (the APG keyboard) — and each is waited for, so the pick is clicked in a showing menu.
@@ -134,6 +158,18 @@ async function openSubmenus(el: ElementHandle<Element>, value: string): Promise<
     if (await opened(el, value, next, GESTURE_SHOWS_MS)) continue;
     throw new SurfaceError('ACTION_FAILED', `the submenu of "${name}" did not open (hovered, clicked, ArrowRight)`);
   }
+}
+
+/**
+ * Closes the list `el` opened, as a person would: Escape where the focus is (in the list, for MUI's and Radix's; in the
+ * field, for an editable combobox), then on `el` itself if the list is still open. Never rejects: it only tidies up.
+ */
+async function closeList(el: ElementHandle<Element>): Promise<void> {
+  const open = (): Promise<boolean> => listOpen(el).catch(() => false);
+  if (!(await open())) return;
+  const page = (await el.ownerFrame().catch(() => null))?.page();
+  await page?.keyboard.press('Escape').catch(() => undefined);
+  if (await open()) await el.press('Escape').catch(() => undefined);
 }
 
 /** What a person sees change on a screen: its furniture, its controls (with their values) and its text. */

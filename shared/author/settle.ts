@@ -28,10 +28,21 @@ export async function look(surface: Surface, maxMs = 5_000, pollMs = 50): Promis
   }
 }
 
+/**
+ * Waits for the screen an action led to. Before each look, a document on its way (a click's navigation, a frame's
+ * page) is waited for on the surface's load events, for at most the quiet window, as replay does: a page is not
+ * looked at between two documents, where its first part holding still would pass for the screen. A load still on
+ * its way after that is left to the looks (docs/ARCHITECTURE.md, "Settling").
+ */
 export async function settleAfter(surface: Surface, before: string, opts: SettleOptions = {}): Promise<Observation> {
   const pollMs = opts.pollMs ?? 50;
   const quietMs = opts.quietMs ?? 600;
   const deadline = Date.now() + (opts.maxMs ?? 8_000);
+  const loadsEnded = async (): Promise<void> => {
+    const ms = Math.min(quietMs, deadline - Date.now());
+    if (surface.loaded && ms > 0) await surface.loaded(ms);
+  };
+  await loadsEnded();
   let last = await look(surface);
   let since = Date.now();
   let repeats = 0;
@@ -41,6 +52,7 @@ export async function settleAfter(surface: Surface, before: string, opts: Settle
     if (!last.busy && last.signature === before && Date.now() - since >= quietMs) return last;
     if (Date.now() >= deadline) return last;
     await sleep(pollMs);
+    await loadsEnded();
     const obs = await look(surface);
     if (obs.signature === last.signature) repeats++;
     else {

@@ -35,6 +35,22 @@ export function isMenuButton(el: Element): boolean {
 }
 
 /**
+ * How long a click has to open a combobox's list before Down Arrow is tried (both surfaces' `choose`; Headless UI's
+ * Combobox opens on typing or Down Arrow, not on a click).
+ */
+export const CLICK_OPENS_MS = 300;
+
+/**
+ * A button that opens a listbox (`aria-haspopup=listbox`, WAI-ARIA 1.2 §6.6): the "select" of Headless UI's Listbox
+ * and Reach UI's ListboxButton. `choose` on it picks an option of its listbox by name, as on a combobox, and the
+ * button shows what it holds as its text.
+ */
+export function isListButton(el: Element): boolean {
+  const popup = (el.getAttribute('aria-haspopup') ?? '').trim().toLowerCase();
+  return popup === 'listbox' && (el.tagName === 'BUTTON' || el.getAttribute('role') === 'button');
+}
+
+/**
  * The menu a menu button opens, or null while none is found: the one it names by `aria-controls`/`aria-owns` (in its
  * own tree, then the document: a portal at the end of body), else the one labelled by it (`aria-labelledby`, as the
  * APG example labels its menu), else — only while the button says it is expanded — the one menu showing on the
@@ -253,13 +269,13 @@ export function comboOf(option: Element): Element | null {
 }
 
 /**
- * The walk's controls with `choose` offered on each menu button (docs/ARCHITECTURE.md, "The six verbs": choose), in
- * `offers` beside its role's vocabulary, which a fingerprint hashes: no approved card's target moves. A button shown
- * only on hover is hovered first, as any such control.
+ * The walk's controls with `choose` offered on each menu button and each button that opens a listbox
+ * (docs/ARCHITECTURE.md, "The six verbs": choose), in `offers` beside its role's vocabulary, which a fingerprint
+ * hashes: no approved card's target moves. A button shown only on hover is hovered first, as any such control.
  */
 export function offerMenuButtons(walked: ReadonlyArray<{ el: Element; control: Control }>): void {
   for (const { el, control } of walked) {
-    if (control.role !== 'button' || control.verbs.includes('hover') || !isMenuButton(el)) continue;
+    if (control.role !== 'button' || control.verbs.includes('hover') || !(isMenuButton(el) || isListButton(el))) continue;
     control.offers = [...(control.offers ?? []), 'choose'];
   }
 }

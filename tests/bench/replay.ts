@@ -3,7 +3,8 @@
 // demo apps (issue 14): PLUMBLINE's 11-step place-hold card and CASEDESK's add-case card. Interleaved in one browser,
 // a fresh context per run for both; prints medians and the ratio (Handrail / floor) per app. HANDRAIL_PROFILE=1 also
 // prints where Handrail's time went, phase by phase, on stderr (runner/profile.ts).
-// Run alone: npx tsx tests/bench/replay.ts [runs] [plumbline|casedesk]…
+// Run alone: npx tsx tests/bench/replay.ts [runs] [plumbline|casedesk]… [--without-screenshots] (the last adds a run of
+// each app with Handrail's screenshots replaced by a blank: what the per-screen picture costs; a decomposition only).
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,6 +19,7 @@ import { readCard } from '../../runner/cli/replay.ts';
 import { phasesFromEnv, type Phases } from '../../runner/profile.ts';
 import { Progress } from '../../runner/progress.ts';
 import { runCapability } from '../../runner/run.ts';
+import type { Surface } from '../../shared/surface.ts';
 import { median } from './stats.ts';
 
 export interface ReplayBench {
@@ -127,12 +129,42 @@ async function floor(browser: Browser, app: AppUnderBench, inputs: Record<string
   }
 }
 
-async function handrail(browser: Browser, app: AppUnderBench, card: Parameters<typeof runCapability>[0]['card'], inputs: Record<string, string>, dir: string, profile?: Phases): Promise<void> {
+/** A 1×1 PNG: what the decomposition's surface hands back instead of capturing the screen. */
+const BLANK_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg==', 'base64');
+
+/**
+ * The browser surface, or (for the decomposition only, `--without-screenshots`) the same surface answering every
+ * screenshot with a blank picture at once: what Handrail costs when the per-screen picture is taken away, all else
+ * (walker, screen checks, journal, evidence lines) unchanged. It is a measurement, never a way to run a card.
+ */
+async function surfaceFor(browser: Browser, screenshots: boolean): Promise<Surface> {
+  const real = await BrowserSurface.launch({ browser });
+  if (screenshots) return real;
+  return new Proxy(real, {
+    get(target, prop) {
+      if (prop === 'evidence') {
+        return (kind: 'screenshot' | 'text') => (kind === 'screenshot' ? Promise.resolve(new Uint8Array(BLANK_PNG)) : target.evidence(kind));
+      }
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  }) as Surface;
+}
+
+async function handrail(
+  browser: Browser,
+  app: AppUnderBench,
+  card: Parameters<typeof runCapability>[0]['card'],
+  inputs: Record<string, string>,
+  dir: string,
+  profile?: Phases,
+  screenshots = true,
+): Promise<void> {
   const r = await runCapability({
     card,
     inputs,
     env: { BASE_URL: app.url },
-    surface: () => BrowserSurface.launch({ browser }),
+    surface: () => surfaceFor(browser, screenshots),
     evidenceDir: await mkdtemp(join(dir, 'ev-')),
     journalPath: join(dir, `${randomBytes(4).toString('hex')}.journal`),
     ...(profile ? { profile } : {}),
@@ -140,7 +172,8 @@ async function handrail(browser: Browser, app: AppUnderBench, card: Parameters<t
   if (r.word !== 'SUCCESS') throw new Error(`handrail replay of ${card.id} ended ${r.word} ${r.code}: ${r.message}`);
 }
 
-export async function benchReplay(runs = 15, which: AppName = 'plumbline'): Promise<ReplayBench> {
+export async function benchReplay(runs = 15, which: AppName = 'plumbline', opts: { screenshots?: boolean } = {}): Promise<ReplayBench> {
+  const screenshots = opts.screenshots ?? true;
   const app = await appUnderBench(which);
   const browser = await chromium.launch(findChromium().launchOptions);
   const dir = await mkdtemp(join(tmpdir(), 'handrail-bench-'));
@@ -152,7 +185,7 @@ export async function benchReplay(runs = 15, which: AppName = 'plumbline'): Prom
     // Warm-up: one of each (walker bundle build, first context).
     let n = 0;
     app.reset();
-    await handrail(browser, app, loaded.card, app.inputs(n++), dir);
+    await handrail(browser, app, loaded.card, app.inputs(n++), dir, undefined, screenshots);
     app.reset();
     await floor(browser, app, app.inputs(n++));
     const h: number[] = [];
@@ -166,7 +199,7 @@ export async function benchReplay(runs = 15, which: AppName = 'plumbline'): Prom
         app.reset();
         const inputs = app.inputs(n++);
         const t = performance.now();
-        if (side === 'h') await handrail(browser, app, loaded.card, inputs, dir, profile);
+        if (side === 'h') await handrail(browser, app, loaded.card, inputs, dir, profile, screenshots);
         else await floor(browser, app, inputs);
         (side === 'h' ? h : f).push(performance.now() - t);
       }
@@ -177,7 +210,7 @@ export async function benchReplay(runs = 15, which: AppName = 'plumbline'): Prom
     const floorMedianMs = median(f);
     return {
       app: which,
-      name: app.name,
+      name: screenshots ? app.name : `${app.name}, Handrail's screenshots replaced by a blank (decomposition only)`,
       ratio: handrailMedianMs / floorMedianMs,
       handrailMedianMs,
       handrailMeanMs: h.reduce((a, b) => a + b, 0) / h.length,
@@ -203,12 +236,17 @@ export function describeReplay(b: ReplayBench): string {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const runs = Number(process.argv[2] ?? 15);
-  const asked = process.argv.slice(3);
+  const flags = process.argv.slice(3).filter((a) => a.startsWith('--'));
+  const badFlag = flags.find((f) => f !== '--without-screenshots');
+  if (badFlag) throw new Error(`unknown flag ${badFlag}: the replay bench knows --without-screenshots`);
+  const asked = process.argv.slice(3).filter((a) => !a.startsWith('--'));
   const unknown = asked.filter((a) => !(APPS as readonly string[]).includes(a));
   if (unknown.length) throw new Error(`unknown app ${unknown.join(', ')}: the replay bench knows ${APPS.join(', ')}`);
   for (const which of asked.length ? (asked as AppName[]) : APPS) {
     const b = await benchReplay(runs, which);
     process.stdout.write(describeReplay(b));
+    // What the per-screen screenshot costs: the same card, each picture replaced by a blank (a measurement only).
+    if (flags.includes('--without-screenshots')) process.stdout.write(describeReplay(await benchReplay(runs, which, { screenshots: false })));
     if (b.profile) process.stderr.write(`${b.profile}\n`);
   }
 }

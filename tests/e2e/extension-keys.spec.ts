@@ -128,31 +128,46 @@ test('another tab of the recorded site, not recorded: a key pressed while its ne
   const panel = await openPanel(ext, server.url);
   await startSession(panel, { mode: 'record', goal: 'Add nothing', owner: 'Dana Clerk', inputs: [] });
   await labelScreen(panel, 'list', 'List');
-  const before = [...server.items];
 
   // The worker is kept busy while the other tab loads a list page: that page's recorder asks and waits for the
-  // answer, and the clerk presses Enter in its field meanwhile.
+  // answer, and the clerk presses Enter in its field meanwhile. Under load the page can take longer to load than the
+  // worker is kept busy; then the recorder already knew "not recorded" when the key came, the key was the page's own,
+  // and the scenario did not happen: it is tried again with a longer hold (the test says so rather than pass or fail
+  // on a scenario it did not make).
   const worker = await ext.worker();
-  const other = await ext.context.newPage();
-  const busy = worker.evaluate(() => {
-    const until = Date.now() + 3000;
-    while (Date.now() < until);
-  });
-  await other.goto(`${server.url}/list`);
-  await other.evaluate(() => {
-    const field = document.getElementById('item') as HTMLInputElement;
-    field.value = 'Not for the book';
-    field.focus();
-  });
-  await other.keyboard.press('Enter');
-  await busy;
+  let other: Page | null = null;
+  let typed = '';
+  let made = false;
+  for (const holdMs of [3000, 8000, 20_000]) {
+    typed = `Not for the book (${holdMs} ms)`;
+    await other?.close();
+    other = await ext.context.newPage();
+    const busy = worker.evaluate((ms) => {
+      const until = Date.now() + ms;
+      while (Date.now() < until);
+      return until;
+    }, holdMs);
+    await other.goto(`${server.url}/list`, { waitUntil: 'domcontentloaded' });
+    await other.evaluate((text) => {
+      const field = document.getElementById('item') as HTMLInputElement;
+      field.value = text;
+      field.focus();
+    }, typed);
+    await other.keyboard.press('Enter');
+    const pressedAt = Date.now();
+    made = pressedAt < (await busy);
+    if (made) break;
+    test.info().annotations.push({ type: 'retried', description: `the page took longer to load than a ${holdMs} ms hold` });
+  }
+  expect(made, 'the key was pressed while the worker was busy, in one of three tries').toBe(true);
+  const tab = other!;
   // The worker said "not recorded": the page heard the key as a script's (its handlers ran), and no form was posted.
-  await expect.poll(() => other.evaluate(() => (window as unknown as { heard: string[] }).heard)).toEqual(['Enter (script)']);
-  expect(server.items).toEqual(before);
+  await expect.poll(() => tab.evaluate(() => (window as unknown as { heard: string[] }).heard)).toEqual(['Enter (script)']);
+  expect(server.items).not.toContain(typed);
   expect((await book(panel).allTextContents()).filter((t) => t.startsWith('Pressed'))).toEqual([]);
   await panel.getByTestId('stop').click();
   await expect(panel.getByTestId('phase')).toHaveText('stopped', { timeout: 20_000 });
-  await other.close();
+  await tab.close();
   await page.close();
   await panel.close();
 });

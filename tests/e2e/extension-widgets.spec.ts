@@ -1,0 +1,108 @@
+// The extension on real component-library pickers (tests/fixtures/real/widgets.mjs: MUI, Radix, Headless UI as they
+// ship): a clerk's clicks in MUI's Select, Radix's DropdownMenu and Headless UI's Listbox are recorded as one `choose`
+// each, and the card replays on the runner with the server's judge; a model's `choose` in Headless UI's Combobox (a
+// list a click does not open) and Listbox is done with trusted input, the page's own state confirming each pick.
+import { test, expect, type Page } from '@playwright/test';
+import { parseScript } from '../../shared/author/scripted.ts';
+import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
+import { startRealApp, type RealApp } from '../fixtures/real/server.ts';
+import { actsOf, answer, exportBook, finishSession, labelScreen, launchWithExtension, openPanel, parseBook, replayWithRunner, saveModelSettings, startSession, type Loaded } from '../fixtures/extension/harness.ts';
+import { compiled } from './support/evening.ts';
+
+const API_KEY = `sk-fake-${Math.random().toString(36).slice(2, 10)}`;
+
+let app: RealApp;
+let ext: Loaded;
+
+test.describe.configure({ mode: 'serial' });
+
+test.beforeAll(async () => {
+  app = await startRealApp();
+  ext = await launchWithExtension();
+});
+test.afterAll(async () => {
+  await ext?.close();
+  await app?.close();
+});
+test.beforeEach(() => {
+  app.widgets.length = 0;
+});
+
+/** The page's own account of what each widget holds ("priority: High", …). */
+async function chosen(page: Page): Promise<Record<string, string>> {
+  // Read from the DOM, not by role: an open modal list (MUI's) hides the rest of the page from the accessibility tree.
+  const items = await page.locator('ul[aria-label="Chosen"] > li').allTextContents();
+  return Object.fromEntries(items.map((t) => [t.slice(0, t.indexOf(':')), t.slice(t.indexOf(':') + 2)]));
+}
+
+test('record mode: a clerk picks in MUI Select, Radix DropdownMenu and Headless UI Listbox; each is one choose, and the card replays with the judge', async () => {
+  test.setTimeout(180_000);
+  const page = await ext.context.newPage();
+  await page.goto(`${app.url}/widgets`);
+  const panel = await openPanel(ext, app.url);
+  await startSession(panel, { mode: 'record', goal: 'Set priority High, archive the case, queue it in Appeals, save', owner: 'Dana Clerk', inputs: [] });
+  await labelScreen(panel, 'settings', 'Case settings');
+
+  await page.getByRole('combobox', { name: 'Priority' }).click();
+  await page.getByRole('option', { name: 'High' }).click();
+  await expect.poll(async () => (await chosen(page)).priority, { timeout: 20_000 }).toBe('High');
+  await page.getByRole('button', { name: 'Case actions' }).click();
+  await page.getByRole('menuitem', { name: 'Archive' }).click();
+  await expect.poll(async () => (await chosen(page)).action, { timeout: 20_000 }).toBe('Archived');
+  await page.getByRole('button', { name: 'Queue Claims' }).click();
+  await page.getByRole('option', { name: 'Appeals' }).click();
+  await expect.poll(async () => (await chosen(page)).list_queue, { timeout: 20_000 }).toBe('Appeals');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await answer(panel, "button 'Save'", 'commit');
+  await labelScreen(panel, 'saved', 'Settings saved');
+  await finishSession(panel);
+
+  expect(app.widgets).toMatchObject([{ priority: 'High', action: 'Archived', list_queue: 'Appeals' }]);
+  const jsonl = await exportBook(panel);
+  expect(actsOf(jsonl)).toEqual(['choose Priority High', 'choose Case actions Archive', 'choose Queue Claims Appeals', 'invoke Save']);
+  const card = compiled(parseBook(jsonl), { id: 'widgets_archive' });
+  app.widgets.length = 0;
+  const result = await replayWithRunner(card, { inputs: {}, baseUrl: app.url, evidenceDir: test.info().outputPath('evidence') });
+  expect(result).toMatchObject({ word: 'SUCCESS', llm_calls: 0 });
+  expect(app.widgets).toMatchObject([{ priority: 'High', action: 'Archived', list_queue: 'Appeals' }]);
+  await page.close();
+  await panel.close();
+});
+
+test('model mode: choose in Headless UI Combobox (opened with Down Arrow) and Listbox is done with trusted input, and the page holds each pick', async () => {
+  test.setTimeout(180_000);
+  const script = parseScript(
+    JSON.stringify({
+      turns: [
+        [
+          { tool: 'assert_screen', label: 'settings', title: 'Case settings' },
+          { tool: 'act', match: "combobox 'Assignee'", verb: 'choose', value: '{{input.assignee}}' },
+        ],
+        [{ tool: 'act', match: "button 'Queue Claims'", verb: 'choose', value: 'Fraud' }],
+        [{ tool: 'act', match: "button 'Save'", verb: 'invoke' }],
+        [
+          { tool: 'assert_screen', label: 'saved', title: 'Settings saved' },
+          { tool: 'finish', label: 'saved' },
+        ],
+      ],
+    }),
+  );
+  const fake = await startFakeAnthropic(script, { apiKey: API_KEY });
+  try {
+    const page = await ext.context.newPage();
+    await page.goto(`${app.url}/widgets`);
+    const panel = await openPanel(ext, app.url);
+    await saveModelSettings(panel, { key: API_KEY, baseURL: fake.url, model: 'claude-fake' });
+    await startSession(panel, { mode: 'model', goal: 'Assign the case to Katherine Johnson, queue it in Fraud, save', owner: 'Dana Reviewer', inputs: [{ name: 'assignee', value: 'Katherine Johnson' }] });
+    await answer(panel, "button 'Save'", 'commit', 60_000);
+    await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 60_000 });
+    expect(fake.problems).toEqual([]);
+    expect(app.widgets).toMatchObject([{ assignee: 'Katherine Johnson', list_queue: 'Fraud' }]);
+    const jsonl = await exportBook(panel);
+    expect(actsOf(jsonl)).toEqual(['choose Assignee {{input.assignee}}', 'choose Queue Claims Fraud', 'invoke Save']);
+    await page.close();
+    await panel.close();
+  } finally {
+    await fake.close();
+  }
+});

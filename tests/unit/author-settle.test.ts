@@ -1,0 +1,84 @@
+// Authoring's settle after an action (shared/author/settle.ts): what it waits for, on a surface whose page is scripted
+// by the clock.
+import { describe, expect, it } from 'vitest';
+import { settleAfter } from '../../shared/author/settle.ts';
+import type { Observation } from '../../shared/schema/observation.ts';
+import type { Surface } from '../../shared/surface.ts';
+
+/**
+ * A page that shows `frames[i].signature` from `frames[i].at` ms after the act, optionally busy, and (when `loadsUntil`
+ * is given) reports a document on its way until then through `loaded`, as the browser surface does.
+ */
+function scripted(frames: { at: number; signature: string; busy?: boolean }[], loadsUntil?: number) {
+  const began = Date.now();
+  const looks: { at: number; signature: string }[] = [];
+  const surface = {
+    async observe(): Promise<Observation> {
+      const at = Date.now() - began;
+      const showing = [...frames].reverse().find((f) => f.at <= at) ?? frames[0]!;
+      looks.push({ at, signature: showing.signature });
+      return { signature: showing.signature, busy: showing.busy ?? false } as unknown as Observation;
+    },
+    ...(loadsUntil === undefined
+      ? {}
+      : {
+          async loaded(ms: number): Promise<boolean> {
+            const left = loadsUntil - (Date.now() - began);
+            if (left <= 0) return true;
+            await new Promise((r) => setTimeout(r, Math.min(ms, left)));
+            return left <= ms;
+          },
+        }),
+  } as unknown as Surface;
+  return { surface, looks };
+}
+
+describe('authoring settles where the action led', () => {
+  it('a new screen seen on three looks in a row is where the action led', async () => {
+    const { surface } = scripted([
+      { at: 0, signature: 'before' },
+      { at: 100, signature: 'after' },
+    ]);
+    const obs = await settleAfter(surface, 'before', { pollMs: 20, quietMs: 600, maxMs: 3000 });
+    expect(obs.signature).toBe('after');
+  });
+
+  it('an action that changed nothing is taken as such after the quiet window', async () => {
+    const { surface, looks } = scripted([{ at: 0, signature: 'before' }]);
+    const obs = await settleAfter(surface, 'before', { pollMs: 20, quietMs: 200, maxMs: 3000 });
+    expect(obs.signature).toBe('before');
+    expect(looks.at(-1)!.at).toBeGreaterThanOrEqual(200);
+  });
+
+  it('a busy screen is never where the action led, however long it holds', async () => {
+    const { surface } = scripted([
+      { at: 0, signature: 'spinner', busy: true },
+      { at: 400, signature: 'after' },
+    ]);
+    const obs = await settleAfter(surface, 'before', { pollMs: 20, quietMs: 100, maxMs: 3000 });
+    expect(obs.signature).toBe('after');
+  });
+
+  it('a document on its way is waited for on its load events, not taken for the screen when its first part holds still', async () => {
+    // The next page streams: its header shows (and holds) for 400 ms before the rest is parsed.
+    const frames = [
+      { at: 0, signature: 'before' },
+      { at: 50, signature: 'header only' },
+      { at: 450, signature: 'after' },
+    ];
+    const polled = scripted(frames);
+    expect((await settleAfter(polled.surface, 'before', { pollMs: 20, quietMs: 600, maxMs: 3000 })).signature).toBe('header only');
+    const loading = scripted(frames, 450);
+    expect((await settleAfter(loading.surface, 'before', { pollMs: 20, quietMs: 600, maxMs: 3000 })).signature).toBe('after');
+    // It did not look while the document was on its way.
+    expect(loading.looks.filter((l) => l.at > 60 && l.at < 440)).toEqual([]);
+  });
+
+  it('a load that never ends is waited for no longer than the quiet window, then the looks decide', async () => {
+    const { surface } = scripted([{ at: 0, signature: 'before' }, { at: 50, signature: 'after' }], 60_000);
+    const began = Date.now();
+    const obs = await settleAfter(surface, 'before', { pollMs: 20, quietMs: 150, maxMs: 5000 });
+    expect(obs.signature).toBe('after');
+    expect(Date.now() - began).toBeLessThan(4000);
+  });
+});
