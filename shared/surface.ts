@@ -62,6 +62,8 @@ export type Answer = { kind: 'observe'; observation: Observation } | { kind: 'te
  */
 export interface MenuPick {
   button: string;
+  /** The button's accessible name: how it is known when the open menu hides it (a modal menu: Radix, MUI). */
+  name: string;
   value: string;
   opens: boolean;
 }

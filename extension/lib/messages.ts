@@ -154,7 +154,7 @@ export const FrameReply = z.union([
     /** `point` at `target` for choose: the control is a combobox (one a click does not open is opened with Down Arrow). */
     combobox: z.boolean().optional(),
     /** `menu_pick`: where the item is reached from, or null (shared/dom/options.ts menuPathOf). */
-    pick: z.strictObject({ button: z.string(), value: z.string(), opens: z.boolean() }).nullable().optional(),
+    pick: z.strictObject({ button: z.string(), name: z.string(), value: z.string(), opens: z.boolean() }).nullable().optional(),
   }),
   z.strictObject({ ok: z.literal(false), code: z.enum(['STALE', 'ACTION_FAILED']), message: z.string() }),
 ]);

@@ -675,8 +675,12 @@ export class Guard {
     await this.#strays();
     if (this.#held !== held) return null;
     const pick = await this.#o.surface.menuPick(item.ref).catch(() => null);
-    const button = pick ? (this.#current as Shown).obs.parts.flatMap((p) => p.controls).find((c) => c.ref === pick.button) : undefined;
-    if (!pick || !button || !sameControl(button, held.button)) return null;
+    if (!pick) return null;
+    const button = (this.#current as Shown).obs.parts.flatMap((p) => p.controls).find((c) => c.ref === pick.button);
+    // A modal menu hides the rest of the page, its button too (Radix, MUI: aria-hidden): it is then known by its name,
+    // the page saying it opened this menu (for a menu rows share, the one that says it is expanded).
+    const same = button ? sameControl(button, held.button) : held.button.name !== '' && pick.name === held.button.name;
+    if (!same) return null;
     const levels = menuLevels(pick.value);
     return levels.length === held.levels.length + 1 && held.levels.every((l, i) => levels[i] === l) ? pick : null;
   }

@@ -21,7 +21,7 @@ function screens(): Record<string, FakeScreen> {
       controls: [{ ...more, expanded: true }, control('|c1', 'link', 'Help'), control('|c2', 'menuitem', 'Export'), control('|c3', 'menuitem', 'Print')],
       text: 'Page',
       next: { '|c0': 'page', '|c2': 'page', '|c3': 'page' },
-      picks: { '|c2': { button: '|c0', value: 'Export', opens: false }, '|c3': { button: '|c0', value: 'Print', opens: false } },
+      picks: { '|c2': { button: '|c0', name: 'More', value: 'Export', opens: false }, '|c3': { button: '|c0', name: 'More', value: 'Print', opens: false } },
     },
   };
 }
@@ -101,6 +101,34 @@ describe('a menu opened and picked in by a model', () => {
     expect(shape(all)).toEqual(['start', 'label page', 'act choose More "Print"', 'finish', 'end']);
     expect(all.map((l) => l.seq)).toEqual([1, 2, 3, 4, 5]);
     expect(all.find((l) => l.kind === 'act')).toMatchObject({ presses: [{ role: 'button', name: 'More' }, { role: 'menuitem', name: 'Print' }] });
+  });
+});
+
+describe('a modal menu, which hides its button while open (Radix, MUI)', () => {
+  /** The open menu hides the rest of the page: its button is on no menu row, and the page names it by its name. */
+  function modal(buttonName: string): Record<string, FakeScreen> {
+    const s = screens();
+    s.open = {
+      controls: [control('|c2', 'menuitem', 'Export'), control('|c3', 'menuitem', 'Print')],
+      text: 'Page',
+      next: { '|c2': 'page', '|c3': 'page' },
+      picks: { '|c3': { button: '|f0', name: buttonName, value: 'Print', opens: false } },
+    };
+    return s;
+  }
+  it('the button the page says opened the menu is known by its name: one choose', async () => {
+    const book = new MemoryBook();
+    const r = await runEvening(options(new MenuFakeSurface(modal('More'), 'page'), book, new ScriptedModel({ turns: [[LABEL, BUTTON], [PRINT], [FINISH]] })));
+    expect(r).toMatchObject({ ok: true });
+    expect(shape(lines(book))).toEqual(['start', 'label page', 'act choose More "Print"', 'finish', 'end']);
+  });
+
+  it('another name is another button: no pair, so the item is refused on the unlabelled open menu, and the press is kept', async () => {
+    const book = new MemoryBook();
+    const r = await runEvening(options(new MenuFakeSurface(modal('Less'), 'page'), book, new ScriptedModel({ turns: [[LABEL, BUTTON], [PRINT], [FINISH]] })));
+    expect(r).toMatchObject({ ok: false, code: 'NO_FINISH' });
+    // Refusals do not end a hold (nothing happened on the screen), so the press is written after them, at the end.
+    expect(shape(lines(book))).toEqual(['start', 'label page', 'refusal UNLABELLED_SCREEN', 'refusal NOT_SHOWING', 'act invoke More', 'end']);
   });
 });
 
