@@ -197,7 +197,9 @@ function pointFor(api: InPage, doc: Document, c: Extract<FrameCall, { op: 'point
     return { ok: true, point: { x: 0, y: 0 } };
   }
   const at = centreOf(doc, c.verb === 'hover' ? revealer(el) : el, c.verb === 'hover' ? 'its row' : 'it');
-  if (!at.ok || c.verb !== 'choose') return at;
+  if (c.verb !== 'choose') return at;
+  // A choose's control covered by its own open list (a modal list's backdrop) still says whether that list is open.
+  if (!at.ok) return { ...at, open: listOpen(el) };
   return { ...at, open: listOpen(el), combobox: el.getAttribute('role') === 'combobox' };
 }
 

@@ -20,8 +20,13 @@ export const PROBE_ASK = 'handrail:gestures?';
 export const PROBE_SAYS = 'handrail:gestures';
 /** The gestures the extension does with trusted input and offers. */
 const OFFERED: readonly Gesture[] = ['double_click', 'context_menu'];
-/** Set on the main world's global once the probe runs there, so a second injection adds nothing. */
-const PROBE_KEY = '__handrailProbe';
+/**
+ * Set on the main world's global once the probe runs there, so a second injection adds nothing; its value says
+ * whether the page's scripts ran before it (`late`: a document open before the session, injected into) or not
+ * (`early`: from document_start). tab.ts reads it, spelling the name out (a function serialised into the page).
+ */
+export const PROBE_KEY = '__handrailProbe';
+export type ProbeStart = 'early' | 'late';
 
 /**
  * The main world's half: records listeners from now on, and answers each question by dispatching `PROBE_SAYS`
@@ -31,7 +36,10 @@ const PROBE_KEY = '__handrailProbe';
 export function startProbe(win: Window): void {
   const g = win as unknown as Record<string, unknown>;
   if (g[PROBE_KEY]) return;
-  Object.defineProperty(win, PROBE_KEY, { value: true, enumerable: false });
+  // At document_start nothing of the document is parsed yet, so no script element is there: one in the document means
+  // the page's scripts ran first, and the listeners they added are not in the record (tab.ts reads them once).
+  const start: ProbeStart = win.document.scripts.length > 0 ? 'late' : 'early';
+  Object.defineProperty(win, PROBE_KEY, { value: start, enumerable: false });
   const add = EventTarget.prototype.addEventListener;
   const dispatch = EventTarget.prototype.dispatchEvent;
   const all = Document.prototype.querySelectorAll;

@@ -156,6 +156,12 @@ export const FrameReply = z.union([
     /** `menu_pick`: where the item is reached from, or null (shared/dom/options.ts menuPathOf). */
     pick: z.strictObject({ button: z.string(), name: z.string(), value: z.string(), opens: z.boolean() }).nullable().optional(),
   }),
-  z.strictObject({ ok: z.literal(false), code: z.enum(['STALE', 'ACTION_FAILED']), message: z.string() }),
+  z.strictObject({
+    ok: z.literal(false),
+    code: z.enum(['STALE', 'ACTION_FAILED']),
+    message: z.string(),
+    /** `point` at `target` for choose that cannot be clicked (covered: a modal list's backdrop): whether its list is open. */
+    open: z.boolean().optional(),
+  }),
 ]);
 export type FrameReply = z.infer<typeof FrameReply>;

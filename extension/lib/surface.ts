@@ -235,7 +235,9 @@ export class ExtensionSurface implements Surface {
     } catch (e) {
       throw new SurfaceError('ACTION_FAILED', `${op.verb} on ${ref}: ${(e as Error).message}`);
     }
-    const at = await this.#pointIn(key, { op: 'point', ref: local, verb: op.verb, at: 'target', ...(op.value !== undefined ? { value: op.value } : {}) });
+    // A control covered for a moment (a closing list's backdrop, an animation) is waited for, as Playwright's
+    // actionability checks wait on the runner; still covered after GESTURE_SETTLE_MS, the act fails saying by what.
+    const at = await this.#waited(() => this.#pointIn(key, { op: 'point', ref: local, verb: op.verb, at: 'target', ...(op.value !== undefined ? { value: op.value } : {}) }));
     switch (op.verb) {
       case 'press':
         // The frame focused the control: the key goes where the card says, not wherever the focus was left.
@@ -260,7 +262,7 @@ export class ExtensionSurface implements Surface {
         // A list or menu rendered a moment after the click (a portal made on opening): asked again for a while.
         const option = await this.#waited(() => this.#pointIn(key, { op: 'point', ref: local, verb: 'choose', at: 'option', value })).catch(async (e: unknown) => {
           // Nothing to pick: the list this pick opened is closed again, so the page is as it was (as on the runner).
-          if (!at.open && (await this.#pointIn(key, target).then((t) => t.open, () => false))) await this.#keys('Escape').catch(() => undefined);
+          if (!at.open && (await this.#call(key, target).then((r) => r.open === true, () => false))) await this.#keys('Escape').catch(() => undefined);
           throw e;
         });
         await this.#input(clicksAt(option.point, 1));

@@ -3,6 +3,7 @@
 import { browser } from 'wxt/browser';
 import type { FrameCall } from './messages.ts';
 import { requestOfDetails, type TabChannel } from './surface.ts';
+import { learnEarlyListeners } from './early-listeners.ts';
 import { tabDebugger } from './trusted-input.ts';
 
 /** The built content script (WXT writes the unlisted script entrypoints/agent.ts here). */
@@ -21,6 +22,23 @@ function observeInFrame(recording: boolean): unknown {
   const agent = (globalThis as unknown as { __handrailAgent?: AgentLike }).__handrailAgent;
   return agent ? agent.observe(recording) : null;
 }
+/**
+ * How the probe started in this frame's main world (lib/gesture-probe.ts PROBE_KEY: `late` after the page's
+ * scripts), and whether this document is of the top document's origin (only then can the read reach its record).
+ */
+function probeStartInFrame(): unknown {
+  let sameOrigin = false;
+  try {
+    sameOrigin = window.top?.location.origin === window.location.origin;
+  } catch {
+    sameOrigin = false;
+  }
+  return { start: (globalThis as unknown as { __handrailProbe?: unknown }).__handrailProbe ?? null, sameOrigin };
+}
+const lateAndReachable = (r: unknown): boolean => {
+  const s = r as { start?: unknown; sameOrigin?: unknown } | null;
+  return s?.start === 'late' && s.sameOrigin === true;
+};
 function callInFrame(c: unknown): unknown {
   const agent = (globalThis as unknown as { __handrailAgent?: AgentLike }).__handrailAgent;
   return agent ? agent.call(c) : null;
@@ -35,10 +53,17 @@ export function chromeTab(tabId: number): TabChannel {
       return results.map((r) => ({ frameId: r.frameId, report: (r.result as unknown) ?? null }));
     },
     async install(frameIds) {
-      // The probe first, in the page's main world: from now on it sees the listeners the page adds (those added
-      // before it came are not recorded; handlers and React props are read whenever they were set).
+      // The probe first, in the page's main world: from now on it sees the listeners the page adds (handlers and
+      // React props are read whenever they were set).
       await browser.scripting.executeScript({ target: { tabId, frameIds }, files: [PROBE_SCRIPT_FILE], world: 'MAIN' });
       await browser.scripting.executeScript({ target: { tabId, frameIds }, files: [CONTENT_SCRIPT_FILE] });
+      // A document whose scripts ran before the probe (open before the session) added listeners it did not see:
+      // read them once through the DevTools protocol (lib/early-listeners.ts). Only where the read reaches: the
+      // top document's origin (a third-party frame injected into on each page would flash Chrome's bar each time,
+      // for nothing). Not readable (DevTools open, the clerk cancelled Chrome's bar): those elements are not
+      // offered a gesture; a reload offers them.
+      const starts = await browser.scripting.executeScript({ target: { tabId, frameIds }, func: probeStartInFrame, world: 'MAIN' });
+      if (starts.some((r) => lateAndReachable(r.result))) await debug.inspect(learnEarlyListeners).catch(() => undefined);
     },
     async call(frameId: number, c: FrameCall) {
       const [r] = await browser.scripting.executeScript({ target: { tabId, frameIds: [frameId] }, func: callInFrame, args: [c] });

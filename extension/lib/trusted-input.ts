@@ -9,10 +9,22 @@ import type { TrustedEvent } from './surface.ts';
 /** The DevTools protocol version the commands below are written against (Input.dispatchKeyEvent/MouseEvent). */
 const PROTOCOL = '1.3';
 
+/** The DevTools protocol on one tab's attachment: commands, and the tab's events until the returned function is called. */
+export interface Cdp {
+  send(method: string, params?: Record<string, unknown>): Promise<unknown>;
+  events(listen: (method: string, params: unknown) => void): () => void;
+}
+
 export interface TrustedInput {
   /** Attaches if not attached (before any point is measured: the bar Chrome shows resizes the page once). */
   ready(): Promise<void>;
   send(events: readonly TrustedEvent[]): Promise<void>;
+  /**
+   * Runs `use` on the tab's attachment: the one trusted input keeps, or one made for it and let go after, unless
+   * trusted input wanted it meanwhile (a single read at a session's start shows Chrome's bar for that moment, not
+   * for the session). Never attaches after the clerk cancelled the bar.
+   */
+  inspect<T>(use: (cdp: Cdp) => Promise<T>): Promise<T>;
   release(): Promise<void>;
 }
 
@@ -41,7 +53,9 @@ function attachable(tabId: number): TrustedInput {
   };
   browser.debugger.onDetach.addListener(onDetach);
 
-  const ready = async (): Promise<void> => {
+  /** Trusted input asked for the attachment: it stays until the session ends. */
+  let kept = false;
+  const attach = async (): Promise<void> => {
     if (cancelled) {
       throw new Error('you cancelled Chrome\'s "Handrail started debugging this browser" bar, which keys, hovers, double-clicks and list picks need; start a new session to allow it again');
     }
@@ -58,9 +72,35 @@ function attachable(tabId: number): TrustedInput {
     }
     attached = true;
   };
+  const ready = async (): Promise<void> => {
+    kept = true;
+    await attach();
+  };
+  const cdp: Cdp = {
+    send: (method, params) => browser.debugger.sendCommand(target, method, params),
+    events(listen) {
+      const fn = (source: { tabId?: number }, method: string, params?: unknown): void => {
+        if (source.tabId === tabId) listen(method, params);
+      };
+      browser.debugger.onEvent.addListener(fn);
+      return () => browser.debugger.onEvent.removeListener(fn);
+    },
+  };
 
   return {
     ready,
+    async inspect(use) {
+      const had = attached;
+      await attach();
+      try {
+        return await use(cdp);
+      } finally {
+        if (!had && !kept && attached) {
+          attached = false;
+          await browser.debugger.detach(target).catch(() => undefined);
+        }
+      }
+    },
     async send(events) {
       await ready();
       for (const ev of events) {

@@ -40,6 +40,12 @@ interface ListenerRecord {
   reactRoots: WeakRef<EventTarget>[];
   /** Per target and event type, the listeners it has now. */
   types: WeakMap<EventTarget, Map<string, Set<unknown>>>;
+  /**
+   * Records a listener the target had before this record began, as `addEventListener` would have (the extension
+   * reads those once through the DevTools protocol, for a document open before its probe came: docs/ARCHITECTURE.md,
+   * "The extension's trusted input"). Only the watched types are kept.
+   */
+  learn(target: EventTarget, type: string, listener: unknown): void;
 }
 
 /**
@@ -51,9 +57,15 @@ interface ListenerRecord {
 export function recordListeners(): void {
   const g = globalThis as unknown as Record<string, ListenerRecord | undefined>;
   if (g[LISTENERS_KEY]) return;
-  const record: ListenerRecord = { reactRoots: [], types: new WeakMap() };
-  Object.defineProperty(globalThis, LISTENERS_KEY, { value: record, enumerable: false });
   const watched = new Set(Object.values(EVENT));
+  const record: ListenerRecord = {
+    reactRoots: [],
+    types: new WeakMap(),
+    learn: (target, type, listener) => {
+      if (listener && watched.has(type)) note(target, type, listener, true);
+    },
+  };
+  Object.defineProperty(globalThis, LISTENERS_KEY, { value: record, enumerable: false });
   const proto = EventTarget.prototype;
   const add = proto.addEventListener;
   const remove = proto.removeEventListener;

@@ -1,10 +1,9 @@
-// The extension right-clicks and picks in menus as the runner does, with trusted input: a clerk's right-click that opens a menu is one context_menu step (one that opens none records nothing), a clerk's click on a menu button then on an item is one choose on the button, a model's choose opens a menu rendered only on opening and picks in it; each book is the runner's and the runner replays it. A clerk's clicks through a submenu are one choose with the path; a model's press on a menu button and then an item is one choose, asked about once as the item.
+// The extension right-clicks and picks in menus as the runner does, with trusted input: a clerk's right-click that opens a menu is one context_menu step (one that opens none records nothing), a clerk's click on a menu button then on an item is one choose on the button, a model's choose opens a menu rendered only on opening and picks in it, a model's right-click is a trusted one that counts only if a menu appears; each book is the runner's and the runner replays it. A clerk's clicks through a submenu are one choose with the path; a model's press on a menu button and then an item is one choose, asked about once as the item.
 import { test, expect, type Page } from '@playwright/test';
 import { parseScript } from '../../shared/author/scripted.ts';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
 import { serveFixtures, type FixtureServer } from '../fixtures/server.ts';
-import { actsOf, answer, exportBook, labelScreen, launchWithExtension, menuRows, openPanel, parseBook, replayWithRunner, saveModelSettings, startSession, type Loaded, finishSession } from '../fixtures/extension/harness.ts';
-import { compiled } from './support/evening.ts';
+import { actsOf, answer, exportBook, exportCompileReplay, labelScreen, launchWithExtension, menuRows, openPanel, parseBook, startModelSession, startSession, type Loaded, finishSession } from '../fixtures/extension/harness.ts';
 
 const API_KEY = `sk-fake-${Math.random().toString(36).slice(2, 10)}`;
 
@@ -25,7 +24,14 @@ test.afterAll(async () => {
 });
 
 
-const gestureModels = (page: Page) => page.evaluate(() => (window as unknown as { models: { silent: number; opened: string[] } }).models);
+const gestureModels = (page: Page) => page.evaluate(() => (window as unknown as { models: { silent: number; opened: string[]; trusted: boolean[] } }).models);
+/** Deleting report.pdf from its context menu, by a clerk or a model: the book's acts and the card's steps. */
+const DELETE_FILE_ACTS = ['invoke Gestures', 'context_menu report.pdf', 'invoke Delete'];
+const DELETE_FILE_STEPS = [
+  ['invoke', 'navigate'],
+  ['context_menu', 'navigate'],
+  ['invoke', 'stage'],
+];
 const picks = (page: Page) => page.evaluate(() => (window as unknown as { picks: string[] }).picks);
 
 test('record mode: a right-click that opens a menu is one context_menu step, done again with a trusted right-click; one that opens no menu records nothing', async () => {
@@ -50,7 +56,7 @@ test('record mode: a right-click that opens a menu is one context_menu step, don
   // clerk's own was held), no menu appeared, and the step is refused by name, not written.
   await page.getByText('Right-click does nothing visible here').click({ button: 'right' });
   await expect(panel.getByTestId('note')).toContainText('no menu appeared', { timeout: 20_000 });
-  expect(await gestureModels(page)).toMatchObject({ silent: 1, opened: [] });
+  expect(await gestureModels(page)).toMatchObject({ silent: 1, opened: [], trusted: [true] });
 
   // A file's menu: held, done again with a trusted right-click, and the page's own menu opens at the file.
   await page.getByText('report.pdf').click({ button: 'right' });
@@ -64,16 +70,8 @@ test('record mode: a right-click that opens a menu is one context_menu step, don
   await expect.poll(async () => (await gestureModels(page)).opened).toEqual(['Delete report.pdf']);
   await finishSession(panel);
 
-  const jsonl = await exportBook(panel);
-  expect(actsOf(jsonl)).toEqual(['invoke Gestures', 'context_menu report.pdf', 'invoke Delete']);
-  const card = compiled(parseBook(jsonl), { id: 'delete_file' });
-  expect(card.steps.map((s) => [s.op.verb, s.effect.kind])).toEqual([
-    ['invoke', 'navigate'],
-    ['context_menu', 'navigate'],
-    ['invoke', 'stage'],
-  ]);
-  const result = await replayWithRunner(card, { inputs: {}, baseUrl: server.url, evidenceDir: test.info().outputPath('evidence') });
-  expect(result).toMatchObject({ word: 'SUCCESS', llm_calls: 0 });
+  const { card } = await exportCompileReplay(panel, { id: 'delete_file', acts: DELETE_FILE_ACTS, baseUrl: server.url, evidenceDir: test.info().outputPath('evidence') });
+  expect(card.steps.map((s) => [s.op.verb, s.effect.kind])).toEqual(DELETE_FILE_STEPS);
   await page.close();
   await panel.close();
 });
@@ -102,13 +100,9 @@ test('record mode: the clerk opens a menu button and clicks an item — one choo
   await expect(panel.getByTestId('screen-label')).toHaveText('menus', { timeout: 20_000 });
   await finishSession(panel);
 
-  const jsonl = await exportBook(panel);
   // Two picks, never a press on a button or an item.
-  expect(actsOf(jsonl)).toEqual(['choose Actions Duplicate', 'choose More Export']);
-  const card = compiled(parseBook(jsonl), { id: 'duplicate_and_export' });
+  const { card } = await exportCompileReplay(panel, { id: 'duplicate_and_export', acts: ['choose Actions Duplicate', 'choose More Export'], baseUrl: server.url, evidenceDir: test.info().outputPath('evidence') });
   expect(card.steps.map((s) => s.op.verb)).toEqual(['choose', 'choose']);
-  const result = await replayWithRunner(card, { inputs: {}, baseUrl: server.url, evidenceDir: test.info().outputPath('evidence') });
-  expect(result).toMatchObject({ word: 'SUCCESS', llm_calls: 0 });
   await page.close();
   await panel.close();
 });
@@ -130,11 +124,7 @@ test('model mode: a model chooses in a closed menu rendered only on opening and 
   );
   const fake = await startFakeAnthropic(script, { apiKey: API_KEY });
   try {
-    const page = await ext.context.newPage();
-    await page.goto(`${server.url}/menus.html`);
-    const panel = await openPanel(ext, `${server.url}/menus.html`);
-    await saveModelSettings(panel, { key: API_KEY, baseURL: fake.url, model: 'claude-fake' });
-    await startSession(panel, { mode: 'model', goal: 'Print, sort by name, share', owner: 'Dana Reviewer', inputs: [] });
+    const { page, panel } = await startModelSession(ext, `${server.url}/menus.html`, { key: API_KEY, baseURL: fake.url }, { goal: 'Print, sort by name, share', owner: 'Dana Reviewer' });
     await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 60_000 });
     expect(fake.problems).toEqual([]);
     // The Share pick was refused (two items are named "Copy link"): never guessed, so nothing of Share was clicked.
@@ -142,6 +132,48 @@ test('model mode: a model chooses in a closed menu rendered only on opening and 
     await expect(page.getByRole('menuitemradio', { name: 'By name', includeHidden: true })).toHaveAttribute('aria-checked', 'true');
     expect(actsOf(await exportBook(panel))).toEqual(['choose More Print', 'choose Sort By name']);
     expect(fake.bodies.join('\n')).toContain('2 items are named \\"Copy link\\" in its menu');
+    await page.close();
+    await panel.close();
+  } finally {
+    await fake.close();
+  }
+});
+
+test('model mode: a model\'s context_menu is a trusted right-click that counts only if a menu appears — on a note that opens none it is refused and written nowhere, on a file the menu opens and the model picks in it; the runner replays the book', async () => {
+  test.setTimeout(150_000);
+  const script = parseScript(
+    JSON.stringify({
+      turns: [
+        [
+          { tool: 'assert_screen', label: 'start', title: 'Start' },
+          { tool: 'act', match: "link 'Gestures'", verb: 'invoke' },
+        ],
+        [
+          { tool: 'assert_screen', label: 'notes', title: 'Notes' },
+          { tool: 'act', match: "text 'Right-click does nothing visible here'", verb: 'context_menu' },
+        ],
+        [{ tool: 'act', match: "text 'report.pdf'", verb: 'context_menu' }],
+        [
+          { tool: 'assert_screen', label: 'file_menu', title: 'Notes' },
+          { tool: 'act', match: "menuitem 'Delete'", verb: 'invoke' },
+        ],
+        [{ tool: 'finish', label: 'notes' }],
+      ],
+    }),
+  );
+  const fake = await startFakeAnthropic(script, { apiKey: API_KEY });
+  try {
+    const { page, panel } = await startModelSession(ext, `${server.url}/start`, { key: API_KEY, baseURL: fake.url }, { goal: 'Delete report.pdf from its menu', owner: 'Dana Reviewer' });
+    await answer(panel, "menuitem 'Delete'", 'stage', 60_000);
+    await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 60_000 });
+    expect(fake.problems).toEqual([]);
+    // Both right-clicks reached the page as a person's; the first opened no menu, and the model was told so.
+    expect(await gestureModels(page)).toMatchObject({ silent: 1, opened: ['Delete report.pdf'], trusted: [true, true] });
+    expect(fake.bodies.join('\n')).toContain('no menu appeared');
+
+    // The refused right-click is in no book line; the one that opened a menu is, then the pick in it.
+    const { card } = await exportCompileReplay(panel, { id: 'delete_file_model', acts: DELETE_FILE_ACTS, baseUrl: server.url, evidenceDir: test.info().outputPath('evidence-model') });
+    expect(card.steps.map((s) => [s.op.verb, s.effect.kind])).toEqual(DELETE_FILE_STEPS);
     await page.close();
     await panel.close();
   } finally {
@@ -171,12 +203,7 @@ test('record mode: the clerk opens a menu button, then a submenu (by a click, by
   expect(await picks(page)).toEqual(['File/Export/PDF', 'File/Share/Link']);
   await expect(panel.getByTestId('screen-label')).toHaveText('submenus', { timeout: 20_000 });
   await finishSession(panel);
-
-  const jsonl = await exportBook(panel);
-  expect(actsOf(jsonl)).toEqual(['choose File Export › PDF', 'choose File Share › Link']);
-  const card = compiled(parseBook(jsonl), { id: 'export_pdf' });
-  const result = await replayWithRunner(card, { inputs: {}, baseUrl: server.url, evidenceDir: test.info().outputPath('evidence') });
-  expect(result).toMatchObject({ word: 'SUCCESS', llm_calls: 0 });
+  await exportCompileReplay(panel, { id: 'export_pdf', acts: ['choose File Export › PDF', 'choose File Share › Link'], baseUrl: server.url, evidenceDir: test.info().outputPath('evidence-submenu') });
   await page.close();
   await panel.close();
 });
@@ -197,11 +224,7 @@ test('model mode: a model that presses a menu button and then an item of its men
   );
   const fake = await startFakeAnthropic(script, { apiKey: API_KEY });
   try {
-    const page = await ext.context.newPage();
-    await page.goto(`${server.url}/menus.html`);
-    const panel = await openPanel(ext, `${server.url}/menus.html`);
-    await saveModelSettings(panel, { key: API_KEY, baseURL: fake.url, model: 'claude-fake' });
-    await startSession(panel, { mode: 'model', goal: 'Print', owner: 'Dana Reviewer', inputs: [] });
+    const { page, panel } = await startModelSession(ext, `${server.url}/menus.html`, { key: API_KEY, baseURL: fake.url }, { goal: 'Print', owner: 'Dana Reviewer' });
     // The extension cannot hold a write, so the owner is asked before a press: once, about the item (opening the
     // menu is watched, not asked about), and the one step carries the answer.
     await answer(panel, "menuitem 'Print'", 'stage', 60_000);

@@ -3,8 +3,7 @@ import { test, expect, type Page } from '@playwright/test';
 import { parseScript } from '../../shared/author/scripted.ts';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
 import { serveFixtures, type FixtureServer } from '../fixtures/server.ts';
-import { actsOf, answer, book, exportBook, labelScreen, launchWithExtension, openPanel, parseBook, replayWithRunner, saveModelSettings, startSession, type Loaded, finishSession } from '../fixtures/extension/harness.ts';
-import { compiled } from './support/evening.ts';
+import { actsOf, answer, book, exportBook, exportCompileReplay, labelScreen, launchWithExtension, openPanel, parseBook, startModelSession, startSession, type Loaded, finishSession } from '../fixtures/extension/harness.ts';
 
 const API_KEY = `sk-fake-${Math.random().toString(36).slice(2, 10)}`;
 const GOAL = 'Add an item, delete "Buy milk", assign the list to Sam Okafor and search for milk';
@@ -93,21 +92,23 @@ test('record mode: the clerk presses Enter in two fields, hovers a row and click
   await labelScreen(panel, 'sent', 'Sent');
   await finishSession(panel);
 
-  const jsonl = await exportBook(panel);
-  expect(actsOf(jsonl)).toEqual(FOUR_VERBS_BOOK);
+  // The card replays the whole task with the runner (no extension, no model) on a fresh page.
+  const { jsonl, card } = await exportCompileReplay(panel, {
+    id: 'tidy_list',
+    acts: FOUR_VERBS_BOOK,
+    inputs: Object.fromEntries(INPUTS.map((i) => [i.name, i.value])),
+    baseUrl: server.url,
+    evidenceDir: test.info().outputPath('evidence'),
+  });
   const search = parseBook(jsonl).findLast((l) => l.kind === 'act');
   expect(search?.kind === 'act' && search.effect).toEqual({ kind: 'commit', by: 'owner', owner: 'Dana Clerk' });
   expect(search?.kind === 'act' && search.writes?.map((w) => `${w.method} ${new URL(w.url).pathname} ${w.fate}`)).toEqual(['POST /search-sent allowed']);
   expect(parseBook(jsonl).filter((l) => l.kind === 'act').every((l) => l.actor === 'human')).toBe(true);
-  const card = compiled(parseBook(jsonl), { id: 'tidy_list' });
   expect(card.steps.map((s) => s.op.verb)).toEqual(['set_value', 'press', 'hover', 'invoke', 'choose', 'set_value', 'press']);
   expect(card.steps.filter((s) => s.op.verb === 'press').map((s) => [s.op.value, s.effect.kind])).toEqual([
     ['Enter', 'stage'],
     ['Enter', 'commit'],
   ]);
-  // The card replays the whole task with the runner (no extension, no model) on a fresh page.
-  const result = await replayWithRunner(card, { inputs: Object.fromEntries(INPUTS.map((i) => [i.name, i.value])), baseUrl: server.url, evidenceDir: test.info().outputPath('evidence') });
-  expect(result).toMatchObject({ word: 'SUCCESS', llm_calls: 0 });
   await page.close();
   await panel.close();
 });
@@ -138,11 +139,7 @@ test('model mode: a scripted model presses Enter, hovers, deletes, picks and sub
   );
   const fake = await startFakeAnthropic(script, { apiKey: API_KEY });
   try {
-    const page = await ext.context.newPage();
-    await page.goto(`${server.url}/verbs.html`);
-    const panel = await openPanel(ext, server.url);
-    await saveModelSettings(panel, { key: API_KEY, baseURL: fake.url, model: 'claude-fake' });
-    await startSession(panel, { mode: 'model', goal: GOAL, owner: 'Dana Reviewer', inputs: INPUTS });
+    const { page, panel } = await startModelSession(ext, `${server.url}/verbs.html`, { key: API_KEY, baseURL: fake.url }, { goal: GOAL, owner: 'Dana Reviewer', inputs: INPUTS });
     await answer(panel, "textbox 'New item'", 'stage');
     await answer(panel, "button 'Delete item' in row 'Buy milk'", 'stage');
     // Trusted input worked: a synthetic pointer would not have shown the row's Delete for the model to press, and

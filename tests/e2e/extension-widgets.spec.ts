@@ -69,15 +69,18 @@ test('record mode: a clerk picks in MUI Select, Radix DropdownMenu and Headless 
   await panel.close();
 });
 
-test('model mode: choose in Headless UI Combobox (opened with Down Arrow) and Listbox is done with trusted input, and the page holds each pick', async () => {
+test('model mode: choose in Headless UI Combobox (opened with Down Arrow) and Listbox is done with trusted input, and the page holds each pick; a pick of no option fails by name and closes MUI\'s modal list', async () => {
   test.setTimeout(180_000);
   const script = parseScript(
     JSON.stringify({
       turns: [
         [
           { tool: 'assert_screen', label: 'settings', title: 'Case settings' },
-          { tool: 'act', match: "combobox 'Assignee'", verb: 'choose', value: '{{input.assignee}}' },
+          // No such priority: refused by name, and MUI's modal list it opened is closed again (else the page under
+          // it could not be clicked, and the next pick would fail "covered").
+          { tool: 'act', match: "combobox 'Priority'", verb: 'choose', value: 'Urgent' },
         ],
+        [{ tool: 'act', match: "combobox 'Assignee'", verb: 'choose', value: '{{input.assignee}}' }],
         [{ tool: 'act', match: "button 'Queue Claims'", verb: 'choose', value: 'Fraud' }],
         [{ tool: 'act', match: "button 'Save'", verb: 'invoke' }],
         [
@@ -97,9 +100,12 @@ test('model mode: choose in Headless UI Combobox (opened with Down Arrow) and Li
     await answer(panel, "button 'Save'", 'commit', 60_000);
     await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 60_000 });
     expect(fake.problems).toEqual([]);
-    expect(app.widgets).toMatchObject([{ assignee: 'Katherine Johnson', list_queue: 'Fraud' }]);
     const jsonl = await exportBook(panel);
+    expect(app.widgets).toMatchObject([{ assignee: 'Katherine Johnson', list_queue: 'Fraud' }]);
     expect(actsOf(jsonl)).toEqual(['choose Assignee {{input.assignee}}', 'choose Queue Claims Fraud', 'invoke Save']);
+    expect(parseBook(jsonl).filter((l) => l.kind === 'refusal').map((l) => l.kind === 'refusal' && `${l.code} ${l.message}`)).toEqual([
+      expect.stringMatching(/^ACTION_FAILED .*Urgent/),
+    ]);
     await page.close();
     await panel.close();
   } finally {
