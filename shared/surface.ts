@@ -55,6 +55,19 @@ export type Query = { kind: 'observe' } | { kind: 'text_present'; text: string }
 export type Answer = { kind: 'observe'; observation: Observation } | { kind: 'text_present'; present: boolean };
 
 
+/**
+ * Where a menu item is reached from (docs/ARCHITECTURE.md, "A menu opened and picked in"): the menu button
+ * whose menu holds it (its ref, in the observation the item's ref came from), the `choose` value that picks it (its
+ * name, or a path through submenus: shared/menu-path.ts), and whether it opens a submenu itself.
+ */
+export interface MenuPick {
+  button: string;
+  /** The button's accessible name: how it is known when the open menu hides it (a modal menu: Radix, MUI). */
+  name: string;
+  value: string;
+  opens: boolean;
+}
+
 /** A typed failure from a surface: the engine turns its code into a run result word. */
 export class SurfaceError extends HandrailError<SurfaceErrorCode> {
   override readonly name = 'SurfaceError';
@@ -88,6 +101,12 @@ export interface Surface {
    * schedule alone.
    */
   loaded?(ms: number): Promise<boolean>;
+  /**
+   * The menu item behind `ref` (of the latest observation): where it is reached from, or null when it is in no one
+   * menu button's menu. The guard asks it to write a model's press on a menu button and then on an item of its menu
+   * as the one `choose` step replay does. Optional: without it, each press is its own step.
+   */
+  menuPick?(ref: string): Promise<MenuPick | null>;
   /** How many fields holding a secret the last screenshot masked (0 or absent: none). The evidence records it. */
   readonly maskedLastShot?: number;
   /**

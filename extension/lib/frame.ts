@@ -5,7 +5,8 @@
 import { createInPage } from '../../shared/dom/index.ts';
 import { askMainWorld } from './gesture-probe.ts';
 import type { InPage } from '../../shared/dom/api.ts';
-import { comboOf, isListButton, isMenuButton, listOpen, MENU_ITEMS, menuButtonOf, menuItemKeys, notChosen, optionName, optionToPick, revealer } from '../../shared/dom/options.ts';
+import { comboOf, isListButton, isMenuButton, listOpen, MENU_ITEMS, menuItemKeys, menuPathOf, notChosen, optionName, optionToPick, revealer } from '../../shared/dom/options.ts';
+import { menuLevels } from '../../shared/menu-path.ts';
 import { keyOfEvent, type Key } from '../../shared/keys.ts';
 import { verbsOf } from '../../shared/operations.ts';
 import { frameSegment } from '../../shared/ref.ts';
@@ -436,14 +437,19 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
     // the option's or item's name, not a press (nor two: the click that opened a menu was let through, below).
     const item = target?.closest(MENU_ITEMS);
     const option = item ?? target?.closest('[role=option]');
-    const list = item ? menuButtonOf(item) : option ? comboOf(option) : null;
+    // An item is picked on the menu button it is reached from, by its path through submenus (options.ts menuPathOf).
+    const path = item ? menuPathOf(item) : null;
+    const list = item ? (path?.button ?? null) : option ? comboOf(option) : null;
     const listHit = option && list ? controlAt(list) : null;
     if (option && list && (!listHit || verbsOf(listHit.verbs).includes('choose'))) {
+      // An item that opens a submenu is on the way to the pick, as the click that opened the menu: let through.
+      if (path?.opens) return settlePending();
       hold(e);
       for (const el of [...dirty]) flushTyped(el);
-      const name = optionName(option);
-      // A listbox shown on the page (no popup): nothing to close.
-      if (list.getAttribute('role') === 'listbox') {
+      const name = path?.value ?? optionName(option);
+      // A listbox shown on the page (no popup): nothing to close. A pick in a submenu is reported with the menus
+      // open, and the guard picks again in them: the extension does not open a submenu itself ("Submenus").
+      if (list.getAttribute('role') === 'listbox' || menuLevels(name).length > 1) {
         emit(() => send('choose', list, name));
         return;
       }
@@ -608,6 +614,8 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
           return checkFor(api, c);
         case 'frame_box':
           return frameBox(win, c.child);
+        case 'menu_pick':
+          return { ok: true, pick: api.menuPick(c.ref) };
       }
     },
   };

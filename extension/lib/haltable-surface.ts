@@ -1,7 +1,7 @@
 // The clerk's tab as a Surface the clerk can halt: once halted every verb but `evaluate` fails, so a running
 // evening ends itself at once (and writes its own end line). Each observation is also shown to the panel.
 import type { Observation } from '../../shared/schema/observation.ts';
-import { SurfaceError, type ActResult, type Answer, type BoundTarget, type Operation, type Query, type Resolution, type Surface } from '../../shared/surface.ts';
+import { SurfaceError, type ActResult, type Answer, type BoundTarget, type MenuPick, type Operation, type Query, type Resolution, type Surface } from '../../shared/surface.ts';
 import type { SeenWrite, WriteScope } from '../../shared/writes.ts';
 import type { ExtensionSurface } from './surface.ts';
 
@@ -38,6 +38,10 @@ export class HaltableSurface implements Surface {
   act(ref: string, op: Operation): Promise<ActResult> {
     this.#live();
     return this.inner.act(ref, op);
+  }
+  menuPick(ref: string): Promise<MenuPick | null> {
+    this.#live();
+    return this.inner.menuPick(ref);
   }
   evaluate(q: Query): Promise<Answer> {
     return this.inner.evaluate(q);

@@ -128,6 +128,8 @@ export const FrameCall = z.discriminatedUnion('op', [
   z.strictObject({ op: z.literal('check'), ref: z.string(), verb: Verb, value: z.string().optional() }),
   /** Where the child frame spelled `child` (shared/ref.ts frameSegment) shows its content, in this frame's viewport. */
   z.strictObject({ op: z.literal('frame_box'), child: z.string() }),
+  /** Where the menu item behind `ref` is reached from: its menu button's ref, the choose value, whether it opens a submenu (shared/surface.ts menuPick). */
+  z.strictObject({ op: z.literal('menu_pick'), ref: z.string() }),
 ]);
 export type FrameCall = z.infer<typeof FrameCall>;
 
@@ -151,6 +153,8 @@ export const FrameReply = z.union([
     open: z.boolean().optional(),
     /** `point` at `target` for choose: the control is a combobox (one a click does not open is opened with Down Arrow). */
     combobox: z.boolean().optional(),
+    /** `menu_pick`: where the item is reached from, or null (shared/dom/options.ts menuPathOf). */
+    pick: z.strictObject({ button: z.string(), name: z.string(), value: z.string(), opens: z.boolean() }).nullable().optional(),
   }),
   z.strictObject({
     ok: z.literal(false),

@@ -9,7 +9,7 @@ import type { Control, Observation, Part, Verb } from '../../shared/schema/obser
 import { combineParts, screenDump } from '../../shared/screens.ts';
 import { WALKER_VERSION } from '../../shared/dom/version.ts';
 import { CLICK_OPENS_MS } from '../../shared/dom/options.ts';
-import { SurfaceError, type ActResult, type Answer, type BoundTarget, type Operation, type Query, type Resolution, type Surface } from '../../shared/surface.ts';
+import { SurfaceError, type ActResult, type Answer, type BoundTarget, type MenuPick, type Operation, type Query, type Resolution, type Surface } from '../../shared/surface.ts';
 import { isWrite, viaOf, type Request, type SeenWrite, type WriteScope } from '../../shared/writes.ts';
 import { FrameReply, FrameReport, type FrameCall } from './messages.ts';
 
@@ -315,6 +315,13 @@ export class ExtensionSurface implements Surface {
     const { key, local } = splitRef(ref);
     const reply = await this.#call(key, { op: 'selectors', ref: local });
     return reply.ok ? (reply.selectors ?? []) : [];
+  }
+
+  /** Where the menu item behind `ref` is reached from (shared/surface.ts menuPick), asked of its frame. */
+  async menuPick(ref: string): Promise<MenuPick | null> {
+    const { key, local } = splitRef(ref);
+    const reply = await this.#call(key, { op: 'menu_pick', ref: local });
+    return reply.ok && reply.pick ? { ...reply.pick, button: formatRef(parseFrameKey(key), reply.pick.button) } : null;
   }
 
   /** The frame a ref lives in, by its key ('' for the top document), as last observed. */

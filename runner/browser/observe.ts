@@ -7,6 +7,7 @@ import type { DocumentObservation, FindQuery, InPage } from '../../shared/dom/ap
 import { WIRE_VERSION } from '../../shared/dom/wire.ts';
 import { formatRef, frameKey, frameObservation, parseRef, type FramePath } from '../../shared/ref.ts';
 import type { Part, Observation, SurfaceRows } from '../../shared/schema/observation.ts';
+import type { MenuPick } from '../../shared/surface.ts';
 import { combineParts } from '../../shared/screens.ts';
 import { frameAt, framePath } from './frames.ts';
 import { WALKER_VERSION, walkerSource } from './walker-bundle.ts';
@@ -88,7 +89,7 @@ export async function observePage(page: Page): Promise<Observation> {
 }
 
 /** The walker's per-ref questions, by method name: each takes one argument and answers plain JSON. */
-type Question = 'find' | 'textOf' | 'rowsOf' | 'selectors';
+type Question = 'find' | 'textOf' | 'rowsOf' | 'selectors' | 'menuPick';
 type Ask<M extends Question> = Parameters<InPage[M]>[0];
 type Told<M extends Question> = ReturnType<InPage[M]>;
 
@@ -152,6 +153,14 @@ export async function textOfRef(page: Page, ref: string): Promise<string> {
   return at ? ask(at.frame, 'textOf', at.local) : '';
 }
 
+/** Where the menu item behind a page-wide ref is reached from, its button as a page-wide ref (shared/dom/options.ts menuPathOf); null when gone or none. */
+export async function menuPickOfRef(page: Page, ref: string): Promise<MenuPick | null> {
+  const at = await locate(page, ref);
+  const pick = at ? await ask(at.frame, 'menuPick', at.local) : null;
+  const parts = parseRef(ref);
+  return pick && parts ? { ...pick, button: formatRef(parts.frame, pick.button) } : null;
+}
+
 /** The rows of the table, grid or list behind a page-wide ref (docs/ARCHITECTURE.md, "Rows as outputs"); null when gone or none. */
 export async function rowsOfRef(page: Page, ref: string): Promise<SurfaceRows | null> {
   const at = await locate(page, ref);
@@ -165,7 +174,7 @@ export async function selectorsOfRef(page: Page, ref: string): Promise<string[]>
 }
 
 /** The walker's questions about one element, by method name (shared/dom/options.ts through InPage). */
-type ElementQuestion = 'optionToPick' | 'notChosen' | 'listOpen' | 'revealer';
+type ElementQuestion = 'optionToPick' | 'notChosen' | 'listOpen' | 'revealer' | 'submenuToOpen';
 
 /**
  * Runs in the element's own document: the walker's answer about it. The element came from a walker ref, so this
@@ -183,6 +192,13 @@ export async function optionToPick(el: ElementHandle<Element>, name: string): Pr
   const pick = await el.evaluateHandle(askAbout, ['optionToPick', name, WALKER_VERSION] as const);
   const option = pick.asElement() as ElementHandle<Element> | null;
   return option ?? ((await pick.jsonValue()) as string);
+}
+
+/** For `choose` by a path: the menu item whose submenu is to be opened next, null when none, or why not (shared/dom/options.ts). */
+export async function submenuToOpen(el: ElementHandle<Element>, name: string): Promise<ElementHandle<Element> | string | null> {
+  const next = await el.evaluateHandle(askAbout, ['submenuToOpen', name, WALKER_VERSION] as const);
+  const item = next.asElement() as ElementHandle<Element> | null;
+  return item ?? ((await next.jsonValue()) as string | null);
 }
 
 /** After a pick: null when the combobox or listbox shows `name` as chosen, else what it shows instead: one evaluate. */

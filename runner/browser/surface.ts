@@ -12,6 +12,7 @@ import {
   type ActResult,
   type Answer,
   type BoundTarget,
+  type MenuPick,
   type Operation,
   type Query,
   type Resolution,
@@ -21,7 +22,7 @@ import { isWrite, originOf, type Request, type SeenWrite, type WriteGate, type W
 import { findChromium } from './chromium.ts';
 import { frameAt } from './frames.ts';
 import { followLoads, Loads } from './loads.ts';
-import { elementOf, findInFrame, listOpen, notChosen, observePage, optionToPick, pendingNavigation, revealer, rowsOfRef, textOfRef } from './observe.ts';
+import { elementOf, findInFrame, listOpen, menuPickOfRef, notChosen, observePage, optionToPick, pendingNavigation, revealer, rowsOfRef, submenuToOpen, textOfRef } from './observe.ts';
 import { CLICK_OPENS_MS } from '../../shared/dom/options.ts';
 import { gestureProbeSource, WALKER_VERSION, walkerInitScript } from './walker-bundle.ts';
 
@@ -87,6 +88,7 @@ async function choose(el: ElementHandle<Element>, value: string): Promise<void> 
   const wasOpen = await listOpen(el);
   if (!wasOpen) await openList(el);
   try {
+    await openSubmenus(el, value);
     const option = await askUntil(() => optionToPick(el, value), (o) => typeof o !== 'string');
     if (typeof option === 'string') throw new SurfaceError('ACTION_FAILED', option);
     await option.click();
@@ -104,6 +106,23 @@ async function choose(el: ElementHandle<Element>, value: string): Promise<void> 
   if (why !== null) throw new SurfaceError('ACTION_FAILED', why);
 }
 
+/** How long a submenu may take to open on a hover before the item is clicked instead (menus open on hover after a short delay). */
+const HOVER_OPENS_MS = 500;
+
+/**
+ * Whether `item`'s submenu opened: the walk down the path no longer stops at it (another item to open, none left, or
+ * a level further down that is not there, which the pick then reports by name).
+ */
+async function opened(el: ElementHandle<Element>, value: string, item: ElementHandle<Element>, ms: number): Promise<boolean> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const next = await submenuToOpen(el, value);
+    if (next === null || typeof next === 'string' || !(await next.evaluate((a, b) => a === b, item))) return true;
+    if (Date.now() >= until) return false;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 /**
  * Opens the list `el` picks from as a person would: a click; and for a combobox a click does not open (Headless UI's
  * Combobox opens on typing or on Down Arrow, not on a click), Down Arrow, which opens a combobox's popup (WAI-ARIA APG
@@ -116,6 +135,28 @@ async function openList(el: ElementHandle<Element>): Promise<void> {
   while (!(await listOpen(el))) {
     if (Date.now() >= until) return void (await el.press('ArrowDown'));
     await new Promise((r) => setTimeout(r, 30));
+  }
+}
+
+/**
+ * `choose` by a path through submenus (docs/ARCHITECTURE.md, "The six verbs": submenus): each submenu on the way is
+ * opened as menus open them — a hover (Radix, MUI), else a click (WAI-ARIA APG menubar), else ArrowRight on the
+ * focused item (the APG keyboard) — and each is waited for, so the pick is clicked in a showing menu.
+ */
+async function openSubmenus(el: ElementHandle<Element>, value: string): Promise<void> {
+  for (let level = 0; level < 8; level++) {
+    const next = await askUntil(() => submenuToOpen(el, value), (n) => typeof n !== 'string');
+    // No way there (no item of a level's name): optionToPick says why, in the same words.
+    if (next === null || typeof next === 'string') return;
+    const name = await next.evaluate((e) => (e.getAttribute('aria-label') ?? (e as HTMLElement).innerText).trim().split('\n')[0]?.slice(0, 60) ?? '');
+    await next.hover();
+    if (await opened(el, value, next, HOVER_OPENS_MS)) continue;
+    await next.click();
+    if (await opened(el, value, next, GESTURE_SHOWS_MS)) continue;
+    await next.focus();
+    await next.press('ArrowRight');
+    if (await opened(el, value, next, GESTURE_SHOWS_MS)) continue;
+    throw new SurfaceError('ACTION_FAILED', `the submenu of "${name}" did not open (hovered, clicked, ArrowRight)`);
   }
 }
 
@@ -423,6 +464,11 @@ export class BrowserSurface implements Surface {
     } catch (e) {
       this.wrap(e, `${op.verb} on ${ref}`);
     }
+  }
+
+  /** Where the menu item behind `ref` is reached from (shared/surface.ts menuPick; shared/dom/options.ts menuPathOf). */
+  async menuPick(ref: string): Promise<MenuPick | null> {
+    return menuPickOfRef(this.page, ref);
   }
 
   async evaluate(query: Query): Promise<Answer> {

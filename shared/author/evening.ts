@@ -8,7 +8,7 @@ import { labelOf, renderRow, type MenuRow } from '../menu.ts';
 import { TRACE_SCHEMA_ID, type TraceLine } from '../schema/trace.ts';
 import { Masker } from '../secrets.ts';
 import type { Surface } from '../surface.ts';
-import { BookResumeError, Dispatch, Guard } from './guard.ts';
+import { BookResumeError, Dispatch, Guard, Held } from './guard.ts';
 import type { Book, EveningInput, Model, Owner, ToolCall, ToolOutcome } from './ports.ts';
 import type { ModelUsage } from './models.ts';
 import { approxTokens, screenText, systemText } from './prompt.ts';
@@ -61,6 +61,11 @@ export const EveningState = z.strictObject({
   changed: z.boolean(),
   /** The action of the next call, kept just before it was done; its book line, if any, is beyond `lines`. */
   dispatched: Dispatch.nullable(),
+  /**
+   * Presses that opened a menu, held back from the book until the model picks in it or does something else (see
+   * Held in shared/author/guard.ts). Written first when they are written, so they come first beyond `lines`.
+   */
+  held: Held.nullable().optional(),
 });
 export type EveningState = z.infer<typeof EveningState>;
 
@@ -153,6 +158,8 @@ class Evening {
       ...(o.selectorsFor ? { selectorsFor: o.selectorsFor } : {}),
       ...(o.now ? { now: o.now } : {}),
       ...(from ? { resume: from.lines } : {}),
+      // Held presses go on being held only if none was written after the place was kept (a write flushes them first).
+      ...(from?.state?.held && from.lines.length === from.state.lines ? { held: from.state.held } : {}),
       ...(o.checkpoint ? { dispatching: (d: Dispatch) => (this.#cur ? this.#keep(this.#cur, d) : Promise.resolve()) } : {}),
     });
     this.#maxTurns = o.maxTurns ?? DEFAULT_MAX_TURNS;
@@ -210,6 +217,7 @@ class Evening {
       results: [...turn.results],
       changed: this.#guard.screenChanged,
       dispatched,
+      held: this.#guard.held,
     });
   }
 
@@ -257,8 +265,15 @@ class Evening {
     const results = [...state.results];
     this.#results = results;
     let changed = state.changed;
+    // Held presses written after the state was kept come first, as they were (a write flushes them): no call's answer.
+    let beyond = from.lines.slice(state.lines);
+    for (const h of state.held?.lines ?? []) {
+      const l = beyond[0];
+      if (l?.kind !== 'act' || l.verb !== h.verb || l.before.signature !== h.before.signature || l.after.signature !== h.after.signature) break;
+      beyond = beyond.slice(1);
+    }
     // A line written after the state was kept answers the next call: it ran, and must not run again.
-    for (const line of from.lines.slice(state.lines)) {
+    for (const line of beyond) {
       const call = state.calls[results.length];
       if (!call) throw new BookResumeError(`book line ${line.seq} answers no call of the interrupted turn`);
       if (line.kind === 'refusal') {

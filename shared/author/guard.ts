@@ -7,7 +7,7 @@ import { buildMenu, labelOf, renderRow, type MenuRow } from '../menu.ts';
 import { outsideValues, takesValue, VERBS } from '../operations.ts';
 import { blankFor, blanksIn, fillBlanks } from '../schema/blanks.ts';
 import type { EffectKind, FingerprintField } from '../schema/capability.ts';
-import type { Observation } from '../schema/observation.ts';
+import { Control as ControlSchema, type Control, type Observation } from '../schema/observation.ts';
 import { z } from 'zod';
 import { lineHash, TraceAct, TraceLine, type ScreenSeen } from '../schema/trace.ts';
 type ActLine = z.infer<typeof TraceAct>;
@@ -21,6 +21,9 @@ import { probeRungs } from './probe.ts';
 import { locate, rowSources, type RowSource } from './rows.ts';
 import { look, settleAfter, type SettleOptions } from './settle.ts';
 import { HandrailError } from '../errors.ts';
+import { menuItemKeys } from '../dom/options.ts';
+import { menuLevels, menuPathValue } from '../menu-path.ts';
+import type { MenuPick } from '../surface.ts';
 import { describeWrite, type Request, type SeenWrite, type WriteScope } from '../writes.ts';
 
 export type RefusalCode =
@@ -76,6 +79,8 @@ export interface GuardOptions {
    * the guard numbers on after its last line and knows the labels it pinned and whether it finished.
    */
   resume?: readonly TraceLine[];
+  /** With `resume`: presses held back when the host last kept the evening's place, none of them written since (see Held). */
+  held?: Held | null;
   /**
    * Called, and awaited, just before an action is done on the surface, with its book line but for the screen
    * after: a host that may be stopped between the action and its line keeps it, to `recover` it on resume.
@@ -102,6 +107,37 @@ export type DispatchedLine = z.infer<typeof DispatchedLine>;
 /** An action the guard was about to do (or did) when the host last heard from it; `call` is the model's call id. */
 export const Dispatch = z.strictObject({ call: z.string(), line: DispatchedLine });
 export type Dispatch = z.infer<typeof Dispatch>;
+
+/** An act line as written, but for its number, time and chain. */
+const ActDraft = TraceAct.omit({ seq: true, at: true, prev: true });
+type ActDraft = z.infer<typeof ActDraft>;
+
+/**
+ * Presses that opened a menu (a menu button, then any submenu items), held back from the book while the model may
+ * still pick in that menu (docs/ARCHITECTURE.md, "A menu opened and picked in"). A pick writes them as one
+ * `choose` on the button; anything else writes them as they were, first. A host that may be stopped keeps them with
+ * the evening's place (shared/author/evening.ts EveningState).
+ */
+export const Held = z.strictObject({
+  lines: z.array(ActDraft).min(1),
+  /** The menu button as the screen before it showed it, and the `choose` row it had there. */
+  button: ControlSchema,
+  chooseRow: z.number().int().positive(),
+  /** The item names pressed so far below the button (submenus opened). */
+  levels: z.array(z.string()),
+});
+export type Held = z.infer<typeof Held>;
+
+/** Whether two looks show the same control: role, name, scope and ancestors (refs last one observation). */
+function sameControl(a: Control, b: Control): boolean {
+  return a.role === b.role && a.name === b.name && JSON.stringify(a.scope) === JSON.stringify(b.scope) && JSON.stringify(a.ancestors) === JSON.stringify(b.ancestors);
+}
+
+/** Whether `after` shows a menu item `before` did not (shared/dom/options.ts menuItemKeys): a menu opened. */
+function menuOpened(before: Observation, after: Observation): boolean {
+  const was = new Set(menuItemKeys(before.parts.flatMap((p) => p.controls)));
+  return menuItemKeys(after.parts.flatMap((p) => p.controls)).some((k) => !was.has(k));
+}
 
 /**
  * What became of an action dispatched before a stop that left no book line: `written` (the screen had moved
@@ -193,6 +229,8 @@ export class Guard {
   #wroteRefusal = false;
   /** A watch that stops writes is on between actions (see #watchBetween). */
   #between = false;
+  /** Presses that opened a menu, not written yet: a pick in it may still make them one `choose` (see Held). */
+  #held: Held | null = null;
 
   constructor(opts: GuardOptions) {
     this.#o = opts;
@@ -204,6 +242,12 @@ export class Guard {
       this.#seq = l.seq;
       this.#last = l;
     }
+    this.#held = opts.held ?? null;
+  }
+
+  /** Presses that opened a menu and are not written yet (see Held), for a host that keeps the evening's place. */
+  get held(): Held | null {
+    return this.#held && this.#o.masker.maskDeep(this.#held);
   }
 
   get finished(): string | null {
@@ -229,8 +273,23 @@ export class Guard {
     return this.#changed;
   }
 
-  /** Write one book line: numbered, stamped, masked, checked against the trace schema, awaited. */
+  /**
+   * Write one book line: numbered, stamped, masked, checked against the trace schema, awaited. Presses held back
+   * (a menu opened) go first, as they were, unless the line is a refusal (nothing happened on the screen).
+   */
   async write(line: DraftLine): Promise<void> {
+    if (line.kind !== 'refusal') await this.#flushHeld();
+    await this.#append(line);
+  }
+
+  /** Writes the presses held back (see Held) as they were: they happened, and nothing is lost. */
+  async #flushHeld(): Promise<void> {
+    const held = this.#held;
+    this.#held = null;
+    for (const l of held?.lines ?? []) await this.#append(l);
+  }
+
+  async #append(line: DraftLine): Promise<void> {
     const prev = this.#last ? { prev: lineHash(this.#last) } : {};
     const numbered = { seq: this.#seq + 1, at: (this.#o.now?.() ?? new Date()).toISOString(), ...prev, ...line };
     const parsed = TraceLine.parse(this.#o.masker.maskDeep(numbered));
@@ -272,10 +331,16 @@ export class Guard {
    */
   recover(d: Dispatch): Promise<Recovery> {
     return this.#lock.run(async () => {
-      const redo = VERBS[d.line.verb].redo;
-      if (redo === 'always') return 'redo';
+      // A pick joined from presses (see Held) was, on the screen, a press on the item in the open menu: it is settled
+      // as that press, from the screen the menu showed on.
+      const pair = d.line.presses !== undefined;
+      const redo = VERBS[pair ? 'invoke' : d.line.verb].redo;
+      // A pick the owner called a commit (a menu item that saves) is never done twice, whatever its verb.
+      if (redo === 'always' && d.line.effect.kind !== 'commit') return 'redo';
       const now = await look(this.#o.surface);
-      if (now.signature === d.line.before.signature) return redo === 'if_navigate' && d.line.effect.kind === 'navigate' ? 'redo' : 'uncertain';
+      const from = pair ? (this.#held?.lines.at(-1)?.after.signature ?? d.line.before.signature) : d.line.before.signature;
+      if (now.signature === from) return redo === 'if_navigate' && d.line.effect.kind === 'navigate' ? 'redo' : 'uncertain';
+      if (pair) this.#held = null;
       await this.write({ ...d.line, after: this.#seen(now) });
       this.#current = { obs: now, menu: buildMenu(now) };
       this.#changed = true;
@@ -391,6 +456,8 @@ export class Guard {
 
   async #reportStrays(stray: readonly SeenWrite[]): Promise<void> {
     if (stray.length === 0) return;
+    // The page wrote while a menu was open: the presses that opened it are kept as they were, before this report.
+    await this.#flushHeld();
     const unasked = stray.some((w) => w.fate === 'unasked');
     await this.write({
       kind: 'refusal',
@@ -464,33 +531,47 @@ export class Guard {
       return refuse(call.id, 'SCREEN_CHANGED', 'the menu changed since you saw it; you will be shown the new screen');
     }
     const before = current.obs;
+    // A press on an item of the menu the held presses opened goes on from the screen before the menu button, which
+    // is labelled (docs/ARCHITECTURE.md, "A menu opened and picked in").
+    const pick = verb === 'invoke' ? await this.#pickIn(live.control) : null;
+    const held = pick ? (this.#held as Held) : null;
     // An act on a screen nobody named could not compile (the card's step needs the screen it starts on).
-    if (this.#labelOf(before) === null) {
+    if (!pick && this.#labelOf(before) === null) {
       return refuse(call.id, 'UNLABELLED_SCREEN', 'this screen has no label yet; name it with assert_screen before acting on it');
     }
+    // Anything but a pick in the open menu: the presses that opened it are written as they were, before this one.
+    if (!pick) await this.#flushHeld();
+    const leaf = pick && !pick.opens ? pick : null;
+    const opening = this.#watching && this.#o.surface.menuPick !== undefined && row.verb === 'invoke' && (pick ? pick.opens : row.control.offers?.includes('choose') === true);
     const control = live.control;
-    const css = (await this.#o.selectorsFor?.(control.ref).catch(() => [])) ?? [];
-    const probed = await probeRungs(this.#o.surface, control, css);
+    const probed = leaf ? null : await probeRungs(this.#o.surface, control, (await this.#o.selectorsFor?.(control.ref).catch(() => [])) ?? []);
     const over: FingerprintField[] = control.name ? ['role', 'name', 'supports', 'ancestor_roles'] : ['role', 'supports', 'ancestor_roles'];
     const fp = { over, value: fingerprint(control, over, before.observer) };
-    const screenLabel = this.#labelOf(before);
-    const effect = await this.#classify(live, screenLabel);
+    const screenLabel = held ? (held.lines[0]?.before.label ?? null) : this.#labelOf(before);
+    // Opening a menu writes nothing (as a right-click that opens one): whether the press wrote is what is watched,
+    // so the owner is asked about a write it sends, not about a menu. A pick is asked about as its item.
+    const effect: Classified | null | 'cancelled' = opening ? { kind: 'navigate', by: 'effects' } : await this.#classify(live, screenLabel);
     if (effect === 'cancelled') return refuse(call.id, 'CANCELLED', `the owner cancelled pressing ${control.role} '${labelOf(control)}': nothing was pressed or written`);
     if (!effect) return refuse(call.id, 'WRITE_REFUSED', `the owner did not answer within ${Math.round((this.#o.ownerTimeoutMs ?? DEFAULT_OWNER_TIMEOUT_MS) / 1000)} s whether ${renderRow(live)} is a commit; it was not done`);
+    // The pick's step is a choose, stickered as one (stage) unless the owner has said what the item is.
+    if (leaf && effect.by !== 'owner') Object.assign(effect, { kind: VERBS.choose.sticker, by: 'rule' });
     const values = Object.fromEntries(this.#o.inputs.map((i) => [i.name, i.value]));
-    const line: DispatchedLine = {
-      kind: 'act',
-      actor: this.#o.actor ?? 'model',
-      row: n,
-      verb: verb as DispatchedLine['verb'],
-      ...(value !== undefined ? { value } : {}),
-      control,
-      rungs: probed.rungs,
-      scope: probed.scope,
-      fingerprint: fp,
-      effect,
-      before: this.#seen(before),
-    };
+    const line: DispatchedLine =
+      leaf && held
+        ? this.#pickLine(held, leaf, live.control, effect)
+        : {
+            kind: 'act',
+            actor: this.#o.actor ?? 'model',
+            row: n,
+            verb: verb as DispatchedLine['verb'],
+            ...(value !== undefined ? { value } : {}),
+            control,
+            rungs: probed?.rungs ?? [],
+            scope: probed?.scope,
+            fingerprint: fp,
+            effect,
+            before: this.#seen(before),
+          };
     await this.#o.dispatching?.({ call: call.id, line: this.#o.masker.maskDeep(line) });
     // A clerk's choice or typing has already happened in the page when the guard hears of it (only a press is held
     // for the guard): where writes are not held, what was sent since the last action is this action's.
@@ -513,6 +594,8 @@ export class Guard {
           await this.#watchBetween();
         }
         if (!(e instanceof SurfaceError)) throw e;
+        // A press in an open menu that failed: the presses that opened it happened, and are written as they were.
+        await this.#flushHeld();
         // The clerk's own change sent them, but its line is not written: they stay in the book as the page's.
         await this.#reportStrays(early);
         const after = await look(this.#o.surface);
@@ -542,14 +625,22 @@ export class Guard {
       }
     }
     this.#current = { obs: after, menu: buildMenu(after) };
-    await this.write({
+    const written: ActDraft = {
       ...line,
       effect,
       ...(watch ? { writes: writes.map((w) => ({ method: w.method, url: w.url, via: w.via, fate: w.fate })) } : {}),
       ...(watch?.asked.length ? { asked: watch.asked } : {}),
       after: this.#seen(after),
-    });
+    };
     const changed = after.signature !== before.signature;
+    // A press that opened a menu and wrote nothing is held: the model's next call may pick in that menu.
+    if (opening && writes.length === 0 && !effect.unasked && menuOpened(before, after)) {
+      this.#changed = changed;
+      return this.#hold(call.id, live, pick, written);
+    }
+    // The pick: the presses that opened the menu are this one step, written instead of them.
+    if (leaf) this.#held = null;
+    await this.write(written);
     this.#changed = changed;
     const blocked = writes.filter((w) => w.fate === 'blocked');
     if (blocked.length) {
@@ -560,13 +651,81 @@ export class Guard {
     if (effect.unasked) {
       return { id: call.id, ok: true, text: this.#o.masker.mask(`done: ${renderRow(live)}, but it sent ${describeWrite(writes[0] as SeenWrite)} before the owner could be asked; the compiler will refuse this step`) };
     }
-    const found = probed.rungs.length ? '' : ' (warning: no rung finds this control again; the compiler will refuse this step)';
-    if (!changed) return { id: call.id, ok: true, text: `done: ${renderRow(live)}${found}` };
+    const rungs = leaf ? line.rungs : (probed?.rungs ?? []);
+    const found = rungs.length ? '' : ' (warning: no rung finds this control again; the compiler will refuse this step)';
+    const did = leaf ? `${renderRow(live)}, written as one step with the presses that opened its menu: choose ${line.control.role} '${labelOf(line.control)}' "${line.value ?? ''}"` : renderRow(live);
+    if (!changed) return { id: call.id, ok: true, text: `done: ${did}${found}` };
     const label = this.#labelOf(after);
     return {
       id: call.id,
       ok: true,
-      text: `done: ${renderRow(live)}${found}; the screen changed to ${label ?? 'an unlabelled screen (name it with assert_screen)'}`,
+      text: `done: ${did}${found}; the screen changed to ${label ?? 'an unlabelled screen (name it with assert_screen)'}`,
+    };
+  }
+
+  /**
+   * The item at `item` is in the menu the held presses opened, one level below the last of them: where it is reached
+   * from (the button is the one they pressed, as the screen shows it now); else null. Asked of the surface
+   * (shared/dom/options.ts menuPathOf: when rows share one menu, the button that says it is expanded).
+   */
+  async #pickIn(item: Control): Promise<MenuPick | null> {
+    const held = this.#held;
+    if (!held || !this.#o.surface.menuPick || !item.role.startsWith('menuitem')) return null;
+    // A write the page sent while the menu was open is reported first, and the presses are kept as they were.
+    await this.#strays();
+    if (this.#held !== held) return null;
+    const pick = await this.#o.surface.menuPick(item.ref).catch(() => null);
+    if (!pick) return null;
+    const button = (this.#current as Shown).obs.parts.flatMap((p) => p.controls).find((c) => c.ref === pick.button);
+    // A modal menu hides the rest of the page, its button too (Radix, MUI: aria-hidden): it is then known by its name,
+    // the page saying it opened this menu (for a menu rows share, the one that says it is expanded).
+    const same = button ? sameControl(button, held.button) : held.button.name !== '' && pick.name === held.button.name;
+    if (!same) return null;
+    const levels = menuLevels(pick.value);
+    return levels.length === held.levels.length + 1 && held.levels.every((l, i) => levels[i] === l) ? pick : null;
+  }
+
+  /** The one `choose` step a pick makes of the presses that opened the menu and the item: on the button, from the screen before it. */
+  #pickLine(held: Held, pick: MenuPick, item: Control, effect: Classified): DispatchedLine {
+    const first = held.lines[0] as ActDraft;
+    // An item named as an input's value is that input (a blank), as a clerk's pick is (extension/lib/record.ts).
+    const levels = menuLevels(pick.value).map((l) => {
+      const input = this.#o.inputs.find((i) => !i.secret && i.value !== '' && i.value === l);
+      return input ? blankFor(input.name) : l;
+    });
+    return {
+      kind: 'act',
+      actor: first.actor,
+      row: held.chooseRow,
+      verb: 'choose',
+      value: menuPathValue(levels),
+      control: first.control,
+      rungs: first.rungs,
+      ...(first.scope ? { scope: first.scope } : {}),
+      fingerprint: first.fingerprint,
+      effect,
+      before: first.before,
+      presses: [...held.lines, { control: item }].map((l) => ({ role: l.control.role, name: l.control.name })),
+    };
+  }
+
+  /** Holds a press that opened a menu (see Held) and tells the model how to pick in it. */
+  #hold(id: string, row: MenuRow, pick: MenuPick | null, line: ActDraft): ToolOutcome {
+    const held = this.#held;
+    if (pick && held) {
+      this.#held = { ...held, lines: [...held.lines, line], levels: menuLevels(pick.value) };
+    } else {
+      const chooseRow = (this.#shown as Shown).menu.find((r) => r.verb === 'choose' && r.control.ref === row.control.ref)?.n ?? row.n;
+      this.#held = { lines: [line], button: row.control, chooseRow, levels: [] };
+    }
+    const button = (this.#held as Held).button;
+    return {
+      id,
+      ok: true,
+      text:
+        `done: ${renderRow(row)} opened ${pick ? 'its submenu' : 'its menu'}. Press the item you want in it next (invoke): that press and this ` +
+        `are written as one step, choose button '${labelOf(button)}' with the item's name, as replay does it; this screen needs no label. ` +
+        'Anything else writes this press on its own.',
     };
   }
 

@@ -4,6 +4,7 @@
 import { blankFor } from '../schema/blanks.ts';
 import type { Observation } from '../schema/observation.ts';
 import { renderMenu, type MenuRow } from '../menu.ts';
+import { MENU_PATH } from '../menu-path.ts';
 import type { EveningInput } from './ports.ts';
 import { KEYS, takesValue, VERBS } from '../operations.ts';
 import { Verb } from '../schema/observation.ts';
@@ -117,7 +118,7 @@ export function screenText(
 }
 
 /** How `choose` on a menu button reads (docs/ARCHITECTURE.md, "The six verbs"): one step, not the button then the item. */
-export const MENU_BUTTON_NOTE = "(choose on a button: value = its menu item's name; one step, not the button then the item)";
+export const MENU_BUTTON_NOTE = `(choose on a button: value = its menu item's name, in a submenu "Export${MENU_PATH}PDF"; one step, not the button then the item)`;
 
 /** The figure we report: tokens ≈ characters / 4 (the usual rule of thumb for English and code). */
 export function approxTokens(chars: number): number {

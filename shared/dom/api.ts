@@ -1,6 +1,7 @@
 // The in-page API the walker bundle installs as `globalThis.__handrail`, shared by the runner and the extension.
 import type { RungKind } from '../schema/capability.ts';
 import type { Control, ScopeLink, SurfaceRows } from '../schema/observation.ts';
+import type { MenuPick } from '../surface.ts';
 
 /** Rungs the page itself can answer: the browser's declared rung kinds. `label` matches `hint`; `text` and `css` read `value`. */
 export type FindRung = RungKind;
@@ -59,6 +60,13 @@ export interface InPage {
   listOpen(el: Element): boolean;
   /** What to hover to reveal `el`, shown only on hover: its nearest shown ancestor (shared/dom/options.ts). */
   revealer(el: Element): Element;
+  /** For `choose` by a path: the item whose submenu must be opened next, null when none, or why not (shared/dom/options.ts). */
+  submenuToOpen(el: Element, name: string): Element | string | null;
+  /**
+   * The menu item behind a ref: the ref of the menu button it is reached from, the `choose` value that picks it (a
+   * path through submenus), and whether it opens a submenu; null when it is in no one menu button's menu (options.ts menuPathOf).
+   */
+  menuPick(ref: string): MenuPick | null;
 }
 
 export const GLOBAL_NAME = '__handrail';

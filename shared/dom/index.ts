@@ -4,8 +4,8 @@ import type { Control, SurfaceRows } from '../schema/observation.ts';
 import { GLOBAL_NAME, type DocumentObservation, type FindQuery, type InPage } from './api.ts';
 import { findElements } from './find.ts';
 import { findTexts, gestureSpotter, offerGestures, TEXT_ROLE, type Gesture } from './gestures.ts';
-import { normalize } from './name.ts';
-import { listOpen, notChosen, offerMenuButtons, optionToPick, revealer } from './options.ts';
+import { accessibleName, normalize } from './name.ts';
+import { listOpen, menuPathOf, notChosen, offerMenuButtons, optionName, optionToPick, revealer, submenuToOpen } from './options.ts';
 import { readRows } from './rows.ts';
 import { selectorsOf } from './selectors.ts';
 import { newCache } from './style.ts';
@@ -127,6 +127,13 @@ export function createInPage(doc: Document, opts?: { gesturesSeen?: () => Readon
     notChosen,
     listOpen,
     revealer,
+    submenuToOpen,
+    menuPick(ref: string) {
+      const el = byRef.get(ref);
+      const at = el && el.isConnected ? menuPathOf(el) : null;
+      // A button a modal menu hid (aria-hidden) has no name by accname's rules for hidden content: its own text then.
+      return at ? { button: refFor(at.button), name: accessibleName(newCache(), at.button) || optionName(at.button), value: at.value, opens: at.opens } : null;
+    },
   };
 }
 

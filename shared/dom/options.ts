@@ -3,6 +3,7 @@
 // the pick took; and which element hovered reveals a control shown only on hover. Written once: the runner asks them through the walker bundle's InPage API (shared/dom/api.ts),
 // the extension's content script calls them in-process (extension/lib/frame.ts).
 import type { Control } from '../schema/observation.ts';
+import { menuLevels, menuPathValue } from '../menu-path.ts';
 import { normalize } from './name.ts';
 
 /** An ID reference list attribute's ids (WAI-ARIA 1.2: space-separated). */
@@ -77,16 +78,98 @@ function itemsOf(menu: Element): Element[] {
   return [...menu.querySelectorAll(MENU_ITEMS)].filter((i) => i.parentElement?.closest('[role=menu]') === menu);
 }
 
-/** The one showing item of the menu button's menu named `name`, or why there is none to pick, in words. */
-function itemToPick(button: Element, want: string): Element | string {
-  const menu = menuOf(button);
+/** A menu item that opens a submenu (WAI-ARIA 1.2 §6.6 `aria-haspopup` on a menuitem: `menu` or `true`). */
+function opensMenu(item: Element): boolean {
+  const popup = (item.getAttribute('aria-haspopup') ?? '').trim().toLowerCase();
+  return popup === 'menu' || popup === 'true';
+}
+
+/**
+ * The submenu an item opens, or null: the one it names by `aria-controls`/`aria-owns` (Radix, while open), else one
+ * inside it, else one beside it in its list item (WAI-ARIA APG "Navigation Menubar": `li role=none` holds the item
+ * and its menu), else the one labelled by it.
+ */
+function submenuOf(item: Element): Element | null {
+  if (!opensMenu(item)) return null;
+  for (const id of controlledIds(item)) {
+    const p = byId(item, id) ?? item.ownerDocument.getElementById(id);
+    const menu = p?.matches('[role=menu]') ? p : p?.querySelector('[role=menu]');
+    if (menu) return menu;
+  }
+  const inside = item.querySelector('[role=menu]');
+  if (inside) return inside;
+  const beside = [...(item.parentElement?.children ?? [])].find((e) => e !== item && e.matches('[role=menu]'));
+  if (beside) return beside;
+  if (!item.id) return null;
+  return [...item.ownerDocument.querySelectorAll('[role=menu]')].find((m) => idsIn(m, 'aria-labelledby').includes(item.id)) ?? null;
+}
+
+/**
+ * The levels a `choose` value names in a menu button's menu (shared/menu-path.ts): one name, unless the value holds
+ * the separator and no item of the menu is named by the whole value — then the names from the menu down, level by
+ * level. A value that names an item and is also a path whose first level opens a submenu is refused: never a guess.
+ */
+function levelsOf(menu: Element, want: string): string[] | string {
+  const levels = menuLevels(want).map(normalize);
+  if (levels.length === 1) return [want];
+  const items = itemsOf(menu);
+  if (!items.some((i) => optionName(i) === want)) {
+    return levels.some((l) => l === '') ? `"${want}" has an empty level` : levels;
+  }
+  const first = items.some((i) => optionName(i) === levels[0] && opensMenu(i));
+  return first ? `"${want}" names an item of the menu and is also a path through the submenu "${levels[0] ?? ''}"` : [want];
+}
+
+/** Where a walk down a menu path got: every item of it (the last is the pick), or a parent whose submenu is not showing yet. */
+type Reached = { items: Element[]; closed?: Element };
+
+/**
+ * Walks the levels from the menu button's menu down: at each level the one item of that name in the menu the level
+ * above opened (showing ones only, when `shown`). Why not, in words; or where the walk got.
+ */
+function walkLevels(button: Element, want: string, shown: boolean): Reached | string {
+  let menu = menuOf(button);
   if (!menu) return 'it opened no menu (none it names by aria-controls, none labelled by it, not one showing)';
-  const named = itemsOf(menu).filter((i) => optionName(i) === want && i.checkVisibility());
-  const item = named.length === 1 ? (named[0] as Element) : null;
+  const levels = levelsOf(menu, want);
+  if (typeof levels === 'string') return levels;
+  const items: Element[] = [];
+  for (const [i, level] of levels.entries()) {
+    const named = itemsOf(menu).filter((x) => optionName(x) === level && (!shown || x.checkVisibility()));
+    const where = i === 0 ? 'the menu it opens' : `the submenu of "${levels[i - 1] ?? ''}"`;
+    if (named.length !== 1) return named.length === 0 ? `no item named "${level}" in ${where}` : `${named.length} items are named "${level}" in ${i === 0 ? 'its menu' : where}`;
+    const item = named[0] as Element;
+    items.push(item);
+    if (i === levels.length - 1) return { items };
+    const sub = submenuOf(item);
+    if (!sub) return opensMenu(item) ? { items, closed: item } : `"${level}" in ${where} opens no submenu`;
+    if (shown && !sub.checkVisibility()) return { items, closed: item };
+    menu = sub;
+  }
+  return { items };
+}
+
+/** The one showing item of the menu button's menu (or of a submenu, by a path) named `want`, or why there is none to pick, in words. */
+function itemToPick(button: Element, want: string): Element | string {
+  const reached = walkLevels(button, want, true);
+  if (typeof reached === 'string') return reached;
+  if (reached.closed) return `the submenu of "${optionName(reached.closed)}" is not open`;
+  const item = reached.items.at(-1) as Element;
   // Choosing a checkbox item means it ends checked; clicking one that is would uncheck it, a change nobody asked for.
-  if (item?.getAttribute('role') === 'menuitemcheckbox' && item.getAttribute('aria-checked') === 'true') return `"${want}" is checked already: choosing it would uncheck it`;
-  if (item) return item;
-  return named.length === 0 ? `no item named "${want}" in the menu it opens` : `${named.length} items are named "${want}" in its menu`;
+  if (item.getAttribute('role') === 'menuitemcheckbox' && item.getAttribute('aria-checked') === 'true') return `"${want}" is checked already: choosing it would uncheck it`;
+  return item;
+}
+
+/**
+ * For `choose` with a path (docs/ARCHITECTURE.md, "The six verbs": submenus): the item whose submenu must be opened
+ * next on the way to the pick, or null when there is none (one level, or every submenu on the way showing), or why
+ * the way is not there, in words. The surface opens it and asks again.
+ */
+export function submenuToOpen(el: Element, name: string): Element | string | null {
+  const want = normalize(name);
+  if (!isMenuButton(el) || menuLevels(want).length === 1) return null;
+  const reached = walkLevels(el, want, true);
+  if (typeof reached === 'string') return reached;
+  return reached.closed ?? null;
 }
 
 /**
@@ -94,12 +177,12 @@ function itemToPick(button: Element, want: string): Element | string {
  * (`aria-checked=true`); a plain item (or one the page removed with its menu) must have closed the menu.
  */
 function notPicked(button: Element, want: string): string | null {
-  const menu = menuOf(button);
-  const named = menu ? itemsOf(menu).filter((i) => optionName(i) === want) : [];
-  const item = named.length === 1 ? (named[0] as Element) : null;
+  const reached = menuOf(button) ? walkLevels(button, want, false) : null;
+  const item = reached && typeof reached !== 'string' && !reached.closed ? reached.items.at(-1) : undefined;
   if (item && item.getAttribute('role') !== 'menuitem') {
     return item.getAttribute('aria-checked') === 'true' ? null : `"${want}" is not checked after choosing it`;
   }
+  const menu = menuOf(button);
   // A button the pick took away (the item removed its row) says nothing any more; its menu, if still there, does.
   const open = (button.isConnected && button.getAttribute('aria-expanded') === 'true') || (menu?.isConnected === true && menu.checkVisibility());
   return open ? `the menu is still open after choosing "${want}"` : null;
@@ -129,9 +212,16 @@ export function optionsOf(el: Element): Element[] {
   return [...new Set(popups.flatMap((p) => [...p.querySelectorAll('[role=option]')]))];
 }
 
-/** An option's name as a card spells it: its `aria-label`, else its text, whitespace folded (shared/dom/name.ts normalize). */
+/**
+ * An option's name as a card spells it: its `aria-label`, else its text, whitespace folded (shared/dom/name.ts
+ * normalize). A menu item's text leaves out a submenu inside it (its items are the submenu's, not its name).
+ */
 export function optionName(option: Element): string {
-  return normalize(option.getAttribute('aria-label') ?? option.textContent);
+  const label = option.getAttribute('aria-label');
+  if (label !== null || !option.querySelector('[role=menu]')) return normalize(label ?? option.textContent);
+  const own = option.cloneNode(true) as Element;
+  for (const sub of own.querySelectorAll('[role=menu]')) sub.remove();
+  return normalize(own.textContent);
 }
 
 /**
@@ -190,20 +280,47 @@ export function offerMenuButtons(walked: ReadonlyArray<{ el: Element; control: C
   }
 }
 
+/** Of the elements that say they open a popup (`aria-haspopup`) in `item`'s tree and the document, those `is` keeps. */
+function popupOpeners(item: Element, is: (el: Element) => boolean): Element[] {
+  const root = item.getRootNode() as Document | ShadowRoot;
+  return [...new Set([...root.querySelectorAll('[aria-haspopup]'), ...item.ownerDocument.querySelectorAll('[aria-haspopup]')])].filter(is);
+}
+
+/** Of several elements that open one menu (each row's "…"), the one that says it opened it, and only if exactly one does. */
+function theOpenOne(owners: readonly Element[]): Element | null {
+  if (owners.length <= 1) return owners[0] ?? null;
+  const open = owners.filter((b) => b.getAttribute('aria-expanded') === 'true');
+  return open.length === 1 ? (open[0] as Element) : null;
+}
+
 /**
  * The menu button an item of its menu belongs to, or null: the control a person's pick in a menu is recorded on.
  * The menu buttons of the item's tree and the document whose menu (`menuOf`) is the item's own menu.
  */
 export function menuButtonOf(item: Element): Element | null {
   const menu = item.closest('[role=menu]');
-  if (!menu) return null;
-  const root = item.getRootNode() as Document | ShadowRoot;
-  const candidates = new Set([...root.querySelectorAll('[aria-haspopup]'), ...item.ownerDocument.querySelectorAll('[aria-haspopup]')]);
-  const owners = [...candidates].filter((b) => isMenuButton(b) && menuOf(b) === menu);
-  if (owners.length <= 1) return owners[0] ?? null;
-  // One menu several buttons open (each row's "…"): the one that says it opened it, and only if exactly one does.
-  const open = owners.filter((b) => b.getAttribute('aria-expanded') === 'true');
-  return open.length === 1 ? (open[0] as Element) : null;
+  return menu ? theOpenOne(popupOpeners(item, (b) => isMenuButton(b) && menuOf(b) === menu)) : null;
+}
+
+/**
+ * Where a menu item is reached from (docs/ARCHITECTURE.md, "The six verbs": submenus): the menu button whose menu
+ * holds it, or holds the submenu item that opens its submenu, up any number of levels; the `choose` value that picks
+ * it (its name, or the path of names down to it, shared/menu-path.ts); whether it opens a submenu itself. Null when
+ * no one menu button is found. Each level's owner is decided as `menuButtonOf` decides the button's.
+ */
+export function menuPathOf(item: Element): { button: Element; value: string; opens: boolean } | null {
+  const levels = [optionName(item)];
+  let menu = item.closest('[role=menu]');
+  for (let depth = 0; menu && depth < 8; depth++) {
+    const sub = menu;
+    const parent = theOpenOne(popupOpeners(item, (p) => p !== item && p.matches(MENU_ITEMS) && submenuOf(p) === sub));
+    if (!parent) break;
+    levels.unshift(optionName(parent));
+    menu = parent.closest('[role=menu]');
+  }
+  const top = menu;
+  const button = top ? theOpenOne(popupOpeners(item, (b) => isMenuButton(b) && menuOf(b) === top)) : null;
+  return button ? { button, value: menuPathValue(levels), opens: opensMenu(item) } : null;
 }
 
 /**

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { patternProblem, quotePattern } from '../regex.ts';
 import { BLANK_RE, blanksIn, INPUT_NAME_RE } from './blanks.ts';
+import { MENU_PATH, menuLevels } from '../menu-path.ts';
 import { outsideValues, takesValue, VERBS } from '../operations.ts';
 import { SURFACES, SurfaceName } from '../surfaces.ts';
 import { ScopeLink, Verb } from './observation.ts';
@@ -556,6 +557,11 @@ function checkReferences(card: Shape, ctx: Ctx): void {
     // A verb with a closed set of values (press: its keys) takes a literal from that set; a blank is checked when filled.
     const closed = s.op.value !== undefined && blanksIn(s.op.value).length === 0 ? outsideValues(s.op.verb, s.op.value) : null;
     if (closed) ctx.addIssue({ code: 'custom', path: ['steps', i, 'op', 'value'], message: closed });
+    // A pick in a submenu is a path of item names (shared/menu-path.ts): each level names an item.
+    const levels = s.op.verb === 'choose' && s.op.value !== undefined ? menuLevels(s.op.value) : [];
+    if (levels.length > 1 && levels.some((l) => l.trim() === '')) {
+      ctx.addIssue({ code: 'custom', path: ['steps', i, 'op', 'value'], message: `a menu path has an item name at each level ("Export${MENU_PATH}PDF"); this one has an empty level` });
+    }
     if ((VERBS[s.op.verb].sticker === 'read') !== (s.effect.kind === 'read')) {
       ctx.addIssue({
         code: 'custom',

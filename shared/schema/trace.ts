@@ -111,6 +111,11 @@ export const TraceAct = z.strictObject({
   }),
   /** The writes this action sent (side-effect detection), each with its fate; absent when nothing watched. */
   writes: z.array(TraceWrite).optional(),
+  /**
+   * A `choose` a model made as presses (the menu button, any submenu items, then the item): the controls pressed, in
+   * order, that this one step stands for (docs/ARCHITECTURE.md, "A menu opened and picked in").
+   */
+  presses: z.array(z.strictObject({ role: z.string(), name: z.string() })).optional(),
   /** What the owner was asked about this action's writes, and answered (`no_answer`: the time ran out, a no). */
   asked: z.array(z.strictObject({ write: z.string(), answer: z.enum(['commit', 'navigate', 'stage', 'no', 'no_answer']), owner: z.string().optional() })).optional(),
   /**

@@ -1,9 +1,9 @@
-// The extension right-clicks and picks in menus as the runner does, with trusted input: a clerk's right-click that opens a menu is one context_menu step (one that opens none records nothing), a clerk's click on a menu button then on an item is one choose on the button, a model's choose opens a menu rendered only on opening and picks in it, a model's right-click is a trusted one that counts only if a menu appears; each book is the runner's and the runner replays it.
+// The extension right-clicks and picks in menus as the runner does, with trusted input: a clerk's right-click that opens a menu is one context_menu step (one that opens none records nothing), a clerk's click on a menu button then on an item is one choose on the button, a model's choose opens a menu rendered only on opening and picks in it, a model's right-click is a trusted one that counts only if a menu appears; each book is the runner's and the runner replays it. A clerk's clicks through a submenu are one choose with the path; a model's press on a menu button and then an item is one choose, asked about once as the item.
 import { test, expect, type Page } from '@playwright/test';
 import { parseScript } from '../../shared/author/scripted.ts';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
 import { serveFixtures, type FixtureServer } from '../fixtures/server.ts';
-import { actsOf, answer, exportBook, exportCompileReplay, labelScreen, launchWithExtension, menuRows, openPanel, startModelSession, startSession, type Loaded, finishSession } from '../fixtures/extension/harness.ts';
+import { actsOf, answer, exportBook, exportCompileReplay, labelScreen, launchWithExtension, menuRows, openPanel, parseBook, startModelSession, startSession, type Loaded, finishSession } from '../fixtures/extension/harness.ts';
 
 const API_KEY = `sk-fake-${Math.random().toString(36).slice(2, 10)}`;
 
@@ -174,6 +174,66 @@ test('model mode: a model\'s context_menu is a trusted right-click that counts o
     // The refused right-click is in no book line; the one that opened a menu is, then the pick in it.
     const { card } = await exportCompileReplay(panel, { id: 'delete_file_model', acts: DELETE_FILE_ACTS, baseUrl: server.url, evidenceDir: test.info().outputPath('evidence-model') });
     expect(card.steps.map((s) => [s.op.verb, s.effect.kind])).toEqual(DELETE_FILE_STEPS);
+    await page.close();
+    await panel.close();
+  } finally {
+    await fake.close();
+  }
+});
+
+test('record mode: the clerk opens a menu button, then a submenu (by a click, by a hover), then clicks its item — one choose on the button with the path; the runner replays the book', async () => {
+  test.setTimeout(150_000);
+  const page = await ext.context.newPage();
+  await page.goto(`${server.url}/menus-sub.html`);
+  const panel = await openPanel(ext, server.url);
+  await startSession(panel, { mode: 'record', goal: 'Export as PDF', owner: 'Dana Clerk', inputs: [] });
+  await labelScreen(panel, 'submenus', 'Submenus');
+  // The clicks on the button and on the submenu's item open them (let through); the click on the item is the step.
+  await page.getByRole('button', { name: 'File' }).click();
+  await page.getByRole('menuitem', { name: 'Export' }).click();
+  await page.getByRole('menuitem', { name: 'PDF' }).click();
+  await expect(panel.getByTestId('book').locator('li').last()).toContainText('Picked Export › PDF in File', { timeout: 20_000 });
+  expect(await picks(page)).toEqual(['File/Export/PDF']);
+  await expect(panel.getByTestId('screen-label')).toHaveText('submenus', { timeout: 20_000 });
+  // A submenu that opens on a hover, made at the end of body: the hover is no step either.
+  await page.getByRole('button', { name: 'File' }).click();
+  await page.getByRole('menuitem', { name: 'Share' }).hover();
+  await page.getByRole('menuitem', { name: 'Link' }).click();
+  await expect(panel.getByTestId('book').locator('li').last()).toContainText('Picked Share › Link in File', { timeout: 20_000 });
+  expect(await picks(page)).toEqual(['File/Export/PDF', 'File/Share/Link']);
+  await expect(panel.getByTestId('screen-label')).toHaveText('submenus', { timeout: 20_000 });
+  await finishSession(panel);
+  await exportCompileReplay(panel, { id: 'export_pdf', acts: ['choose File Export › PDF', 'choose File Share › Link'], baseUrl: server.url, evidenceDir: test.info().outputPath('evidence-submenu') });
+  await page.close();
+  await panel.close();
+});
+
+test('model mode: a model that presses a menu button and then an item of its menu writes one choose on the button, as the runner does', async () => {
+  test.setTimeout(150_000);
+  const script = parseScript(
+    JSON.stringify({
+      turns: [
+        [
+          { tool: 'assert_screen', label: 'menus', title: 'Menus' },
+          { tool: 'act', match: "button 'More'", verb: 'invoke' },
+        ],
+        [{ tool: 'act', match: "menuitem 'Print'", verb: 'invoke' }],
+        [{ tool: 'finish', label: 'menus' }],
+      ],
+    }),
+  );
+  const fake = await startFakeAnthropic(script, { apiKey: API_KEY });
+  try {
+    const { page, panel } = await startModelSession(ext, `${server.url}/menus.html`, { key: API_KEY, baseURL: fake.url }, { goal: 'Print', owner: 'Dana Reviewer' });
+    // The extension cannot hold a write, so the owner is asked before a press: once, about the item (opening the
+    // menu is watched, not asked about), and the one step carries the answer.
+    await answer(panel, "menuitem 'Print'", 'stage', 60_000);
+    await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 60_000 });
+    expect(fake.problems).toEqual([]);
+    expect(await picks(page)).toEqual(['more:Print']);
+    const jsonl = await exportBook(panel);
+    expect(actsOf(jsonl)).toEqual(['choose More Print']);
+    expect(parseBook(jsonl).find((l) => l.kind === 'act')).toMatchObject({ effect: { kind: 'stage', by: 'owner', owner: 'Dana Reviewer' }, presses: [{ role: 'button', name: 'More' }, { role: 'menuitem', name: 'Print' }] });
     await page.close();
     await panel.close();
   } finally {

@@ -2,11 +2,16 @@
 // removes its own row, an item that is a link to another page. The pick is recorded on the button the person opened,
 // and a pick whose effect took the button or the page away is a pick that took, not a failure.
 import { build } from 'esbuild';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test, expect } from '@playwright/test';
 import { BrowserSurface } from '../../runner/browser/surface.ts';
 import type { Control } from '../../shared/schema/observation.ts';
+import { ScriptedModel } from '../../shared/author/scripted.ts';
 import { serveFixtures, type FixtureServer } from '../fixtures/server.ts';
+import { eveningInBrowser } from './support/evening.ts';
 
 const ROWS = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Cases</title></head><body>
 <h1>Cases</h1>
@@ -78,4 +83,32 @@ test('a pick in a menu several rows share is the pick of the row whose button op
   await surface.page.evaluate(() => document.getElementById('b2')?.setAttribute('aria-expanded', 'false'));
   const none = await surface.page.evaluate(() => (globalThis as unknown as { opts: { menuButtonOf(e: Element): Element | null } }).opts.menuButtonOf(document.getElementById('archive') as Element)?.id ?? null);
   expect(none).toBeNull();
+});
+
+test('a model that presses the second row\'s menu button, then an item of the menu the rows share: one choose on that row\'s button', async () => {
+  test.setTimeout(120_000);
+  const dir = await mkdtemp(join(tmpdir(), 'handrail-menus-rows-'));
+  try {
+    const { evening, lines } = await eveningInBrowser(join(dir, 'rows.jsonl'), {
+      model: new ScriptedModel({
+        turns: [
+          [
+            { tool: 'assert_screen', label: 'cases', title: 'Cases' },
+            { tool: 'act', match: "button 'Row actions' in row 'C-2'", verb: 'invoke' },
+          ],
+          [{ tool: 'act', match: "menuitem 'Archive'", verb: 'invoke' }],
+          [{ tool: 'finish', label: 'cases' }],
+        ],
+      }),
+      owner: { ask: () => Promise.reject(new Error('nothing here writes: no owner is asked')) },
+      goal: 'Archive case C-2',
+      entry: `${server.url}/rows-menu`,
+      inputs: [],
+    });
+    expect(evening, JSON.stringify(evening)).toMatchObject({ ok: true });
+    const picks = lines.flatMap((l) => (l.kind === 'act' ? [{ verb: l.verb, value: l.value, button: l.control.name, row: l.control.scope.find((s) => s.role === 'row')?.name }] : []));
+    expect(picks).toEqual([{ verb: 'choose', value: 'Archive', button: 'Row actions', row: 'C-2' }]);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });

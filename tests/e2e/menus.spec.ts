@@ -138,3 +138,64 @@ test('a button that opens no menu fails by name, and nothing is clicked in any o
   });
   expect(await picks()).toEqual([]);
 });
+
+// Submenus (APG "Navigation Menubar" style, Radix/MUI style): `choose` takes a path of item names, "Export › PDF"
+// (shared/menu-path.ts), and opens each submenu on the way as the page opens it — a click, a hover, or ArrowRight.
+test.describe('submenus, by a path', () => {
+  test.beforeEach(async () => {
+    await surface.open(`${server.url}/menus-sub.html`);
+  });
+
+  test('a path picks in a submenu that opens on a click, and the menus close', async () => {
+    const file = button(await surface.observe(), 'File');
+    await surface.act(file.ref, { verb: 'choose', value: 'Export › PDF' });
+    expect(await picks()).toEqual(['File/Export/PDF']);
+    expect(await status()).toBe('Picked File / Export / PDF');
+    await expect(surface.page.locator('#file-menu')).toBeHidden();
+  });
+
+  test('two levels down to a radio item: it ends checked', async () => {
+    const file = button(await surface.observe(), 'File');
+    await surface.act(file.ref, { verb: 'choose', value: 'Export › Image › JPEG' });
+    expect(await picks()).toEqual(['File/Export/Image/JPEG']);
+    await expect(surface.page.getByRole('menuitemradio', { name: 'JPEG', includeHidden: true })).toHaveAttribute('aria-checked', 'true');
+  });
+
+  test('a submenu that opens only on a hover, made at the end of body a moment later', async () => {
+    const file = button(await surface.observe(), 'File');
+    await surface.act(file.ref, { verb: 'choose', value: 'Share › Link' });
+    expect(await picks()).toEqual(['File/Share/Link']);
+    await expect(surface.page.locator('#share-sub')).toHaveCount(0);
+  });
+
+  test('a submenu that opens only from the keyboard (ArrowRight on its item)', async () => {
+    await surface.page.evaluate(() => ((window as unknown as { keysOnly: boolean }).keysOnly = true));
+    const file = button(await surface.observe(), 'File');
+    await surface.act(file.ref, { verb: 'choose', value: 'Export › CSV' });
+    expect(await picks()).toEqual(['File/Export/CSV']);
+  });
+
+  test('a name that holds the separator is the item it names when no submenu reads it as a path', async () => {
+    const file = button(await surface.observe(), 'File');
+    await surface.act(file.ref, { verb: 'choose', value: 'Go › Home' });
+    expect(await picks()).toEqual(['File/Go › Home']);
+  });
+
+  test('a value that reads both as a name and as a path, a missing level and a level with no submenu each fail by name, nothing picked', async () => {
+    const odd = button(await surface.observe(), 'Odd');
+    await expect(surface.act(odd.ref, { verb: 'choose', value: 'Export › PDF' })).rejects.toMatchObject({
+      code: 'ACTION_FAILED',
+      message: expect.stringContaining('"Export › PDF" names an item of the menu and is also a path through the submenu "Export"') as unknown,
+    });
+    const file = button(await surface.observe(), 'File');
+    await expect(surface.act(file.ref, { verb: 'choose', value: 'Export › DOCX' })).rejects.toMatchObject({
+      code: 'ACTION_FAILED',
+      message: expect.stringContaining(`no item named "DOCX" in the submenu of "Export"`) as unknown,
+    });
+    await expect(surface.act(file.ref, { verb: 'choose', value: 'New › PDF' })).rejects.toMatchObject({
+      code: 'ACTION_FAILED',
+      message: expect.stringContaining('"New" in the menu it opens opens no submenu') as unknown,
+    });
+    expect(await picks()).toEqual([]);
+  });
+});

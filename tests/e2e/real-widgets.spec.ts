@@ -48,6 +48,7 @@ const PICKS = [
   { library: 'MUI Autocomplete', role: 'combobox', name: 'Reviewer', value: 'Grace Hopper', shows: { reviewer: 'Grace Hopper' } },
   { library: 'Radix DropdownMenu', role: 'button', name: 'Case actions', value: 'Archive', shows: { action: 'Archived' } },
   { library: 'Radix DropdownMenu radio group', role: 'button', name: 'Case actions', value: 'Fraud', shows: { queue: 'Fraud' } },
+  { library: 'Radix DropdownMenu submenu (a path: docs/ARCHITECTURE.md, "The six verbs", submenus)', role: 'button', name: 'Case actions', value: 'Export › CSV', shows: { action: 'Exported as CSV' } },
   { library: 'Headless UI Menu', role: 'button', name: 'More', value: 'Print', shows: { action: 'Printed' } },
   { library: 'Headless UI Combobox (opens on typing)', role: 'combobox', name: 'Assignee', value: 'Katherine Johnson', shows: { assignee: 'Katherine Johnson' } },
   { library: 'Headless UI Listbox (a button with a listbox)', role: 'button', name: 'Queue Claims', value: 'Appeals', shows: { list_queue: 'Appeals' } },
@@ -133,4 +134,29 @@ test('a card authored over MUI and Radix pickers compiles, replays with no model
   expect(missing, JSON.stringify(missing)).toMatchObject({ word: 'FAILED' });
   expect(missing.message).toContain('Nobody Known');
   expect(app.widgets).toHaveLength(1);
+});
+
+test('Radix DropdownMenu, whose open menu hides the rest of the page: a model that presses its trigger and then an item writes one choose on the trigger', async () => {
+  test.setTimeout(120_000);
+  const nobody: Owner = { ask: () => Promise.reject(new Error('a pick in a menu writes nothing here: nobody is asked')) };
+  const { evening, lines } = await eveningInBrowser(join(dir, 'radix-presses.jsonl'), {
+    model: new ScriptedModel({
+      turns: [
+        [
+          { tool: 'assert_screen', label: 'widgets', title: 'Widgets' },
+          { tool: 'act', match: "button 'Case actions'", verb: 'invoke' },
+        ],
+        [{ tool: 'act', match: "menuitem 'Export'", verb: 'invoke' }],
+        [{ tool: 'act', match: "menuitem 'PDF'", verb: 'invoke' }],
+        [{ tool: 'finish', label: 'widgets' }],
+      ],
+    }),
+    owner: nobody,
+    goal: 'Export the case as PDF',
+    entry: `${app.url}/widgets`,
+    inputs: [],
+  });
+  expect(evening, JSON.stringify(evening)).toMatchObject({ ok: true });
+  const acts = lines.flatMap((l) => (l.kind === 'act' ? [`${l.verb} ${l.control.role} '${l.control.name}'${l.value ? ` ${l.value}` : ''}`] : []));
+  expect(acts).toEqual(["choose button 'Case actions' Export › PDF"]);
 });

@@ -1,0 +1,189 @@
+// A model's press on a menu button and then on an item of its menu is one choose step in the book, whatever comes between that is no act (a refused call), and after a stop between the two presses (a host that keeps the evening's place); anything else writes the press as it was; a card's pick by a path names an item at each level.
+import { describe, expect, it } from 'vitest';
+import { resumeEvening, runEvening, type EveningOptions, type EveningState } from '../../shared/author/evening.ts';
+import type { Model, ModelTurn, Owner, ToolCall } from '../../shared/author/ports.ts';
+import { ScriptedModel, type Script } from '../../shared/author/scripted.ts';
+import { compile } from '../../shared/compile/compile.ts';
+import { Capability, type CapabilityInput } from '../../shared/schema/capability.ts';
+import { TraceLine } from '../../shared/schema/trace.ts';
+import { control, MemoryBook, MenuFakeSurface, type FakeScreen } from '../fixtures/author/fake-surface.ts';
+import { minimalCard } from '../fixtures/cards/minimal.ts';
+
+const SETTLE = { quietMs: 0, pollMs: 1 };
+const nobody: Owner = { ask: () => Promise.reject(new Error('opening a menu and picking in it writes nothing: nobody is asked')) };
+
+/** A page with a menu button; pressing it shows its menu; either item closes it. */
+function screens(): Record<string, FakeScreen> {
+  const more = control('|c0', 'button', 'More', { offers: ['choose'] });
+  return {
+    page: { controls: [more, control('|c1', 'link', 'Help')], text: 'Page', next: { '|c0': 'open' } },
+    open: {
+      controls: [{ ...more, expanded: true }, control('|c1', 'link', 'Help'), control('|c2', 'menuitem', 'Export'), control('|c3', 'menuitem', 'Print')],
+      text: 'Page',
+      next: { '|c0': 'page', '|c2': 'page', '|c3': 'page' },
+      picks: { '|c2': { button: '|c0', name: 'More', value: 'Export', opens: false }, '|c3': { button: '|c0', name: 'More', value: 'Print', opens: false } },
+    },
+  };
+}
+
+function options(surface: MenuFakeSurface, book: MemoryBook, model: Model, keep: EveningState[] = []): EveningOptions {
+  return {
+    surface,
+    model,
+    owner: nobody,
+    book,
+    goal: 'print',
+    entry: 'fake://page',
+    inputs: [],
+    settle: SETTLE,
+    writes: { origins: ['http://app.test'] },
+    checkpoint: (s) => Promise.resolve(void keep.push(JSON.parse(JSON.stringify(s)) as EveningState)),
+  };
+}
+
+const lines = (book: MemoryBook): TraceLine[] => book.lines.map((l) => TraceLine.parse(l));
+const shape = (ls: readonly TraceLine[]): string[] =>
+  ls.map((l) => (l.kind === 'act' ? `act ${l.verb} ${l.control.name}${l.value !== undefined ? ` "${l.value}"` : ''}` : l.kind === 'label' ? `label ${l.label}` : l.kind === 'refusal' ? `refusal ${l.code}` : l.kind));
+
+const LABEL = { tool: 'assert_screen', label: 'page', title: 'Page' } as const;
+const BUTTON = { tool: 'act', match: "button 'More'", verb: 'invoke' } as const;
+const PRINT = { tool: 'act', match: "menuitem 'Print'", verb: 'invoke' } as const;
+const FINISH = { tool: 'finish', label: 'page' } as const;
+
+describe('a menu opened and picked in by a model', () => {
+  it('a call refused between the two presses (the rest of the turn that opened the menu) keeps them one step', async () => {
+    const book = new MemoryBook();
+    const script: Script = { turns: [[LABEL, BUTTON, PRINT], [PRINT], [FINISH]] };
+    const r = await runEvening(options(new MenuFakeSurface(screens(), 'page'), book, new ScriptedModel(script)));
+    expect(r).toMatchObject({ ok: true, finished: 'page' });
+    expect(shape(lines(book))).toEqual(['start', 'label page', 'refusal SCREEN_CHANGED', 'act choose More "Print"', 'finish', 'end']);
+    const compiled = compile(lines(book), { id: 'print' });
+    expect(compiled.ok ? compiled.card.steps.map((s) => s.op) : compiled.holes).toEqual([{ verb: 'choose', value: 'Print' }]);
+  });
+
+  it('pressing the button again (closing the menu) writes both presses as they were', async () => {
+    const book = new MemoryBook();
+    const script: Script = { turns: [[LABEL, BUTTON], [{ tool: 'assert_screen', label: 'open', title: 'Open' }], [BUTTON], [FINISH]] };
+    const r = await runEvening(options(new MenuFakeSurface(screens(), 'page'), book, new ScriptedModel(script)));
+    expect(r).toMatchObject({ ok: true });
+    expect(shape(lines(book))).toEqual(['start', 'label page', 'act invoke More', 'label open', 'act invoke More', 'finish', 'end']);
+  });
+
+  it('an evening that ends between the presses writes the press before its end line', async () => {
+    const book = new MemoryBook();
+    const r = await runEvening(options(new MenuFakeSurface(screens(), 'page'), book, new ScriptedModel({ turns: [[LABEL, BUTTON]] })));
+    expect(r).toMatchObject({ ok: false, code: 'NO_FINISH' });
+    expect(shape(lines(book))).toEqual(['start', 'label page', 'act invoke More', 'end']);
+  });
+
+  it('stopped between the two presses, the host keeps the held press with the evening: resumed, the pick is still one step', async () => {
+    const surface = new MenuFakeSurface(screens(), 'page');
+    const book = new MemoryBook();
+    const kept: EveningState[] = [];
+    const script: Script = { turns: [[LABEL, BUTTON], [PRINT], [FINISH]] };
+    // The first process: its model answers the first turn and then never again (the process stops there).
+    const first = new ScriptedModel(script);
+    const stopping: Model = {
+      name: 'scripted',
+      save: () => first.save(),
+      next: (turn: ModelTurn): Promise<ToolCall[]> => (turn.turn === 1 ? first.next(turn) : new Promise(() => undefined)),
+    };
+    void runEvening(options(surface, book, stopping, kept));
+    await new Promise((r) => setTimeout(r, 30));
+    const before = lines(book);
+    expect(shape(before)).toEqual(['start', 'label page']);
+    const state = kept.at(-1) as EveningState;
+    expect(state.held?.lines.map((l) => `${l.verb} ${l.control.name}`)).toEqual(['invoke More']);
+
+    const r = await resumeEvening(options(surface, book, new ScriptedModel(script, 'scripted', state.model)), { lines: before, state });
+    expect(r).toMatchObject({ ok: true, finished: 'page' });
+    const all = lines(book);
+    expect(shape(all)).toEqual(['start', 'label page', 'act choose More "Print"', 'finish', 'end']);
+    expect(all.map((l) => l.seq)).toEqual([1, 2, 3, 4, 5]);
+    expect(all.find((l) => l.kind === 'act')).toMatchObject({ presses: [{ role: 'button', name: 'More' }, { role: 'menuitem', name: 'Print' }] });
+  });
+});
+
+describe('a modal menu, which hides its button while open (Radix, MUI)', () => {
+  /** The open menu hides the rest of the page: its button is on no menu row, and the page names it by its name. */
+  function modal(buttonName: string): Record<string, FakeScreen> {
+    const s = screens();
+    s.open = {
+      controls: [control('|c2', 'menuitem', 'Export'), control('|c3', 'menuitem', 'Print')],
+      text: 'Page',
+      next: { '|c2': 'page', '|c3': 'page' },
+      picks: { '|c3': { button: '|f0', name: buttonName, value: 'Print', opens: false } },
+    };
+    return s;
+  }
+  it('the button the page says opened the menu is known by its name: one choose', async () => {
+    const book = new MemoryBook();
+    const r = await runEvening(options(new MenuFakeSurface(modal('More'), 'page'), book, new ScriptedModel({ turns: [[LABEL, BUTTON], [PRINT], [FINISH]] })));
+    expect(r).toMatchObject({ ok: true });
+    expect(shape(lines(book))).toEqual(['start', 'label page', 'act choose More "Print"', 'finish', 'end']);
+  });
+
+  it('another name is another button: no pair, so the item is refused on the unlabelled open menu, and the press is kept', async () => {
+    const book = new MemoryBook();
+    const r = await runEvening(options(new MenuFakeSurface(modal('Less'), 'page'), book, new ScriptedModel({ turns: [[LABEL, BUTTON], [PRINT], [FINISH]] })));
+    expect(r).toMatchObject({ ok: false, code: 'NO_FINISH' });
+    // Refusals do not end a hold (nothing happened on the screen), so the press is written after them, at the end.
+    expect(shape(lines(book))).toEqual(['start', 'label page', 'refusal UNLABELLED_SCREEN', 'refusal NOT_SHOWING', 'act invoke More', 'end']);
+  });
+});
+
+describe('a pick the process stopped during', () => {
+  it('the item was pressed (the menu closed): resumed, the one choose is written, the press not made again', async () => {
+    const surface = new MenuFakeSurface(screens(), 'page');
+    surface.hangs.add('open|c3');
+    const book = new MemoryBook();
+    const kept: EveningState[] = [];
+    const script: Script = { turns: [[LABEL, BUTTON], [PRINT], [FINISH]] };
+    void runEvening(options(surface, book, new ScriptedModel(script), kept));
+    await new Promise((r) => setTimeout(r, 30));
+    const state = kept.at(-1) as EveningState;
+    expect(state.dispatched?.line).toMatchObject({ verb: 'choose', value: 'Print' });
+    expect(surface.screen).toBe('page');
+
+    surface.hangs.clear();
+    const r = await resumeEvening(options(surface, book, new ScriptedModel(script, 'scripted', state.model)), { lines: lines(book), state });
+    expect(r).toMatchObject({ ok: true, finished: 'page' });
+    expect(shape(lines(book))).toEqual(['start', 'label page', 'act choose More "Print"', 'finish', 'end']);
+    expect(surface.log.filter((l) => l.startsWith('start invoke'))).toEqual(['start invoke |c0', 'start invoke |c3']);
+  });
+
+  it('the menu still shows: whether the item was pressed cannot be told, so nothing is pressed again and the presses are kept', async () => {
+    const surface = new MenuFakeSurface(screens(), 'page');
+    const book = new MemoryBook();
+    const kept: EveningState[] = [];
+    const script: Script = { turns: [[LABEL, BUTTON], [PRINT], [FINISH]] };
+    // The press on the item never arrives at the page: the screen stays on the open menu.
+    surface.screens.open = { ...(surface.screens.open as FakeScreen), next: { '|c0': 'page', '|c2': 'page' } };
+    surface.hangs.add('open|c3');
+    void runEvening(options(surface, book, new ScriptedModel(script), kept));
+    await new Promise((r) => setTimeout(r, 30));
+    const state = kept.at(-1) as EveningState;
+    surface.hangs.clear();
+    const r = await resumeEvening(options(surface, book, new ScriptedModel(script, 'scripted', state.model)), { lines: lines(book), state });
+    expect(r).toMatchObject({ ok: false, code: 'PRESS_UNCERTAIN' });
+    expect(shape(lines(book))).toEqual(['start', 'label page', 'act invoke More', 'end']);
+  });
+});
+
+describe('a pick by a path on a card', () => {
+  it('loads with a name at each level (a blank too), and not with an empty level, naming the step\'s value', () => {
+    const card = minimalCard() as CapabilityInput & { targets: Record<string, { supports: string[] }> };
+    const t = card.targets['password_field'];
+    if (t) t.supports = ['invoke', 'choose'];
+    card.outputs = {};
+    card.outcomes = { success: { screens: ['signon'] } };
+    for (const [value, loads] of [['Export', true], ['Export › PDF', true], ['Export › {{input.password}}', true], ['Export ›  › PDF', false], [' › PDF', false]] as const) {
+      card.steps = [{ id: 'only', screen: 'signon', op: { verb: 'choose', value }, target: 'password_field', effect: { kind: 'stage' } }];
+      const loaded = Capability.safeParse(card);
+      expect(loaded.success, value).toBe(loads);
+      if (!loaded.success) {
+        expect(loaded.error.issues).toContainEqual(expect.objectContaining({ path: ['steps', 0, 'op', 'value'], message: expect.stringContaining('this one has an empty level') as unknown }));
+      }
+    }
+  });
+});
