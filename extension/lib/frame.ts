@@ -249,6 +249,14 @@ function escapeAt(at: Element): void {
   at.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', code: 'Escape', bubbles: true, cancelable: true, composed: true }));
 }
 
+/**
+ * Whether the page outside the list was made inert while it is open (Headless UI's listboxes and menus): an `[inert]`
+ * element holding neither the list's control nor the option.
+ */
+function inertOutside(doc: Document, control: Element, option: Element): boolean {
+  return [...doc.querySelectorAll('[inert]')].some((x) => !x.contains(control) && !x.contains(option));
+}
+
 /** The focused element, through shadow roots. */
 function deepActive(doc: Document): Element {
   let at: Element | null = doc.activeElement;
@@ -341,9 +349,10 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
   let closing: Promise<void> | null = null;
   /** Runs `step` after whatever is closing, and makes what comes next wait for it. */
   const afterPrevious = (step: () => void | Promise<void>): void => {
-    const next = (closing ?? Promise.resolve()).then(step);
+    // A step that throws (the page gone, the extension reloaded) loses its own report, never the ones after it.
+    const next = (closing ?? Promise.resolve()).then(step).catch(() => undefined);
     closing = next;
-    void next.then(() => {
+    void next.finally(() => {
       if (closing === next) closing = null;
     });
   };
@@ -447,24 +456,28 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
       hold(e);
       for (const el of [...dirty]) flushTyped(el);
       const name = path?.value ?? optionName(option);
-      // A listbox shown on the page (no popup): nothing to close. A pick in a submenu is reported with the menus
-      // open, and the guard picks again in them: the extension does not open a submenu itself ("Submenus").
-      if (list.getAttribute('role') === 'listbox' || menuLevels(name).length > 1) {
+      // A listbox shown on the page (no popup), and a list that leaves the page as it was (its control on the screen,
+      // nothing made inert): reported as it is, and the guard picks in the open list. A pick in a submenu too, with
+      // the menus open: the extension does not open a submenu itself ("Submenus"); one in a modal menu (Radix's,
+      // whose button is hidden while it is open) finds no control and is not recorded (a gap, said in the docs).
+      const modal = !listHit || inertOutside(doc, list, option);
+      if (list.getAttribute('role') === 'listbox' || menuLevels(name).length > 1 || !modal) {
         emit(() => send('choose', list, name));
         return;
       }
-      // The list is closed and the pick reported once its control shows again, to be done again by the guard — open
-      // and pick — from the screen it started on, as replay will do it (docs/ARCHITECTURE.md, "The extension's
-      // trusted input"). A modal list (MUI's Select, Radix's and Headless UI's menus and listboxes hide or make inert
-      // the rest of the page while open) is a screen of its own, which the clerk did not name and replay never sees.
-      // A list that does not close on Escape is reported as it is when its control is on the screen, else not at all.
+      // A modal list (MUI's Select, Radix's and Headless UI's menus and listboxes hide or make inert the rest of the
+      // page while open) is a screen of its own, which the clerk did not name and replay never sees: it is closed, and
+      // the pick reported once its control shows again, to be done again by the guard — open and pick — from the
+      // screen it started on, as replay will do it (docs/ARCHITECTURE.md, "The extension's trusted input"). A list
+      // that does not close on Escape is reported as it is when its control is on the screen, else not at all.
       // Escape from the option the clerk clicked: it reaches the list's own handler (MUI's modal, Headless UI's
       // options) and the document (Radix's), wherever the focus is yet; an editable combobox's is its field's, so the
-      // focused element is told too if the list is still open a moment later (see `shownAgain`).
+      // focused element is told too if the list is still open a moment later (see `shownAgain`). Only a modal list is
+      // sent one: a page's own Escape handler (a dialog around a non-modal list) would take it as the clerk's.
       escapeAt(option);
       afterPrevious(() =>
         shownAgain(list).then((shown) => {
-          if (shown || listHit) emitNow(() => send('choose', list, name));
+          if ((shown || listHit) && watching()) emitNow(() => send('choose', list, name));
         }),
       );
       return;

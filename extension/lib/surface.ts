@@ -237,7 +237,14 @@ export class ExtensionSurface implements Surface {
     }
     // A control covered for a moment (a closing list's backdrop, an animation) is waited for, as Playwright's
     // actionability checks wait on the runner; still covered after GESTURE_SETTLE_MS, the act fails saying by what.
-    const at = await this.#waited(() => this.#pointIn(key, { op: 'point', ref: local, verb: op.verb, at: 'target', ...(op.value !== undefined ? { value: op.value } : {}) }));
+    const targetCall: FrameCall = { op: 'point', ref: local, verb: op.verb, at: 'target', ...(op.value !== undefined ? { value: op.value } : {}) };
+    // A pick whose list is open already (the clerk opened it and its submenus) clicks only in the list: its control,
+    // covered by a modal menu, needs no point.
+    const first = op.verb === 'choose' ? await this.#call(key, targetCall).catch(() => null) : null;
+    const at =
+      first && !first.ok && first.open === true
+        ? { point: { x: 0, y: 0 }, open: true, combobox: false }
+        : await this.#waited(() => this.#pointIn(key, targetCall));
     switch (op.verb) {
       case 'press':
         // The frame focused the control: the key goes where the card says, not wherever the focus was left.

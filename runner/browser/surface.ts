@@ -169,6 +169,10 @@ async function closeList(el: ElementHandle<Element>): Promise<void> {
   if (!(await open())) return;
   const page = (await el.ownerFrame().catch(() => null))?.page();
   await page?.keyboard.press('Escape').catch(() => undefined);
+  // A list still saying it is open a moment later (a close being animated says so until it ends) is not sent a second
+  // Escape at once: on a control that does not take it (MUI's Select), it would reach a dialog around it.
+  const until = Date.now() + 500;
+  while ((await open()) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
   if (await open()) await el.press('Escape').catch(() => undefined);
 }
 

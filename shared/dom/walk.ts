@@ -223,8 +223,14 @@ function controlValue(el: Element, role: string, tag: string): { value?: string;
     return v === null ? {} : { value: normalize(v) };
   }
   if (role === 'textbox' || role === 'searchbox') return { value: normalize(el.textContent) };
-  // A combobox that is not a field (MUI's Select, the APG "select-only combobox") shows what it holds as its text.
-  if (role === 'combobox') return { value: normalize(el.textContent) };
+  // A combobox that is not a field (MUI's Select, the APG "select-only combobox") shows what it holds as its text; one
+  // that wraps a field (the ARIA 1.1 pattern) holds the field's value; one that holds its own list says nothing
+  // rather than every option's text.
+  if (role === 'combobox') {
+    const field = el.querySelector('input, textarea') as HTMLInputElement | null;
+    if (field) return field.type === 'password' ? {} : { value: field.value };
+    return el.querySelector('[role=listbox], [role=option]') ? {} : { value: normalize(el.textContent) };
+  }
   return {};
 }
 

@@ -139,3 +139,15 @@ test('two "Log in" buttons in a header and a dialog are told apart by landmark a
   const obs = await observePage(page);
   expect(renderMenu(buildMenu(obs))).toContain("invoke button 'Log in' in dialog ''");
 });
+
+test('a combobox that is not a field says what it holds: its text, the value of a field it wraps, nothing for a list inside it', async ({ page }) => {
+  await page.setContent(`<!doctype html><main>
+    <div role="combobox" aria-label="Priority" aria-expanded="false" tabindex="0">High</div>
+    <div role="combobox" aria-label="City" aria-expanded="true"><input aria-label="City field" value="Lyon"><ul role="listbox"><li role="option">Lyon</li><li role="option">Paris</li></ul></div>
+    <div role="combobox" aria-label="Tag" aria-expanded="true" tabindex="0">Red<ul role="listbox"><li role="option">Red</li><li role="option">Blue</li></ul></div>
+  </main>`);
+  const cs = (await observePage(page)).parts.flatMap((p) => p.controls);
+  expect(pick(cs, 'combobox', 'Priority').value).toBe('High');
+  expect(pick(cs, 'combobox', 'City').value).toBe('Lyon');
+  expect(pick(cs, 'combobox', 'Tag').value).toBeUndefined();
+});
