@@ -671,8 +671,12 @@ export class Guard {
   async #pickIn(item: Control): Promise<MenuPick | null> {
     const held = this.#held;
     if (!held || !this.#o.surface.menuPick || !item.role.startsWith('menuitem')) return null;
-    // A write the page sent while the menu was open is reported first, and the presses are kept as they were.
+    // A write the page sent while the menu was open is reported first, and the presses are kept as they were. The
+    // watch between actions goes on again at once: a call refused after this (an item on the unlabelled menu that
+    // is no pick) must not leave the page's writes unwatched while the model thinks.
+    const watching = this.#between;
     await this.#strays();
+    if (watching) await this.#watchBetween();
     if (this.#held !== held) return null;
     const pick = await this.#o.surface.menuPick(item.ref).catch(() => null);
     if (!pick) return null;

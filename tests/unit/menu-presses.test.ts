@@ -187,3 +187,31 @@ describe('a pick by a path on a card', () => {
     }
   });
 });
+
+describe('what the page and the model do around a held press', () => {
+  /** The open menu of screens() with an item no button's menu reaches (`Other`: the page answers no pick for it). */
+  function withOther(): Record<string, FakeScreen> {
+    const s = screens();
+    const open = s.open as FakeScreen;
+    s.open = { ...open, controls: [...open.controls, control('|c4', 'menuitem', 'Other')], next: { ...open.next, '|c4': 'page' } };
+    return s;
+  }
+
+  it('a page write while the model thinks, after an item press was refused on the open menu, is an UNASKED_WRITE line (the watch between actions stays on)', async () => {
+    const surface = new MenuFakeSurface(withOther(), 'page');
+    const book = new MemoryBook();
+    const scripted = new ScriptedModel({ turns: [[LABEL, BUTTON], [{ tool: 'act', match: "menuitem 'Other'", verb: 'invoke' }], [PRINT], [FINISH]] });
+    const model: Model = {
+      name: 'scripted',
+      next: (turn: ModelTurn): Promise<ToolCall[]> => {
+        // An autosave the page sends while the model thinks about its third turn.
+        if (turn.turn === 3) surface.pageSends({ method: 'POST', url: 'http://app.test/autosave', via: 'request' });
+        return scripted.next(turn);
+      },
+    };
+    await runEvening(options(surface, book, model));
+    const all = lines(book);
+    expect(shape(all).slice(0, 5)).toEqual(['start', 'label page', 'refusal UNLABELLED_SCREEN', 'act invoke More', 'refusal UNASKED_WRITE']);
+    expect(all[4]).toMatchObject({ tool: 'page', message: expect.stringContaining('POST http://app.test/autosave') as unknown });
+  });
+});
