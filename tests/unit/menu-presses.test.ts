@@ -214,4 +214,50 @@ describe('what the page and the model do around a held press', () => {
     expect(shape(all).slice(0, 5)).toEqual(['start', 'label page', 'refusal UNLABELLED_SCREEN', 'act invoke More', 'refusal UNASKED_WRITE']);
     expect(all[4]).toMatchObject({ tool: 'page', message: expect.stringContaining('POST http://app.test/autosave') as unknown });
   });
+
+  it('stopped after the item press was refused in the turn that opened the menu (a refusal line beyond the kept place): resumed, the press is still held and the pick is one step', async () => {
+    const surface = new MenuFakeSurface(screens(), 'page');
+    const book = new MemoryBook();
+    const kept: EveningState[] = [];
+    const script: Script = { turns: [[LABEL, BUTTON, PRINT], [PRINT], [FINISH]] };
+    const first = new ScriptedModel(script);
+    const stopping: Model = {
+      name: 'scripted',
+      save: () => first.save(),
+      next: (turn: ModelTurn): Promise<ToolCall[]> => (turn.turn === 1 ? first.next(turn) : new Promise(() => undefined)),
+    };
+    void runEvening(options(surface, book, stopping, kept));
+    await new Promise((r) => setTimeout(r, 30));
+    const written = lines(book);
+    expect(shape(written)).toEqual(['start', 'label page', 'refusal SCREEN_CHANGED']);
+    // The stop came after the refusal line was written and before the place was kept again.
+    const state = kept.find((s) => s.results.length === 2) as EveningState;
+    expect(state.lines).toBe(2);
+    const r = await resumeEvening(options(surface, book, new ScriptedModel(script, 'scripted', state.model)), { lines: written, state });
+    expect(r).toMatchObject({ ok: true, finished: 'page' });
+    expect(shape(lines(book))).toEqual(['start', 'label page', 'refusal SCREEN_CHANGED', 'act choose More "Print"', 'finish', 'end']);
+  });
+
+  it('a refusal and then an act beyond the kept place: the press was written (first), so it is not held again', async () => {
+    const surface = new MenuFakeSurface(screens(), 'page');
+    const book = new MemoryBook();
+    const kept: EveningState[] = [];
+    const script: Script = { turns: [[LABEL, BUTTON], [{ tool: 'act', match: "link 'Help'", verb: 'invoke' }, { tool: 'assert_screen', label: 'open', title: 'Open' }], [FINISH]] };
+    const first = new ScriptedModel(script);
+    const stopping: Model = {
+      name: 'scripted',
+      save: () => first.save(),
+      next: (turn: ModelTurn): Promise<ToolCall[]> => (turn.turn <= 2 ? first.next(turn) : new Promise(() => undefined)),
+    };
+    void runEvening(options(surface, book, stopping, kept));
+    await new Promise((r) => setTimeout(r, 30));
+    const written = lines(book);
+    expect(shape(written)).toEqual(['start', 'label page', 'refusal UNLABELLED_SCREEN', 'act invoke More', 'label open']);
+    // The place kept when turn 2 began: the press still held, the book at 2 lines.
+    const state = kept.find((s) => s.turns === 2 && s.results.length === 0) as EveningState;
+    expect(state).toMatchObject({ lines: 2, held: { lines: [{ verb: 'invoke' }] } });
+    const r = await resumeEvening(options(surface, book, new ScriptedModel(script, 'scripted', state.model)), { lines: written, state });
+    expect(r).toMatchObject({ ok: false, code: 'NO_FINISH' });
+    expect(shape(lines(book)).filter((s) => s === 'act invoke More')).toHaveLength(1);
+  });
 });
