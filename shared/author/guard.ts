@@ -671,6 +671,9 @@ export class Guard {
   async #pickIn(item: Control): Promise<MenuPick | null> {
     const held = this.#held;
     if (!held || !this.#o.surface.menuPick || !item.role.startsWith('menuitem')) return null;
+    // A checked menuitemcheckbox pressed is unchecked, and `choose` means "see it checked" (shared/dom/options.ts):
+    // no pick; the presses are written as they were.
+    if (item.role === 'menuitemcheckbox' && item.value === 'checked') return null;
     // A write the page sent while the menu was open is reported first, and the presses are kept as they were. The
     // watch between actions goes on again at once: a call refused after this (an item on the unlabelled menu that
     // is no pick) must not leave the page's writes unwatched while the model thinks.

@@ -261,3 +261,33 @@ describe('what the page and the model do around a held press', () => {
     expect(shape(lines(book)).filter((s) => s === 'act invoke More')).toHaveLength(1);
   });
 });
+
+describe('a checked menuitemcheckbox pressed', () => {
+  function boxes(value: 'checked' | 'unchecked'): Record<string, FakeScreen> {
+    const s = screens();
+    const open = s.open as FakeScreen;
+    s.open = {
+      ...open,
+      controls: [...open.controls, control('|c4', 'menuitemcheckbox', 'Archived', { value })],
+      next: { ...open.next, '|c4': 'page' },
+      picks: { ...open.picks, '|c4': { button: '|c0', name: 'More', value: 'Archived', opens: false } },
+    };
+    return s;
+  }
+  const ARCHIVED = { tool: 'act', match: "menuitemcheckbox 'Archived'", verb: 'invoke' } as const;
+
+  it('is no pick (choose ensures an item checked; this press unchecks it): refused on the open menu, the press kept, and written as they were once the screen is named', async () => {
+    const book = new MemoryBook();
+    const script: Script = { turns: [[LABEL, BUTTON], [ARCHIVED], [{ tool: 'assert_screen', label: 'more_menu', title: 'More menu' }, ARCHIVED], [FINISH]] };
+    const r = await runEvening(options(new MenuFakeSurface(boxes('checked'), 'page'), book, new ScriptedModel(script)));
+    expect(r).toMatchObject({ ok: true, finished: 'page' });
+    expect(shape(lines(book))).toEqual(['start', 'label page', 'refusal UNLABELLED_SCREEN', 'act invoke More', 'label more_menu', 'act invoke Archived', 'finish', 'end']);
+  });
+
+  it('unchecked, it is a pick like any item: one choose', async () => {
+    const book = new MemoryBook();
+    const r = await runEvening(options(new MenuFakeSurface(boxes('unchecked'), 'page'), book, new ScriptedModel({ turns: [[LABEL, BUTTON], [ARCHIVED], [FINISH]] })));
+    expect(r).toMatchObject({ ok: true });
+    expect(shape(lines(book))).toEqual(['start', 'label page', 'act choose More "Archived"', 'finish', 'end']);
+  });
+});
