@@ -50,6 +50,29 @@ const BUTTON = { tool: 'act', match: "button 'More'", verb: 'invoke' } as const;
 const PRINT = { tool: 'act', match: "menuitem 'Print'", verb: 'invoke' } as const;
 const FINISH = { tool: 'finish', label: 'page' } as const;
 
+/** A model that answers `turns` turns of the script and is then asked for the next and never answers: the process stops there. */
+function stoppingAfter(script: Script, turns: number): Model & { stopped: boolean } {
+  const first = new ScriptedModel(script);
+  const model = {
+    name: 'scripted',
+    stopped: false,
+    save: () => first.save(),
+    next: (turn: ModelTurn): Promise<ToolCall[]> => {
+      if (turn.turn <= turns) return first.next(turn);
+      model.stopped = true;
+      return new Promise<ToolCall[]>(() => undefined);
+    },
+  };
+  return model;
+}
+
+/** Waits, polling, until the first process has reached where it stops (a loaded machine may take a while). */
+async function until(reached: () => boolean): Promise<void> {
+  for (const start = Date.now(); !reached(); await new Promise((r) => setTimeout(r, 5))) {
+    if (Date.now() - start > 10_000) throw new Error('the first process never reached its stop');
+  }
+}
+
 describe('a menu opened and picked in by a model', () => {
   it('a call refused between the two presses (the rest of the turn that opened the menu) keeps them one step', async () => {
     const book = new MemoryBook();
@@ -82,14 +105,9 @@ describe('a menu opened and picked in by a model', () => {
     const kept: EveningState[] = [];
     const script: Script = { turns: [[LABEL, BUTTON], [PRINT], [FINISH]] };
     // The first process: its model answers the first turn and then never again (the process stops there).
-    const first = new ScriptedModel(script);
-    const stopping: Model = {
-      name: 'scripted',
-      save: () => first.save(),
-      next: (turn: ModelTurn): Promise<ToolCall[]> => (turn.turn === 1 ? first.next(turn) : new Promise(() => undefined)),
-    };
+    const stopping = stoppingAfter(script, 1);
     void runEvening(options(surface, book, stopping, kept));
-    await new Promise((r) => setTimeout(r, 30));
+    await until(() => stopping.stopped);
     const before = lines(book);
     expect(shape(before)).toEqual(['start', 'label page']);
     const state = kept.at(-1) as EveningState;
@@ -140,7 +158,7 @@ describe('a pick the process stopped during', () => {
     const kept: EveningState[] = [];
     const script: Script = { turns: [[LABEL, BUTTON], [PRINT], [FINISH]] };
     void runEvening(options(surface, book, new ScriptedModel(script), kept));
-    await new Promise((r) => setTimeout(r, 30));
+    await until(() => kept.at(-1)?.dispatched?.line.verb === 'choose' && surface.log.includes('end invoke |c3'));
     const state = kept.at(-1) as EveningState;
     expect(state.dispatched?.line).toMatchObject({ verb: 'choose', value: 'Print' });
     expect(surface.screen).toBe('page');
@@ -161,7 +179,7 @@ describe('a pick the process stopped during', () => {
     surface.screens.open = { ...(surface.screens.open as FakeScreen), next: { '|c0': 'page', '|c2': 'page' } };
     surface.hangs.add('open|c3');
     void runEvening(options(surface, book, new ScriptedModel(script), kept));
-    await new Promise((r) => setTimeout(r, 30));
+    await until(() => kept.at(-1)?.dispatched?.line.verb === 'choose' && surface.log.includes('end invoke |c3'));
     const state = kept.at(-1) as EveningState;
     surface.hangs.clear();
     const r = await resumeEvening(options(surface, book, new ScriptedModel(script, 'scripted', state.model)), { lines: lines(book), state });
@@ -220,14 +238,9 @@ describe('what the page and the model do around a held press', () => {
     const book = new MemoryBook();
     const kept: EveningState[] = [];
     const script: Script = { turns: [[LABEL, BUTTON, PRINT], [PRINT], [FINISH]] };
-    const first = new ScriptedModel(script);
-    const stopping: Model = {
-      name: 'scripted',
-      save: () => first.save(),
-      next: (turn: ModelTurn): Promise<ToolCall[]> => (turn.turn === 1 ? first.next(turn) : new Promise(() => undefined)),
-    };
+    const stopping = stoppingAfter(script, 1);
     void runEvening(options(surface, book, stopping, kept));
-    await new Promise((r) => setTimeout(r, 30));
+    await until(() => stopping.stopped);
     const written = lines(book);
     expect(shape(written)).toEqual(['start', 'label page', 'refusal SCREEN_CHANGED']);
     // The stop came after the refusal line was written and before the place was kept again.
@@ -243,14 +256,9 @@ describe('what the page and the model do around a held press', () => {
     const book = new MemoryBook();
     const kept: EveningState[] = [];
     const script: Script = { turns: [[LABEL, BUTTON], [{ tool: 'act', match: "link 'Help'", verb: 'invoke' }, { tool: 'assert_screen', label: 'open', title: 'Open' }], [FINISH]] };
-    const first = new ScriptedModel(script);
-    const stopping: Model = {
-      name: 'scripted',
-      save: () => first.save(),
-      next: (turn: ModelTurn): Promise<ToolCall[]> => (turn.turn <= 2 ? first.next(turn) : new Promise(() => undefined)),
-    };
+    const stopping = stoppingAfter(script, 2);
     void runEvening(options(surface, book, stopping, kept));
-    await new Promise((r) => setTimeout(r, 30));
+    await until(() => stopping.stopped);
     const written = lines(book);
     expect(shape(written)).toEqual(['start', 'label page', 'refusal UNLABELLED_SCREEN', 'act invoke More', 'label open']);
     // The place kept when turn 2 began: the press still held, the book at 2 lines.
