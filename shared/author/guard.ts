@@ -685,8 +685,10 @@ export class Guard {
     if (!pick) return null;
     const button = (this.#current as Shown).obs.parts.flatMap((p) => p.controls).find((c) => c.ref === pick.button);
     // A modal menu hides the rest of the page, its button too (Radix, MUI: aria-hidden): it is then known by its name,
-    // the page saying it opened this menu (for a menu rows share, the one that says it is expanded).
-    const same = button ? sameControl(button, held.button) : held.button.name !== '' && pick.name === held.button.name;
+    // the page saying it opened this menu (for a menu rows share, the one that says it is expanded). Held presses a
+    // host kept are masked (a button named with a secret's value): the live button is compared masked too.
+    const mask = this.#o.masker;
+    const same = button ? sameControl(mask.maskDeep(button), mask.maskDeep(held.button)) : held.button.name !== '' && mask.mask(pick.name) === mask.mask(held.button.name);
     if (!same) return null;
     const levels = menuLevels(pick.value);
     return levels.length === held.levels.length + 1 && held.levels.every((l, i) => levels[i] === l) ? pick : null;
@@ -729,10 +731,11 @@ export class Guard {
     return {
       id,
       ok: true,
-      text:
+      text: this.#o.masker.mask(
         `done: ${renderRow(row)} opened ${pick ? 'its submenu' : 'its menu'}. Press the item you want in it next (invoke): that press and this ` +
-        `are written as one step, choose button '${labelOf(button)}' with the item's name, as replay does it; this screen needs no label. ` +
-        'Anything else writes this press on its own.',
+          `are written as one step, choose button '${labelOf(button)}' with the item's name, as replay does it; this screen needs no label. ` +
+          'Anything else writes this press on its own.',
+      ),
     };
   }
 

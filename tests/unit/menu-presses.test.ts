@@ -6,6 +6,7 @@ import { ScriptedModel, type Script } from '../../shared/author/scripted.ts';
 import { compile } from '../../shared/compile/compile.ts';
 import { Capability, type CapabilityInput } from '../../shared/schema/capability.ts';
 import { TraceLine } from '../../shared/schema/trace.ts';
+import type { Control } from '../../shared/schema/observation.ts';
 import { control, MemoryBook, MenuFakeSurface, type FakeScreen } from '../fixtures/author/fake-surface.ts';
 import { minimalCard } from '../fixtures/cards/minimal.ts';
 
@@ -297,5 +298,34 @@ describe('a checked menuitemcheckbox pressed', () => {
     const r = await runEvening(options(new MenuFakeSurface(boxes('unchecked'), 'page'), book, new ScriptedModel({ turns: [[LABEL, BUTTON], [ARCHIVED], [FINISH]] })));
     expect(r).toMatchObject({ ok: true });
     expect(shape(lines(book))).toEqual(['start', 'label page', 'act choose More "Archived"', 'finish', 'end']);
+  });
+});
+
+describe('a menu button whose name holds a secret\'s value', () => {
+  it('joins with its item, in one process and after a resume between the presses (the kept press is masked)', async () => {
+    const s = screens();
+    const named = (c: Control): Control => (c.ref === '|c0' ? { ...c, name: 'More for 4711-77' } : c);
+    for (const k of ['page', 'open'] as const) s[k] = { ...(s[k] as FakeScreen), controls: (s[k] as FakeScreen).controls.map(named) };
+    s.open = { ...(s.open as FakeScreen), picks: { '|c3': { button: '|c0', name: 'More for 4711-77', value: 'Print', opens: false } } };
+    const inputs = [{ name: 'account', value: '4711-77', secret: true }];
+    const button = { tool: 'act', match: "button 'More for [secret:account]'", verb: 'invoke' } as const;
+    const script: Script = { turns: [[LABEL, button], [PRINT], [FINISH]] };
+
+    const book = new MemoryBook();
+    const r = await runEvening({ ...options(new MenuFakeSurface(s, 'page'), book, new ScriptedModel(script)), inputs });
+    expect(r).toMatchObject({ ok: true });
+    expect(shape(lines(book))).toEqual(['start', 'label page', 'act choose More for [secret:account] "Print"', 'finish', 'end']);
+
+    const surface = new MenuFakeSurface(s, 'page');
+    const book2 = new MemoryBook();
+    const kept: EveningState[] = [];
+    const stopping = stoppingAfter(script, 1);
+    void runEvening({ ...options(surface, book2, stopping, kept), inputs });
+    await until(() => stopping.stopped);
+    const state = kept.at(-1) as EveningState;
+    expect(JSON.stringify(state)).not.toContain('4711-77');
+    const r2 = await resumeEvening({ ...options(surface, book2, new ScriptedModel(script, 'scripted', state.model)), inputs }, { lines: lines(book2), state });
+    expect(r2).toMatchObject({ ok: true });
+    expect(shape(lines(book2))).toEqual(['start', 'label page', 'act choose More for [secret:account] "Print"', 'finish', 'end']);
   });
 });
