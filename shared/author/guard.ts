@@ -633,10 +633,23 @@ export class Guard {
       after: this.#seen(after),
     };
     const changed = after.signature !== before.signature;
-    // A press that opened a menu and wrote nothing is held: the model's next call may pick in that menu.
-    if (opening && writes.length === 0 && !effect.unasked && menuOpened(before, after)) {
+    // A press that opened a menu and wrote nothing is held: the model's next call may pick in that menu. A submenu
+    // item the owner did not call a commit counts as opened when an item one level below it shows (opened on hover).
+    const quiet = writes.length === 0 && !effect.unasked && !(effect.kind === 'commit' && effect.by === 'owner');
+    if (opening && quiet && (menuOpened(before, after) || (pick !== null && (await this.#submenuShows(after, pick))))) {
       this.#changed = changed;
       return this.#hold(call.id, live, pick, written);
+    }
+    // A submenu item that showed no submenu and wrote nothing, on the menu's unlabelled screen: kept with the presses
+    // that opened the menu (a pick may still join them; anything else writes them as they were), never written alone.
+    if (pick?.opens && held && quiet) {
+      this.#held = { ...held, lines: [...held.lines, written] };
+      this.#changed = changed;
+      return refuse(
+        call.id,
+        'UNLABELLED_SCREEN',
+        this.#o.masker.mask(`${renderRow(live)} showed no submenu; the press is kept with those that opened the menu. Press it again, press an item of the menu, or name this screen with assert_screen`),
+      );
     }
     // The pick: the presses that opened the menu are this one step, written instead of them.
     if (leaf) this.#held = null;
@@ -692,6 +705,18 @@ export class Guard {
     if (!same) return null;
     const levels = menuLevels(pick.value);
     return levels.length === held.levels.length + 1 && held.levels.every((l, i) => levels[i] === l) ? pick : null;
+  }
+
+  /** Whether the latest look shows an item one level below the submenu item `pick` (its submenu is open). */
+  async #submenuShows(after: Observation, pick: MenuPick): Promise<boolean> {
+    const want = menuLevels(pick.value);
+    for (const c of after.parts.flatMap((p) => p.controls)) {
+      if (!c.role.startsWith('menuitem')) continue;
+      const below = await this.#o.surface.menuPick?.(c.ref).catch(() => null);
+      const levels = below ? menuLevels(below.value) : [];
+      if (below?.name === pick.name && levels.length === want.length + 1 && want.every((l, i) => levels[i] === l)) return true;
+    }
+    return false;
   }
 
   /** The one `choose` step a pick makes of the presses that opened the menu and the item: on the button, from the screen before it. */

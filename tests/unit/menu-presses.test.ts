@@ -271,6 +271,44 @@ describe('what the page and the model do around a held press', () => {
   });
 });
 
+describe('a submenu item pressed', () => {
+  const more = control('|c0', 'button', 'More', { offers: ['choose'] });
+  const EXPORT = { tool: 'act', match: "menuitem 'Export'", verb: 'invoke' } as const;
+
+  it('whose submenu already shows (opened on hover): the press shows no new item, and the pick below it is still one choose that compiles', async () => {
+    const open = [{ ...more, expanded: true }, control('|c2', 'menuitem', 'Export'), control('|c3', 'menuitem', 'PDF')];
+    const picks = { '|c2': { button: '|c0', name: 'More', value: 'Export', opens: true }, '|c3': { button: '|c0', name: 'More', value: 'Export › PDF', opens: false } };
+    const s: Record<string, FakeScreen> = {
+      page: { controls: [more], text: 'Page', next: { '|c0': 'open' } },
+      open: { controls: open, text: 'Page', next: { '|c2': 'open2', '|c3': 'page' }, picks },
+      open2: { controls: open, text: 'Page ', next: { '|c3': 'page' }, picks },
+    };
+    const book = new MemoryBook();
+    const script: Script = { turns: [[LABEL, BUTTON], [EXPORT], [{ tool: 'act', match: "menuitem 'PDF'", verb: 'invoke' }], [FINISH]] };
+    const r = await runEvening(options(new MenuFakeSurface(s, 'page'), book, new ScriptedModel(script)));
+    expect(r).toMatchObject({ ok: true, finished: 'page' });
+    expect(shape(lines(book))).toEqual(['start', 'label page', 'act choose More "Export › PDF"', 'finish', 'end']);
+    const compiled = compile(lines(book), { id: 'pdf' });
+    expect(compiled.ok ? compiled.card.steps.map((st) => st.op) : compiled.holes).toEqual([{ verb: 'choose', value: 'Export › PDF' }]);
+  });
+
+  it('that opens nothing is refused, not written on the unlabelled menu: its press is kept with the others, and the pick after it is one choose listing all three', async () => {
+    const s = screens();
+    const open = s.open as FakeScreen;
+    // Export is a submenu item whose press shows nothing (its submenu fails to open): the screen stays as it was.
+    s.open = { ...open, next: { '|c0': 'page', '|c3': 'page' }, picks: { ...open.picks, '|c2': { button: '|c0', name: 'More', value: 'Export', opens: true } } };
+    const book = new MemoryBook();
+    const script: Script = { turns: [[LABEL, BUTTON], [EXPORT], [PRINT], [FINISH]] };
+    const r = await runEvening(options(new MenuFakeSurface(s, 'page'), book, new ScriptedModel(script)));
+    expect(r).toMatchObject({ ok: true, finished: 'page' });
+    const all = lines(book);
+    expect(shape(all)).toEqual(['start', 'label page', 'refusal UNLABELLED_SCREEN', 'act choose More "Print"', 'finish', 'end']);
+    expect(all[2]).toMatchObject({ message: expect.stringContaining("menuitem 'Export' showed no submenu") as unknown });
+    expect(all[3]).toMatchObject({ presses: [{ role: 'button', name: 'More' }, { role: 'menuitem', name: 'Export' }, { role: 'menuitem', name: 'Print' }] });
+    expect(compile(all, { id: 'print' }).ok).toBe(true);
+  });
+});
+
 describe('a checked menuitemcheckbox pressed', () => {
   function boxes(value: 'checked' | 'unchecked'): Record<string, FakeScreen> {
     const s = screens();
