@@ -550,7 +550,9 @@ export class Guard {
     const screenLabel = held ? (held.lines[0]?.before.label ?? null) : this.#labelOf(before);
     // Opening a menu writes nothing (as a right-click that opens one): whether the press wrote is what is watched,
     // so the owner is asked about a write it sends, not about a menu. A pick is asked about as its item.
-    const effect: Classified | null | 'cancelled' = opening ? { kind: 'navigate', by: 'effects' } : await this.#classify(live, screenLabel);
+    // Where writes cannot be held (the extension) a write the press sent would leave unasked: the owner is asked first.
+    const watched = opening && !this.#o.surface.writesUnheld;
+    const effect: Classified | null | 'cancelled' = watched ? { kind: 'navigate', by: 'effects' } : await this.#classify(live, screenLabel);
     if (effect === 'cancelled') return refuse(call.id, 'CANCELLED', `the owner cancelled pressing ${control.role} '${labelOf(control)}': nothing was pressed or written`);
     if (!effect) return refuse(call.id, 'WRITE_REFUSED', `the owner did not answer within ${Math.round((this.#o.ownerTimeoutMs ?? DEFAULT_OWNER_TIMEOUT_MS) / 1000)} s whether ${renderRow(live)} is a commit; it was not done`);
     // The pick's step is a choose, stickered as one (stage) unless the owner has said what the item is.

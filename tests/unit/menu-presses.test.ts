@@ -339,6 +339,37 @@ describe('a checked menuitemcheckbox pressed', () => {
   });
 });
 
+/** A menu surface like the extension's: it sees writes and holds none (each reported `unasked`). */
+class UnheldMenuSurface extends MenuFakeSurface {
+  readonly writesUnheld = true;
+}
+
+describe('a menu button on a surface that cannot hold writes (the extension)', () => {
+  function asking(asked: string[], answer: 'commit' | 'navigate' | 'stage'): Owner {
+    return { ask: (q) => (asked.push(q.control), Promise.resolve({ answer, name: 'Olive Owner' })) };
+  }
+
+  it('that also saves: the owner is asked before the press, and the write goes out as the commit they confirmed, not unasked', async () => {
+    const s = screens();
+    s.page = { ...(s.page as FakeScreen), sends: { '|c0': { method: 'POST', url: 'http://app.test/save', via: 'request', held: false } } };
+    const book = new MemoryBook();
+    const asked: string[] = [];
+    const r = await runEvening({ ...options(new UnheldMenuSurface(s, 'page'), book, new ScriptedModel({ turns: [[LABEL, BUTTON], [{ tool: 'assert_screen', label: 'open', title: 'Open' }], [FINISH]] })), owner: asking(asked, 'commit') });
+    expect(r).toMatchObject({ ok: false });
+    expect(asked).toEqual(["button 'More'"]);
+    expect(lines(book).find((l) => l.kind === 'act')).toMatchObject({ verb: 'invoke', effect: { kind: 'commit', by: 'owner' }, writes: [{ url: 'http://app.test/save', fate: 'allowed' }] });
+  });
+
+  it('that writes nothing: asked about before the press, held, and the item asked about too: one choose', async () => {
+    const book = new MemoryBook();
+    const asked: string[] = [];
+    const r = await runEvening({ ...options(new UnheldMenuSurface(screens(), 'page'), book, new ScriptedModel({ turns: [[LABEL, BUTTON], [PRINT], [FINISH]] })), owner: asking(asked, 'stage') });
+    expect(r).toMatchObject({ ok: true });
+    expect(asked).toEqual(["button 'More'", "menuitem 'Print'"]);
+    expect(shape(lines(book))).toEqual(['start', 'label page', 'act choose More "Print"', 'finish', 'end']);
+  });
+});
+
 describe('a menu button whose name holds a secret\'s value', () => {
   it('joins with its item, in one process and after a resume between the presses (the kept press is masked)', async () => {
     const s = screens();
