@@ -669,12 +669,13 @@ export class Guard {
     const rungs = leaf ? line.rungs : (probed?.rungs ?? []);
     const found = rungs.length ? '' : ' (warning: no rung finds this control again; the compiler will refuse this step)';
     const did = leaf ? `${renderRow(live)}, written as one step with the presses that opened its menu: choose ${line.control.role} '${labelOf(line.control)}' "${line.value ?? ''}"` : renderRow(live);
-    if (!changed) return { id: call.id, ok: true, text: `done: ${did}${found}` };
+    // The model is shown screens masked; so are its answers (a control named with a secret's value).
+    if (!changed) return { id: call.id, ok: true, text: this.#o.masker.mask(`done: ${did}${found}`) };
     const label = this.#labelOf(after);
     return {
       id: call.id,
       ok: true,
-      text: `done: ${did}${found}; the screen changed to ${label ?? 'an unlabelled screen (name it with assert_screen)'}`,
+      text: this.#o.masker.mask(`done: ${did}${found}; the screen changed to ${label ?? 'an unlabelled screen (name it with assert_screen)'}`),
     };
   }
 

@@ -381,9 +381,15 @@ describe('a menu button whose name holds a secret\'s value', () => {
     const script: Script = { turns: [[LABEL, button], [PRINT], [FINISH]] };
 
     const book = new MemoryBook();
-    const r = await runEvening({ ...options(new MenuFakeSurface(s, 'page'), book, new ScriptedModel(script)), inputs });
+    const scripted = new ScriptedModel(script);
+    const seen: ModelTurn[] = [];
+    const watched: Model = { name: 'scripted', next: (turn: ModelTurn): Promise<ToolCall[]> => (seen.push(turn), scripted.next(turn)) };
+    const r = await runEvening({ ...options(new MenuFakeSurface(s, 'page'), book, watched), inputs });
     expect(r).toMatchObject({ ok: true });
     expect(shape(lines(book))).toEqual(['start', 'label page', 'act choose More for [secret:account] "Print"', 'finish', 'end']);
+    // What the model is told of each call is masked as its screens are.
+    expect(JSON.stringify(seen)).not.toContain('4711-77');
+    expect(JSON.stringify(seen)).toContain("written as one step with the presses that opened its menu: choose button 'More for [secret:account]'");
 
     const surface = new MenuFakeSurface(s, 'page');
     const book2 = new MemoryBook();
