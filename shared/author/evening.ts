@@ -158,8 +158,9 @@ class Evening {
       ...(o.selectorsFor ? { selectorsFor: o.selectorsFor } : {}),
       ...(o.now ? { now: o.now } : {}),
       ...(from ? { resume: from.lines } : {}),
-      // Held presses go on being held only if none was written after the place was kept (a write flushes them first).
-      ...(from?.state?.held && from.lines.length === from.state.lines ? { held: from.state.held } : {}),
+      // Held presses go on being held only if none was written after the place was kept (a write flushes them first):
+      // refusals may be (the item refused SCREEN_CHANGED in the turn that opened the menu), as they do not end a hold.
+      ...(from?.state?.held && from.lines.slice(from.state.lines).every((l) => l.kind === 'refusal') ? { held: from.state.held } : {}),
       ...(o.checkpoint ? { dispatching: (d: Dispatch) => (this.#cur ? this.#keep(this.#cur, d) : Promise.resolve()) } : {}),
     });
     this.#maxTurns = o.maxTurns ?? DEFAULT_MAX_TURNS;
@@ -265,12 +266,14 @@ class Evening {
     const results = [...state.results];
     this.#results = results;
     let changed = state.changed;
-    // Held presses written after the state was kept come first, as they were (a write flushes them): no call's answer.
+    // Held presses written after the state was kept come first, as they were (a write flushes them), after any
+    // refusals (which do not end a hold): they answer no call.
     let beyond = from.lines.slice(state.lines);
-    for (const h of state.held?.lines ?? []) {
-      const l = beyond[0];
+    const at = beyond.findIndex((l) => l.kind !== 'refusal');
+    for (const h of at < 0 ? [] : (state.held?.lines ?? [])) {
+      const l = beyond[at];
       if (l?.kind !== 'act' || l.verb !== h.verb || l.before.signature !== h.before.signature || l.after.signature !== h.after.signature) break;
-      beyond = beyond.slice(1);
+      beyond = [...beyond.slice(0, at), ...beyond.slice(at + 1)];
     }
     // A line written after the state was kept answers the next call: it ran, and must not run again.
     for (const line of beyond) {

@@ -550,7 +550,9 @@ export class Guard {
     const screenLabel = held ? (held.lines[0]?.before.label ?? null) : this.#labelOf(before);
     // Opening a menu writes nothing (as a right-click that opens one): whether the press wrote is what is watched,
     // so the owner is asked about a write it sends, not about a menu. A pick is asked about as its item.
-    const effect: Classified | null | 'cancelled' = opening ? { kind: 'navigate', by: 'effects' } : await this.#classify(live, screenLabel);
+    // Where writes cannot be held (the extension) a write the press sent would leave unasked: the owner is asked first.
+    const watched = opening && !this.#o.surface.writesUnheld;
+    const effect: Classified | null | 'cancelled' = watched ? { kind: 'navigate', by: 'effects' } : await this.#classify(live, screenLabel);
     if (effect === 'cancelled') return refuse(call.id, 'CANCELLED', `the owner cancelled pressing ${control.role} '${labelOf(control)}': nothing was pressed or written`);
     if (!effect) return refuse(call.id, 'WRITE_REFUSED', `the owner did not answer within ${Math.round((this.#o.ownerTimeoutMs ?? DEFAULT_OWNER_TIMEOUT_MS) / 1000)} s whether ${renderRow(live)} is a commit; it was not done`);
     // The pick's step is a choose, stickered as one (stage) unless the owner has said what the item is.
@@ -633,10 +635,23 @@ export class Guard {
       after: this.#seen(after),
     };
     const changed = after.signature !== before.signature;
-    // A press that opened a menu and wrote nothing is held: the model's next call may pick in that menu.
-    if (opening && writes.length === 0 && !effect.unasked && menuOpened(before, after)) {
+    // A press that opened a menu and wrote nothing is held: the model's next call may pick in that menu. A submenu
+    // item the owner did not call a commit counts as opened when an item one level below it shows (opened on hover).
+    const quiet = writes.length === 0 && !effect.unasked && !(effect.kind === 'commit' && effect.by === 'owner');
+    if (opening && quiet && (menuOpened(before, after) || (pick !== null && (await this.#submenuShows(after, pick))))) {
       this.#changed = changed;
       return this.#hold(call.id, live, pick, written);
+    }
+    // A submenu item that showed no submenu and wrote nothing, on the menu's unlabelled screen: kept with the presses
+    // that opened the menu (a pick may still join them; anything else writes them as they were), never written alone.
+    if (pick?.opens && held && quiet) {
+      this.#held = { ...held, lines: [...held.lines, written] };
+      this.#changed = changed;
+      return refuse(
+        call.id,
+        'UNLABELLED_SCREEN',
+        this.#o.masker.mask(`${renderRow(live)} showed no submenu; the press is kept with those that opened the menu. Press it again, press an item of the menu, or name this screen with assert_screen`),
+      );
     }
     // The pick: the presses that opened the menu are this one step, written instead of them.
     if (leaf) this.#held = null;
@@ -654,12 +669,13 @@ export class Guard {
     const rungs = leaf ? line.rungs : (probed?.rungs ?? []);
     const found = rungs.length ? '' : ' (warning: no rung finds this control again; the compiler will refuse this step)';
     const did = leaf ? `${renderRow(live)}, written as one step with the presses that opened its menu: choose ${line.control.role} '${labelOf(line.control)}' "${line.value ?? ''}"` : renderRow(live);
-    if (!changed) return { id: call.id, ok: true, text: `done: ${did}${found}` };
+    // The model is shown screens masked; so are its answers (a control named with a secret's value).
+    if (!changed) return { id: call.id, ok: true, text: this.#o.masker.mask(`done: ${did}${found}`) };
     const label = this.#labelOf(after);
     return {
       id: call.id,
       ok: true,
-      text: `done: ${did}${found}; the screen changed to ${label ?? 'an unlabelled screen (name it with assert_screen)'}`,
+      text: this.#o.masker.mask(`done: ${did}${found}; the screen changed to ${label ?? 'an unlabelled screen (name it with assert_screen)'}`),
     };
   }
 
@@ -671,18 +687,39 @@ export class Guard {
   async #pickIn(item: Control): Promise<MenuPick | null> {
     const held = this.#held;
     if (!held || !this.#o.surface.menuPick || !item.role.startsWith('menuitem')) return null;
-    // A write the page sent while the menu was open is reported first, and the presses are kept as they were.
+    // A checked menuitemcheckbox pressed is unchecked, and `choose` means "see it checked" (shared/dom/options.ts):
+    // no pick; the presses are written as they were.
+    if (item.role === 'menuitemcheckbox' && item.value === 'checked') return null;
+    // A write the page sent while the menu was open is reported first, and the presses are kept as they were. The
+    // watch between actions goes on again at once: a call refused after this (an item on the unlabelled menu that
+    // is no pick) must not leave the page's writes unwatched while the model thinks.
+    const watching = this.#between;
     await this.#strays();
+    if (watching) await this.#watchBetween();
     if (this.#held !== held) return null;
     const pick = await this.#o.surface.menuPick(item.ref).catch(() => null);
     if (!pick) return null;
     const button = (this.#current as Shown).obs.parts.flatMap((p) => p.controls).find((c) => c.ref === pick.button);
     // A modal menu hides the rest of the page, its button too (Radix, MUI: aria-hidden): it is then known by its name,
-    // the page saying it opened this menu (for a menu rows share, the one that says it is expanded).
-    const same = button ? sameControl(button, held.button) : held.button.name !== '' && pick.name === held.button.name;
+    // the page saying it opened this menu (for a menu rows share, the one that says it is expanded). Held presses a
+    // host kept are masked (a button named with a secret's value): the live button is compared masked too.
+    const mask = this.#o.masker;
+    const same = button ? sameControl(mask.maskDeep(button), mask.maskDeep(held.button)) : held.button.name !== '' && mask.mask(pick.name) === mask.mask(held.button.name);
     if (!same) return null;
     const levels = menuLevels(pick.value);
     return levels.length === held.levels.length + 1 && held.levels.every((l, i) => levels[i] === l) ? pick : null;
+  }
+
+  /** Whether the latest look shows an item one level below the submenu item `pick` (its submenu is open). */
+  async #submenuShows(after: Observation, pick: MenuPick): Promise<boolean> {
+    const want = menuLevels(pick.value);
+    for (const c of after.parts.flatMap((p) => p.controls)) {
+      if (!c.role.startsWith('menuitem')) continue;
+      const below = await this.#o.surface.menuPick?.(c.ref).catch(() => null);
+      const levels = below ? menuLevels(below.value) : [];
+      if (below?.name === pick.name && levels.length === want.length + 1 && want.every((l, i) => levels[i] === l)) return true;
+    }
+    return false;
   }
 
   /** The one `choose` step a pick makes of the presses that opened the menu and the item: on the button, from the screen before it. */
@@ -722,10 +759,11 @@ export class Guard {
     return {
       id,
       ok: true,
-      text:
+      text: this.#o.masker.mask(
         `done: ${renderRow(row)} opened ${pick ? 'its submenu' : 'its menu'}. Press the item you want in it next (invoke): that press and this ` +
-        `are written as one step, choose button '${labelOf(button)}' with the item's name, as replay does it; this screen needs no label. ` +
-        'Anything else writes this press on its own.',
+          `are written as one step, choose button '${labelOf(button)}' with the item's name, as replay does it; this screen needs no label. ` +
+          'Anything else writes this press on its own.',
+      ),
     };
   }
 

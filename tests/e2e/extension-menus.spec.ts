@@ -1,4 +1,4 @@
-// The extension right-clicks and picks in menus as the runner does, with trusted input: a clerk's right-click that opens a menu is one context_menu step (one that opens none records nothing), a clerk's click on a menu button then on an item is one choose on the button, a model's choose opens a menu rendered only on opening and picks in it, a model's right-click is a trusted one that counts only if a menu appears; each book is the runner's and the runner replays it. A clerk's clicks through a submenu are one choose with the path; a model's press on a menu button and then an item is one choose, asked about once as the item.
+// The extension right-clicks and picks in menus as the runner does, with trusted input: a clerk's right-click that opens a menu is one context_menu step (one that opens none records nothing), a clerk's click on a menu button then on an item is one choose on the button, a model's choose opens a menu rendered only on opening and picks in it, a model's right-click is a trusted one that counts only if a menu appears; each book is the runner's and the runner replays it. A clerk's clicks through a submenu are one choose with the path; a model's press on a menu button and then an item is one choose, the owner asked before each press and the step carrying the item's answer.
 import { test, expect, type Page } from '@playwright/test';
 import { parseScript } from '../../shared/author/scripted.ts';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
@@ -225,8 +225,9 @@ test('model mode: a model that presses a menu button and then an item of its men
   const fake = await startFakeAnthropic(script, { apiKey: API_KEY });
   try {
     const { page, panel } = await startModelSession(ext, `${server.url}/menus.html`, { key: API_KEY, baseURL: fake.url }, { goal: 'Print', owner: 'Dana Reviewer' });
-    // The extension cannot hold a write, so the owner is asked before a press: once, about the item (opening the
-    // menu is watched, not asked about), and the one step carries the answer.
+    // The extension cannot hold a write, so the owner is asked before each press: about the button (a write it sent
+    // would leave unasked), then about the item; the one step carries the item's answer.
+    await answer(panel, "button 'More'", 'navigate', 60_000);
     await answer(panel, "menuitem 'Print'", 'stage', 60_000);
     await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 60_000 });
     expect(fake.problems).toEqual([]);

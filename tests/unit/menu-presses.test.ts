@@ -1,4 +1,4 @@
-// A model's press on a menu button and then on an item of its menu is one choose step in the book, whatever comes between that is no act (a refused call), and after a stop between the two presses (a host that keeps the evening's place); anything else writes the press as it was; a card's pick by a path names an item at each level.
+// A model's press on a menu button and then on an item of its menu is one choose step in the book, whatever comes between that is no act (a refused call), and after a stop between the two presses (a host that keeps the evening's place, refusals written after it too); anything else writes the press as it was; a submenu item pressed is held while its submenu shows and kept if it does not; a checked checkbox item is no pick; the page's writes are watched around a refused item; where writes cannot be held the owner is asked before the button; a card's pick by a path names an item at each level.
 import { describe, expect, it } from 'vitest';
 import { resumeEvening, runEvening, type EveningOptions, type EveningState } from '../../shared/author/evening.ts';
 import type { Model, ModelTurn, Owner, ToolCall } from '../../shared/author/ports.ts';
@@ -6,6 +6,7 @@ import { ScriptedModel, type Script } from '../../shared/author/scripted.ts';
 import { compile } from '../../shared/compile/compile.ts';
 import { Capability, type CapabilityInput } from '../../shared/schema/capability.ts';
 import { TraceLine } from '../../shared/schema/trace.ts';
+import type { Control } from '../../shared/schema/observation.ts';
 import { control, MemoryBook, MenuFakeSurface, type FakeScreen } from '../fixtures/author/fake-surface.ts';
 import { minimalCard } from '../fixtures/cards/minimal.ts';
 
@@ -50,6 +51,29 @@ const BUTTON = { tool: 'act', match: "button 'More'", verb: 'invoke' } as const;
 const PRINT = { tool: 'act', match: "menuitem 'Print'", verb: 'invoke' } as const;
 const FINISH = { tool: 'finish', label: 'page' } as const;
 
+/** A model that answers `turns` turns of the script and is then asked for the next and never answers: the process stops there. */
+function stoppingAfter(script: Script, turns: number): Model & { stopped: boolean } {
+  const first = new ScriptedModel(script);
+  const model = {
+    name: 'scripted',
+    stopped: false,
+    save: () => first.save(),
+    next: (turn: ModelTurn): Promise<ToolCall[]> => {
+      if (turn.turn <= turns) return first.next(turn);
+      model.stopped = true;
+      return new Promise<ToolCall[]>(() => undefined);
+    },
+  };
+  return model;
+}
+
+/** Waits, polling, until the first process has reached where it stops (a loaded machine may take a while). */
+async function until(reached: () => boolean): Promise<void> {
+  for (const start = Date.now(); !reached(); await new Promise((r) => setTimeout(r, 5))) {
+    if (Date.now() - start > 10_000) throw new Error('the first process never reached its stop');
+  }
+}
+
 describe('a menu opened and picked in by a model', () => {
   it('a call refused between the two presses (the rest of the turn that opened the menu) keeps them one step', async () => {
     const book = new MemoryBook();
@@ -82,14 +106,9 @@ describe('a menu opened and picked in by a model', () => {
     const kept: EveningState[] = [];
     const script: Script = { turns: [[LABEL, BUTTON], [PRINT], [FINISH]] };
     // The first process: its model answers the first turn and then never again (the process stops there).
-    const first = new ScriptedModel(script);
-    const stopping: Model = {
-      name: 'scripted',
-      save: () => first.save(),
-      next: (turn: ModelTurn): Promise<ToolCall[]> => (turn.turn === 1 ? first.next(turn) : new Promise(() => undefined)),
-    };
+    const stopping = stoppingAfter(script, 1);
     void runEvening(options(surface, book, stopping, kept));
-    await new Promise((r) => setTimeout(r, 30));
+    await until(() => stopping.stopped);
     const before = lines(book);
     expect(shape(before)).toEqual(['start', 'label page']);
     const state = kept.at(-1) as EveningState;
@@ -140,7 +159,7 @@ describe('a pick the process stopped during', () => {
     const kept: EveningState[] = [];
     const script: Script = { turns: [[LABEL, BUTTON], [PRINT], [FINISH]] };
     void runEvening(options(surface, book, new ScriptedModel(script), kept));
-    await new Promise((r) => setTimeout(r, 30));
+    await until(() => kept.at(-1)?.dispatched?.line.verb === 'choose' && surface.log.includes('end invoke |c3'));
     const state = kept.at(-1) as EveningState;
     expect(state.dispatched?.line).toMatchObject({ verb: 'choose', value: 'Print' });
     expect(surface.screen).toBe('page');
@@ -161,7 +180,7 @@ describe('a pick the process stopped during', () => {
     surface.screens.open = { ...(surface.screens.open as FakeScreen), next: { '|c0': 'page', '|c2': 'page' } };
     surface.hangs.add('open|c3');
     void runEvening(options(surface, book, new ScriptedModel(script), kept));
-    await new Promise((r) => setTimeout(r, 30));
+    await until(() => kept.at(-1)?.dispatched?.line.verb === 'choose' && surface.log.includes('end invoke |c3'));
     const state = kept.at(-1) as EveningState;
     surface.hangs.clear();
     const r = await resumeEvening(options(surface, book, new ScriptedModel(script, 'scripted', state.model)), { lines: lines(book), state });
@@ -185,5 +204,203 @@ describe('a pick by a path on a card', () => {
         expect(loaded.error.issues).toContainEqual(expect.objectContaining({ path: ['steps', 0, 'op', 'value'], message: expect.stringContaining('this one has an empty level') as unknown }));
       }
     }
+  });
+});
+
+describe('what the page and the model do around a held press', () => {
+  /** The open menu of screens() with an item no button's menu reaches (`Other`: the page answers no pick for it). */
+  function withOther(): Record<string, FakeScreen> {
+    const s = screens();
+    const open = s.open as FakeScreen;
+    s.open = { ...open, controls: [...open.controls, control('|c4', 'menuitem', 'Other')], next: { ...open.next, '|c4': 'page' } };
+    return s;
+  }
+
+  it('a page write while the model thinks, after an item press was refused on the open menu, is an UNASKED_WRITE line (the watch between actions stays on)', async () => {
+    const surface = new MenuFakeSurface(withOther(), 'page');
+    const book = new MemoryBook();
+    const scripted = new ScriptedModel({ turns: [[LABEL, BUTTON], [{ tool: 'act', match: "menuitem 'Other'", verb: 'invoke' }], [PRINT], [FINISH]] });
+    const model: Model = {
+      name: 'scripted',
+      next: (turn: ModelTurn): Promise<ToolCall[]> => {
+        // An autosave the page sends while the model thinks about its third turn.
+        if (turn.turn === 3) surface.pageSends({ method: 'POST', url: 'http://app.test/autosave', via: 'request' });
+        return scripted.next(turn);
+      },
+    };
+    await runEvening(options(surface, book, model));
+    const all = lines(book);
+    expect(shape(all).slice(0, 5)).toEqual(['start', 'label page', 'refusal UNLABELLED_SCREEN', 'act invoke More', 'refusal UNASKED_WRITE']);
+    expect(all[4]).toMatchObject({ tool: 'page', message: expect.stringContaining('POST http://app.test/autosave') as unknown });
+  });
+
+  it('stopped after the item press was refused in the turn that opened the menu (a refusal line beyond the kept place): resumed, the press is still held and the pick is one step', async () => {
+    const surface = new MenuFakeSurface(screens(), 'page');
+    const book = new MemoryBook();
+    const kept: EveningState[] = [];
+    const script: Script = { turns: [[LABEL, BUTTON, PRINT], [PRINT], [FINISH]] };
+    const stopping = stoppingAfter(script, 1);
+    void runEvening(options(surface, book, stopping, kept));
+    await until(() => stopping.stopped);
+    const written = lines(book);
+    expect(shape(written)).toEqual(['start', 'label page', 'refusal SCREEN_CHANGED']);
+    // The stop came after the refusal line was written and before the place was kept again.
+    const state = kept.find((s) => s.results.length === 2) as EveningState;
+    expect(state.lines).toBe(2);
+    const r = await resumeEvening(options(surface, book, new ScriptedModel(script, 'scripted', state.model)), { lines: written, state });
+    expect(r).toMatchObject({ ok: true, finished: 'page' });
+    expect(shape(lines(book))).toEqual(['start', 'label page', 'refusal SCREEN_CHANGED', 'act choose More "Print"', 'finish', 'end']);
+  });
+
+  it('a refusal and then an act beyond the kept place: the press was written (first), so it is not held again', async () => {
+    const surface = new MenuFakeSurface(screens(), 'page');
+    const book = new MemoryBook();
+    const kept: EveningState[] = [];
+    const script: Script = { turns: [[LABEL, BUTTON], [{ tool: 'act', match: "link 'Help'", verb: 'invoke' }, { tool: 'assert_screen', label: 'open', title: 'Open' }], [FINISH]] };
+    const stopping = stoppingAfter(script, 2);
+    void runEvening(options(surface, book, stopping, kept));
+    await until(() => stopping.stopped);
+    const written = lines(book);
+    expect(shape(written)).toEqual(['start', 'label page', 'refusal UNLABELLED_SCREEN', 'act invoke More', 'label open']);
+    // The place kept when turn 2 began: the press still held, the book at 2 lines.
+    const state = kept.find((s) => s.turns === 2 && s.results.length === 0) as EveningState;
+    expect(state).toMatchObject({ lines: 2, held: { lines: [{ verb: 'invoke' }] } });
+    const r = await resumeEvening(options(surface, book, new ScriptedModel(script, 'scripted', state.model)), { lines: written, state });
+    expect(r).toMatchObject({ ok: false, code: 'NO_FINISH' });
+    expect(shape(lines(book)).filter((s) => s === 'act invoke More')).toHaveLength(1);
+  });
+});
+
+describe('a submenu item pressed', () => {
+  const more = control('|c0', 'button', 'More', { offers: ['choose'] });
+  const EXPORT = { tool: 'act', match: "menuitem 'Export'", verb: 'invoke' } as const;
+
+  it('whose submenu already shows (opened on hover): the press shows no new item, and the pick below it is still one choose that compiles', async () => {
+    const open = [{ ...more, expanded: true }, control('|c2', 'menuitem', 'Export'), control('|c3', 'menuitem', 'PDF')];
+    const picks = { '|c2': { button: '|c0', name: 'More', value: 'Export', opens: true }, '|c3': { button: '|c0', name: 'More', value: 'Export › PDF', opens: false } };
+    const s: Record<string, FakeScreen> = {
+      page: { controls: [more], text: 'Page', next: { '|c0': 'open' } },
+      open: { controls: open, text: 'Page', next: { '|c2': 'open2', '|c3': 'page' }, picks },
+      open2: { controls: open, text: 'Page ', next: { '|c3': 'page' }, picks },
+    };
+    const book = new MemoryBook();
+    const script: Script = { turns: [[LABEL, BUTTON], [EXPORT], [{ tool: 'act', match: "menuitem 'PDF'", verb: 'invoke' }], [FINISH]] };
+    const r = await runEvening(options(new MenuFakeSurface(s, 'page'), book, new ScriptedModel(script)));
+    expect(r).toMatchObject({ ok: true, finished: 'page' });
+    expect(shape(lines(book))).toEqual(['start', 'label page', 'act choose More "Export › PDF"', 'finish', 'end']);
+    const compiled = compile(lines(book), { id: 'pdf' });
+    expect(compiled.ok ? compiled.card.steps.map((st) => st.op) : compiled.holes).toEqual([{ verb: 'choose', value: 'Export › PDF' }]);
+  });
+
+  it('that opens nothing is refused, not written on the unlabelled menu: its press is kept with the others, and the pick after it is one choose listing all three', async () => {
+    const s = screens();
+    const open = s.open as FakeScreen;
+    // Export is a submenu item whose press shows nothing (its submenu fails to open): the screen stays as it was.
+    s.open = { ...open, next: { '|c0': 'page', '|c3': 'page' }, picks: { ...open.picks, '|c2': { button: '|c0', name: 'More', value: 'Export', opens: true } } };
+    const book = new MemoryBook();
+    const script: Script = { turns: [[LABEL, BUTTON], [EXPORT], [PRINT], [FINISH]] };
+    const r = await runEvening(options(new MenuFakeSurface(s, 'page'), book, new ScriptedModel(script)));
+    expect(r).toMatchObject({ ok: true, finished: 'page' });
+    const all = lines(book);
+    expect(shape(all)).toEqual(['start', 'label page', 'refusal UNLABELLED_SCREEN', 'act choose More "Print"', 'finish', 'end']);
+    expect(all[2]).toMatchObject({ message: expect.stringContaining("menuitem 'Export' showed no submenu") as unknown });
+    expect(all[3]).toMatchObject({ presses: [{ role: 'button', name: 'More' }, { role: 'menuitem', name: 'Export' }, { role: 'menuitem', name: 'Print' }] });
+    expect(compile(all, { id: 'print' }).ok).toBe(true);
+  });
+});
+
+describe('a checked menuitemcheckbox pressed', () => {
+  function boxes(value: 'checked' | 'unchecked'): Record<string, FakeScreen> {
+    const s = screens();
+    const open = s.open as FakeScreen;
+    s.open = {
+      ...open,
+      controls: [...open.controls, control('|c4', 'menuitemcheckbox', 'Archived', { value })],
+      next: { ...open.next, '|c4': 'page' },
+      picks: { ...open.picks, '|c4': { button: '|c0', name: 'More', value: 'Archived', opens: false } },
+    };
+    return s;
+  }
+  const ARCHIVED = { tool: 'act', match: "menuitemcheckbox 'Archived'", verb: 'invoke' } as const;
+
+  it('is no pick (choose ensures an item checked; this press unchecks it): refused on the open menu, the press kept, and written as they were once the screen is named', async () => {
+    const book = new MemoryBook();
+    const script: Script = { turns: [[LABEL, BUTTON], [ARCHIVED], [{ tool: 'assert_screen', label: 'more_menu', title: 'More menu' }, ARCHIVED], [FINISH]] };
+    const r = await runEvening(options(new MenuFakeSurface(boxes('checked'), 'page'), book, new ScriptedModel(script)));
+    expect(r).toMatchObject({ ok: true, finished: 'page' });
+    expect(shape(lines(book))).toEqual(['start', 'label page', 'refusal UNLABELLED_SCREEN', 'act invoke More', 'label more_menu', 'act invoke Archived', 'finish', 'end']);
+  });
+
+  it('unchecked, it is a pick like any item: one choose', async () => {
+    const book = new MemoryBook();
+    const r = await runEvening(options(new MenuFakeSurface(boxes('unchecked'), 'page'), book, new ScriptedModel({ turns: [[LABEL, BUTTON], [ARCHIVED], [FINISH]] })));
+    expect(r).toMatchObject({ ok: true });
+    expect(shape(lines(book))).toEqual(['start', 'label page', 'act choose More "Archived"', 'finish', 'end']);
+  });
+});
+
+/** A menu surface like the extension's: it sees writes and holds none (each reported `unasked`). */
+class UnheldMenuSurface extends MenuFakeSurface {
+  readonly writesUnheld = true;
+}
+
+describe('a menu button on a surface that cannot hold writes (the extension)', () => {
+  function asking(asked: string[], answer: 'commit' | 'navigate' | 'stage'): Owner {
+    return { ask: (q) => (asked.push(q.control), Promise.resolve({ answer, name: 'Olive Owner' })) };
+  }
+
+  it('that also saves: the owner is asked before the press, and the write goes out as the commit they confirmed, not unasked', async () => {
+    const s = screens();
+    s.page = { ...(s.page as FakeScreen), sends: { '|c0': { method: 'POST', url: 'http://app.test/save', via: 'request', held: false } } };
+    const book = new MemoryBook();
+    const asked: string[] = [];
+    const r = await runEvening({ ...options(new UnheldMenuSurface(s, 'page'), book, new ScriptedModel({ turns: [[LABEL, BUTTON], [{ tool: 'assert_screen', label: 'open', title: 'Open' }], [FINISH]] })), owner: asking(asked, 'commit') });
+    expect(r).toMatchObject({ ok: false });
+    expect(asked).toEqual(["button 'More'"]);
+    expect(lines(book).find((l) => l.kind === 'act')).toMatchObject({ verb: 'invoke', effect: { kind: 'commit', by: 'owner' }, writes: [{ url: 'http://app.test/save', fate: 'allowed' }] });
+  });
+
+  it('that writes nothing: asked about before the press, held, and the item asked about too: one choose', async () => {
+    const book = new MemoryBook();
+    const asked: string[] = [];
+    const r = await runEvening({ ...options(new UnheldMenuSurface(screens(), 'page'), book, new ScriptedModel({ turns: [[LABEL, BUTTON], [PRINT], [FINISH]] })), owner: asking(asked, 'stage') });
+    expect(r).toMatchObject({ ok: true });
+    expect(asked).toEqual(["button 'More'", "menuitem 'Print'"]);
+    expect(shape(lines(book))).toEqual(['start', 'label page', 'act choose More "Print"', 'finish', 'end']);
+  });
+});
+
+describe('a menu button whose name holds a secret\'s value', () => {
+  it('joins with its item, in one process and after a resume between the presses (the kept press is masked)', async () => {
+    const s = screens();
+    const named = (c: Control): Control => (c.ref === '|c0' ? { ...c, name: 'More for 4711-77' } : c);
+    for (const k of ['page', 'open'] as const) s[k] = { ...(s[k] as FakeScreen), controls: (s[k] as FakeScreen).controls.map(named) };
+    s.open = { ...(s.open as FakeScreen), picks: { '|c3': { button: '|c0', name: 'More for 4711-77', value: 'Print', opens: false } } };
+    const inputs = [{ name: 'account', value: '4711-77', secret: true }];
+    const button = { tool: 'act', match: "button 'More for [secret:account]'", verb: 'invoke' } as const;
+    const script: Script = { turns: [[LABEL, button], [PRINT], [FINISH]] };
+
+    const book = new MemoryBook();
+    const scripted = new ScriptedModel(script);
+    const seen: ModelTurn[] = [];
+    const watched: Model = { name: 'scripted', next: (turn: ModelTurn): Promise<ToolCall[]> => (seen.push(turn), scripted.next(turn)) };
+    const r = await runEvening({ ...options(new MenuFakeSurface(s, 'page'), book, watched), inputs });
+    expect(r).toMatchObject({ ok: true });
+    expect(shape(lines(book))).toEqual(['start', 'label page', 'act choose More for [secret:account] "Print"', 'finish', 'end']);
+    // What the model is told of each call is masked as its screens are.
+    expect(JSON.stringify(seen)).not.toContain('4711-77');
+    expect(JSON.stringify(seen)).toContain("written as one step with the presses that opened its menu: choose button 'More for [secret:account]'");
+
+    const surface = new MenuFakeSurface(s, 'page');
+    const book2 = new MemoryBook();
+    const kept: EveningState[] = [];
+    const stopping = stoppingAfter(script, 1);
+    void runEvening({ ...options(surface, book2, stopping, kept), inputs });
+    await until(() => stopping.stopped);
+    const state = kept.at(-1) as EveningState;
+    expect(JSON.stringify(state)).not.toContain('4711-77');
+    const r2 = await resumeEvening({ ...options(surface, book2, new ScriptedModel(script, 'scripted', state.model)), inputs }, { lines: lines(book2), state });
+    expect(r2).toMatchObject({ ok: true });
+    expect(shape(lines(book2))).toEqual(['start', 'label page', 'act choose More for [secret:account] "Print"', 'finish', 'end']);
   });
 });
