@@ -207,7 +207,11 @@ export class ExtensionSurface implements Surface {
 
   /** A point in frame `key`'s viewport, moved into the top viewport by each enclosing frame's content origin. */
   async #pointIn(key: string, c: FrameCall): Promise<{ point: Point; open: boolean; combobox: boolean }> {
-    const reply = await this.#call(key, c);
+    return this.#placed(key, await this.#call(key, c));
+  }
+
+  /** A frame's `point` reply, its point moved into the top viewport; a failed reply thrown as its SurfaceError. */
+  async #placed(key: string, reply: FrameReply): Promise<{ point: Point; open: boolean; combobox: boolean }> {
     if (!reply.ok) throw new SurfaceError(reply.code, reply.message);
     if (!reply.point) throw new SurfaceError('ACTION_FAILED', 'the frame gave no point');
     let { x, y } = reply.point;
@@ -238,13 +242,13 @@ export class ExtensionSurface implements Surface {
     // A control covered for a moment (a closing list's backdrop, an animation) is waited for, as Playwright's
     // actionability checks wait on the runner; still covered after GESTURE_SETTLE_MS, the act fails saying by what.
     const targetCall: FrameCall = { op: 'point', ref: local, verb: op.verb, at: 'target', ...(op.value !== undefined ? { value: op.value } : {}) };
-    // A pick whose list is open already (the clerk opened it and its submenus) clicks only in the list: its control,
-    // covered by a modal menu, needs no point.
-    const first = op.verb === 'choose' ? await this.#call(key, targetCall).catch(() => null) : null;
-    const at =
-      first && !first.ok && first.open === true
-        ? { point: { x: 0, y: 0 }, open: true, combobox: false }
-        : await this.#waited(() => this.#pointIn(key, targetCall));
+    const at = await this.#waited(async () => {
+      const reply = await this.#call(key, targetCall);
+      // A pick whose list is open already (the clerk opened it and its submenus) clicks only in the list: its
+      // control, covered by a modal menu, needs no point.
+      if (op.verb === 'choose' && !reply.ok && reply.open === true) return { point: { x: 0, y: 0 }, open: true, combobox: false };
+      return this.#placed(key, reply);
+    });
     switch (op.verb) {
       case 'press':
         // The frame focused the control: the key goes where the card says, not wherever the focus was left.
