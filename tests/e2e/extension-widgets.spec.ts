@@ -6,7 +6,7 @@ import { test, expect, type Page } from '@playwright/test';
 import { parseScript } from '../../shared/author/scripted.ts';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
 import { startRealApp, type RealApp } from '../fixtures/real/server.ts';
-import { actsOf, answer, exportBook, exportCompileReplay, finishSession, labelScreen, launchWithExtension, openPanel, parseBook, startModelSession, startSession, type Loaded } from '../fixtures/extension/harness.ts';
+import { actsOf, answer, book, exportBook, exportCompileReplay, finishSession, labelScreen, launchWithExtension, openPanel, parseBook, startModelSession, startSession, type Loaded } from '../fixtures/extension/harness.ts';
 
 const API_KEY = `sk-fake-${Math.random().toString(36).slice(2, 10)}`;
 
@@ -111,4 +111,22 @@ test('model mode: choose in Headless UI Combobox (opened with Down Arrow) and Li
   } finally {
     await fake.close();
   }
+});
+
+test('record mode: a clerk picks in MUI Autocomplete inside MUI Dialog: one choose, and the dialog stays open (no Escape reaches it)', async () => {
+  test.setTimeout(120_000);
+  const page = await ext.context.newPage();
+  await page.goto(`${app.url}/widgets-dialog`);
+  const panel = await openPanel(ext, app.url);
+  await startSession(panel, { mode: 'record', goal: 'Choose Grace Hopper as the reviewer', owner: 'Dana Clerk', inputs: [] });
+  await labelScreen(panel, 'reviewer_dialog', 'Choose a reviewer');
+  await page.getByRole('combobox', { name: 'Reviewer' }).click();
+  await page.getByRole('option', { name: 'Grace Hopper' }).click();
+  await expect(page.locator('#state')).toHaveText('dialog: open; reviewer: Grace Hopper', { timeout: 20_000 });
+  await expect(book(panel).last()).toContainText('Picked Grace Hopper in Reviewer', { timeout: 20_000 });
+  await finishSession(panel);
+  expect(actsOf(await exportBook(panel))).toEqual(['choose Reviewer Grace Hopper']);
+  await expect(page.locator('#state')).toHaveText('dialog: open; reviewer: Grace Hopper');
+  await page.close();
+  await panel.close();
 });

@@ -160,3 +160,19 @@ test('Radix DropdownMenu, whose open menu hides the rest of the page: a model th
   const acts = lines.flatMap((l) => (l.kind === 'act' ? [`${l.verb} ${l.control.role} '${l.control.name}'${l.value ? ` ${l.value}` : ''}`] : []));
   expect(acts).toEqual(["choose button 'Case actions' Export › PDF"]);
 });
+
+test('MUI Autocomplete inside MUI Dialog: a pick, and a failed pick, never close the dialog', async () => {
+  const surface = await BrowserSurface.launch();
+  try {
+    await surface.open(`${app.url}/widgets-dialog`);
+    await expect.poll(async () => controls(await surface.observe()).some((c) => c.role === 'combobox')).toBe(true);
+    const state = () => surface.page.locator('#state').textContent();
+    await expect(surface.act(one(await surface.observe(), 'combobox', 'Reviewer').ref, { verb: 'choose', value: 'Nobody Known' })).rejects.toThrow(/Nobody Known/);
+    // The list it opened is closed again, and only the list: the Escape did not reach the dialog.
+    expect(await state()).toBe('dialog: open; reviewer: ');
+    await surface.act(one(await surface.observe(), 'combobox', 'Reviewer').ref, { verb: 'choose', value: 'Grace Hopper' });
+    expect(await state()).toBe('dialog: open; reviewer: Grace Hopper');
+  } finally {
+    await surface.close();
+  }
+});
