@@ -89,3 +89,36 @@ for (const framework of ['react', 'vue'] as const) {
     }
   });
 }
+
+for (const framework of ['react', 'vue'] as const) {
+  test(`${framework}: opened during a record session (the probe in its main world before the framework's scripts), the titles' double-clicks are offered and nothing else`, async () => {
+    test.setTimeout(120_000);
+    // A start page of the app's origin with a link to the list, answered by the test (the app has no such page).
+    await ext.context.route(`${app.url}/start`, (route) =>
+      route.fulfill({ contentType: 'text/html; charset=utf-8', body: `<!doctype html><html lang="en"><title>Start</title><h1>Start</h1><a href="/${framework}">Tasks</a></html>` }),
+    );
+    const page = await ext.context.newPage();
+    await page.goto(`${app.url}/start`);
+    const panel = await openPanel(ext, `${app.url}/start`);
+    try {
+      await startSession(panel, { mode: 'record', goal: 'Look at the tasks', owner: 'Dana Clerk', inputs: [] });
+      await labelScreen(panel, 'start', 'Start');
+      await page.getByRole('link', { name: 'Tasks' }).click();
+      await expect(page.getByText('Call the plumber')).toBeVisible();
+      // The scenario: the probe was in the document before the framework added its listeners.
+      expect(await page.evaluate(() => '__handrailListeners' in globalThis)).toBe(true);
+      await labelScreen(panel, 'tasks', 'Tasks');
+      const menu = await menuRows(panel);
+      expect(menu.filter((m) => m.startsWith('double_click ')).map((m) => m.replace(/ in .*$/, ''))).toEqual([
+        "double_click text 'Call the plumber'",
+        "double_click text 'Renew the lease'",
+      ]);
+      expect(menu.some((m) => m.startsWith('context_menu '))).toBe(false);
+      await finishSession(panel);
+    } finally {
+      await ext.context.unroute(`${app.url}/start`);
+      await panel.close();
+      await page.close();
+    }
+  });
+}
