@@ -237,10 +237,41 @@ export function optionToPick(el: Element, name: string): Element | string {
   return named.length === 0 ? `no option named "${want}" in the list it opens` : `${named.length} options are named "${want}"`;
 }
 
-/** What a combobox shows as chosen: a listbox its selected option's text, a field its value, anything else its text. */
+/** A popup inside a combobox: its options' text and fields are the list's, not what the combobox holds. */
+const POPUP_INSIDE = '[role=listbox], [role=option], [role=menu], [role=tree], [role=grid], [role=dialog]';
+
+/**
+ * What a combobox holds, one rule for the walker's `value` and for the check after a pick (docs/ARCHITECTURE.md,
+ * "choose"): a field its value; one that wraps a field (the ARIA 1.1 pattern) that field's value; anything else
+ * (MUI's Select, the APG select-only combobox) the text it shows, a popup list inside it left out. A hidden form
+ * field is not what a person sees (it often holds an id for the server), and a field inside the popup is an
+ * option's. Null for a secret field: its value never leaves the page.
+ */
+export function comboboxValue(el: Element): string | null {
+  if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) return el.type === 'password' ? null : el.value;
+  for (const f of el.querySelectorAll('input:not([type=hidden]), textarea')) {
+    const popup = f.parentElement?.closest(POPUP_INSIDE);
+    if (popup && el.contains(popup)) continue;
+    const field = f as HTMLInputElement;
+    return field.type === 'password' ? null : field.value;
+  }
+  return normalize(shownText(el));
+}
+
+/** The text of `el` without the popups inside it. */
+function shownText(el: Element): string {
+  let out = '';
+  for (let n = el.firstChild; n; n = n.nextSibling) {
+    if (n.nodeType === Node.TEXT_NODE) out += n.nodeValue ?? '';
+    else if (n.nodeType === Node.ELEMENT_NODE && !(n as Element).matches(POPUP_INSIDE)) out += ` ${shownText(n as Element)} `;
+  }
+  return out;
+}
+
+/** What a combobox or listbox shows as chosen: a listbox its selected option's text, a combobox what it holds. */
 function comboShows(el: Element): string {
   if (el.getAttribute('role') === 'listbox') return normalize(el.querySelector('[role=option][aria-selected=true]')?.textContent);
-  return normalize(el instanceof HTMLInputElement ? el.value : el.textContent);
+  return normalize(comboboxValue(el) ?? '');
 }
 
 /**

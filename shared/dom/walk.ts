@@ -2,6 +2,7 @@
 // Computed style is read only for candidates (controls and furniture), never for every element.
 import type { Control, ScopeLink, Verb } from '../schema/observation.ts';
 import { activeModal } from './modal.ts';
+import { comboboxValue } from './options.ts';
 import { accessibleName, normalize } from './name.ts';
 import { roleOf, upper } from './role.ts';
 import { LANDMARK_ROLES, SCOPE_LINK_OF } from './scopes.ts';
@@ -223,13 +224,10 @@ function controlValue(el: Element, role: string, tag: string): { value?: string;
     return v === null ? {} : { value: normalize(v) };
   }
   if (role === 'textbox' || role === 'searchbox') return { value: normalize(el.textContent) };
-  // A combobox that is not a field (MUI's Select, the APG "select-only combobox") shows what it holds as its text; one
-  // that wraps a field (the ARIA 1.1 pattern) holds the field's value; one that holds its own list says nothing
-  // rather than every option's text.
+  // A combobox that is not a field: the value the check after a pick reads too (shared/dom/options.ts).
   if (role === 'combobox') {
-    const field = el.querySelector('input, textarea') as HTMLInputElement | null;
-    if (field) return field.type === 'password' ? {} : { value: field.value };
-    return el.querySelector('[role=listbox], [role=option]') ? {} : { value: normalize(el.textContent) };
+    const value = comboboxValue(el);
+    return value === null ? {} : { value };
   }
   return {};
 }

@@ -1,6 +1,6 @@
 // The walker on pages built the way modern apps are: ARIA widgets offered with their state, the aria-labeledby misspelling, shadow DOM slots, SVG titles, <summary>, nothing offered behind a modal or under inert, unnamed icon buttons told apart by their row, and rows of div grids and lists keyed by the column that is unique.
 import { test, expect, type Page } from '@playwright/test';
-import { findInFrame, observePage } from '../../runner/browser/observe.ts';
+import { findInFrame, notChosen, observePage } from '../../runner/browser/observe.ts';
 import { buildMenu, renderMenu } from '../../shared/menu.ts';
 import type { Control } from '../../shared/schema/observation.ts';
 import { serveFixtures, type FixtureServer } from '../fixtures/server.ts';
@@ -140,14 +140,26 @@ test('two "Log in" buttons in a header and a dialog are told apart by landmark a
   expect(renderMenu(buildMenu(obs))).toContain("invoke button 'Log in' in dialog ''");
 });
 
-test('a combobox that is not a field says what it holds: its text, the value of a field it wraps, nothing for a list inside it', async ({ page }) => {
+test('a combobox that is not a field says what it holds: its text, the value of a field it wraps, its text without a list inside it; a pick is checked by the same rule', async ({ page }) => {
   await page.setContent(`<!doctype html><main>
     <div role="combobox" aria-label="Priority" aria-expanded="false" tabindex="0">High</div>
-    <div role="combobox" aria-label="City" aria-expanded="true"><input aria-label="City field" value="Lyon"><ul role="listbox"><li role="option">Lyon</li><li role="option">Paris</li></ul></div>
+    <div role="combobox" id="city" aria-label="City" aria-expanded="true"><input aria-label="City field" value="Lyon"><ul role="listbox"><li role="option">Lyon</li><li role="option">Paris</li></ul></div>
     <div role="combobox" aria-label="Tag" aria-expanded="true" tabindex="0">Red<ul role="listbox"><li role="option">Red</li><li role="option">Blue</li></ul></div>
+    <div role="combobox" aria-label="Country" aria-expanded="false" tabindex="0">Canada<input type="hidden" name="country" value="CA"></div>
+    <div role="combobox" aria-label="Size" aria-expanded="true" tabindex="0">Small<ul role="listbox"><li role="option"><input type="checkbox" aria-label="Large too">Large</li></ul></div>
   </main>`);
   const cs = (await observePage(page)).parts.flatMap((p) => p.controls);
   expect(pick(cs, 'combobox', 'Priority').value).toBe('High');
   expect(pick(cs, 'combobox', 'City').value).toBe('Lyon');
-  expect(pick(cs, 'combobox', 'Tag').value).toBeUndefined();
+  // The text it shows, not every option's: the list inside it is left out.
+  expect(pick(cs, 'combobox', 'Tag').value).toBe('Red');
+  // A hidden form field holds an id for the server ("CA"), not what the person sees.
+  expect(pick(cs, 'combobox', 'Country').value).toBe('Canada');
+  // A field inside its list is an option's, not the combobox's.
+  expect(pick(cs, 'combobox', 'Size').value).toBe('Small');
+  // The check after a pick reads what the walker reads: the wrapped field's value, not the combobox's whole text.
+  const city = await page.$('#city');
+  await page.fill('#city input', 'Paris');
+  expect(await notChosen(city!, 'Paris')).toBeNull();
+  expect(await notChosen(city!, 'Lyon')).toBe('the combobox shows "Paris" after choosing "Lyon"');
 });
