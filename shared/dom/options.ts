@@ -5,6 +5,7 @@
 import type { Control } from '../schema/observation.ts';
 import { menuLevels, menuPathValue } from '../menu-path.ts';
 import { normalize } from './name.ts';
+import { isHiddenForAria, newCache } from './style.ts';
 
 /** An ID reference list attribute's ids (WAI-ARIA 1.2: space-separated). */
 function idsIn(el: Element, ...attrs: string[]): string[] {
@@ -237,10 +238,28 @@ export function optionToPick(el: Element, name: string): Element | string {
   return named.length === 0 ? `no option named "${want}" in the list it opens` : `${named.length} options are named "${want}"`;
 }
 
-/** What a combobox shows as chosen: a listbox its selected option's text, a field its value, anything else its text. */
+/**
+ * What a combobox shows as chosen: a listbox its selected option's text, a field its value, anything else its text
+ * without what is hidden from the accessibility tree — React Aria's Select button holds its value and an
+ * `aria-hidden` arrow ("High ▾"), which is decoration, not what it holds (WAI-ARIA 1.2 §aria-hidden).
+ */
 function comboShows(el: Element): string {
   if (el.getAttribute('role') === 'listbox') return normalize(el.querySelector('[role=option][aria-selected=true]')?.textContent);
-  return normalize(el instanceof HTMLInputElement ? el.value : el.textContent);
+  return normalize(el instanceof HTMLInputElement ? el.value : shownText(el));
+}
+
+/** The text of `el`'s subtree, leaving out elements hidden from the accessibility tree (style.ts isHiddenForAria). */
+function shownText(el: Element): string {
+  const cache = newCache();
+  const texts: string[] = [];
+  const visit = (n: Node): void => {
+    for (const k of n.childNodes) {
+      if (k.nodeType === Node.TEXT_NODE) texts.push(k.textContent ?? '');
+      else if (k instanceof Element && !isHiddenForAria(cache, k)) visit(k);
+    }
+  };
+  visit(el);
+  return texts.join('');
 }
 
 /**
@@ -334,4 +353,30 @@ export function revealer(el: Element): Element {
     x = x.parentElement ?? ((x.getRootNode() as ShadowRoot).host || null);
   }
   return el;
+}
+
+/**
+ * Where a click on `el` lands: `el`, unless it is drawn as nothing — it, or an ancestor clipping it (`overflow` not
+ * visible), is a box of at most 1×1 px: the "visually hidden" control kept for screen readers (React Aria's Switch and
+ * Checkbox inputs under a drawn one, its Modal's "Dismiss" button; Bootstrap's `.visually-hidden`) that no pointer can
+ * reach. Then a form control's first label that is laid out, which is what a person clicks and which activates it
+ * (HTML §4.10.4 "The label element": activation behaviour); with none, null: no point to click, the control is to be
+ * activated as assistive technology activates it (its default action, a `click()`; HTML §6.4.3 "activation").
+ */
+export function clickTarget(el: Element): Element | null {
+  if (!drawnAsNothing(el)) return el;
+  const labels = 'labels' in el ? [...((el as HTMLInputElement).labels ?? [])] : [];
+  return labels.find((l) => l.checkVisibility() && l.getBoundingClientRect().width > 1) ?? null;
+}
+
+/** Whether `el` or an ancestor that clips it has a box of at most 1×1 px (CSSOM View getBoundingClientRect). */
+function drawnAsNothing(el: Element): boolean {
+  for (let x: Element | null = el; x; x = x.parentElement) {
+    const box = x.getBoundingClientRect();
+    if (box.width > 1 || box.height > 1) continue;
+    if (x === el) return true;
+    const view = x.ownerDocument.defaultView;
+    if (view && view.getComputedStyle(x).overflow !== 'visible') return true;
+  }
+  return false;
 }
