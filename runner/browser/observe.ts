@@ -174,7 +174,7 @@ export async function selectorsOfRef(page: Page, ref: string): Promise<string[]>
 }
 
 /** The walker's questions about one element, by method name (shared/dom/options.ts through InPage). */
-type ElementQuestion = 'optionToPick' | 'notChosen' | 'listOpen' | 'revealer' | 'submenuToOpen';
+type ElementQuestion = 'optionToPick' | 'notChosen' | 'listOpen' | 'revealer' | 'clickTarget' | 'submenuToOpen';
 
 /**
  * Runs in the element's own document: the walker's answer about it. The element came from a walker ref, so this
@@ -215,4 +215,13 @@ export async function listOpen(el: ElementHandle<Element>): Promise<boolean> {
 export async function revealer(el: ElementHandle<Element>): Promise<ElementHandle<Element>> {
   const at = await el.evaluateHandle(askAbout, ['revealer', '', WALKER_VERSION] as const);
   return (at.asElement() as ElementHandle<Element> | null) ?? el;
+}
+
+/**
+ * What to click to press or toggle a control: itself, its label when it is drawn as nothing (a visually hidden input),
+ * or null when no pointer can reach it (a visually hidden button): shared/dom/options.ts clickTarget.
+ */
+export async function clickTarget(el: ElementHandle<Element>): Promise<ElementHandle<Element> | null> {
+  const at = await el.evaluateHandle(askAbout, ['clickTarget', '', WALKER_VERSION] as const);
+  return at.asElement() as ElementHandle<Element> | null;
 }

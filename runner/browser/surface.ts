@@ -22,7 +22,7 @@ import { isWrite, originOf, type Request, type SeenWrite, type WriteGate, type W
 import { findChromium } from './chromium.ts';
 import { frameAt } from './frames.ts';
 import { followLoads, Loads } from './loads.ts';
-import { elementOf, findInFrame, listOpen, menuPickOfRef, notChosen, observePage, optionToPick, pendingNavigation, revealer, rowsOfRef, submenuToOpen, textOfRef } from './observe.ts';
+import { clickTarget, elementOf, findInFrame, listOpen, menuPickOfRef, notChosen, observePage, optionToPick, pendingNavigation, revealer, rowsOfRef, submenuToOpen, textOfRef } from './observe.ts';
 import { CLICK_OPENS_MS } from '../../shared/dom/options.ts';
 import { gestureProbeSource, WALKER_VERSION, walkerInitScript } from './walker-bundle.ts';
 
@@ -400,9 +400,15 @@ export class BrowserSurface implements Surface {
       const { el } = found;
       switch (op.verb) {
         case 'invoke':
-        case 'toggle':
-          await el.click();
+        case 'toggle': {
+          // A control kept only for screen readers (visually hidden) is clicked where a person clicks it — a switch's
+          // label — or, with nothing to click, activated as a screen reader does (docs/ARCHITECTURE.md, "The six
+          // verbs": invoke and toggle).
+          const at = await clickTarget(el);
+          if (at) await at.click();
+          else await el.evaluate((e) => (e as HTMLElement).click());
           return {};
+        }
         case 'set_value':
           // A field that holds a secret is tagged, so every screenshot masks its box (Playwright's `mask`).
           if (op.secret) {

@@ -60,6 +60,8 @@ export interface InPage {
   listOpen(el: Element): boolean;
   /** What to hover to reveal `el`, shown only on hover: its nearest shown ancestor (shared/dom/options.ts). */
   revealer(el: Element): Element;
+  /** Where a click on `el` lands: itself, its label when it is drawn as nothing, null when nothing can be clicked (shared/dom/options.ts). */
+  clickTarget(el: Element): Element | null;
   /** For `choose` by a path: the item whose submenu must be opened next, null when none, or why not (shared/dom/options.ts). */
   submenuToOpen(el: Element, name: string): Element | string | null;
   /**

@@ -5,7 +5,7 @@ import { GLOBAL_NAME, type DocumentObservation, type FindQuery, type InPage } fr
 import { findElements } from './find.ts';
 import { findTexts, gestureSpotter, offerGestures, TEXT_ROLE, type Gesture } from './gestures.ts';
 import { accessibleName, normalize } from './name.ts';
-import { listOpen, menuPathOf, notChosen, offerMenuButtons, optionName, optionToPick, revealer, submenuToOpen } from './options.ts';
+import { clickTarget, listOpen, menuPathOf, notChosen, offerMenuButtons, optionName, optionToPick, revealer, submenuToOpen } from './options.ts';
 import { readRows } from './rows.ts';
 import { selectorsOf } from './selectors.ts';
 import { newCache } from './style.ts';
@@ -127,6 +127,7 @@ export function createInPage(doc: Document, opts?: { gesturesSeen?: () => Readon
     notChosen,
     listOpen,
     revealer,
+    clickTarget,
     submenuToOpen,
     menuPick(ref: string) {
       const el = byRef.get(ref);

@@ -5,6 +5,7 @@
 import type { Control } from '../schema/observation.ts';
 import { menuLevels, menuPathValue } from '../menu-path.ts';
 import { normalize } from './name.ts';
+import { isHiddenForAria, newCache } from './style.ts';
 
 /** An ID reference list attribute's ids (WAI-ARIA 1.2: space-separated). */
 function idsIn(el: Element, ...attrs: string[]): string[] {
@@ -243,9 +244,11 @@ const POPUP_INSIDE = '[role=listbox], [role=option], [role=menu], [role=tree], [
 /**
  * What a combobox holds, one rule for the walker's `value` and for the check after a pick (docs/ARCHITECTURE.md,
  * "choose"): a field its value; one that wraps a field (the ARIA 1.1 pattern) that field's value; anything else
- * (MUI's Select, the APG select-only combobox) the text it shows, a popup list inside it left out. A hidden form
- * field is not what a person sees (it often holds an id for the server), and a field inside the popup is an
- * option's. Null for a secret field: its value never leaves the page.
+ * (MUI's Select, React Aria's Select, the APG select-only combobox) the text it shows, leaving out a popup list
+ * inside it and what is hidden from the accessibility tree (React Aria's button holds its value and an
+ * `aria-hidden` arrow: "High ▾" is not what it holds). A hidden form field is not what a person sees (it often holds
+ * an id for the server), and a field inside the popup is an option's. Null for a secret field: its value never
+ * leaves the page.
  */
 export function comboboxValue(el: Element): string | null {
   if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) return el.type === 'password' ? null : el.value;
@@ -258,14 +261,18 @@ export function comboboxValue(el: Element): string | null {
   return normalize(shownText(el));
 }
 
-/** The text of `el` without the popups inside it. */
+/** The text of `el`'s subtree without the popups inside it and what is hidden from the accessibility tree. */
 function shownText(el: Element): string {
-  let out = '';
-  for (let n = el.firstChild; n; n = n.nextSibling) {
-    if (n.nodeType === Node.TEXT_NODE) out += n.nodeValue ?? '';
-    else if (n.nodeType === Node.ELEMENT_NODE && !(n as Element).matches(POPUP_INSIDE)) out += ` ${shownText(n as Element)} `;
-  }
-  return out;
+  const cache = newCache();
+  const texts: string[] = [];
+  const visit = (n: Node): void => {
+    for (const k of n.childNodes) {
+      if (k.nodeType === Node.TEXT_NODE) texts.push(k.textContent ?? '');
+      else if (k instanceof Element && !k.matches(POPUP_INSIDE) && !isHiddenForAria(cache, k)) visit(k);
+    }
+  };
+  visit(el);
+  return texts.join('');
 }
 
 /** What a combobox or listbox shows as chosen: a listbox its selected option's text, a combobox what it holds. */
@@ -365,4 +372,30 @@ export function revealer(el: Element): Element {
     x = x.parentElement ?? ((x.getRootNode() as ShadowRoot).host || null);
   }
   return el;
+}
+
+/**
+ * Where a click on `el` lands: `el`, unless it is drawn as nothing — it, or an ancestor clipping it (`overflow` not
+ * visible), is a box of at most 1×1 px: the "visually hidden" control kept for screen readers (React Aria's Switch and
+ * Checkbox inputs under a drawn one, its Modal's "Dismiss" button; Bootstrap's `.visually-hidden`) that no pointer can
+ * reach. Then a form control's first label that is laid out, which is what a person clicks and which activates it
+ * (HTML §4.10.4 "The label element": activation behaviour); with none, null: no point to click, the control is to be
+ * activated as assistive technology activates it (its default action, a `click()`; HTML §6.4.3 "activation").
+ */
+export function clickTarget(el: Element): Element | null {
+  if (!drawnAsNothing(el)) return el;
+  const labels = 'labels' in el ? [...((el as HTMLInputElement).labels ?? [])] : [];
+  return labels.find((l) => l.checkVisibility() && l.getBoundingClientRect().width > 1) ?? null;
+}
+
+/** Whether `el` or an ancestor that clips it has a box of at most 1×1 px (CSSOM View getBoundingClientRect). */
+function drawnAsNothing(el: Element): boolean {
+  for (let x: Element | null = el; x; x = x.parentElement) {
+    const box = x.getBoundingClientRect();
+    if (box.width > 1 || box.height > 1) continue;
+    if (x === el) return true;
+    const view = x.ownerDocument.defaultView;
+    if (view && view.getComputedStyle(x).overflow !== 'visible') return true;
+  }
+  return false;
 }

@@ -21,6 +21,11 @@ const PAGE = `<!doctype html><html lang="en"><title>Options</title>
   <li role="option" aria-selected="false">Large</li>
 </ul>
 <div id="host"></div>
+<label id="vh-label" style="display: block"><span class="vh"><input type="checkbox" id="vh-box"></span>Urgent</label>
+<span class="vh"><button id="vh-button" onclick="this.dataset.pressed = 'yes'">Dismiss</button></span>
+<input type="checkbox" id="plain-box" aria-label="Plain">
+<div role="combobox" id="pick" aria-label="Pick" tabindex="0">High<span aria-hidden="true"> ▾</span></div>
+<style>.vh { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); clip-path: inset(50%); }</style>
 <script>
   const colour = document.getElementById('colour');
   for (const o of document.querySelectorAll('#colours [role=option]')) {
@@ -62,13 +67,14 @@ function named(o: Observation, role: string, name: string): Control {
  * Asks the walker the surface installed in the page (shared/dom/api.ts InPage) about the element found by CSS, in
  * the document or the shadow root: an element answer comes back as `#id`, words as they are.
  */
-function ask(css: string, method: 'optionToPick' | 'notChosen' | 'revealer', arg = ''): Promise<string | null> {
+function ask(css: string, method: 'optionToPick' | 'notChosen' | 'revealer' | 'clickTarget', arg = ''): Promise<string | null> {
   return surface.page.evaluate(
     ([sel, m, a]) => {
       const api = (globalThis as unknown as { __handrail: InPage }).__handrail;
       const el = document.querySelector(sel) ?? document.getElementById('host')?.shadowRoot?.querySelector(sel);
       if (!el) throw new Error(`no ${sel} on the page`);
-      const told = m === 'revealer' ? api.revealer(el) : m === 'notChosen' ? api.notChosen(el, a) : api.optionToPick(el, a);
+      const told =
+        m === 'revealer' ? api.revealer(el) : m === 'clickTarget' ? api.clickTarget(el) : m === 'notChosen' ? api.notChosen(el, a) : api.optionToPick(el, a);
       return told instanceof Element ? `#${told.id}` : told;
     },
     [css, method, arg] as const,
@@ -114,4 +120,21 @@ test('hover goes to the nearest shown ancestor across a shadow root: the row, wh
   expect(hidden.verbs).toEqual(['hover']);
   await surface.act(hidden.ref, { verb: 'hover' });
   expect(named(await surface.observe(), 'button', 'Delete').verbs).toEqual(['invoke']);
+});
+
+test('a pick shown beside an aria-hidden arrow is what the combobox shows: the arrow is decoration', async () => {
+  expect(await ask('#pick', 'notChosen', 'High')).toBeNull();
+  expect(await ask('#pick', 'notChosen', 'Low')).toBe('the combobox shows "High" after choosing "Low"');
+});
+
+test('a visually hidden checkbox is toggled through its label, a visually hidden button is activated, a drawn one is clicked', async () => {
+  expect(await ask('#vh-box', 'clickTarget')).toBe('#vh-label');
+  expect(await ask('#vh-button', 'clickTarget')).toBeNull();
+  expect(await ask('#plain-box', 'clickTarget')).toBe('#plain-box');
+  const o = await surface.observe();
+  await surface.act(named(o, 'checkbox', 'Urgent').ref, { verb: 'toggle' });
+  await surface.act(named(o, 'checkbox', 'Plain').ref, { verb: 'toggle' });
+  expect(await surface.page.evaluate(() => ['#vh-box', '#plain-box'].map((s) => (document.querySelector(s) as HTMLInputElement).checked))).toEqual([true, true]);
+  await surface.act(named(o, 'button', 'Dismiss').ref, { verb: 'invoke' });
+  await expect(surface.page.locator('#vh-button')).toHaveAttribute('data-pressed', 'yes');
 });
