@@ -211,6 +211,19 @@ export function typesSecret(value: string | undefined, inputs: readonly EveningI
 
 const REFUSED_RE = /^refused \(([A-Z_]+)\): ([\s\S]*)$/;
 
+/** The `tool` of the refusal lines the page's own writes make (see #reportStrays): no model call's, so no answer to one. */
+const PAGE_TOOL = 'page';
+const PAGE_CODES: ReadonlySet<string> = new Set(['UNASKED_WRITE', 'STRAY_WRITE']);
+
+/**
+ * Whether a book line is one the page wrote (a write it sent between actions, reported at the next call): it answers
+ * no model call, so a resumed evening never matches it to one (docs/ARCHITECTURE.md, "A menu opened and picked in").
+ * A model that calls a tool named `page` is refused UNKNOWN_TOOL, a code the page's lines never carry.
+ */
+export function isPageLine(line: TraceLine): boolean {
+  return line.kind === 'refusal' && line.tool === PAGE_TOOL && PAGE_CODES.has(line.code);
+}
+
 export class Guard {
   readonly #o: GuardOptions;
   readonly #lock = new Lock();
@@ -461,7 +474,7 @@ export class Guard {
     const unasked = stray.some((w) => w.fate === 'unasked');
     await this.write({
       kind: 'refusal',
-      tool: 'page',
+      tool: PAGE_TOOL,
       code: unasked ? 'UNASKED_WRITE' : 'STRAY_WRITE',
       message: this.#o.masker.mask(
         `between actions the page sent ${stray.map(describeWrite).join(', ')}: ${unasked ? 'it left before anyone could be asked' : 'it was stopped'}`,
