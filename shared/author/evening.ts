@@ -8,7 +8,7 @@ import { labelOf, renderRow, type MenuRow } from '../menu.ts';
 import { TRACE_SCHEMA_ID, type TraceLine } from '../schema/trace.ts';
 import { Masker } from '../secrets.ts';
 import type { Surface } from '../surface.ts';
-import { BookResumeError, Dispatch, Guard, Held } from './guard.ts';
+import { BookResumeError, Dispatch, Guard, Held, isPageLine } from './guard.ts';
 import type { Book, EveningInput, Model, Owner, ToolCall, ToolOutcome } from './ports.ts';
 import type { ModelUsage } from './models.ts';
 import { approxTokens, screenText, systemText } from './prompt.ts';
@@ -48,7 +48,10 @@ const Outcome = z.strictObject({ id: z.string(), ok: z.boolean(), text: z.string
 export const EveningState = z.strictObject({
   /** Turns taken: how many times the model was asked. The budget counts them after a resume too. */
   turns: z.number().int().nonnegative(),
-  /** Book lines when this was taken. A line beyond them answers the next call: written just before a stop. */
+  /**
+   * Book lines when this was taken. A line beyond them answers the next call: written just before a stop. Not one the
+   * page wrote (shared/author/guard.ts isPageLine), nor held presses written as they were.
+   */
   lines: z.number().int().nonnegative(),
   /** The model's own place (`Model.save()`); the host's adapter restores it. */
   model: z.unknown(),
@@ -160,7 +163,8 @@ class Evening {
       ...(from ? { resume: from.lines } : {}),
       // Held presses go on being held only if none was written after the place was kept (a write flushes them first):
       // refusals may be (the item refused SCREEN_CHANGED in the turn that opened the menu), as they do not end a hold.
-      ...(from?.state?.held && from.lines.slice(from.state.lines).every((l) => l.kind === 'refusal') ? { held: from.state.held } : {}),
+      // A line the page wrote is no such refusal: it is written after the held presses are (#reportStrays in guard.ts).
+      ...(from?.state?.held && from.lines.slice(from.state.lines).every((l) => l.kind === 'refusal' && !isPageLine(l)) ? { held: from.state.held } : {}),
       ...(o.checkpoint ? { dispatching: (d: Dispatch) => (this.#cur ? this.#keep(this.#cur, d) : Promise.resolve()) } : {}),
     });
     this.#maxTurns = o.maxTurns ?? DEFAULT_MAX_TURNS;
@@ -266,9 +270,12 @@ class Evening {
     const results = [...state.results];
     this.#results = results;
     let changed = state.changed;
+    // Lines the page wrote (writes it sent between actions, reported when the next call began) answer no call: they
+    // stay in the book as written and are passed over here, so the call they were written in is answered by its own
+    // line, or settled below if it left none (docs/ARCHITECTURE.md, "A menu opened and picked in").
     // Held presses written after the state was kept come first, as they were (a write flushes them), after any
-    // refusals (which do not end a hold): they answer no call.
-    let beyond = from.lines.slice(state.lines);
+    // refusals (which do not end a hold): they answer no call either.
+    let beyond = from.lines.slice(state.lines).filter((l) => !isPageLine(l));
     const at = beyond.findIndex((l) => l.kind !== 'refusal');
     for (const h of at < 0 ? [] : (state.held?.lines ?? [])) {
       const l = beyond[at];
@@ -300,7 +307,7 @@ class Evening {
     if (guard.finished) return this.#finished();
     // The next call's action was being done when the process stopped, and left no line: what became of it?
     const d = state.dispatched;
-    if (d && written === state.lines && state.calls[results.length]?.id === d.call) {
+    if (d && beyond.length === 0 && state.calls[results.length]?.id === d.call) {
       let recovery;
       try {
         recovery = await guard.recover(d);

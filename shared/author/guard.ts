@@ -21,7 +21,7 @@ import { probeRungs } from './probe.ts';
 import { locate, rowSources, type RowSource } from './rows.ts';
 import { look, settleAfter, type SettleOptions } from './settle.ts';
 import { HandrailError } from '../errors.ts';
-import { menuItemKeys } from '../dom/options.ts';
+import { menuItemKeys, optionKeys } from '../dom/options.ts';
 import { menuLevels, menuPathValue } from '../menu-path.ts';
 import type { MenuPick } from '../surface.ts';
 import { describeWrite, type Request, type SeenWrite, type WriteScope } from '../writes.ts';
@@ -113,14 +113,14 @@ const ActDraft = TraceAct.omit({ seq: true, at: true, prev: true });
 type ActDraft = z.infer<typeof ActDraft>;
 
 /**
- * Presses that opened a menu (a menu button, then any submenu items), held back from the book while the model may
- * still pick in that menu (docs/ARCHITECTURE.md, "A menu opened and picked in"). A pick writes them as one
- * `choose` on the button; anything else writes them as they were, first. A host that may be stopped keeps them with
+ * Presses that opened a menu (a menu button, then any submenu items) or a list (a list button, a key on a combobox),
+ * held back from the book while the model may still pick in it (docs/ARCHITECTURE.md, "A menu opened and picked in",
+ * lists too). A pick writes them as one `choose` on the button or combobox; anything else writes them as they were, first. A host that may be stopped keeps them with
  * the evening's place (shared/author/evening.ts EveningState).
  */
 export const Held = z.strictObject({
   lines: z.array(ActDraft).min(1),
-  /** The menu button as the screen before it showed it, and the `choose` row it had there. */
+  /** The menu button (list button, combobox) as the screen before it showed it, and the `choose` row it had there. */
   button: ControlSchema,
   chooseRow: z.number().int().positive(),
   /** The item names pressed so far below the button (submenus opened). */
@@ -133,10 +133,21 @@ function sameControl(a: Control, b: Control): boolean {
   return a.role === b.role && a.name === b.name && JSON.stringify(a.scope) === JSON.stringify(b.scope) && JSON.stringify(a.ancestors) === JSON.stringify(b.ancestors);
 }
 
-/** Whether `after` shows a menu item `before` did not (shared/dom/options.ts menuItemKeys): a menu opened. */
-function menuOpened(before: Observation, after: Observation): boolean {
-  const was = new Set(menuItemKeys(before.parts.flatMap((p) => p.controls)));
-  return menuItemKeys(after.parts.flatMap((p) => p.controls)).some((k) => !was.has(k));
+/**
+ * What a press opened: `menu` when `after` shows a menu item `before` did not, `list` when it shows an option it did
+ * not (shared/dom/options.ts menuItemKeys, optionKeys); null when neither.
+ */
+function popupOpened(before: Observation, after: Observation): 'menu' | 'list' | null {
+  const shows = (keys: (controls: readonly Control[]) => string[]): boolean => {
+    const was = new Set(keys(before.parts.flatMap((p) => p.controls)));
+    return keys(after.parts.flatMap((p) => p.controls)).some((k) => !was.has(k));
+  };
+  return shows(menuItemKeys) ? 'menu' : shows(optionKeys) ? 'list' : null;
+}
+
+/** The levels a pick names: an option's name whole (a list has no submenus), a menu item's path (shared/menu-path.ts). */
+function pickLevels(item: Control, pick: MenuPick): string[] {
+  return item.role === 'option' ? [pick.value] : menuLevels(pick.value);
 }
 
 /**
@@ -210,6 +221,19 @@ export function typesSecret(value: string | undefined, inputs: readonly EveningI
 }
 
 const REFUSED_RE = /^refused \(([A-Z_]+)\): ([\s\S]*)$/;
+
+/** The `tool` of the refusal lines the page's own writes make (see #reportStrays): no model call's, so no answer to one. */
+const PAGE_TOOL = 'page';
+const PAGE_CODES: ReadonlySet<string> = new Set(['UNASKED_WRITE', 'STRAY_WRITE']);
+
+/**
+ * Whether a book line is one the page wrote (a write it sent between actions, reported at the next call): it answers
+ * no model call, so a resumed evening never matches it to one (docs/ARCHITECTURE.md, "A menu opened and picked in").
+ * A model that calls a tool named `page` is refused UNKNOWN_TOOL, a code the page's lines never carry.
+ */
+export function isPageLine(line: TraceLine): boolean {
+  return line.kind === 'refusal' && line.tool === PAGE_TOOL && PAGE_CODES.has(line.code);
+}
 
 export class Guard {
   readonly #o: GuardOptions;
@@ -461,7 +485,7 @@ export class Guard {
     const unasked = stray.some((w) => w.fate === 'unasked');
     await this.write({
       kind: 'refusal',
-      tool: 'page',
+      tool: PAGE_TOOL,
       code: unasked ? 'UNASKED_WRITE' : 'STRAY_WRITE',
       message: this.#o.masker.mask(
         `between actions the page sent ${stray.map(describeWrite).join(', ')}: ${unasked ? 'it left before anyone could be asked' : 'it was stopped'}`,
@@ -542,7 +566,10 @@ export class Guard {
     // Anything but a pick in the open menu: the presses that opened it are written as they were, before this one.
     if (!pick) await this.#flushHeld();
     const leaf = pick && !pick.opens ? pick : null;
-    const opening = this.#watching && this.#o.surface.menuPick !== undefined && row.verb === 'invoke' && (pick ? pick.opens : row.control.offers?.includes('choose') === true);
+    // A press that may open something to pick in: a button offered `choose` (a menu button, a list button), a submenu
+    // item, or a key on a combobox (its list: MUI's Select opens on ArrowDown).
+    const mayOpen = row.verb === 'invoke' ? (pick ? pick.opens : row.control.offers?.includes('choose') === true) : row.verb === 'press' && row.control.verbs.includes('choose');
+    const opening = this.#watching && this.#o.surface.menuPick !== undefined && mayOpen;
     const control = live.control;
     const probed = leaf ? null : await probeRungs(this.#o.surface, control, (await this.#o.selectorsFor?.(control.ref).catch(() => [])) ?? []);
     const over: FingerprintField[] = control.name ? ['role', 'name', 'supports', 'ancestor_roles'] : ['role', 'supports', 'ancestor_roles'];
@@ -635,12 +662,14 @@ export class Guard {
       after: this.#seen(after),
     };
     const changed = after.signature !== before.signature;
-    // A press that opened a menu and wrote nothing is held: the model's next call may pick in that menu. A submenu
+    // A press that opened a menu or a list and wrote nothing is held: the model's next call may pick in it. A submenu
     // item the owner did not call a commit counts as opened when an item one level below it shows (opened on hover).
     const quiet = writes.length === 0 && !effect.unasked && !(effect.kind === 'commit' && effect.by === 'owner');
-    if (opening && quiet && (menuOpened(before, after) || (pick !== null && (await this.#submenuShows(after, pick))))) {
+    const popup = opening && quiet ? popupOpened(before, after) : null;
+    const opened = pick ? (popup === 'menu' || (opening && quiet && (await this.#submenuShows(after, pick))) ? 'menu' : null) : popup;
+    if (opened) {
       this.#changed = changed;
-      return this.#hold(call.id, live, pick, written);
+      return this.#hold(call.id, live, pick, written, opened);
     }
     // A submenu item that showed no submenu and wrote nothing, on the menu's unlabelled screen: kept with the presses
     // that opened the menu (a pick may still join them; anything else writes them as they were), never written alone.
@@ -668,7 +697,9 @@ export class Guard {
     }
     const rungs = leaf ? line.rungs : (probed?.rungs ?? []);
     const found = rungs.length ? '' : ' (warning: no rung finds this control again; the compiler will refuse this step)';
-    const did = leaf ? `${renderRow(live)}, written as one step with the presses that opened its menu: choose ${line.control.role} '${labelOf(line.control)}' "${line.value ?? ''}"` : renderRow(live);
+    const did = leaf
+      ? `${renderRow(live)}, written as one step with the presses that opened its ${live.control.role === 'option' ? 'list' : 'menu'}: choose ${line.control.role} '${labelOf(line.control)}' "${line.value ?? ''}"`
+      : renderRow(live);
     // The model is shown screens masked; so are its answers (a control named with a secret's value).
     if (!changed) return { id: call.id, ok: true, text: this.#o.masker.mask(`done: ${did}${found}`) };
     const label = this.#labelOf(after);
@@ -680,13 +711,14 @@ export class Guard {
   }
 
   /**
-   * The item at `item` is in the menu the held presses opened, one level below the last of them: where it is reached
-   * from (the button is the one they pressed, as the screen shows it now); else null. Asked of the surface
-   * (shared/dom/options.ts menuPathOf: when rows share one menu, the button that says it is expanded).
+   * The item at `item` is in the menu the held presses opened, one level below the last of them (or is an option of
+   * the list they opened): where it is reached from (the button is the one they pressed, as the screen shows it now);
+   * else null. Asked of the surface (shared/dom/options.ts menuPathOf: when rows share one menu, the button that says
+   * it is expanded; listPathOf for an option).
    */
   async #pickIn(item: Control): Promise<MenuPick | null> {
     const held = this.#held;
-    if (!held || !this.#o.surface.menuPick || !item.role.startsWith('menuitem')) return null;
+    if (!held || !this.#o.surface.menuPick || !(item.role.startsWith('menuitem') || item.role === 'option')) return null;
     // A checked menuitemcheckbox pressed is unchecked, and `choose` means "see it checked" (shared/dom/options.ts):
     // no pick; the presses are written as they were.
     if (item.role === 'menuitemcheckbox' && item.value === 'checked') return null;
@@ -706,7 +738,7 @@ export class Guard {
     const mask = this.#o.masker;
     const same = button ? sameControl(mask.maskDeep(button), mask.maskDeep(held.button)) : held.button.name !== '' && mask.mask(pick.name) === mask.mask(held.button.name);
     if (!same) return null;
-    const levels = menuLevels(pick.value);
+    const levels = pickLevels(item, pick);
     return levels.length === held.levels.length + 1 && held.levels.every((l, i) => levels[i] === l) ? pick : null;
   }
 
@@ -726,7 +758,7 @@ export class Guard {
   #pickLine(held: Held, pick: MenuPick, item: Control, effect: Classified): DispatchedLine {
     const first = held.lines[0] as ActDraft;
     // An item named as an input's value is that input (a blank), as a clerk's pick is (extension/lib/record.ts).
-    const levels = menuLevels(pick.value).map((l) => {
+    const levels = pickLevels(item, pick).map((l) => {
       const input = this.#o.inputs.find((i) => !i.secret && i.value !== '' && i.value === l);
       return input ? blankFor(input.name) : l;
     });
@@ -746,8 +778,8 @@ export class Guard {
     };
   }
 
-  /** Holds a press that opened a menu (see Held) and tells the model how to pick in it. */
-  #hold(id: string, row: MenuRow, pick: MenuPick | null, line: ActDraft): ToolOutcome {
+  /** Holds a press that opened a menu or a list (see Held) and tells the model how to pick in it. */
+  #hold(id: string, row: MenuRow, pick: MenuPick | null, line: ActDraft, opened: 'menu' | 'list'): ToolOutcome {
     const held = this.#held;
     if (pick && held) {
       this.#held = { ...held, lines: [...held.lines, line], levels: menuLevels(pick.value) };
@@ -756,12 +788,13 @@ export class Guard {
       this.#held = { lines: [line], button: row.control, chooseRow, levels: [] };
     }
     const button = (this.#held as Held).button;
+    const item = opened === 'list' ? 'option' : 'item';
     return {
       id,
       ok: true,
       text: this.#o.masker.mask(
-        `done: ${renderRow(row)} opened ${pick ? 'its submenu' : 'its menu'}. Press the item you want in it next (invoke): that press and this ` +
-          `are written as one step, choose button '${labelOf(button)}' with the item's name, as replay does it; this screen needs no label. ` +
+        `done: ${renderRow(row)} opened ${pick ? 'its submenu' : `its ${opened}`}. Press the ${item} you want in it next (invoke): that press and this ` +
+          `are written as one step, choose ${button.role} '${labelOf(button)}' with the ${item}'s name, as replay does it; this screen needs no label. ` +
           'Anything else writes this press on its own.',
       ),
     };

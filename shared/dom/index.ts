@@ -5,7 +5,7 @@ import { GLOBAL_NAME, type DocumentObservation, type FindQuery, type InPage } fr
 import { findElements } from './find.ts';
 import { findTexts, gestureSpotter, offerGestures, TEXT_ROLE, type Gesture } from './gestures.ts';
 import { accessibleName, normalize } from './name.ts';
-import { clickTarget, listOpen, menuPathOf, notChosen, offerMenuButtons, optionName, optionToPick, revealer, submenuToOpen } from './options.ts';
+import { clickTarget, listOpen, listPathOf, menuPathOf, notChosen, offerMenuButtons, optionName, optionToPick, revealer, submenuToOpen } from './options.ts';
 import { readRows } from './rows.ts';
 import { selectorsOf } from './selectors.ts';
 import { newCache } from './style.ts';
@@ -131,9 +131,18 @@ export function createInPage(doc: Document, opts?: { gesturesSeen?: () => Readon
     submenuToOpen,
     menuPick(ref: string) {
       const el = byRef.get(ref);
-      const at = el && el.isConnected ? menuPathOf(el) : null;
+      if (!el || !el.isConnected) return null;
+      const c = newCache();
+      const at = menuPathOf(el);
       // A button a modal menu hid (aria-hidden) has no name by accname's rules for hidden content: its own text then.
-      return at ? { button: refFor(at.button), name: accessibleName(newCache(), at.button) || optionName(at.button), value: at.value, opens: at.opens } : null;
+      if (at) return { button: refFor(at.button), name: accessibleName(c, at.button) || optionName(at.button), value: at.value, opens: at.opens };
+      // An option of a list a control opened (shared/dom/options.ts listPathOf). A combobox a modal list hid (MUI's
+      // Select) is named by the label it shares with its listbox, which a hidden label still gives (accname 1.2 step
+      // 2B: a hidden node reached by aria-labelledby counts); its text is what it holds, no name.
+      const opt = listPathOf(el);
+      if (!opt) return null;
+      const name = accessibleName(c, opt.button) || (opt.list ? accessibleName(c, opt.list) : '');
+      return { button: refFor(opt.button), name, value: opt.value, opens: false };
     },
   };
 }

@@ -195,7 +195,16 @@ function notPicked(button: Element, want: string): string | null {
  * "The six verbs": context_menu). Both browser surfaces compare these before and after.
  */
 export function menuItemKeys(controls: readonly Control[]): string[] {
-  return controls.filter((c) => c.role.startsWith('menuitem')).map((c) => `${c.role} ${c.name} ${c.ancestors.join('>')}`);
+  return controls.filter((c) => c.role.startsWith('menuitem')).map(popupKey);
+}
+
+/** The options showing on a screen (WAI-ARIA 1.2 §5.3.2 `option`), keyed as `menuItemKeys` keys items: to tell a list a press opened. */
+export function optionKeys(controls: readonly Control[]): string[] {
+  return controls.filter((c) => c.role === 'option').map(popupKey);
+}
+
+function popupKey(c: Control): string {
+  return `${c.role} ${c.name} ${c.ancestors.join('>')}`;
 }
 
 /** Whether the list or menu `el` picks from is open already, so `choose` does not click it shut: a listbox always is. */
@@ -359,6 +368,23 @@ export function menuPathOf(item: Element): { button: Element; value: string; ope
   const top = menu;
   const button = top ? theOpenOne(popupOpeners(item, (b) => isMenuButton(b) && menuOf(b) === top)) : null;
   return button ? { button, value: menuPathValue(levels), opens: opensMenu(item) } : null;
+}
+
+/**
+ * Where an option is reached from when a control opened its list (docs/ARCHITECTURE.md, "A menu opened and picked in":
+ * lists): the list button (`isListButton`) or combobox that names its listbox (`comboOf`, as a clerk's pick is
+ * recorded), the `choose` value (the option's name, whole: a list has no submenus), and the listbox, whose name names
+ * the control when an open modal list hides it (MUI's Select labels both by one label). Null for an option of a listbox
+ * shown on the page (no control opened it), and of one that takes several (`aria-multiselectable`, WAI-ARIA 1.2 §6.6):
+ * a press on a chosen option unchooses it, and `choose` names one option to see chosen.
+ */
+export function listPathOf(option: Element): { button: Element; value: string; list: Element | null } | null {
+  if (!option.matches('[role=option]')) return null;
+  const list = option.closest('[role=listbox]');
+  if (list?.getAttribute('aria-multiselectable') === 'true') return null;
+  const opener = comboOf(option);
+  if (!opener || !(isListButton(opener) || opener.getAttribute('role') === 'combobox')) return null;
+  return { button: opener, value: optionName(option), list };
 }
 
 /**

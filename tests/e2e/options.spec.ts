@@ -20,6 +20,12 @@ const PAGE = `<!doctype html><html lang="en"><title>Options</title>
   <li role="option" aria-selected="true">Small</li>
   <li role="option" aria-selected="false">Large</li>
 </ul>
+<button id="shape" aria-haspopup="listbox" aria-controls="shapes">Shape</button>
+<ul id="shapes" role="listbox" aria-label="Shapes"><li role="option">Round</li><li role="option">Square</li></ul>
+<button id="tag" aria-haspopup="listbox" aria-controls="tags">Tags</button>
+<ul id="tags" role="listbox" aria-label="Tags" aria-multiselectable="true"><li role="option" aria-selected="true">Urgent</li></ul>
+<div aria-hidden="true"><span id="ml">Mood</span> <div role="combobox" aria-labelledby="ml" aria-controls="moods" aria-expanded="true" tabindex="0">Calm</div></div>
+<ul id="moods" role="listbox" aria-labelledby="ml"><li role="option">Happy</li></ul>
 <div id="host"></div>
 <label id="vh-label" style="display: block"><span class="vh"><input type="checkbox" id="vh-box"></span>Urgent</label>
 <span class="vh"><button id="vh-button" onclick="this.dataset.pressed = 'yes'">Dismiss</button></span>
@@ -137,4 +143,16 @@ test('a visually hidden checkbox is toggled through its label, a visually hidden
   expect(await surface.page.evaluate(() => ['#vh-box', '#plain-box'].map((s) => (document.querySelector(s) as HTMLInputElement).checked))).toEqual([true, true]);
   await surface.act(named(o, 'button', 'Dismiss').ref, { verb: 'invoke' });
   await expect(surface.page.locator('#vh-button')).toHaveAttribute('data-pressed', 'yes');
+});
+
+test('an option is reached from the control that opened its list (menuPick): a list button, a combobox — one a modal list hid is named by the label it shares with its listbox — and never from a listbox on the page or one that takes several', async () => {
+  const o = await surface.observe();
+  const pick = (name: string) => surface.menuPick(named(o, 'option', name).ref);
+  expect(await pick('Light blue')).toEqual({ button: named(o, 'combobox', 'Colour').ref, name: 'Colour', value: 'Light blue', opens: false });
+  expect(await pick('Square')).toEqual({ button: named(o, 'button', 'Shape').ref, name: 'Shape', value: 'Square', opens: false });
+  // The combobox is hidden (aria-hidden, as MUI's modal list hides the page): its own name is none, its text what it holds.
+  expect(await pick('Happy')).toMatchObject({ name: 'Mood', value: 'Happy', opens: false });
+  // A listbox on the page opened from nothing, and a list that takes several (a press there unchooses a chosen option).
+  expect(await pick('Small')).toBeNull();
+  expect(await pick('Urgent')).toBeNull();
 });

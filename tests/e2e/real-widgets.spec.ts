@@ -195,3 +195,67 @@ test('MUI Select inside MUI Dialog: a failed pick closes its modal menu and not 
     await surface.close();
   }
 });
+
+test('Headless UI Listbox and MUI Select: a model that presses a list open and then an option writes one choose on the control, and the card replays SUCCESS with other values', async () => {
+  test.setTimeout(180_000);
+  const asked: string[] = [];
+  const owner: Owner = {
+    ask(q) {
+      asked.push(q.control);
+      return Promise.resolve({ answer: q.control === "button 'Save'" ? 'commit' : 'navigate', name: 'Dana Reviewer' });
+    },
+  };
+  const seen: string[] = [];
+  const scripted = new ScriptedModel({
+    turns: [
+      [
+        { tool: 'assert_screen', label: 'settings', title: 'Case settings' },
+        // Headless UI's ListboxButton (aria-haspopup=listbox): pressed, it opens its listbox beside the page.
+        { tool: 'act', match: "button 'Queue Claims'", verb: 'invoke' },
+      ],
+      [{ tool: 'act', match: "option 'Appeals'", verb: 'invoke' }],
+      // MUI's Select (a combobox div) opens on ArrowDown, in a modal that hides the rest of the page, itself too.
+      [{ tool: 'act', match: "combobox 'Priority'", verb: 'press', value: 'ArrowDown' }],
+      [{ tool: 'act', match: "option 'High'", verb: 'invoke' }],
+      [{ tool: 'act', match: "button 'Save'", verb: 'invoke' }],
+      [
+        { tool: 'assert_screen', label: 'saved', title: 'Settings saved' },
+        { tool: 'finish', label: 'saved' },
+      ],
+    ],
+  });
+  const { evening, lines } = await eveningInBrowser(join(dir, 'list-presses.jsonl'), {
+    model: { name: 'scripted', next: (t) => (seen.push(...t.results.map((r) => r.text)), scripted.next(t)) },
+    owner,
+    goal: 'Move the case to a queue at a priority, and save',
+    entry: `${app.url}/widgets`,
+    inputs: [
+      { name: 'queue', value: 'Appeals', secret: false },
+      { name: 'priority', value: 'High', secret: false },
+    ],
+  });
+  expect(evening, JSON.stringify({ evening, seen })).toMatchObject({ ok: true });
+  // Opening a list is watched, not asked about: Save is the one write the owner is asked about.
+  expect(asked).toEqual(["button 'Save'"]);
+  expect(app.widgets).toMatchObject([{ list_queue: 'Appeals', priority: 'High' }]);
+  const acts = lines.flatMap((l) => (l.kind === 'act' ? [{ act: `${l.verb} ${l.control.role} '${l.control.name}'${l.value ? ` ${l.value}` : ''}`, presses: l.presses }] : []));
+  expect(acts).toEqual([
+    { act: "choose button 'Queue Claims' {{input.queue}}", presses: [{ role: 'button', name: 'Queue Claims' }, { role: 'option', name: 'Appeals' }] },
+    { act: "choose combobox 'Priority' {{input.priority}}", presses: [{ role: 'combobox', name: 'Priority' }, { role: 'option', name: 'High' }] },
+    { act: "invoke button 'Save'", presses: undefined },
+  ]);
+  const card = compiled(lines, { id: 'widgets_queue' });
+  expect(card.steps.map((s) => `${s.op.verb} ${s.op.value ?? ''}`.trim())).toEqual(['choose {{input.queue}}', 'choose {{input.priority}}', 'invoke']);
+
+  app.widgets.length = 0;
+  const replay = await runCapability({
+    card,
+    allowUnapproved: true,
+    inputs: { queue: 'Fraud', priority: 'Low' },
+    env: { BASE_URL: app.url },
+    surface: () => BrowserSurface.launch(),
+    evidenceDir: join(dir, 'list-presses-replay'),
+  });
+  expect(replay, JSON.stringify(replay)).toMatchObject({ word: 'SUCCESS', llm_calls: 0 });
+  expect(app.widgets).toMatchObject([{ list_queue: 'Fraud', priority: 'Low' }]);
+});

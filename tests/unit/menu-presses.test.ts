@@ -7,7 +7,7 @@ import { compile } from '../../shared/compile/compile.ts';
 import { Capability, type CapabilityInput } from '../../shared/schema/capability.ts';
 import { TraceLine } from '../../shared/schema/trace.ts';
 import type { Control } from '../../shared/schema/observation.ts';
-import { control, MemoryBook, MenuFakeSurface, type FakeScreen } from '../fixtures/author/fake-surface.ts';
+import { control, MemoryBook, MenuFakeSurface, StoppingBook, until, type FakeScreen } from '../fixtures/author/fake-surface.ts';
 import { minimalCard } from '../fixtures/cards/minimal.ts';
 
 const SETTLE = { quietMs: 0, pollMs: 1 };
@@ -65,13 +65,6 @@ function stoppingAfter(script: Script, turns: number): Model & { stopped: boolea
     },
   };
   return model;
-}
-
-/** Waits, polling, until the first process has reached where it stops (a loaded machine may take a while). */
-async function until(reached: () => boolean): Promise<void> {
-  for (const start = Date.now(); !reached(); await new Promise((r) => setTimeout(r, 5))) {
-    if (Date.now() - start > 10_000) throw new Error('the first process never reached its stop');
-  }
 }
 
 describe('a menu opened and picked in by a model', () => {
@@ -250,6 +243,37 @@ describe('what the page and the model do around a held press', () => {
     const r = await resumeEvening(options(surface, book, new ScriptedModel(script, 'scripted', state.model)), { lines: written, state });
     expect(r).toMatchObject({ ok: true, finished: 'page' });
     expect(shape(lines(book))).toEqual(['start', 'label page', 'refusal SCREEN_CHANGED', 'act choose More "Print"', 'finish', 'end']);
+  });
+
+  it('stopped just after the line the page\'s write made the item press write (the held press first): resumed, that line answers no call, the item press is run again, the book as if never stopped', async () => {
+    const script: Script = { turns: [[LABEL, BUTTON], [PRINT], [{ tool: 'assert_screen', label: 'more_menu', title: 'More menu' }, PRINT], [FINISH]] };
+    /** An autosave the page sends while the model thinks about its second turn, with the menu open. */
+    const autosaving = (surface: MenuFakeSurface, model: Model): Model => ({
+      name: 'scripted',
+      save: () => model.save?.(),
+      next: (turn: ModelTurn): Promise<ToolCall[]> => {
+        if (turn.turn === 2) surface.pageSends({ method: 'POST', url: 'http://app.test/autosave', via: 'request' });
+        return model.next(turn);
+      },
+    });
+    const whole = new MemoryBook();
+    const once = new MenuFakeSurface(screens(), 'page');
+    expect(await runEvening(options(once, whole, autosaving(once, new ScriptedModel(script))))).toMatchObject({ ok: true, finished: 'page' });
+    const expected = shape(lines(whole));
+    expect(expected).toEqual(['start', 'label page', 'act invoke More', 'refusal UNASKED_WRITE', 'refusal UNLABELLED_SCREEN', 'label more_menu', 'act invoke Print', 'finish', 'end']);
+
+    const surface = new MenuFakeSurface(screens(), 'page');
+    const book = new StoppingBook((l) => l.kind === 'refusal' && l.tool === 'page');
+    const kept: EveningState[] = [];
+    void runEvening(options(surface, book, autosaving(surface, new ScriptedModel(script)), kept));
+    await until(() => book.stopped);
+    const written = lines(book);
+    expect(shape(written)).toEqual(['start', 'label page', 'act invoke More', 'refusal UNASKED_WRITE']);
+    const state = kept.at(-1) as EveningState;
+    expect(state).toMatchObject({ lines: 2, held: { lines: [{ verb: 'invoke' }] }, results: [] });
+    const r = await resumeEvening(options(surface, book, new ScriptedModel(script, 'scripted', state.model)), { lines: written, state });
+    expect(r).toMatchObject({ ok: true, finished: 'page' });
+    expect(shape(lines(book))).toEqual(expected);
   });
 
   it('a refusal and then an act beyond the kept place: the press was written (first), so it is not held again', async () => {

@@ -7,7 +7,7 @@ import type { Model, ModelTurn, Owner } from '../../shared/author/ports.ts';
 import { ScriptedModel, type Script } from '../../shared/author/scripted.ts';
 import { TraceLine } from '../../shared/schema/trace.ts';
 import { Masker } from '../../shared/secrets.ts';
-import { FakeSurface, MemoryBook, signOnScreens, WatchingFakeSurface } from '../fixtures/author/fake-surface.ts';
+import { FakeSurface, MemoryBook, signOnScreens, StoppingBook, until, WatchingFakeSurface } from '../fixtures/author/fake-surface.ts';
 
 const SECRET = 'correct-horse-9';
 const INPUTS = [
@@ -258,5 +258,87 @@ describe('a resumed evening whose last line is an act with its write stopped', (
     const press = seen[0]?.results.at(-1);
     expect(press).toMatchObject({ ok: false });
     expect(press?.text).toMatch(/^refused \(WRITE_REFUSED\): .*POST http:\/\/fake\/signon.*the owner said no: the write was stopped/);
+  });
+});
+
+/** The line the guard's between-actions watch writes when the page sent a write while nobody acted (shared/author/guard.ts). */
+const pageLine = (l: TraceLine): boolean => l.kind === 'refusal' && l.tool === 'page';
+const codes = (ls: readonly TraceLine[]): string[] => ls.map((l) => (l.kind === 'refusal' ? `refusal ${l.tool} ${l.code}` : shape([l])[0] ?? l.kind));
+
+describe('a resumed evening whose book ends with a line the page wrote (a write between actions)', () => {
+  const TWO_TURNS: Script = {
+    turns: [
+      [
+        { tool: 'assert_screen', label: 'signon', title: 'Sign On' },
+        { tool: 'act', row: 1, verb: 'set_value', value: '{{input.operator_id}}' },
+        { tool: 'act', row: 2, verb: 'set_value', value: '{{input.password}}' },
+      ],
+      [{ tool: 'act', row: 3, verb: 'invoke' }],
+      [
+        { tool: 'assert_screen', label: 'home', title: 'Home' },
+        { tool: 'finish', label: 'home' },
+      ],
+    ],
+  };
+  /** The page sends an autosave while the model thinks about its second turn: the press then reports it first. */
+  function autosaving(surface: WatchingFakeSurface, model: Model): Model {
+    return {
+      name: model.name,
+      save: () => model.save?.(),
+      next: (t) => {
+        if (t.turn === 2) surface.pageSends({ method: 'POST', url: 'http://fake/autosave', via: 'request' });
+        return model.next(t);
+      },
+    };
+  }
+  function watched(surface: WatchingFakeSurface, book: MemoryBook, model: Model, keep: EveningState[]): EveningOptions {
+    return { ...options(surface, book, new ScriptedModel(TWO_TURNS), answers, keep), model, entry: 'http://fake/signon' };
+  }
+  async function uninterrupted(): Promise<string[]> {
+    const surface = new WatchingFakeSurface(signOnScreens(), 'signon');
+    const book = new MemoryBook();
+    const r = await runEvening(watched(surface, book, autosaving(surface, new ScriptedModel(TWO_TURNS)), []));
+    expect(r).toMatchObject({ ok: true, finished: 'home' });
+    return codes(lines(book));
+  }
+
+  it('stopped just after the page line, before the press: the line answers no call, the press is settled and made once, the book as if never stopped', async () => {
+    const surface = new WatchingFakeSurface(signOnScreens(), 'signon');
+    const book = new StoppingBook(pageLine);
+    const kept: EveningState[] = [];
+    void runEvening(watched(surface, book, autosaving(surface, new ScriptedModel(TWO_TURNS)), kept));
+    await until(() => book.stopped);
+    const before = lines(book);
+    expect(codes(before).at(-1)).toBe('refusal page UNASKED_WRITE');
+    const state = kept.at(-1) as EveningState;
+    expect(state).toMatchObject({ lines: before.length - 1, dispatched: { line: { verb: 'invoke' } } });
+
+    const r = await resumeEvening(watched(surface, book, new ScriptedModel(TWO_TURNS, 'scripted', state.model), []), { lines: before, state });
+    expect(r).toMatchObject({ ok: true, finished: 'home', turns: 3 });
+    const all = lines(book);
+    expect(all.map((l) => l.seq)).toEqual(all.map((_, i) => i + 1));
+    expect(codes(all)).toEqual(await uninterrupted());
+    expect(surface.log.filter((l) => l.startsWith('start invoke'))).toEqual(['start invoke |c2']);
+  });
+
+  it('stopped after the page line and the press\'s own line, before the place was kept: the press counts as done, the page line as no answer', async () => {
+    const surface = new WatchingFakeSurface(signOnScreens(), 'signon');
+    const book = new MemoryBook();
+    const kept: EveningState[] = [];
+    const o = watched(surface, book, autosaving(surface, new ScriptedModel(TWO_TURNS)), kept);
+    const keep = o.checkpoint as NonNullable<EveningOptions['checkpoint']>;
+    void runEvening({ ...o, checkpoint: (s) => (lines(book).some((l) => l.kind === 'act' && l.verb === 'invoke') ? new Promise(() => undefined) : keep(s)) });
+    await until(() => lines(book).some((l) => l.kind === 'act' && l.verb === 'invoke'));
+    const before = lines(book);
+    expect(codes(before).slice(-2)).toEqual(['refusal page UNASKED_WRITE', 'act invoke Sign On']);
+    const state = kept.at(-1) as EveningState;
+
+    const seen: ModelTurn[] = [];
+    const model = new ScriptedModel(TWO_TURNS, 'scripted', state.model);
+    const r = await resumeEvening({ ...watched(surface, book, model, []), model: { name: model.name, next: (t) => (seen.push(t), model.next(t)), save: () => model.save() } }, { lines: before, state });
+    expect(r).toMatchObject({ ok: true, finished: 'home' });
+    expect(seen[0]?.results).toEqual([expect.objectContaining({ ok: true, text: expect.stringContaining(`book line ${before.length}`) as unknown })]);
+    expect(codes(lines(book))).toEqual(await uninterrupted());
+    expect(surface.log.filter((l) => l.startsWith('start invoke'))).toEqual(['start invoke |c2']);
   });
 });
