@@ -382,7 +382,9 @@ export class Guard {
         await this.write({ kind: 'refusal', tool: String(call.name).slice(0, 40), code: m[1] as string, message: m[2] as string });
       }
       this.#wroteRefusal = false;
-      return outcome;
+      // What the model reads is masked as its screens are, whichever path made the answer (a refusal quoting a control
+      // named with a secret's value, a header the page sent): one place, not call by call.
+      return { ...outcome, text: this.#o.masker.mask(outcome.text) };
     });
   }
 

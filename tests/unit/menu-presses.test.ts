@@ -428,3 +428,30 @@ describe('a menu button whose name holds a secret\'s value', () => {
     expect(shape(lines(book2))).toEqual(['start', 'label page', 'act choose More for [secret:account] "Print"', 'finish', 'end']);
   });
 });
+
+describe('every answer the model reads is masked, refusals too', () => {
+  it('the owner cancelling, or not answering, the press on a button named with a secret\'s value (the extension asks before it): the refusal the model reads names it masked', async () => {
+    const s = screens();
+    const named = (c: Control): Control => (c.ref === '|c0' ? { ...c, name: 'More for 4711-77' } : c);
+    for (const k of ['page', 'open'] as const) s[k] = { ...(s[k] as FakeScreen), controls: (s[k] as FakeScreen).controls.map(named) };
+    const inputs = [{ name: 'account', value: '4711-77', secret: true }];
+    const button = { tool: 'act', match: "button 'More for [secret:account]'", verb: 'invoke' } as const;
+    const owners: Record<string, Owner> = {
+      cancel: { ask: () => Promise.resolve({ answer: 'cancel', name: 'Olive Owner' } as never) },
+      timeout: { ask: () => new Promise(() => undefined) },
+    };
+    for (const [why, owner] of Object.entries(owners)) {
+      const book = new MemoryBook();
+      const scripted = new ScriptedModel({ turns: [[LABEL, button], [FINISH]] });
+      const seen: string[] = [];
+      const watched: Model = { name: 'scripted', next: (turn: ModelTurn): Promise<ToolCall[]> => (seen.push(...turn.results.map((x) => x.text)), scripted.next(turn)) };
+      await runEvening({ ...options(new UnheldMenuSurface(s, 'page'), book, watched), inputs, owner, ownerTimeoutMs: 50 });
+      const refused = seen.filter((t) => t.startsWith('refused'));
+      expect(refused.length, why).toBeGreaterThan(0);
+      expect(refused.join('\n'), why).toContain('[secret:account]');
+      expect(JSON.stringify(seen), why).not.toContain('4711-77');
+      expect(JSON.stringify(book.lines), why).not.toContain('4711-77');
+    }
+  });
+});
+
