@@ -827,7 +827,23 @@ export class Guard {
     const screen = this.#seen(obs);
     const t = title?.trim() || titleOf(label);
     this.#labels.set(label, { ...labelledScreen(label, obs, this.#o.inputs), title: t });
-    await this.write({ kind: 'label', label, title: t, screen: { ...screen, label } });
+    // Presses held while a menu was open (docs/ARCHITECTURE.md, "A menu opened and picked in") are written as they
+    // were, in the order a model naming each screen as it came would have written them: the press that led to this
+    // screen, then the label line, then the presses made on it (a submenu item that showed nothing) — each carrying
+    // the screen's new name, so the compiler, reading in order, leaves no step on an unnamed screen.
+    const held = this.#held?.lines ?? [];
+    this.#held = null;
+    const named = (seen: ScreenSeen): ScreenSeen => (seen.signature === obs.signature ? { ...seen, label } : seen);
+    const labelLine: DraftLine = { kind: 'label', label, title: t, screen: { ...screen, label } };
+    let labelled = false;
+    for (const l of held) {
+      if (!labelled && l.before.signature === obs.signature) {
+        await this.#append(labelLine);
+        labelled = true;
+      }
+      await this.#append({ ...l, before: named(l.before), ...('after' in l && l.after ? { after: named(l.after) } : {}) });
+    }
+    if (!labelled) await this.#append(labelLine);
     return { id: call.id, ok: true, text: `labelled this screen ${label}` };
   }
 

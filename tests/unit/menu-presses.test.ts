@@ -331,6 +331,24 @@ describe('a submenu item pressed', () => {
     expect(all[3]).toMatchObject({ presses: [{ role: 'button', name: 'More' }, { role: 'menuitem', name: 'Export' }, { role: 'menuitem', name: 'Print' }] });
     expect(compile(all, { id: 'print' }).ok).toBe(true);
   });
+
+  it('that opens nothing, then the open menu named as the refusal advises: the presses are written as they were on the named screen, and the book compiles', async () => {
+    const s = screens();
+    const open = s.open as FakeScreen;
+    s.open = { ...open, next: { '|c0': 'page', '|c3': 'page' }, picks: { ...open.picks, '|c2': { button: '|c0', name: 'More', value: 'Export', opens: true } } };
+    const book = new MemoryBook();
+    const script: Script = { turns: [[LABEL, BUTTON], [EXPORT], [{ tool: 'assert_screen', label: 'more_menu', title: 'More' }], [PRINT], [FINISH]] };
+    const r = await runEvening(options(new MenuFakeSurface(s, 'page'), book, new ScriptedModel(script)));
+    expect(r).toMatchObject({ ok: true, finished: 'page' });
+    const all = lines(book);
+    expect(shape(all)).toEqual(['start', 'label page', 'refusal UNLABELLED_SCREEN', 'act invoke More', 'label more_menu', 'act invoke Export', 'act invoke Print', 'finish', 'end']);
+    // The press on the open menu was made there, and that screen is now named: its line says so.
+    // The press that opened the menu, its label, then the press made on it: each line names the screens it saw.
+    expect(all[3]).toMatchObject({ before: { label: 'page' }, after: { label: 'more_menu' } });
+    expect(all[5]).toMatchObject({ before: { label: 'more_menu' }, after: { label: 'more_menu' } });
+    const compiled = compile(all, { id: 'print' });
+    expect(compiled.ok ? compiled.card.steps.map((st) => st.op.verb) : JSON.stringify(compiled.holes)).toEqual(['invoke', 'invoke', 'invoke']);
+  });
 });
 
 describe('a checked menuitemcheckbox pressed', () => {
