@@ -6,7 +6,6 @@ import { createInPage } from '../../shared/dom/index.ts';
 import { askMainWorld } from './gesture-probe.ts';
 import type { InPage } from '../../shared/dom/api.ts';
 import { comboOf, isListButton, isMenuButton, listOpen, MENU_ITEMS, menuItemKeys, menuPathOf, notChosen, optionName, optionToPick, revealer, submenuToOpen } from '../../shared/dom/options.ts';
-import { menuLevels } from '../../shared/menu-path.ts';
 import { keyOfEvent, type Key } from '../../shared/keys.ts';
 import { verbsOf } from '../../shared/operations.ts';
 import { frameSegment } from '../../shared/ref.ts';
@@ -475,11 +474,12 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
       for (const el of [...dirty]) flushTyped(el);
       const name = path?.value ?? optionName(option);
       // A listbox shown on the page (no popup), and a list that leaves the page as it was (its control on the screen,
-      // nothing made inert): reported as it is, and the guard picks in the open list. A pick in a submenu too, with
-      // the menus open: the extension does not open a submenu itself ("Submenus"); one in a modal menu (Radix's,
-      // whose button is hidden while it is open) finds no control and is not recorded (a gap, said in the docs).
+      // nothing made inert): reported as it is, and the guard picks in the open list (through submenus left open, by
+      // the path). A pick in a submenu of a modal menu (Radix's, whose button is hidden while it is open) is as any
+      // modal list's, below: the guard opens the submenus on the way itself (docs/ARCHITECTURE.md, "The extension's
+      // trusted input": submenus).
       const modal = !listHit || inertOutside(doc, list, option);
-      if (list.getAttribute('role') === 'listbox' || menuLevels(name).length > 1 || !modal) {
+      if (list.getAttribute('role') === 'listbox' || !modal) {
         emit(() => send('choose', list, name));
         return;
       }
