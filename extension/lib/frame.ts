@@ -5,8 +5,7 @@
 import { createInPage } from '../../shared/dom/index.ts';
 import { askMainWorld } from './gesture-probe.ts';
 import type { InPage } from '../../shared/dom/api.ts';
-import { comboOf, isListButton, isMenuButton, listOpen, MENU_ITEMS, menuItemKeys, menuPathOf, notChosen, optionName, optionToPick, revealer } from '../../shared/dom/options.ts';
-import { menuLevels } from '../../shared/menu-path.ts';
+import { comboOf, isListButton, isMenuButton, listOpen, MENU_ITEMS, menuItemKeys, menuPathOf, notChosen, optionName, optionToPick, revealer, submenuToOpen } from '../../shared/dom/options.ts';
 import { keyOfEvent, type Key } from '../../shared/keys.ts';
 import { verbsOf } from '../../shared/operations.ts';
 import { frameSegment } from '../../shared/ref.ts';
@@ -179,6 +178,28 @@ function centreOf(doc: Document, target: Element, what: string): FrameReply {
   return { ok: true, point: { x, y } };
 }
 
+/** Focuses `el` for a key the worker sends next (keys go to the focused element); a reply saying whether it took. */
+function focusFor(doc: Document, el: Element, what: string): FrameReply {
+  (el as HTMLElement).focus();
+  if (!holds(el, deepActive(doc))) return { ok: false, code: 'ACTION_FAILED', message: `${what} does not take the focus` };
+  return { ok: true, point: { x: 0, y: 0 } };
+}
+
+/**
+ * `choose` by a path (docs/ARCHITECTURE.md, "The extension's trusted input": submenus): the item whose submenu is to
+ * be opened next on the way to `value` (shared/dom/options.ts submenuToOpen) and where the gesture goes — its centre
+ * for a hover or a click, the focus on it for ArrowRight (`verb` press). No item when none is left to open; why the
+ * way is not there, in the walker's words. The item is given back for `submenu_opened`.
+ */
+function submenuPoint(el: Element, doc: Document, c: Extract<FrameCall, { op: 'point' }>): { reply: FrameReply; item: Element | null } {
+  const next = submenuToOpen(el, c.value ?? '');
+  if (next === null) return { reply: { ok: true }, item: null };
+  if (typeof next === 'string') return { reply: { ok: false, code: 'ACTION_FAILED', message: next }, item: null };
+  const name = optionName(next);
+  const at = c.verb === 'press' ? focusFor(doc, next, `the menu item "${name}"`) : centreOf(doc, next, `the menu item "${name}"`);
+  return { reply: at.ok ? { ...at, item: name } : at, item: next };
+}
+
 /** Where the trusted input for `verb` goes (the FrameCall `point`). */
 function pointFor(api: InPage, doc: Document, c: Extract<FrameCall, { op: 'point' }>): FrameReply {
   const el = api.element(c.ref);
@@ -188,14 +209,8 @@ function pointFor(api: InPage, doc: Document, c: Extract<FrameCall, { op: 'point
     if (typeof option === 'string') return { ok: false, code: 'ACTION_FAILED', message: option };
     return centreOf(doc, option, `the option "${normalize(c.value ?? '')}"`);
   }
-  if (c.verb === 'press') {
-    // The key goes to the named control: focus it (the worker presses the key, which goes to the focused element).
-    (el as HTMLElement).focus();
-    let active = doc.activeElement;
-    while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
-    if (!holds(el, active)) return { ok: false, code: 'ACTION_FAILED', message: 'it does not take the focus' };
-    return { ok: true, point: { x: 0, y: 0 } };
-  }
+  // The key goes to the named control: focus it (the worker presses the key, which goes to the focused element).
+  if (c.verb === 'press') return focusFor(doc, el, 'it');
   const at = centreOf(doc, c.verb === 'hover' ? revealer(el) : el, c.verb === 'hover' ? 'its row' : 'it');
   if (c.verb !== 'choose') return at;
   // A choose's control covered by its own open list (a modal list's backdrop) still says whether that list is open.
@@ -289,6 +304,8 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
   let lastHoverOnly: Element[] = [];
   /** The document as it was before a double-click the worker is sending (see `check`). */
   let beforeDouble: string | null = null;
+  /** The menu item whose submenu the worker is opening (the last `point` at `submenu`), for `submenu_opened`. */
+  let opening: Element | null = null;
   /** The menu items showing before a right-click the worker is sending (see `check`). */
   let beforeMenu: string[] | null = null;
   /** A second walker over this document for counting menu items: its looks leave the worker's refs as they are. */
@@ -457,11 +474,12 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
       for (const el of [...dirty]) flushTyped(el);
       const name = path?.value ?? optionName(option);
       // A listbox shown on the page (no popup), and a list that leaves the page as it was (its control on the screen,
-      // nothing made inert): reported as it is, and the guard picks in the open list. A pick in a submenu too, with
-      // the menus open: the extension does not open a submenu itself ("Submenus"); one in a modal menu (Radix's,
-      // whose button is hidden while it is open) finds no control and is not recorded (a gap, said in the docs).
+      // nothing made inert): reported as it is, and the guard picks in the open list (through submenus left open, by
+      // the path). A pick in a submenu of a modal menu (Radix's, whose button is hidden while it is open) is as any
+      // modal list's, below: the guard opens the submenus on the way itself (docs/ARCHITECTURE.md, "The extension's
+      // trusted input": submenus).
       const modal = !listHit || inertOutside(doc, list, option);
-      if (list.getAttribute('role') === 'listbox' || menuLevels(name).length > 1 || !modal) {
+      if (list.getAttribute('role') === 'listbox' || !modal) {
         emit(() => send('choose', list, name));
         return;
       }
@@ -603,7 +621,13 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
         case 'selectors':
           return { ok: true, selectors: api.selectors(c.ref) };
         case 'point': {
-          const r = pointFor(api, doc, c);
+          const el = c.at === 'submenu' ? api.element(c.ref) : null;
+          let r: FrameReply;
+          if (el) {
+            const next = submenuPoint(el, doc, c);
+            opening = next.item;
+            r = next.reply;
+          } else r = pointFor(api, doc, c);
           if (r.ok) passUntil = Date.now() + PASS_MS;
           // A double-click counts only if the screen changes (an editor appears), as on the runner's surface.
           if (r.ok && c.verb === 'double_click') beforeDouble = doc.documentElement.innerHTML;
@@ -625,6 +649,14 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
           beforeDouble = null;
           beforeMenu = null;
           return checkFor(api, c);
+        case 'submenu_opened': {
+          const el = api.element(c.ref);
+          if (!el) return { ok: false, code: 'STALE', message: `element ${c.ref} is no longer on the page` };
+          // As on the runner (openSubmenus): opened when the way no longer stops at that item — another item to
+          // open, none left, or a level further down that is not there (which the pick then reports by name).
+          const next = submenuToOpen(el, c.value);
+          return { ok: true, open: next === null || typeof next === 'string' || next !== opening };
+        }
         case 'frame_box':
           return frameBox(win, c.child);
         case 'menu_pick':

@@ -119,11 +119,18 @@ export const FrameCall = z.discriminatedUnion('op', [
   /**
    * Trusted input (docs/ARCHITECTURE.md, "The extension's trusted input"): where in this frame's viewport to send
    * the pointer for `verb` on the element — scrolled into view, and checked to be what is there (not covered).
-   * `at`: `target` (the element; for hover its nearest shown ancestor, the row), or `option` (choose: the option
-   * named `value` in the list the combobox controls). press focuses the element. From now until `check`, this
-   * frame's recorder lets the trusted input through as the extension's own.
+   * `at`: `target` (the element; for hover its nearest shown ancestor, the row), `option` (choose: the option
+   * named `value` in the list the combobox controls), or `submenu` (choose by a path: the menu item whose submenu is
+   * to be opened next on the way to `value`; none when every submenu on the way shows). press focuses the element
+   * (at `submenu`, the item). From now until `check`, this frame's recorder lets the trusted input through as the
+   * extension's own.
    */
-  z.strictObject({ op: z.literal('point'), ref: z.string(), verb: Verb, at: z.enum(['target', 'option']), value: z.string().optional() }),
+  z.strictObject({ op: z.literal('point'), ref: z.string(), verb: Verb, at: z.enum(['target', 'option', 'submenu']), value: z.string().optional() }),
+  /**
+   * After a gesture on the item the last `point` at `submenu` gave: whether its submenu opened — the way to `value`
+   * no longer stops at it (docs/ARCHITECTURE.md, "The extension's trusted input": submenus).
+   */
+  z.strictObject({ op: z.literal('submenu_opened'), ref: z.string(), value: z.string() }),
   /** After the trusted input: did it do what the verb promises (hover revealed it, choose shows the option)? Ends the pass. */
   z.strictObject({ op: z.literal('check'), ref: z.string(), verb: Verb, value: z.string().optional() }),
   /** Where the child frame spelled `child` (shared/ref.ts frameSegment) shows its content, in this frame's viewport. */
@@ -149,8 +156,10 @@ export const FrameReply = z.union([
     selectors: z.array(z.string()).optional(),
     /** `point`: CSS pixels in this frame's viewport; `frame_box`: the child frame's content origin. */
     point: z.strictObject({ x: z.number(), y: z.number() }).optional(),
-    /** `point` at `target` on a combobox: its list is open already (choose does not click it shut). */
+    /** `point` at `target` on a combobox: its list is open already (choose does not click it shut); `submenu_opened`: it did. */
     open: z.boolean().optional(),
+    /** `point` at `submenu`: the name of the item whose submenu is opened next (no point and no item: none is left to open). */
+    item: z.string().optional(),
     /** `point` at `target` for choose: the control is a combobox (one a click does not open is opened with Down Arrow). */
     combobox: z.boolean().optional(),
     /** `menu_pick`: where the item is reached from, or null (shared/dom/options.ts menuPathOf). */

@@ -8,7 +8,8 @@ import { isKey, keyStrokes, type Key, type KeyStroke } from '../../shared/keys.t
 import type { Control, Observation, Part, Verb } from '../../shared/schema/observation.ts';
 import { combineParts, screenDump } from '../../shared/screens.ts';
 import { WALKER_VERSION } from '../../shared/dom/version.ts';
-import { CLICK_OPENS_MS } from '../../shared/dom/options.ts';
+import { CLICK_OPENS_MS, HOVER_OPENS_MS, submenuDidNotOpen } from '../../shared/dom/options.ts';
+import { menuLevels } from '../../shared/menu-path.ts';
 import { SurfaceError, type ActResult, type Answer, type BoundTarget, type MenuPick, type Operation, type Query, type Resolution, type Surface } from '../../shared/surface.ts';
 import { isWrite, viaOf, type Request, type SeenWrite, type WriteScope } from '../../shared/writes.ts';
 import { FrameReply, FrameReport, type FrameCall } from './messages.ts';
@@ -270,13 +271,17 @@ export class ExtensionSurface implements Surface {
           // A combobox a click does not open (Headless UI's) is opened with Down Arrow, as on the runner (openList).
           if (at.combobox && !(await this.#opensWithin(() => this.#pointIn(key, target), CLICK_OPENS_MS))) await this.#keys('ArrowDown');
         }
-        // A list or menu rendered a moment after the click (a portal made on opening): asked again for a while.
-        const option = await this.#waited(() => this.#pointIn(key, { op: 'point', ref: local, verb: 'choose', at: 'option', value })).catch(async (e: unknown) => {
-          // Nothing to pick: the list this pick opened is closed again, so the page is as it was (as on the runner).
-          if (!at.open && (await this.#call(key, target).then((r) => r.open === true, () => false))) await this.#keys('Escape').catch(() => undefined);
+        try {
+          await this.#openSubmenus(key, local, value);
+          // A list or menu rendered a moment after the click (a portal made on opening): asked again for a while.
+          const option = await this.#waited(() => this.#pointIn(key, { op: 'point', ref: local, verb: 'choose', at: 'option', value }));
+          await this.#input(clicksAt(option.point, 1));
+        } catch (e) {
+          // Nothing was picked: the list this pick opened (and the submenus on the way) is closed again, so the page
+          // is as it was (as on the runner).
+          if (!at.open) await this.#closeList(key, local, value);
           throw e;
-        });
-        await this.#input(clicksAt(option.point, 1));
+        }
         break;
       }
     }
@@ -291,6 +296,63 @@ export class ExtensionSurface implements Surface {
       if (!checked.ok) throw new SurfaceError(checked.code, `${op.verb} on ${ref}: ${checked.message}`);
     };
     await (WAITED.has(op.verb) ? this.#waited(check) : check());
+  }
+
+  /**
+   * `choose` by a path (docs/ARCHITECTURE.md, "The extension's trusted input": submenus), as the runner's
+   * openSubmenus: each submenu on the way is opened as menus open them — a trusted hover (Radix, MUI: waited for
+   * HOVER_OPENS_MS), else a click (the APG menubar), else ArrowRight on the focused item (the APG keyboard) — and is
+   * waited for, so the pick clicks in a showing menu. None opening it fails naming the item; a level that is not there
+   * is left to the pick, which names it in the walker's words.
+   */
+  async #openSubmenus(key: string, local: string, value: string): Promise<void> {
+    const at = (verb: 'hover' | 'press'): FrameCall => ({ op: 'point', ref: local, verb, at: 'submenu', value });
+    for (let level = 1; level < menuLevels(value).length; level++) {
+      const next = await this.#waited(async () => {
+        const reply = await this.#call(key, at('hover'));
+        return reply.ok && !reply.point ? null : { ...(await this.#placed(key, reply)), item: reply.ok ? (reply.item ?? '') : '' };
+      }).catch((e: unknown) => {
+        if (e instanceof SurfaceError && e.code === 'ACTION_FAILED') return null;
+        throw e;
+      });
+      if (next === null) return;
+      await this.#input([{ kind: 'mouse', type: 'mouseMoved', ...next.point }]);
+      if (await this.#submenuOpens(key, local, value, HOVER_OPENS_MS)) continue;
+      await this.#input(clicksAt(next.point, 1));
+      if (await this.#submenuOpens(key, local, value, GESTURE_SETTLE_MS)) continue;
+      const focused = await this.#call(key, at('press'));
+      if (focused.ok && focused.point) {
+        await this.#keys('ArrowRight');
+        if (await this.#submenuOpens(key, local, value, GESTURE_SETTLE_MS)) continue;
+      }
+      throw new SurfaceError('ACTION_FAILED', submenuDidNotOpen(next.item));
+    }
+  }
+
+  /** Whether the submenu of the item the frame last pointed at (`point` at `submenu`) opened within `ms`. */
+  async #submenuOpens(key: string, local: string, value: string, ms: number): Promise<boolean> {
+    return this.#opensWithin(async () => ({ open: (await this.#call(key, { op: 'submenu_opened', ref: local, value })).open === true }), ms);
+  }
+
+  /**
+   * Closes the list a failed pick opened, as the runner's closeList does: Escape where the focus is (an open submenu
+   * takes it first, the APG closing one level), then — the list still open half a second later — Escape on the
+   * control itself. Never rejects: it only tidies up.
+   */
+  async #closeList(key: string, local: string, value: string): Promise<void> {
+    const open = (): Promise<boolean> =>
+      this.#call(key, { op: 'point', ref: local, verb: 'choose', at: 'target', value }).then(
+        (r) => r.open === true,
+        () => false,
+      );
+    if (!(await open())) return;
+    await this.#keys('Escape').catch(() => undefined);
+    // Not sent a second Escape at once: a control that does not take it (MUI's Select) would let it reach a dialog around it.
+    const until = Date.now() + 500;
+    while ((await open()) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    if (!(await open())) return;
+    const focused = await this.#call(key, { op: 'point', ref: local, verb: 'press', at: 'target' }).catch(() => null);
+    if (focused?.ok) await this.#keys('Escape').catch(() => undefined);
   }
 
   /** One key pressed with trusted input, where the focus is. */

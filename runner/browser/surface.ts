@@ -23,7 +23,7 @@ import { findChromium } from './chromium.ts';
 import { frameAt } from './frames.ts';
 import { followLoads, Loads } from './loads.ts';
 import { clickTarget, elementOf, findInFrame, listOpen, menuPickOfRef, notChosen, observePage, optionToPick, pendingNavigation, revealer, rowsOfRef, submenuToOpen, textOfRef } from './observe.ts';
-import { CLICK_OPENS_MS } from '../../shared/dom/options.ts';
+import { CLICK_OPENS_MS, HOVER_OPENS_MS, submenuDidNotOpen } from '../../shared/dom/options.ts';
 import { gestureProbeSource, WALKER_VERSION, walkerInitScript } from './walker-bundle.ts';
 
 const NAV_TIMEOUT_MS = 15_000;
@@ -106,9 +106,6 @@ async function choose(el: ElementHandle<Element>, value: string): Promise<void> 
   if (why !== null) throw new SurfaceError('ACTION_FAILED', why);
 }
 
-/** How long a submenu may take to open on a hover before the item is clicked instead (menus open on hover after a short delay). */
-const HOVER_OPENS_MS = 500;
-
 /**
  * Whether `item`'s submenu opened: the walk down the path no longer stops at it (another item to open, none left, or
  * a level further down that is not there, which the pick then reports by name).
@@ -148,7 +145,7 @@ async function openSubmenus(el: ElementHandle<Element>, value: string): Promise<
     const next = await askUntil(() => submenuToOpen(el, value), (n) => typeof n !== 'string');
     // No way there (no item of a level's name): optionToPick says why, in the same words.
     if (next === null || typeof next === 'string') return;
-    const name = await next.evaluate((e) => (e.getAttribute('aria-label') ?? (e as HTMLElement).innerText).trim().split('\n')[0]?.slice(0, 60) ?? '');
+    const name = await next.evaluate((e) => (e.getAttribute('aria-label') ?? (e as HTMLElement).innerText).trim().split('\n')[0] ?? '');
     await next.hover();
     if (await opened(el, value, next, HOVER_OPENS_MS)) continue;
     await next.click();
@@ -156,7 +153,7 @@ async function openSubmenus(el: ElementHandle<Element>, value: string): Promise<
     await next.focus();
     await next.press('ArrowRight');
     if (await opened(el, value, next, GESTURE_SHOWS_MS)) continue;
-    throw new SurfaceError('ACTION_FAILED', `the submenu of "${name}" did not open (hovered, clicked, ArrowRight)`);
+    throw new SurfaceError('ACTION_FAILED', submenuDidNotOpen(name));
   }
 }
 

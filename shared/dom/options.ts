@@ -42,6 +42,17 @@ export function isMenuButton(el: Element): boolean {
 export const CLICK_OPENS_MS = 300;
 
 /**
+ * How long a submenu may take to open on a hover before its item is clicked instead (both surfaces' `choose` by a
+ * path; Radix and MUI open a submenu on pointer entry after a short delay).
+ */
+export const HOVER_OPENS_MS = 500;
+
+/** Why a `choose` by a path stopped: the submenu of the item named `name` opened on none of the gestures (both surfaces). */
+export function submenuDidNotOpen(name: string): string {
+  return `the submenu of "${name.slice(0, 60)}" did not open (hovered, clicked, ArrowRight)`;
+}
+
+/**
  * A button that opens a listbox (`aria-haspopup=listbox`, WAI-ARIA 1.2 §6.6): the "select" of Headless UI's Listbox
  * and Reach UI's ListboxButton. `choose` on it picks an option of its listbox by name, as on a combobox, and the
  * button shows what it holds as its text.

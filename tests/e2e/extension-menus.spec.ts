@@ -1,4 +1,4 @@
-// The extension right-clicks and picks in menus as the runner does, with trusted input: a clerk's right-click that opens a menu is one context_menu step (one that opens none records nothing), a clerk's click on a menu button then on an item is one choose on the button, a model's choose opens a menu rendered only on opening and picks in it, a model's right-click is a trusted one that counts only if a menu appears; each book is the runner's and the runner replays it. A clerk's clicks through a submenu are one choose with the path; a model's press on a menu button and then an item is one choose, the owner asked before each press and the step carrying the item's answer.
+// The extension right-clicks and picks in menus as the runner does, with trusted input: a clerk's right-click that opens a menu is one context_menu step (one that opens none records nothing), a clerk's click on a menu button then on an item is one choose on the button, a model's choose opens a menu rendered only on opening and picks in it, a model's right-click is a trusted one that counts only if a menu appears; each book is the runner's and the runner replays it. A clerk's clicks through a submenu are one choose with the path; a model's choose by a path opens each submenu as the page opens it (a trusted hover, click or ArrowRight), and one whose level is missing or does not open is refused by name with every menu closed again; a model's press on a menu button and then an item is one choose, the owner asked before each press and the step carrying the item's answer.
 import { test, expect, type Page } from '@playwright/test';
 import { parseScript } from '../../shared/author/scripted.ts';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
@@ -235,6 +235,81 @@ test('model mode: a model that presses a menu button and then an item of its men
     const jsonl = await exportBook(panel);
     expect(actsOf(jsonl)).toEqual(['choose More Print']);
     expect(parseBook(jsonl).find((l) => l.kind === 'act')).toMatchObject({ effect: { kind: 'stage', by: 'owner', owner: 'Dana Reviewer' }, presses: [{ role: 'button', name: 'More' }, { role: 'menuitem', name: 'Print' }] });
+    await page.close();
+    await panel.close();
+  } finally {
+    await fake.close();
+  }
+});
+
+/** Which of menus-sub.html's menus show: the File menu, Export's and Image's submenus, Share's (made on opening). */
+const menusShowing = (page: Page) =>
+  page.evaluate(() => [
+    ...['#file-menu', '#file-menu [aria-label=Export]', '#file-menu [aria-label=Image]'].filter((s) => !(document.querySelector(s) as HTMLElement).hidden),
+    ...(document.getElementById('share-sub') ? ['#share-sub'] : []),
+  ]);
+
+test('model mode: a model chooses by a path — a submenu opened by a click, one opened by a hover — and a path with a missing level is refused by name, every menu closed again; the runner replays the book', async () => {
+  test.setTimeout(150_000);
+  const script = parseScript(
+    JSON.stringify({
+      turns: [
+        [
+          { tool: 'assert_screen', label: 'submenus', title: 'Submenus' },
+          { tool: 'act', match: "button 'File'", verb: 'choose', value: 'Export › PDF' },
+        ],
+        [{ tool: 'act', match: "button 'File'", verb: 'choose', value: 'Share › Link' }],
+        [{ tool: 'act', match: "button 'File'", verb: 'choose', value: 'Export › Nope' }],
+        [{ tool: 'finish', label: 'submenus' }],
+      ],
+    }),
+  );
+  const fake = await startFakeAnthropic(script, { apiKey: API_KEY });
+  try {
+    const { page, panel } = await startModelSession(ext, `${server.url}/menus-sub.html`, { key: API_KEY, baseURL: fake.url }, { goal: 'Export as PDF, share a link', owner: 'Dana Reviewer' });
+    await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 60_000 });
+    expect(fake.problems).toEqual([]);
+    // Export opens on a click (the APG menubar), Share only on a hover, made at the end of body a moment later.
+    expect(await picks(page)).toEqual(['File/Export/PDF', 'File/Share/Link']);
+    // The refused path was told to the model in the walker's words, nothing was picked, and no menu is left open.
+    expect(fake.bodies.join('\n')).toContain('no item named \\"Nope\\" in the submenu of \\"Export\\"');
+    expect(await menusShowing(page)).toEqual([]);
+    await expect(page.getByRole('button', { name: 'File' })).toHaveAttribute('aria-expanded', 'false');
+    await exportCompileReplay(panel, { id: 'export_pdf_model', acts: ['choose File Export › PDF', 'choose File Share › Link'], baseUrl: server.url, evidenceDir: test.info().outputPath('evidence-submenu-model') });
+    await page.close();
+    await panel.close();
+  } finally {
+    await fake.close();
+  }
+});
+
+test('model mode: submenus that open only from the keyboard are opened with a trusted ArrowRight, two levels down; a submenu that opens by no gesture fails naming its item, nothing picked and every menu closed; the runner replays the book', async () => {
+  test.setTimeout(150_000);
+  const script = parseScript(
+    JSON.stringify({
+      turns: [
+        [
+          { tool: 'assert_screen', label: 'submenus', title: 'Submenus' },
+          { tool: 'act', match: "button 'File'", verb: 'choose', value: 'Export › CSV' },
+        ],
+        [{ tool: 'act', match: "button 'File'", verb: 'choose', value: 'Export › Image › PNG' }],
+        [{ tool: 'finish', label: 'submenus' }],
+      ],
+    }),
+  );
+  const fake = await startFakeAnthropic(script, { apiKey: API_KEY });
+  try {
+    // `keys-only`: no submenu opens on a click; `stuck=Image`: Image's submenu opens on nothing.
+    const { page, panel } = await startModelSession(ext, `${server.url}/menus-sub.html?keys-only&stuck=Image`, { key: API_KEY, baseURL: fake.url }, { goal: 'Export as CSV', owner: 'Dana Reviewer' });
+    await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 60_000 });
+    expect(fake.problems).toEqual([]);
+    expect(await picks(page)).toEqual(['File/Export/CSV']);
+    // The same words as the runner's (runner/browser/surface.ts openSubmenus).
+    expect(fake.bodies.join('\n')).toContain('the submenu of \\"Image\\" did not open (hovered, clicked, ArrowRight)');
+    // Export's submenu opened on the way, and Image was the focused item: each was closed again (one Escape per level).
+    expect(await menusShowing(page)).toEqual([]);
+    await expect(page.getByRole('button', { name: 'File' })).toHaveAttribute('aria-expanded', 'false');
+    await exportCompileReplay(panel, { id: 'export_csv_keys', acts: ['choose File Export › CSV'], baseUrl: server.url, evidenceDir: test.info().outputPath('evidence-submenu-keys') });
     await page.close();
     await panel.close();
   } finally {

@@ -1,7 +1,9 @@
 // The extension on real component-library pickers (tests/fixtures/real/widgets.mjs: MUI, Radix, Headless UI as they
 // ship): a clerk's clicks in MUI's Select, Radix's DropdownMenu and Headless UI's Listbox are recorded as one `choose`
 // each, and the card replays on the runner with the server's judge; a model's `choose` in Headless UI's Combobox (a
-// list a click does not open) and Listbox is done with trusted input, the page's own state confirming each pick.
+// list a click does not open) and Listbox is done with trusted input, the page's own state confirming each pick. A
+// pick in Radix's submenu (a modal menu: its button hidden while open) is one choose by a path, by a clerk's clicks
+// and by a model's choose alike, and replays on the runner.
 import { test, expect, type Page } from '@playwright/test';
 import { parseScript } from '../../shared/author/scripted.ts';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
@@ -129,4 +131,53 @@ test('record mode: a clerk picks in MUI Autocomplete inside MUI Dialog: one choo
   await expect(page.locator('#state')).toHaveText('dialog: open; reviewer: Grace Hopper');
   await page.close();
   await panel.close();
+});
+
+test('record mode: a clerk picks in a Radix submenu (the menu is modal: its button is hidden while it is open) — one choose on the button with the path, done again by the guard, and the runner replays it', async () => {
+  test.setTimeout(120_000);
+  const page = await ext.context.newPage();
+  await page.goto(`${app.url}/widgets`);
+  const panel = await openPanel(ext, app.url);
+  await startSession(panel, { mode: 'record', goal: 'Export the case as CSV', owner: 'Dana Clerk', inputs: [] });
+  await labelScreen(panel, 'settings', 'Case settings');
+  // The click on the button opens the menu, the hover on Export its submenu (neither is a step); the click on CSV is.
+  await page.getByRole('button', { name: 'Case actions' }).click();
+  await page.getByRole('menuitem', { name: 'Export' }).hover();
+  await page.getByRole('menuitem', { name: 'CSV' }).click();
+  await expect(book(panel).last()).toContainText('Picked Export › CSV in Case actions', { timeout: 20_000 });
+  await expect.poll(async () => (await chosen(page)).action, { timeout: 20_000 }).toBe('Exported as CSV');
+  // The menus are closed, and the screen is the one the pick started on.
+  await expect(page.getByRole('menu')).toHaveCount(0);
+  await expect(panel.getByTestId('screen-label')).toHaveText('settings', { timeout: 20_000 });
+  await finishSession(panel);
+  await exportCompileReplay(panel, { id: 'radix_export_csv', baseUrl: app.url, evidenceDir: test.info().outputPath('evidence-radix-sub'), acts: ['choose Case actions Export › CSV'] });
+  await page.close();
+  await panel.close();
+});
+
+test('model mode: a model chooses by a path in Radix\'s submenu (opened on a trusted hover) and the page holds the pick; the runner replays the book', async () => {
+  test.setTimeout(120_000);
+  const script = parseScript(
+    JSON.stringify({
+      turns: [
+        [
+          { tool: 'assert_screen', label: 'settings', title: 'Case settings' },
+          { tool: 'act', match: "button 'Case actions'", verb: 'choose', value: 'Export › PDF' },
+        ],
+        [{ tool: 'finish', label: 'settings' }],
+      ],
+    }),
+  );
+  const fake = await startFakeAnthropic(script, { apiKey: API_KEY });
+  try {
+    const { page, panel } = await startModelSession(ext, `${app.url}/widgets`, { key: API_KEY, baseURL: fake.url }, { goal: 'Export the case as PDF', owner: 'Dana Reviewer' });
+    await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 60_000 });
+    expect(fake.problems).toEqual([]);
+    expect((await chosen(page)).action).toBe('Exported as PDF');
+    await exportCompileReplay(panel, { id: 'radix_export_pdf', baseUrl: app.url, evidenceDir: test.info().outputPath('evidence-radix-sub-model'), acts: ['choose Case actions Export › PDF'] });
+    await page.close();
+    await panel.close();
+  } finally {
+    await fake.close();
+  }
 });

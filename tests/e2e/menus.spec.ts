@@ -175,6 +175,19 @@ test.describe('submenus, by a path', () => {
     expect(await picks()).toEqual(['File/Export/CSV']);
   });
 
+  test('a submenu that opens on no gesture fails naming its item, nothing picked, and the menus opened on the way are closed again', async () => {
+    // `stuck=Image`: Image's submenu never opens; the page's Escape closes one level at a time (APG).
+    await surface.open(`${server.url}/menus-sub.html?stuck=Image`);
+    const file = button(await surface.observe(), 'File');
+    await expect(surface.act(file.ref, { verb: 'choose', value: 'Export › Image › PNG' })).rejects.toMatchObject({
+      code: 'ACTION_FAILED',
+      message: expect.stringContaining('the submenu of "Image" did not open (hovered, clicked, ArrowRight)') as unknown,
+    });
+    expect(await picks()).toEqual([]);
+    await expect(surface.page.locator('#file-menu')).toBeHidden();
+    await expect(surface.page.locator('#file-menu [role=menu]').first()).toBeHidden();
+  });
+
   test('a name that holds the separator is the item it names when no submenu reads it as a path', async () => {
     const file = button(await surface.observe(), 'File');
     await surface.act(file.ref, { verb: 'choose', value: 'Go › Home' });

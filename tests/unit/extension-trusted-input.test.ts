@@ -1,4 +1,4 @@
-// The extension presses keys, hovers, double-clicks, right-clicks and picks with trusted input: each KEYS name is the key events a browser sees and a person's keydown is named back the same; the surface asks the frame where, moves that point out of nested frames, sends the events (a double-click as clicks numbered 1 and 2), and lets go of the tab when the session closes.
+// The extension presses keys, hovers, double-clicks, right-clicks and picks with trusted input: each KEYS name is the key events a browser sees and a person's keydown is named back the same; the surface asks the frame where, moves that point out of nested frames, sends the events (a double-click as clicks numbered 1 and 2; a pick by a path opens each submenu with a hover, a click or ArrowRight), and lets go of the tab when the session closes.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { NO_MENU, NOTHING_CHANGED } from '../../extension/lib/messages.ts';
@@ -109,6 +109,42 @@ describe('the extension surface, acting with trusted input', () => {
     expect(mouse(tab.inputs)).toEqual(['mouseMoved@110,70', 'mousePressed@110,70#1', 'mouseReleased@110,70#1', 'mouseMoved@110,70', 'mousePressed@110,70#1', 'mouseReleased@110,70#1']);
     expect(tab.acts.map((a) => `${a.verb} ${a.value ?? ''}`.trim())).toEqual(['point:choose:target Sam Okafor', 'point:choose:option Sam Okafor']);
   });
+
+  it('choose by a path opens each submenu as the page opens it: a hover first, a click if the hover did not, ArrowRight on the focused item if neither did', async () => {
+    const { tab, surface } = await opened();
+    tab.menu = { opensOn: ['hover', 'ArrowRight'], opened: 0, open: false, item: { x: 200, y: 30 } };
+    await surface.act('nav|c0', { verb: 'choose', value: 'Export › Image › PNG' });
+    expect(tab.menu.opened).toBe(2);
+    const sent = tab.inputs.map((e) => (e.kind === 'key' ? `${e.stroke.type} ${e.stroke.def.key}` : `${e.type}@${e.x},${e.y}`));
+    expect(sent).toEqual([
+      // The menu button, then Export hovered (its submenu opens on that), then Image: hovered, clicked, ArrowRight.
+      ...['mouseMoved@110,70', 'mousePressed@110,70', 'mouseReleased@110,70'],
+      'mouseMoved@300,80',
+      ...['mouseMoved@300,80', 'mouseMoved@300,80', 'mousePressed@300,80', 'mouseReleased@300,80', 'keyDown ArrowRight', 'keyUp ArrowRight'],
+      // The pick, in the submenu now showing.
+      ...['mouseMoved@110,70', 'mousePressed@110,70', 'mouseReleased@110,70'],
+    ]);
+    expect(tab.acts.map((a) => a.verb)).toEqual([
+      'point:choose:target',
+      'point:hover:submenu',
+      'point:hover:submenu',
+      'point:press:submenu',
+      // A path of three names has two submenus on the way: none is asked for after those.
+      'point:choose:option',
+    ]);
+  });
+
+  it('a submenu that opens on none of the three fails naming its item, as on the runner; the pick is not clicked, and what opened is closed: Escape where the focus is, then on the control', async () => {
+    const { tab, surface } = await opened();
+    tab.menu = { opensOn: ['click', 'never'], opened: 0, open: false, item: { x: 200, y: 30 } };
+    const err = await surface.act('nav|c0', { verb: 'choose', value: 'Export › Image › PNG' }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'ACTION_FAILED', message: 'the submenu of "Level 1" did not open (hovered, clicked, ArrowRight)' });
+    expect(tab.acts.map((a) => a.verb)).not.toContain('point:choose:option');
+    expect(tab.inputs.filter((e) => e.kind === 'key' && e.stroke.type === 'keyDown').map((e) => e.kind === 'key' && e.stroke.def.key)).toEqual(['ArrowRight', 'Escape', 'Escape']);
+    // The second Escape went to the control, focused for it, once the first had closed only the open submenu.
+    expect(tab.acts.at(-1)?.verb).toBe('point:press:target');
+    expect(tab.menu).toMatchObject({ opened: 0, open: false });
+  }, 15_000);
 
   it('a key outside the set is refused before anything is sent, by name', async () => {
     const { tab, surface } = await opened();
