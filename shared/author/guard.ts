@@ -584,22 +584,6 @@ export class Guard {
     const effect: Classified | null | 'cancelled' = watched ? { kind: 'navigate', by: 'effects' } : await this.#classify(live, screenLabel);
     if (effect === 'cancelled') return refuse(call.id, 'CANCELLED', `the owner cancelled pressing ${control.role} '${labelOf(control)}': nothing was pressed or written`);
     if (!effect) return refuse(call.id, 'WRITE_REFUSED', `the owner did not answer within ${Math.round((this.#o.ownerTimeoutMs ?? DEFAULT_OWNER_TIMEOUT_MS) / 1000)} s whether ${renderRow(live)} is a commit; it was not done`);
-    // A clerk's choice or typing has already happened in the page when the guard hears of it (only a press is held
-    // for the guard): where writes are not held, what was sent since the last action is this action's.
-    const clerkDidIt = this.#o.actor === 'human' && this.#o.surface.writesUnheld === true && (row.verb === 'select' || row.verb === 'set_value');
-    const early = clerkDidIt ? await this.#takeBetween() : [];
-    // Anything else the page sent since the last action (an autosave while the owner was asked) is reported now,
-    // before this action's line is built and kept: the report writes held presses as they were, first.
-    await this.#strays();
-    if (held && this.#held !== held) {
-      // The presses that opened the menu are in the book now, each as it was: an item pressed after them is no longer
-      // one step with them, and pressed now it would be a step on the open menu, which has no label. Nothing pressed.
-      return refuse(
-        call.id,
-        'UNLABELLED_SCREEN',
-        'the page sent a write while the menu was open, so the presses that opened it were written as they were; this open menu has no label yet: name it with assert_screen, then press the item again',
-      );
-    }
     // The pick's step is a choose, stickered as one (stage) unless the owner has said what the item is.
     if (leaf && effect.by !== 'owner') Object.assign(effect, { kind: VERBS.choose.sticker, by: 'rule' });
     const values = Object.fromEntries(this.#o.inputs.map((i) => [i.name, i.value]));
@@ -620,6 +604,11 @@ export class Guard {
             before: this.#seen(before),
           };
     await this.#o.dispatching?.({ call: call.id, line: this.#o.masker.maskDeep(line) });
+    // A clerk's choice or typing has already happened in the page when the guard hears of it (only a press is held
+    // for the guard): where writes are not held, what was sent since the last action is this action's.
+    const clerkDidIt = this.#o.actor === 'human' && this.#o.surface.writesUnheld === true && (row.verb === 'select' || row.verb === 'set_value');
+    const early = clerkDidIt ? await this.#takeBetween() : [];
+    await this.#strays();
     const watch = this.#watching ? await this.#watch(live, screenLabel, effect) : null;
     try {
       await this.#o.surface.act(

@@ -473,31 +473,3 @@ describe('every answer the model reads is masked, refusals too', () => {
   });
 });
 
-describe('the page writes while the owner is asked about an item (the extension asks about the item before it is pressed)', () => {
-  it('the presses that opened the menu are written once, as they were, and the item is not pressed: the pick is no longer one step', async () => {
-    const surface = new UnheldMenuSurface(screens(), 'page');
-    let saved = false;
-    const owner: Owner = {
-      ask: (q) => {
-        // The page's autosave leaves while the owner thinks about the item, once.
-        if (q.control.startsWith('menuitem') && !saved) {
-          saved = true;
-          surface.pageSends({ method: 'POST', url: 'http://app.test/autosave', via: 'request' });
-        }
-        return Promise.resolve({ answer: 'stage', name: 'Olive Owner' });
-      },
-    };
-    const book = new MemoryBook();
-    const script: Script = { turns: [[LABEL, BUTTON], [PRINT], [{ tool: 'assert_screen', label: 'open', title: 'Open menu' }, PRINT], [FINISH]] };
-    await runEvening({ ...options(surface, book, new ScriptedModel(script)), owner });
-    const ls = lines(book);
-    const pressesOf = (name: string) => ls.flatMap((l) => (l.kind !== 'act' ? [] : l.presses ? l.presses.filter((p) => p.name === name) : l.control.name === name ? [l.control] : []));
-    // Each press that happened is in exactly one line.
-    expect(pressesOf('More')).toHaveLength(1);
-    expect(pressesOf('Print')).toHaveLength(1);
-    expect(shape(ls)).toEqual(['start', 'label page', 'act invoke More', 'refusal UNASKED_WRITE', 'refusal UNLABELLED_SCREEN', 'label open', 'act invoke Print', 'finish', 'end']);
-    // The item was pressed once: after the screen was named, not when the pick fell apart.
-    expect(surface.log.filter((l) => l.startsWith('start') && l.includes('|c3'))).toHaveLength(1);
-  });
-});
-

@@ -302,7 +302,7 @@ describe('a resumed evening whose book ends with a line the page wrote (a write 
     return codes(lines(book));
   }
 
-  it('stopped just after the page line, before the press: the line answers no call, the press is made once, the book as if never stopped', async () => {
+  it('stopped just after the page line, before the press: the line answers no call, the press is settled and made once, the book as if never stopped', async () => {
     const surface = new WatchingFakeSurface(signOnScreens(), 'signon');
     const book = new StoppingBook(pageLine);
     const kept: EveningState[] = [];
@@ -311,10 +311,7 @@ describe('a resumed evening whose book ends with a line the page wrote (a write 
     const before = lines(book);
     expect(codes(before).at(-1)).toBe('refusal page UNASKED_WRITE');
     const state = kept.at(-1) as EveningState;
-    // The page's line is written before the act is dispatched (it reports what came before the act), so the place
-    // kept is before it, with no act in flight.
-    expect(state).toMatchObject({ lines: before.length - 1 });
-    expect(state.dispatched ?? null).toBeNull();
+    expect(state).toMatchObject({ lines: before.length - 1, dispatched: { line: { verb: 'invoke' } } });
 
     const r = await resumeEvening(watched(surface, book, new ScriptedModel(TWO_TURNS, 'scripted', state.model), []), { lines: before, state });
     expect(r).toMatchObject({ ok: true, finished: 'home', turns: 3 });
