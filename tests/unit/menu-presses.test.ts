@@ -7,10 +7,9 @@ import { compile } from '../../shared/compile/compile.ts';
 import { Capability, type CapabilityInput } from '../../shared/schema/capability.ts';
 import { TraceLine } from '../../shared/schema/trace.ts';
 import type { Control } from '../../shared/schema/observation.ts';
-import { control, MemoryBook, MenuFakeSurface, StoppingBook, until, type FakeScreen } from '../fixtures/author/fake-surface.ts';
+import { control, MemoryBook, MenuFakeSurface, StoppingBook, until, watchedEvening, type FakeScreen } from '../fixtures/author/fake-surface.ts';
 import { minimalCard } from '../fixtures/cards/minimal.ts';
 
-const SETTLE = { quietMs: 0, pollMs: 1 };
 const nobody: Owner = { ask: () => Promise.reject(new Error('opening a menu and picking in it writes nothing: nobody is asked')) };
 
 /** A page with a menu button; pressing it shows its menu; either item closes it. */
@@ -28,18 +27,7 @@ function screens(): Record<string, FakeScreen> {
 }
 
 function options(surface: MenuFakeSurface, book: MemoryBook, model: Model, keep: EveningState[] = []): EveningOptions {
-  return {
-    surface,
-    model,
-    owner: nobody,
-    book,
-    goal: 'print',
-    entry: 'fake://page',
-    inputs: [],
-    settle: SETTLE,
-    writes: { origins: ['http://app.test'] },
-    checkpoint: (s) => Promise.resolve(void keep.push(JSON.parse(JSON.stringify(s)) as EveningState)),
-  };
+  return watchedEvening(surface, book, model, { owner: nobody, goal: 'print', keep });
 }
 
 const lines = (book: MemoryBook): TraceLine[] => book.lines.map((l) => TraceLine.parse(l));
