@@ -115,8 +115,8 @@ type ActDraft = z.infer<typeof ActDraft>;
 /**
  * Presses that opened a menu (a menu button, then any submenu items) or a list (a list button, a key on a combobox),
  * held back from the book while the model may still pick in it (docs/ARCHITECTURE.md, "A menu opened and picked in",
- * lists too). A pick writes them as one `choose` on the button or combobox; anything else writes them as they were, first. A host that may be stopped keeps them with
- * the evening's place (shared/author/evening.ts EveningState).
+ * lists too). A pick writes them as one `choose` on the button or combobox; anything else writes them as they were,
+ * first. A host that may be stopped keeps them with the evening's place (shared/author/evening.ts EveningState).
  */
 export const Held = z.strictObject({
   lines: z.array(ActDraft).min(1),
