@@ -163,8 +163,9 @@ class Evening {
       ...(from ? { resume: from.lines } : {}),
       // Held presses go on being held only if none was written after the place was kept (a write flushes them first):
       // refusals may be (the item refused SCREEN_CHANGED in the turn that opened the menu), as they do not end a hold.
-      // A line the page wrote is no such refusal: it is written after the held presses are (#reportStrays in guard.ts).
-      ...(from?.state?.held && from.lines.slice(from.state.lines).every((l) => l.kind === 'refusal' && !isPageLine(l)) ? { held: from.state.held } : {}),
+      // A line the page wrote is a refusal too: one that wrote the presses as they were is written after them (an act),
+      // and one written as the pick began leaves them held (#reportStrays in guard.ts).
+      ...(from?.state?.held && from.lines.slice(from.state.lines).every((l) => l.kind === 'refusal') ? { held: from.state.held } : {}),
       ...(o.checkpoint ? { dispatching: (d: Dispatch) => (this.#cur ? this.#keep(this.#cur, d) : Promise.resolve()) } : {}),
     });
     this.#maxTurns = o.maxTurns ?? DEFAULT_MAX_TURNS;

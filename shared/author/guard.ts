@@ -115,8 +115,8 @@ type ActDraft = z.infer<typeof ActDraft>;
 /**
  * Presses that opened a menu (a menu button, then any submenu items) or a list (a list button, a key on a combobox),
  * held back from the book while the model may still pick in it (docs/ARCHITECTURE.md, "A menu opened and picked in",
- * lists too). A pick writes them as one `choose` on the button or combobox; anything else writes them as they were, first. A host that may be stopped keeps them with
- * the evening's place (shared/author/evening.ts EveningState).
+ * lists too). A pick writes them as one `choose` on the button or combobox; anything else writes them as they were,
+ * first. A host that may be stopped keeps them with the evening's place (shared/author/evening.ts EveningState).
  */
 export const Held = z.strictObject({
   lines: z.array(ActDraft).min(1),
@@ -475,15 +475,29 @@ export class Guard {
     return (await this.#o.surface.takeWrites?.()) ?? [];
   }
 
-  /** Writes the page sent between actions go into the book as a refusal line; one that left unasked is a hole. */
-  async #strays(): Promise<void> {
-    await this.#reportStrays(await this.#takeBetween());
+  /**
+   * Writes the page sent between actions go into the book as a refusal line; one that left unasked is a hole. With
+   * `pickUnderWay`, the presses held are about to be written as the pick's one step, so they are not written again.
+   */
+  async #strays(pickUnderWay = false): Promise<void> {
+    await this.#reportStrays(await this.#takeBetween(), pickUnderWay);
   }
 
-  async #reportStrays(stray: readonly SeenWrite[]): Promise<void> {
+  /**
+   * `#strays`, and the watch between actions on again at once if it was on: a call refused after this must not leave
+   * the page's writes unwatched while the model thinks.
+   */
+  async #straysWatchingOn(): Promise<void> {
+    const watching = this.#between;
+    await this.#strays();
+    if (watching) await this.#watchBetween();
+  }
+
+  async #reportStrays(stray: readonly SeenWrite[], pickUnderWay = false): Promise<void> {
     if (stray.length === 0) return;
-    // The page wrote while a menu was open: the presses that opened it are kept as they were, before this report.
-    await this.#flushHeld();
+    // The page wrote while a menu was open: the presses that opened it are kept as they were, before this report —
+    // unless the pick that makes them one step is being done (the write came just before its press; see #act).
+    if (!pickUnderWay) await this.#flushHeld();
     const unasked = stray.some((w) => w.fate === 'unasked');
     await this.write({
       kind: 'refusal',
@@ -584,6 +598,15 @@ export class Guard {
     const effect: Classified | null | 'cancelled' = watched ? { kind: 'navigate', by: 'effects' } : await this.#classify(live, screenLabel);
     if (effect === 'cancelled') return refuse(call.id, 'CANCELLED', `the owner cancelled pressing ${control.role} '${labelOf(control)}': nothing was pressed or written`);
     if (!effect) return refuse(call.id, 'WRITE_REFUSED', `the owner did not answer within ${Math.round((this.#o.ownerTimeoutMs ?? DEFAULT_OWNER_TIMEOUT_MS) / 1000)} s whether ${renderRow(live)} is a commit; it was not done`);
+    // The page may have written while the owner was asked about the item (where writes cannot be held, before the
+    // press): the menu was open, so the presses that opened it are written as they were, and this press, on the
+    // menu's unnamed screen, is no pick (as in #pickIn).
+    if (held) {
+      await this.#straysWatchingOn();
+      if (this.#held !== held) {
+        return refuse(call.id, 'UNLABELLED_SCREEN', 'the page sent a write while the menu was open, so the presses that opened it were written on their own; name this screen with assert_screen before acting on it');
+      }
+    }
     // The pick's step is a choose, stickered as one (stage) unless the owner has said what the item is.
     if (leaf && effect.by !== 'owner') Object.assign(effect, { kind: VERBS.choose.sticker, by: 'rule' });
     const values = Object.fromEntries(this.#o.inputs.map((i) => [i.name, i.value]));
@@ -608,7 +631,9 @@ export class Guard {
     // for the guard): where writes are not held, what was sent since the last action is this action's.
     const clerkDidIt = this.#o.actor === 'human' && this.#o.surface.writesUnheld === true && (row.verb === 'select' || row.verb === 'set_value');
     const early = clerkDidIt ? await this.#takeBetween() : [];
-    await this.#strays();
+    // A write the page sent in the moment since the look above, during a pick, is written before the pick's one step
+    // and does not write its presses again: they are in that step.
+    await this.#strays(held !== null);
     const watch = this.#watching ? await this.#watch(live, screenLabel, effect) : null;
     try {
       await this.#o.surface.act(
@@ -725,11 +750,8 @@ export class Guard {
     // no pick; the presses are written as they were.
     if (item.role === 'menuitemcheckbox' && item.value === 'checked') return null;
     // A write the page sent while the menu was open is reported first, and the presses are kept as they were. The
-    // watch between actions goes on again at once: a call refused after this (an item on the unlabelled menu that
-    // is no pick) must not leave the page's writes unwatched while the model thinks.
-    const watching = this.#between;
-    await this.#strays();
-    if (watching) await this.#watchBetween();
+    // watch between actions goes on again at once (an item on the unlabelled menu that is no pick is refused).
+    await this.#straysWatchingOn();
     if (this.#held !== held) return null;
     const pick = await this.#o.surface.menuPick(item.ref).catch(() => null);
     if (!pick) return null;

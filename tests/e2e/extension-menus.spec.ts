@@ -1,4 +1,4 @@
-// The extension right-clicks and picks in menus as the runner does, with trusted input: a clerk's right-click that opens a menu is one context_menu step (one that opens none records nothing), a clerk's click on a menu button then on an item is one choose on the button, a model's choose opens a menu rendered only on opening and picks in it, a model's right-click is a trusted one that counts only if a menu appears; each book is the runner's and the runner replays it. A clerk's clicks through a submenu are one choose with the path; a model's choose by a path opens each submenu as the page opens it (a trusted hover, click or ArrowRight), and one whose level is missing or does not open is refused by name with every menu closed again; a model's press on a menu button and then an item is one choose, the owner asked before each press and the step carrying the item's answer.
+// The extension right-clicks and picks in menus as the runner does, with trusted input: a clerk's right-click that opens a menu is one context_menu step (one that opens none records nothing), a clerk's click on a menu button then on an item is one choose on the button, a model's choose opens a menu rendered only on opening and picks in it, a model's right-click is a trusted one that counts only if a menu appears; each book is the runner's and the runner replays it. A clerk's clicks through a submenu are one choose with the path; a model's choose by a path opens each submenu as the page opens it (a trusted hover, click or ArrowRight), and one whose level is missing or does not open is refused by name with every menu closed again; a model's press on a menu button and then an item is one choose, the owner asked before each press and the step carrying the item's answer; so is a press on a list button and then an option of its listbox.
 import { test, expect, type Page } from '@playwright/test';
 import { parseScript } from '../../shared/author/scripted.ts';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
@@ -310,6 +310,38 @@ test('model mode: submenus that open only from the keyboard are opened with a tr
     expect(await menusShowing(page)).toEqual([]);
     await expect(page.getByRole('button', { name: 'File' })).toHaveAttribute('aria-expanded', 'false');
     await exportCompileReplay(panel, { id: 'export_csv_keys', acts: ['choose File Export › CSV'], baseUrl: server.url, evidenceDir: test.info().outputPath('evidence-submenu-keys') });
+    await page.close();
+    await panel.close();
+  } finally {
+    await fake.close();
+  }
+});
+
+test('model mode: a model that presses a list button and then an option of its listbox writes one choose on the button, and the runner replays it', async () => {
+  test.setTimeout(150_000);
+  const script = parseScript(
+    JSON.stringify({
+      turns: [
+        [
+          { tool: 'assert_screen', label: 'lists', title: 'Lists' },
+          { tool: 'act', match: "button 'Queue'", verb: 'invoke' },
+        ],
+        [{ tool: 'act', match: "option 'Fraud'", verb: 'invoke' }],
+        [{ tool: 'finish', label: 'lists' }],
+      ],
+    }),
+  );
+  const fake = await startFakeAnthropic(script, { apiKey: API_KEY });
+  try {
+    const { page, panel } = await startModelSession(ext, `${server.url}/lists.html`, { key: API_KEY, baseURL: fake.url }, { goal: 'Move to Fraud', owner: 'Dana Reviewer' });
+    // As for a menu button: the owner is asked before each press (the extension cannot hold a write).
+    await answer(panel, "button 'Queue'", 'navigate', 60_000);
+    await answer(panel, "option 'Fraud'", 'stage', 60_000);
+    await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 60_000 });
+    expect(fake.problems).toEqual([]);
+    expect(await picks(page)).toEqual(['Fraud']);
+    const { jsonl } = await exportCompileReplay(panel, { id: 'move_queue', acts: ['choose Queue Fraud'], baseUrl: server.url, evidenceDir: test.info().outputPath('evidence') });
+    expect(parseBook(jsonl).find((l) => l.kind === 'act')).toMatchObject({ presses: [{ role: 'button', name: 'Queue' }, { role: 'option', name: 'Fraud' }] });
     await page.close();
     await panel.close();
   } finally {

@@ -37,6 +37,16 @@ async function chosen(page: Page): Promise<Record<string, string>> {
   return Object.fromEntries(items.map((t) => [t.slice(0, t.indexOf(':')), t.slice(t.indexOf(':') + 2)]));
 }
 
+/** An owner who calls Save the commit and anything else a move, noting each control asked about in `asked`. */
+function saveIsTheCommit(asked: string[]): Owner {
+  return {
+    ask(q) {
+      asked.push(q.control);
+      return Promise.resolve({ answer: q.control === "button 'Save'" ? 'commit' : 'navigate', name: 'Dana Reviewer' });
+    },
+  };
+}
+
 /**
  * Each widget, the control a person picks in, and what picking `value` shows in the page's "Chosen" list. Headless UI
  * labels its Listbox button by its label and by itself (`aria-labelledby`), so its name is "Queue Claims" while it
@@ -95,12 +105,7 @@ test('a card authored over MUI and Radix pickers compiles, replays with no model
   test.setTimeout(120_000);
   const script = parseScript(await readFile(fileURLToPath(new URL('../fixtures/real/widgets.json', import.meta.url)), 'utf8'));
   const asked: string[] = [];
-  const owner: Owner = {
-    ask(q) {
-      asked.push(q.control);
-      return Promise.resolve({ answer: q.control === "button 'Save'" ? 'commit' : 'navigate', name: 'Dana Reviewer' });
-    },
-  };
+  const owner = saveIsTheCommit(asked);
   const { evening, lines } = await eveningInBrowser(join(dir, 'widgets.jsonl'), {
     model: new ScriptedModel(script),
     owner,
@@ -199,12 +204,7 @@ test('MUI Select inside MUI Dialog: a failed pick closes its modal menu and not 
 test('Headless UI Listbox and MUI Select: a model that presses a list open and then an option writes one choose on the control, and the card replays SUCCESS with other values', async () => {
   test.setTimeout(180_000);
   const asked: string[] = [];
-  const owner: Owner = {
-    ask(q) {
-      asked.push(q.control);
-      return Promise.resolve({ answer: q.control === "button 'Save'" ? 'commit' : 'navigate', name: 'Dana Reviewer' });
-    },
-  };
+  const owner = saveIsTheCommit(asked);
   const seen: string[] = [];
   const scripted = new ScriptedModel({
     turns: [

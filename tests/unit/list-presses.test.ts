@@ -5,9 +5,8 @@ import type { Model, Owner } from '../../shared/author/ports.ts';
 import { ScriptedModel, type Script } from '../../shared/author/scripted.ts';
 import { compile } from '../../shared/compile/compile.ts';
 import { TraceLine } from '../../shared/schema/trace.ts';
-import { control, MemoryBook, MenuFakeSurface, until, type FakeScreen } from '../fixtures/author/fake-surface.ts';
+import { control, MemoryBook, MenuFakeSurface, until, watchedEvening, type FakeScreen } from '../fixtures/author/fake-surface.ts';
 
-const SETTLE = { quietMs: 0, pollMs: 1 };
 const nobody: Owner = { ask: () => Promise.reject(new Error('opening a list and picking in it writes nothing: nobody is asked')) };
 
 /** A page with a list button (its name is its label and what it holds); pressing it shows its listbox; an option closes it. */
@@ -52,18 +51,7 @@ class KeyFakeSurface extends MenuFakeSurface {
 }
 
 function options(surface: MenuFakeSurface, book: MemoryBook, model: Model, keep: EveningState[] = []): EveningOptions {
-  return {
-    surface,
-    model,
-    owner: nobody,
-    book,
-    goal: 'set the queue',
-    entry: 'fake://page',
-    inputs: [],
-    settle: SETTLE,
-    writes: { origins: ['http://app.test'] },
-    checkpoint: (s) => Promise.resolve(void keep.push(JSON.parse(JSON.stringify(s)) as EveningState)),
-  };
+  return watchedEvening(surface, book, model, { owner: nobody, goal: 'set the queue', keep });
 }
 
 const lines = (book: MemoryBook): TraceLine[] => book.lines.map((l) => TraceLine.parse(l));

@@ -7,10 +7,9 @@ import { compile } from '../../shared/compile/compile.ts';
 import { Capability, type CapabilityInput } from '../../shared/schema/capability.ts';
 import { TraceLine } from '../../shared/schema/trace.ts';
 import type { Control } from '../../shared/schema/observation.ts';
-import { control, MemoryBook, MenuFakeSurface, StoppingBook, until, type FakeScreen } from '../fixtures/author/fake-surface.ts';
+import { control, MemoryBook, MenuFakeSurface, StoppingBook, until, watchedEvening, type FakeScreen } from '../fixtures/author/fake-surface.ts';
 import { minimalCard } from '../fixtures/cards/minimal.ts';
 
-const SETTLE = { quietMs: 0, pollMs: 1 };
 const nobody: Owner = { ask: () => Promise.reject(new Error('opening a menu and picking in it writes nothing: nobody is asked')) };
 
 /** A page with a menu button; pressing it shows its menu; either item closes it. */
@@ -28,18 +27,7 @@ function screens(): Record<string, FakeScreen> {
 }
 
 function options(surface: MenuFakeSurface, book: MemoryBook, model: Model, keep: EveningState[] = []): EveningOptions {
-  return {
-    surface,
-    model,
-    owner: nobody,
-    book,
-    goal: 'print',
-    entry: 'fake://page',
-    inputs: [],
-    settle: SETTLE,
-    writes: { origins: ['http://app.test'] },
-    checkpoint: (s) => Promise.resolve(void keep.push(JSON.parse(JSON.stringify(s)) as EveningState)),
-  };
+  return watchedEvening(surface, book, model, { owner: nobody, goal: 'print', keep });
 }
 
 const lines = (book: MemoryBook): TraceLine[] => book.lines.map((l) => TraceLine.parse(l));
@@ -409,6 +397,70 @@ describe('a menu button on a surface that cannot hold writes (the extension)', (
     expect(r).toMatchObject({ ok: true });
     expect(asked).toEqual(["button 'More'", "menuitem 'Print'"]);
     expect(shape(lines(book))).toEqual(['start', 'label page', 'act choose More "Print"', 'finish', 'end']);
+  });
+});
+
+describe('the page writing while the item press is under way', () => {
+  const AUTOSAVE = { method: 'POST', url: 'http://app.test/autosave', via: 'request' } as const;
+
+  it('while the owner is asked about the item (where writes cannot be held): the hold ends — the press written as it was, the page\'s write, the item refused on the unnamed menu — never the press twice', async () => {
+    const surface = new UnheldMenuSurface(screens(), 'page');
+    const book = new MemoryBook();
+    let sent = false;
+    const owner: Owner = {
+      ask: (q) => {
+        // The page autosaves while the owner thinks about the item, the first time.
+        if (q.control === "menuitem 'Print'" && !sent) {
+          sent = true;
+          surface.pageSends(AUTOSAVE);
+        }
+        return Promise.resolve({ answer: 'stage', name: 'Olive Owner' });
+      },
+    };
+    const script: Script = { turns: [[LABEL, BUTTON], [PRINT], [{ tool: 'assert_screen', label: 'more_menu', title: 'More menu' }, PRINT], [FINISH]] };
+    const r = await runEvening({ ...options(surface, book, new ScriptedModel(script)), owner });
+    expect(r).toMatchObject({ ok: true, finished: 'page' });
+    expect(shape(lines(book))).toEqual(['start', 'label page', 'act invoke More', 'refusal UNASKED_WRITE', 'refusal UNLABELLED_SCREEN', 'label more_menu', 'act invoke Print', 'finish', 'end']);
+  });
+
+  it('just before the item is pressed (while its place is kept): the press is written once, in the one choose, after the page\'s write', async () => {
+    const surface = new MenuFakeSurface(screens(), 'page');
+    const book = new MemoryBook();
+    const o = options(surface, book, new ScriptedModel({ turns: [[LABEL, BUTTON], [PRINT], [FINISH]] }));
+    const keep = o.checkpoint as NonNullable<EveningOptions['checkpoint']>;
+    const r = await runEvening({
+      ...o,
+      checkpoint: (st) => {
+        if (st.dispatched?.line.verb === 'choose') surface.pageSends(AUTOSAVE);
+        return keep(st);
+      },
+    });
+    expect(r).toMatchObject({ ok: true, finished: 'page' });
+    expect(shape(lines(book))).toEqual(['start', 'label page', 'refusal UNASKED_WRITE', 'act choose More "Print"', 'finish', 'end']);
+  });
+
+  it('stopped just after that write\'s line, before the item was pressed: resumed, the presses are still held, and the menu still showing, nothing is pressed again (PRESS_UNCERTAIN) and the press is written as it was', async () => {
+    const surface = new MenuFakeSurface(screens(), 'page');
+    const book = new StoppingBook((l) => l.kind === 'refusal' && l.tool === 'page');
+    const kept: EveningState[] = [];
+    const script: Script = { turns: [[LABEL, BUTTON], [PRINT], [FINISH]] };
+    const o = options(surface, book, new ScriptedModel(script), kept);
+    const keep = o.checkpoint as NonNullable<EveningOptions['checkpoint']>;
+    void runEvening({
+      ...o,
+      checkpoint: (st) => {
+        if (st.dispatched?.line.verb === 'choose') surface.pageSends(AUTOSAVE);
+        return keep(st);
+      },
+    });
+    await until(() => book.stopped);
+    const state = kept.at(-1) as EveningState;
+    expect(state).toMatchObject({ lines: 2, held: { lines: [{ verb: 'invoke' }] }, dispatched: { line: { verb: 'choose' } } });
+    expect(surface.screen).toBe('open');
+    const r = await resumeEvening(options(surface, book, new ScriptedModel(script, 'scripted', state.model)), { lines: lines(book), state });
+    expect(r).toMatchObject({ ok: false, code: 'PRESS_UNCERTAIN' });
+    expect(shape(lines(book))).toEqual(['start', 'label page', 'refusal UNASKED_WRITE', 'act invoke More', 'end']);
+    expect(surface.log.filter((l) => l.startsWith('start invoke'))).toEqual(['start invoke |c0']);
   });
 });
 
