@@ -3,7 +3,7 @@
 import type { Control, ScopeLink, Verb } from '../schema/observation.ts';
 import { activeModal } from './modal.ts';
 import { accessibleName, normalize } from './name.ts';
-import { roleOf, upper } from './role.ts';
+import { isListButton, roleOf, upper } from './role.ts';
 import { LANDMARK_ROLES, SCOPE_LINK_OF } from './scopes.ts';
 import { isHeaderRow, newRowCache, plainText, rowKey, rowKind, tableRows, type RowCache } from './rows.ts';
 import type { WalkAt } from './gestures.ts';
@@ -231,6 +231,9 @@ function controlValue(el: Element, role: string, tag: string): { value?: string;
     if (field) return field.type === 'password' ? {} : { value: field.value };
     return el.querySelector('[role=listbox], [role=option]') ? {} : { value: normalize(el.textContent) };
   }
+  // A button that opens a listbox shows what it holds as its text, as such a combobox does; its name leaves that out
+  // when it labels itself (shared/dom/name.ts), so this is where the model and the owner see it.
+  if (role === 'button' && isListButton(el)) return { value: normalize(el.textContent) };
   return {};
 }
 

@@ -39,9 +39,8 @@ async function chosen(page: Page): Promise<Record<string, string>> {
 
 /**
  * Each widget, the control a person picks in, and what picking `value` shows in the page's "Chosen" list. Headless UI
- * labels its Listbox button by its label and by itself (`aria-labelledby`), so its name is "Queue Claims" while it
- * holds Claims, as Chromium computes it too: a card aimed at it is bound to what it held when authored (a gap, in
- * docs/ARCHITECTURE.md, "The six verbs": choose).
+ * labels its Listbox button by its label and by itself (`aria-labelledby`); Chromium names it "Queue Claims" while it
+ * holds Claims, the walker "Queue", with Claims its value (tests/e2e/real-listbox-name.spec.ts).
  */
 const PICKS = [
   { library: 'MUI Select', role: 'combobox', name: 'Priority', value: 'High', shows: { priority: 'High' } },
@@ -51,7 +50,7 @@ const PICKS = [
   { library: 'Radix DropdownMenu submenu (a path: docs/ARCHITECTURE.md, "The six verbs", submenus)', role: 'button', name: 'Case actions', value: 'Export › CSV', shows: { action: 'Exported as CSV' } },
   { library: 'Headless UI Menu', role: 'button', name: 'More', value: 'Print', shows: { action: 'Printed' } },
   { library: 'Headless UI Combobox (opens on typing)', role: 'combobox', name: 'Assignee', value: 'Katherine Johnson', shows: { assignee: 'Katherine Johnson' } },
-  { library: 'Headless UI Listbox (a button with a listbox)', role: 'button', name: 'Queue Claims', value: 'Appeals', shows: { list_queue: 'Appeals' } },
+  { library: 'Headless UI Listbox (a button with a listbox)', role: 'button', name: 'Queue', value: 'Appeals', shows: { list_queue: 'Appeals' } },
 ] as const;
 
 for (const pick of PICKS) {
