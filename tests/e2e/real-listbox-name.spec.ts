@@ -57,6 +57,7 @@ test('a label that is a prefix, or that holds the value\'s word, is another list
       <span id="l3">Queue Claims</span><button id="b3" aria-haspopup="listbox" aria-labelledby="l3 b3">Fraud</button>
       <span id="l4">Queue</span><button id="b4" aria-labelledby="l4 b4">Claims</button>
       <span id="l5"></span><button id="b5" aria-haspopup="listbox" aria-labelledby="l5 b5">Appeals</button>
+      <span id="l6">Priority</span><div id="c6" role="combobox" tabindex="0" aria-expanded="false" aria-labelledby="l6 c6">Normal</div>
     </body></html>`,
   });
   try {
@@ -70,11 +71,14 @@ test('a label that is a prefix, or that holds the value\'s word, is another list
       'Queue Claims = -',
       // Its other label says nothing: named as Chromium names it, by what it shows.
       'Appeals = Appeals',
+      // A combobox that labels itself (APG select-only combobox markup) is named by its label the same way.
+      'Priority = Normal',
     ]);
     const find = (name: string) => findInFrame(page, [], { rung: 'role_name', role: 'button', name, scope: [] });
     expect(await find('Queue')).toEqual([one(obs, 'button', 'Queue').ref]);
     expect(await find('Queue owner')).toHaveLength(1);
     expect(await find('Queue Claims')).toHaveLength(2);
+    expect(await findInFrame(page, [], { rung: 'role_name', role: 'combobox', name: 'Priority', scope: [] })).toEqual([one(obs, 'combobox', 'Priority').ref]);
   } finally {
     await server.close();
   }
