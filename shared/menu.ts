@@ -30,7 +30,7 @@ export function menuLabel(c: Control): string {
 
 /**
  * What a button that opens a listbox holds, shown beside its name: its name leaves out the value it holds now, so a
- * card is not bound to it (docs/ARCHITECTURE.md "The walker", names), and the model and the owner read it here.
+ * card is not bound to it (docs/ARCHITECTURE.md "The walker", "One deliberate difference"), and the model and the owner read it here.
  */
 export function heldPart(c: Control): string {
   return c.role === 'button' && c.value && verbsOf(c.verbs, c.offers).includes('choose') ? ` (holds ${quote(c.value)})` : '';
