@@ -23,7 +23,8 @@ export type RowKind = 'tr' | 'aria' | 'item';
 /**
  * What one walk keeps of rows. A table's or grid's row and a list item are asked different questions, and one element
  * can be asked both (a cell of a table inside a list item; a parent holding a grid's rows and a list's items), so each
- * question has its own map: an answer of one kind never stands for the other (docs/ARCHITECTURE.md "The walker", "One question, one map").
+ * question has its own map: an answer of one kind never stands for the other (docs/ARCHITECTURE.md "The walker",
+ * "One question, one map").
  */
 export interface RowCache {
   kind: Map<Element, RowKind | null>;
