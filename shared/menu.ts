@@ -28,6 +28,14 @@ export function menuLabel(c: Control): string {
   return c.name || (c.verbs.includes('invoke') ? '' : c.hint || '');
 }
 
+/**
+ * What a button that opens a listbox holds, shown beside its name: its name leaves out the value it holds now, so a
+ * card is not bound to it (docs/ARCHITECTURE.md "The walker", "One deliberate difference"), and the model and the owner read it here.
+ */
+export function heldPart(c: Control): string {
+  return c.role === 'button' && c.value && verbsOf(c.verbs, c.offers).includes('choose') ? ` (holds ${quote(c.value)})` : '';
+}
+
 function hintPart(c: Control): string {
   return !c.name && c.hint && c.verbs.includes('invoke') ? ` (hint ${quote(c.hint)})` : '';
 }
@@ -93,10 +101,10 @@ export function buildMenu(obs: Pick<Observation, 'parts'>): MenuRow[] {
 }
 
 /** `7: invoke button 'F5=Sign On'`, `12: invoke link 'Hold' in row '400118-S0001'`,
- *  `9: invoke button '' (hint 'Buy milk') in row 'Buy milk'`, one row a line. */
+ *  `9: invoke button '' (hint 'Buy milk') in row 'Buy milk'`, `4: choose button 'Queue' (holds 'Claims')`, one row a line. */
 export function renderRow(r: MenuRow): string {
   const where = r.where ? (r.where.startsWith('(') ? ` ${r.where}` : ` in ${r.where}`) : '';
-  return `${r.n}: ${r.verb} ${r.control.role} ${quote(menuLabel(r.control))}${hintPart(r.control)}${where}`;
+  return `${r.n}: ${r.verb} ${r.control.role} ${quote(menuLabel(r.control))}${hintPart(r.control)}${heldPart(r.control)}${where}`;
 }
 
 export function renderMenu(rows: readonly MenuRow[]): string {

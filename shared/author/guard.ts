@@ -3,7 +3,7 @@
 // the owner about buttons), acts, observes, and writes the book line — secrets masked — before it answers.
 // A refusal goes back to the model as a tool error that names what was wrong and never echoes a secret.
 import { fingerprint } from '../fingerprint.ts';
-import { buildMenu, labelOf, renderRow, type MenuRow } from '../menu.ts';
+import { buildMenu, heldPart, labelOf, renderRow, type MenuRow } from '../menu.ts';
 import { outsideValues, takesValue, VERBS } from '../operations.ts';
 import { blankFor, blanksIn, fillBlanks } from '../schema/blanks.ts';
 import type { EffectKind, FingerprintField } from '../schema/capability.ts';
@@ -430,7 +430,7 @@ export class Guard {
     try {
       return await Promise.race([
         this.#o.owner.ask({
-          control: `${row.control.role} '${labelOf(row.control)}'${row.where ? ` in ${row.where}` : ''}`,
+          control: `${row.control.role} '${labelOf(row.control)}'${heldPart(row.control)}${row.where ? ` in ${row.where}` : ''}`,
           screen,
           goal: this.#o.goal,
           ...(writes ? { writes } : {}),

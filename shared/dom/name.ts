@@ -1,6 +1,6 @@
 // Accessible names per "Accessible Name and Description Computation 1.2" (accname) §4.3 and the HTML-AAM
 // §4.1 "Accessible Name Computations By HTML Element", with Chromium's choices (as mirrored by Playwright).
-import { roleOf, upper } from './role.ts';
+import { isListButton, roleOf, upper } from './role.ts';
 import { cssContent, isHiddenForAria, isIgnoredName, styleOf, type DomCache } from './style.ts';
 
 /**
@@ -85,6 +85,15 @@ export function accessibleName(c: DomCache, el: Element): string {
   return name;
 }
 
+/**
+ * A control whose own content is the value it holds, chosen from a list: a combobox (WAI-ARIA 1.2 §5.4 combobox: its
+ * value is what it shows) or a button that opens a listbox (role.ts isListButton).
+ */
+function holdsItsValue(c: DomCache, el: Element): boolean {
+  const role = roleOf(c, el);
+  return role === 'combobox' || (role === 'button' && isListButton(el));
+}
+
 function inHiddenReference(w: Walk): boolean {
   return !!(w.labelledBy?.hidden || w.label?.hidden || w.native?.hidden);
 }
@@ -106,14 +115,21 @@ function textAlternative(el: Element, w: Walk): string {
   // aria-labeledby when aria-labelledby is absent (Chromium's AXNodeObject reads both).
   const labelledBy = idRefs(el, labelledByAttr(el));
   if (!w.labelledBy) {
-    const text = labelledBy
-      .map((ref) =>
-        textAlternative(ref, {
-          c, visited: w.visited, target: undefined,
-          labelledBy: { hidden: isHiddenForAria(c, ref) },
-        }),
-      )
-      .join(' ');
+    const refsText = (refs: readonly Element[], visited: Set<Element>): string =>
+      refs
+        .map((ref) =>
+          textAlternative(ref, {
+            c, visited, target: undefined,
+            labelledBy: { hidden: isHiddenForAria(c, ref) },
+          }),
+        )
+        .join(' ');
+    // A control a person chooses a value in that lists itself among its labels (Headless UI's Listbox button:
+    // aria-labelledby="label button") is named by its other labels: its own part is the value it holds now, which
+    // the walker reads as its value. Chromium's name keeps it ("Queue Claims"); the walker's does not ("Queue"), so a
+    // card aimed at the control is not bound to the value it held (docs/ARCHITECTURE.md "The walker", "One deliberate difference").
+    const others = w.target === 'self' && labelledBy.length > 1 && labelledBy.includes(el) && holdsItsValue(c, el) ? refsText(labelledBy.filter((r) => r !== el), new Set(w.visited)) : '';
+    const text = normalize(others) ? others : refsText(labelledBy, w.visited);
     if (text) return text;
   }
 

@@ -6,6 +6,7 @@ import type { Control } from '../schema/observation.ts';
 import { menuLevels, menuPathValue } from '../menu-path.ts';
 import { normalize } from './name.ts';
 import { isHiddenForAria, newCache } from './style.ts';
+import { isListButton } from './role.ts';
 
 /** An ID reference list attribute's ids (WAI-ARIA 1.2: space-separated). */
 function idsIn(el: Element, ...attrs: string[]): string[] {
@@ -52,15 +53,8 @@ export function submenuDidNotOpen(name: string): string {
   return `the submenu of "${name.slice(0, 60)}" did not open (hovered, clicked, ArrowRight)`;
 }
 
-/**
- * A button that opens a listbox (`aria-haspopup=listbox`, WAI-ARIA 1.2 §6.6): the "select" of Headless UI's Listbox
- * and Reach UI's ListboxButton. `choose` on it picks an option of its listbox by name, as on a combobox, and the
- * button shows what it holds as its text.
- */
-export function isListButton(el: Element): boolean {
-  const popup = (el.getAttribute('aria-haspopup') ?? '').trim().toLowerCase();
-  return popup === 'listbox' && (el.tagName === 'BUTTON' || el.getAttribute('role') === 'button');
-}
+/** A button that opens a listbox (shared/dom/role.ts): accessible names read it too, so it is written there. */
+export { isListButton };
 
 /**
  * The menu a menu button opens, or null while none is found: the one it names by `aria-controls`/`aria-owns` (in its

@@ -46,6 +46,16 @@ function hasExplicitName(el: Element): boolean {
   return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') || el.hasAttribute('aria-labeledby');
 }
 
+/**
+ * A button that opens a listbox (`aria-haspopup=listbox`, WAI-ARIA 1.2 §6.6): the "select" of Headless UI's Listbox
+ * and Reach UI's ListboxButton. `choose` on it picks an option of its listbox by name, as on a combobox, and the
+ * button shows what it holds as its text (shared/dom/options.ts; its name leaves that out: shared/dom/name.ts).
+ */
+export function isListButton(el: Element): boolean {
+  const popup = (el.getAttribute('aria-haspopup') ?? '').trim().toLowerCase();
+  return popup === 'listbox' && (el.tagName === 'BUTTON' || el.getAttribute('role') === 'button');
+}
+
 /** The summary of its <details> (HTML §4.11.1: the first summary child). HTML-AAM gives it no ARIA role; Chromium
  *  exposes it as a focusable disclosure control and Firefox as a button, which is what the walker offers. */
 function isDetailsSummary(el: Element): boolean {

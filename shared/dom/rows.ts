@@ -20,17 +20,31 @@ const CONTROL_ROLES = new Set([
 
 export type RowKind = 'tr' | 'aria' | 'item';
 
+/**
+ * What one walk keeps of rows. A table's or grid's row and a list item are asked different questions, and one element
+ * can be asked both (a cell of a table inside a list item; a parent holding a grid's rows and a list's items), so each
+ * question has its own map: an answer of one kind never stands for the other (docs/ARCHITECTURE.md "The walker",
+ * "One question, one map").
+ */
 export interface RowCache {
   kind: Map<Element, RowKind | null>;
+  /** A table's or ARIA row's cells. */
   cells: Map<Element, Element[]>;
-  /** Text per cell, read only when a key needs it (a grid keyed by its first column never reads the others). */
-  text: Map<Element, string>;
+  /** Text per cell (its whole text, `plainText`), read only when a key needs it (a grid keyed by its first column never reads the others). */
+  cellText: Map<Element, string>;
+  /** A list item's text holders, in reading order (`pieces`). */
+  holders: Map<Element, Element[]>;
+  /** A holder's own text: its own text nodes, not its children's. */
+  ownText: Map<Element, string>;
+  /** The key column of a table's or grid's rows, per container. */
   column: Map<Element, number>;
+  /** The key piece of a list's items, per parent. */
+  itemColumn: Map<Element, number>;
   key: Map<Element, string>;
 }
 
 export function newRowCache(): RowCache {
-  return { kind: new Map(), cells: new Map(), text: new Map(), column: new Map(), key: new Map() };
+  return { kind: new Map(), cells: new Map(), cellText: new Map(), holders: new Map(), ownText: new Map(), column: new Map(), itemColumn: new Map(), key: new Map() };
 }
 
 /** Visible-ish text of a subtree without layout: text nodes and push-button labels, skipping script/style/template. */
@@ -136,8 +150,8 @@ function cellsOf(c: DomCache, rc: RowCache, row: Element, kind: RowKind): Elemen
 function cellText(c: DomCache, rc: RowCache, row: Element, kind: RowKind, k: number): string {
   const cell = cellsOf(c, rc, row, kind)[k];
   if (!cell) return '';
-  let t = rc.text.get(cell);
-  if (t === undefined) rc.text.set(cell, (t = plainText(cell)));
+  let t = rc.cellText.get(cell);
+  if (t === undefined) rc.cellText.set(cell, (t = plainText(cell)));
   return t;
 }
 
@@ -185,8 +199,8 @@ function keyColumn(c: DomCache, rc: RowCache, row: Element, kind: RowKind): numb
  * title and meta come in as two slotted spans has two; `<li>Buy milk <button>…</button></li>` has one.
  */
 function pieces(c: DomCache, rc: RowCache, item: Element): string[] {
-  const hit = rc.cells.get(item);
-  if (hit) return hit.map((e) => rc.text.get(e) ?? '');
+  const hit = rc.holders.get(item);
+  if (hit) return hit.map((e) => rc.ownText.get(e) ?? '');
   const holders: Element[] = [];
   const visit = (e: Element) => {
     let own = '';
@@ -199,22 +213,22 @@ function pieces(c: DomCache, rc: RowCache, item: Element): string[] {
     }
     const t = normalize(own);
     if (t) {
-      rc.text.set(e, t);
+      rc.ownText.set(e, t);
       holders.push(e);
     }
   };
   visit(item);
   // Reading order: a holder is visited after its children, so sort by document position.
   holders.sort((a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
-  rc.cells.set(item, holders);
-  return holders.map((e) => rc.text.get(e) ?? '');
+  rc.holders.set(item, holders);
+  return holders.map((e) => rc.ownText.get(e) ?? '');
 }
 
 /** The first piece position whose texts are non-empty and unique across the item's sibling items; -1 when none. */
 function itemColumn(c: DomCache, rc: RowCache, item: Element): number {
   const container = parentOf(item);
   if (!container) return -1;
-  const hit = rc.column.get(container);
+  const hit = rc.itemColumn.get(container);
   if (hit !== undefined) return hit;
   const items: Element[] = [];
   for (let ch = container.firstElementChild; ch; ch = ch.nextElementSibling) if (rowKind(c, rc, ch) === 'item') items.push(ch);
@@ -225,7 +239,7 @@ function itemColumn(c: DomCache, rc: RowCache, item: Element): number {
     const texts = all.map((p) => p[k] ?? '');
     if (texts.every((t) => t) && new Set(texts).size === texts.length) column = k;
   }
-  rc.column.set(container, column);
+  rc.itemColumn.set(container, column);
   return column;
 }
 

@@ -4,7 +4,7 @@ import type { Control, ScopeLink, Verb } from '../schema/observation.ts';
 import { activeModal } from './modal.ts';
 import { comboboxValue } from './options.ts';
 import { accessibleName, normalize } from './name.ts';
-import { roleOf, upper } from './role.ts';
+import { isListButton, roleOf, upper } from './role.ts';
 import { LANDMARK_ROLES, SCOPE_LINK_OF } from './scopes.ts';
 import { isHeaderRow, newRowCache, plainText, rowKey, rowKind, tableRows, type RowCache } from './rows.ts';
 import type { WalkAt } from './gestures.ts';
@@ -229,6 +229,9 @@ function controlValue(el: Element, role: string, tag: string): { value?: string;
     const value = comboboxValue(el);
     return value === null ? {} : { value };
   }
+  // A button that opens a listbox shows what it holds as its text, as such a combobox does; its name leaves that out
+  // when it labels itself (shared/dom/name.ts), so this is where the model and the owner see it.
+  if (role === 'button' && isListButton(el)) return { value: normalize(el.textContent) };
   return {};
 }
 

@@ -324,7 +324,7 @@ test('model mode: a model that presses a list button and then an option of its l
       turns: [
         [
           { tool: 'assert_screen', label: 'lists', title: 'Lists' },
-          { tool: 'act', match: "button 'Queue'", verb: 'invoke' },
+          { tool: 'act', match: "button 'Queue' (holds 'Claims')", verb: 'invoke' },
         ],
         [{ tool: 'act', match: "option 'Fraud'", verb: 'invoke' }],
         [{ tool: 'finish', label: 'lists' }],
@@ -335,7 +335,7 @@ test('model mode: a model that presses a list button and then an option of its l
   try {
     const { page, panel } = await startModelSession(ext, `${server.url}/lists.html`, { key: API_KEY, baseURL: fake.url }, { goal: 'Move to Fraud', owner: 'Dana Reviewer' });
     // As for a menu button: the owner is asked before each press (the extension cannot hold a write).
-    await answer(panel, "button 'Queue'", 'navigate', 60_000);
+    await answer(panel, "button 'Queue' (holds 'Claims')", 'navigate', 60_000);
     await answer(panel, "option 'Fraud'", 'stage', 60_000);
     await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 60_000 });
     expect(fake.problems).toEqual([]);

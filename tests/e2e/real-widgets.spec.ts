@@ -49,9 +49,8 @@ function saveIsTheCommit(asked: string[]): Owner {
 
 /**
  * Each widget, the control a person picks in, and what picking `value` shows in the page's "Chosen" list. Headless UI
- * labels its Listbox button by its label and by itself (`aria-labelledby`), so its name is "Queue Claims" while it
- * holds Claims, as Chromium computes it too: a card aimed at it is bound to what it held when authored (a gap, in
- * docs/ARCHITECTURE.md, "The six verbs": choose).
+ * labels its Listbox button by its label and by itself (`aria-labelledby`); Chromium names it "Queue Claims" while it
+ * holds Claims, the walker "Queue", with Claims its value (tests/e2e/real-listbox-name.spec.ts).
  */
 const PICKS = [
   { library: 'MUI Select', role: 'combobox', name: 'Priority', value: 'High', shows: { priority: 'High' } },
@@ -61,7 +60,7 @@ const PICKS = [
   { library: 'Radix DropdownMenu submenu (a path: docs/ARCHITECTURE.md, "The six verbs", submenus)', role: 'button', name: 'Case actions', value: 'Export › CSV', shows: { action: 'Exported as CSV' } },
   { library: 'Headless UI Menu', role: 'button', name: 'More', value: 'Print', shows: { action: 'Printed' } },
   { library: 'Headless UI Combobox (opens on typing)', role: 'combobox', name: 'Assignee', value: 'Katherine Johnson', shows: { assignee: 'Katherine Johnson' } },
-  { library: 'Headless UI Listbox (a button with a listbox)', role: 'button', name: 'Queue Claims', value: 'Appeals', shows: { list_queue: 'Appeals' } },
+  { library: 'Headless UI Listbox (a button with a listbox)', role: 'button', name: 'Queue', value: 'Appeals', shows: { list_queue: 'Appeals' } },
 ] as const;
 
 for (const pick of PICKS) {
@@ -211,7 +210,7 @@ test('Headless UI Listbox and MUI Select: a model that presses a list open and t
       [
         { tool: 'assert_screen', label: 'settings', title: 'Case settings' },
         // Headless UI's ListboxButton (aria-haspopup=listbox): pressed, it opens its listbox beside the page.
-        { tool: 'act', match: "button 'Queue Claims'", verb: 'invoke' },
+        { tool: 'act', match: "button 'Queue' (holds 'Claims')", verb: 'invoke' },
       ],
       [{ tool: 'act', match: "option 'Appeals'", verb: 'invoke' }],
       // MUI's Select (a combobox div) opens on ArrowDown, in a modal that hides the rest of the page, itself too.
@@ -240,7 +239,7 @@ test('Headless UI Listbox and MUI Select: a model that presses a list open and t
   expect(app.widgets).toMatchObject([{ list_queue: 'Appeals', priority: 'High' }]);
   const acts = lines.flatMap((l) => (l.kind === 'act' ? [{ act: `${l.verb} ${l.control.role} '${l.control.name}'${l.value ? ` ${l.value}` : ''}`, presses: l.presses }] : []));
   expect(acts).toEqual([
-    { act: "choose button 'Queue Claims' {{input.queue}}", presses: [{ role: 'button', name: 'Queue Claims' }, { role: 'option', name: 'Appeals' }] },
+    { act: "choose button 'Queue' {{input.queue}}", presses: [{ role: 'button', name: 'Queue' }, { role: 'option', name: 'Appeals' }] },
     { act: "choose combobox 'Priority' {{input.priority}}", presses: [{ role: 'combobox', name: 'Priority' }, { role: 'option', name: 'High' }] },
     { act: "invoke button 'Save'", presses: undefined },
   ]);

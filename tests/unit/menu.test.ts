@@ -78,4 +78,16 @@ describe('menu', () => {
     expect(screen([control({ role: 'combobox', name: 'Assignee', verbs: ['choose'] })])).not.toContain(MENU_BUTTON_NOTE);
     expect(screen([control({})])).not.toContain(MENU_BUTTON_NOTE);
   });
+
+  it('shows what a button that opens a listbox holds beside its name, which leaves it out; no other control gains it', () => {
+    const text = menuOf([
+      control({ name: 'Queue', value: 'Claims', offers: ['choose'] }),
+      control({ name: 'More', offers: ['choose'] }),
+      control({ role: 'combobox', name: 'Priority', value: 'Normal', verbs: ['choose', 'read'] }),
+    ]);
+    expect(text).toBe(
+      "1: invoke button 'Queue' (holds 'Claims')\n2: invoke button 'More'\n3: choose combobox 'Priority'\n" +
+        "4: press combobox 'Priority'\n5: choose button 'Queue' (holds 'Claims')\n6: choose button 'More'",
+    );
+  });
 });
