@@ -5,7 +5,7 @@
 // (docs/ARCHITECTURE.md, "The extension's trusted input"): the clerk renames a task in place, the book is compiled and
 // the runner replays it for another task, the server's judge confirming each rename. Opened during a session, the
 // probe is in the document before the framework's scripts, and the same gestures are offered.
-import { test, expect } from '@playwright/test';
+import { test, expect, type Page } from '@playwright/test';
 import { startRealApp, type RealApp } from '../fixtures/real/server.ts';
 import { answer, exportCompileReplay, finishSession, labelScreen, launchWithExtension, menuRows, openPanel, startSession, type Loaded } from '../fixtures/extension/harness.ts';
 
@@ -25,6 +25,20 @@ test.afterAll(async () => {
 test.beforeEach(() => {
   app.renames.length = 0;
 });
+
+/**
+ * The panel's menu offers the two titles' double-clicks and nothing else of the kind: they listen (React: an
+ * onDoubleClick prop under the root's one listener; Vue: a listener on the element); the heading, the field and the
+ * button do not, and no one is offered a right-click.
+ */
+async function expectTitlesOffered(panel: Page): Promise<void> {
+  const menu = await menuRows(panel);
+  expect(menu.filter((m) => m.startsWith('double_click ')).map((m) => m.replace(/ in .*$/, ''))).toEqual([
+    "double_click text 'Call the plumber'",
+    "double_click text 'Renew the lease'",
+  ]);
+  expect(menu.some((m) => m.startsWith('context_menu '))).toBe(false);
+}
 
 for (const framework of ['react', 'vue'] as const) {
   test(`${framework}: a page open before the session is offered the title's double-click and nothing else; the clerk's rename in place is recorded and the runner replays it for another task`, async () => {
@@ -47,14 +61,7 @@ for (const framework of ['react', 'vue'] as const) {
       });
       await labelScreen(panel, 'tasks', 'Tasks');
 
-      // The two titles listen (React: an onDoubleClick prop under the root's one listener; Vue: a listener on the
-      // element); the heading, the field and the button do not, and no one is offered a right-click.
-      const menu = await menuRows(panel);
-      expect(menu.filter((m) => m.startsWith('double_click ')).map((m) => m.replace(/ in .*$/, ''))).toEqual([
-        "double_click text 'Call the plumber'",
-        "double_click text 'Renew the lease'",
-      ]);
-      expect(menu.some((m) => m.startsWith('context_menu '))).toBe(false);
+      await expectTitlesOffered(panel);
 
       // The clerk double-clicks the title: held, asked about, then done with trusted input, so the framework's own
       // handler opens its editor.
@@ -109,12 +116,7 @@ for (const framework of ['react', 'vue'] as const) {
       // The scenario: the probe was in the document before the framework added its listeners.
       expect(await page.evaluate(() => '__handrailListeners' in globalThis)).toBe(true);
       await labelScreen(panel, 'tasks', 'Tasks');
-      const menu = await menuRows(panel);
-      expect(menu.filter((m) => m.startsWith('double_click ')).map((m) => m.replace(/ in .*$/, ''))).toEqual([
-        "double_click text 'Call the plumber'",
-        "double_click text 'Renew the lease'",
-      ]);
-      expect(menu.some((m) => m.startsWith('context_menu '))).toBe(false);
+      await expectTitlesOffered(panel);
       await finishSession(panel);
     } finally {
       await ext.context.unroute(`${app.url}/start`);
