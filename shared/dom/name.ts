@@ -124,11 +124,15 @@ function textAlternative(el: Element, w: Walk): string {
           }),
         )
         .join(' ');
-    // A control a person chooses a value in that lists itself among its labels (Headless UI's Listbox button:
-    // aria-labelledby="label button") is named by its other labels: its own part is the value it holds now, which
-    // the walker reads as its value. Chromium's name keeps it ("Queue Claims"); the walker's does not ("Queue"), so a
-    // card aimed at the control is not bound to the value it held (docs/ARCHITECTURE.md "The walker", "One deliberate difference").
-    const others = w.target === 'self' && labelledBy.length > 1 && labelledBy.includes(el) && holdsItsValue(c, el) ? refsText(labelledBy.filter((r) => r !== el), new Set(w.visited)) : '';
+    // A control a person chooses a value in that lists itself, or a part of itself, among its labels (Headless UI's
+    // Listbox button: aria-labelledby="label button"; React Aria's Select: "value-span label") is named by its other
+    // labels: that part is what it shows, the value it holds now, which the walker reads as its value. Chromium's name
+    // keeps it ("Queue Claims"); the walker's does not ("Queue"), so a card aimed at the control is not bound to the
+    // value it held (docs/ARCHITECTURE.md "The walker", "One deliberate difference"). Not when its own part is its
+    // aria-label ("Sort"): that is a name, and two such buttons under one label must stay apart.
+    const own = (r: Element): boolean => (r === el ? !(el.getAttribute('aria-label') ?? '').trim() : el.contains(r));
+    const others =
+      w.target === 'self' && labelledBy.some(own) && !labelledBy.every(own) && holdsItsValue(c, el) ? refsText(labelledBy.filter((r) => !own(r)), new Set(w.visited)) : '';
     const text = normalize(others) ? others : refsText(labelledBy, w.visited);
     if (text) return text;
   }

@@ -231,7 +231,7 @@ function controlValue(el: Element, role: string, tag: string): { value?: string;
   }
   // A button that opens a listbox shows what it holds as its text, as such a combobox does; its name leaves that out
   // when it labels itself (shared/dom/name.ts), so this is where the model and the owner see it.
-  if (role === 'button' && isListButton(el)) return { value: normalize(el.textContent) };
+  if (role === 'button' && isListButton(el)) return { value: normalize(comboboxValue(el) ?? '') };
   return {};
 }
 

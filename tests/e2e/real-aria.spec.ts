@@ -48,11 +48,12 @@ const verbsOf = (c: Control): string[] => [...c.verbs, ...(c.offers ?? [])];
 
 /**
  * Each picker, the control a person picks in, and what picking `value` shows in "Held". React Aria's Select button is
- * labelled by its value and its label (`aria-labelledby`), so its name is "Normal Priority" while it holds Normal, as
- * Chromium computes it: the same gap as Headless UI's Listbox (docs/ARCHITECTURE.md, "The six verbs": choose).
+ * labelled by its value and its label (`aria-labelledby`); Chromium names it "Normal Priority" while it holds Normal,
+ * the walker by its label alone, "Priority", so a card is not bound to the value (docs/ARCHITECTURE.md, "The walker",
+ * "One deliberate difference").
  */
 const PICKS = [
-  { widget: 'Select', role: 'button', name: 'Normal Priority', value: 'High', shows: { priority: 'High' } },
+  { widget: 'Select', role: 'button', name: 'Priority', value: 'High', shows: { priority: 'High' } },
   { widget: 'ComboBox', role: 'combobox', name: 'Reviewer', value: 'Grace Hopper', shows: { reviewer: 'Grace Hopper' } },
   { widget: 'MenuTrigger', role: 'button', name: 'Case actions', value: 'Archive', shows: { action: 'Archived' } },
   { widget: 'SubmenuTrigger (a path)', role: 'button', name: 'Case actions', value: 'Export › CSV', shows: { action: 'Exported as CSV' } },
@@ -82,7 +83,7 @@ test('a name no option has fails by name in each picker, and nothing changes', a
   try {
     const before = await held(surface.page);
     for (const [role, name, value] of [
-      ['button', 'Normal Priority', 'Urgent'],
+      ['button', 'Priority', 'Urgent'],
       ['combobox', 'Reviewer', 'Nobody Known'],
       ['button', 'Case actions', 'Delete'],
       ['button', 'Case actions', 'Export › XML'],
@@ -187,7 +188,7 @@ const EVENING: Script = {
   turns: [
     [
       { tool: 'assert_screen', label: 'case', title: 'Case C-7' },
-      { tool: 'act', match: "button 'Normal Priority'", verb: 'choose', value: '{{input.priority}}' },
+      { tool: 'act', match: "button 'Priority' (holds 'Normal')", verb: 'choose', value: '{{input.priority}}' },
     ],
     [{ tool: 'act', match: "combobox 'Reviewer'", verb: 'choose', value: '{{input.reviewer}}' }],
     [{ tool: 'act', match: "switch 'Urgent'", verb: 'toggle' }],

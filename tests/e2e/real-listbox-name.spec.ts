@@ -58,6 +58,9 @@ test('a label that is a prefix, or that holds the value\'s word, is another list
       <span id="l4">Queue</span><button id="b4" aria-labelledby="l4 b4">Claims</button>
       <span id="l5"></span><button id="b5" aria-haspopup="listbox" aria-labelledby="l5 b5">Appeals</button>
       <span id="l6">Priority</span><div id="c6" role="combobox" tabindex="0" aria-expanded="false" aria-labelledby="l6 c6">Normal</div>
+      <span id="l7">Orders</span><button id="b7" aria-haspopup="listbox" aria-labelledby="l7 b7" aria-label="Sort">⇅</button>
+      <span id="l8">Orders</span><button id="b8" aria-haspopup="listbox" aria-labelledby="l8 b8" aria-label="Filter">⏷</button>
+      <span id="l9">Severity</span><button id="b9" aria-haspopup="listbox" aria-labelledby="v9 l9"><span id="v9">Minor</span><span aria-hidden="true"> ▾</span></button>
     </body></html>`,
   });
   try {
@@ -73,6 +76,12 @@ test('a label that is a prefix, or that holds the value\'s word, is another list
       'Appeals = Appeals',
       // A combobox that labels itself (APG select-only combobox markup) is named by its label the same way.
       'Priority = Normal',
+      // Its own part is its aria-label, not what it holds: named as Chromium names it, so the two stay apart.
+      'Orders Sort = ⇅',
+      'Orders Filter = ⏷',
+      // Labelled by a part of itself that shows its value (React Aria's Select: aria-labelledby="value label"): named
+      // by the label alone; its value is what it shows without the aria-hidden arrow.
+      'Severity = Minor',
     ]);
     const find = (name: string) => findInFrame(page, [], { rung: 'role_name', role: 'button', name, scope: [] });
     expect(await find('Queue')).toEqual([one(obs, 'button', 'Queue').ref]);
