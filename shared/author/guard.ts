@@ -57,6 +57,13 @@ export type RefusalCode =
   | 'OUTPUT_INVALID'
   | 'OUTPUT_TAKEN';
 
+/**
+ * The keys that open a combobox's list (WAI-ARIA APG combobox pattern: Down Arrow, Up Arrow, Alt+Down Arrow). Only a
+ * press of one of them may be joined with the option pressed next into one `choose`: another key (Enter fetching
+ * suggestions) is a step of its own, and folding it away would leave it out of the card.
+ */
+const LIST_OPENING_KEYS: ReadonlySet<string> = new Set(['ArrowDown', 'ArrowUp', 'Alt+ArrowDown']);
+
 /** Lines as the guard builds them; `seq`, `at` and `prev` are added when written. */
 type Unnumbered<T> = T extends unknown ? Omit<T, 'seq' | 'at' | 'prev'> : never;
 export type DraftLine = Unnumbered<TraceLine>;
@@ -584,7 +591,12 @@ export class Guard {
     const leaf = pick && !pick.opens ? pick : null;
     // A press that may open something to pick in: a button offered `choose` (a menu button, a list button), a submenu
     // item, or a key on a combobox (its list: MUI's Select opens on ArrowDown).
-    const mayOpen = row.verb === 'invoke' ? (pick ? pick.opens : row.control.offers?.includes('choose') === true) : row.verb === 'press' && row.control.verbs.includes('choose');
+    const mayOpen =
+      row.verb === 'invoke'
+        ? pick
+          ? pick.opens
+          : row.control.offers?.includes('choose') === true
+        : row.verb === 'press' && row.control.verbs.includes('choose') && value !== undefined && LIST_OPENING_KEYS.has(value);
     const opening = this.#watching && this.#o.surface.menuPick !== undefined && mayOpen;
     const control = live.control;
     const probed = leaf ? null : await probeRungs(this.#o.surface, control, (await this.#o.selectorsFor?.(control.ref).catch(() => [])) ?? []);

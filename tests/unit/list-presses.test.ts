@@ -9,9 +9,12 @@ import { control, MemoryBook, MenuFakeSurface, until, watchedEvening, type FakeS
 
 const nobody: Owner = { ask: () => Promise.reject(new Error('opening a list and picking in it writes nothing: nobody is asked')) };
 
-/** A page with a list button (its name is its label and what it holds); pressing it shows its listbox; an option closes it. */
+/**
+ * A page with a list button, observed as the walker observes Headless UI's (named by its label, holding its text:
+ * shared/dom/name.ts); pressing it shows its listbox; an option closes it.
+ */
 function listButton(): Record<string, FakeScreen> {
-  const queue = control('|c0', 'button', 'Queue Claims', { offers: ['choose'] });
+  const queue = control('|c0', 'button', 'Queue', { offers: ['choose'], value: 'Claims' });
   const options = ['Claims', 'Fraud', 'Appeals'].map((o, i) => control(`|c${i + 2}`, 'option', o, { ancestors: ['listbox'] }));
   return {
     page: { controls: [queue, control('|c1', 'button', 'Save')], text: 'Case settings', next: { '|c0': 'open' } },
@@ -19,7 +22,7 @@ function listButton(): Record<string, FakeScreen> {
       controls: [{ ...queue, expanded: true }, control('|c1', 'button', 'Save'), ...options],
       text: 'Case settings',
       next: { '|c0': 'page', '|c2': 'page', '|c3': 'page', '|c4': 'page' },
-      picks: Object.fromEntries(options.map((o) => [o.ref, { button: '|c0', name: 'Queue Claims', value: o.name, opens: false }])),
+      picks: Object.fromEntries(options.map((o) => [o.ref, { button: '|c0', name: 'Queue', value: o.name, opens: false }])),
     },
   };
 }
@@ -67,7 +70,8 @@ const shape = (ls: readonly TraceLine[]): string[] =>
   );
 
 const LABEL = { tool: 'assert_screen', label: 'settings', title: 'Case settings' } as const;
-const QUEUE = { tool: 'act', match: "button 'Queue Claims'", verb: 'invoke' } as const;
+// The menu shows what the button holds beside its name, and the model's match is the row as it reads.
+const QUEUE = { tool: 'act', match: "button 'Queue' (holds 'Claims')", verb: 'invoke' } as const;
 const FRAUD = { tool: 'act', match: "option 'Fraud'", verb: 'invoke' } as const;
 const FINISH = { tool: 'finish', label: 'settings' } as const;
 
@@ -80,17 +84,17 @@ describe('a list button pressed, then an option of its list', () => {
     const r = await runEvening(options(new MenuFakeSurface(listButton(), 'page'), book, model));
     expect(r).toMatchObject({ ok: true, finished: 'settings' });
     const all = lines(book);
-    expect(shape(all)).toEqual(['start', 'label settings', `act choose button 'Queue Claims' "Fraud"`, 'finish', 'end']);
+    expect(shape(all)).toEqual(['start', 'label settings', `act choose button 'Queue' "Fraud"`, 'finish', 'end']);
     expect(all[2]).toMatchObject({
       effect: { kind: 'stage', by: 'rule' },
       before: { label: 'settings' },
       presses: [
-        { role: 'button', name: 'Queue Claims' },
+        { role: 'button', name: 'Queue' },
         { role: 'option', name: 'Fraud' },
       ],
     });
     // The model was told the list opened and what its next press would be written as.
-    expect(seen.find((t) => t.includes('opened its list'))).toContain("choose button 'Queue Claims' with the option's name");
+    expect(seen.find((t) => t.includes('opened its list'))).toContain("choose button 'Queue' with the option's name");
     const compiled = compile(all, { id: 'queue' });
     expect(compiled.ok ? compiled.card.steps.map((s) => s.op) : compiled.holes).toEqual([{ verb: 'choose', value: 'Fraud' }]);
   });
@@ -99,7 +103,7 @@ describe('a list button pressed, then an option of its list', () => {
     const book = new MemoryBook();
     const o = options(new MenuFakeSurface(listButton(), 'page'), book, new ScriptedModel({ turns: [[LABEL, QUEUE], [FRAUD], [FINISH]] }));
     await runEvening({ ...o, inputs: [{ name: 'queue', value: 'Fraud', secret: false }] });
-    expect(shape(lines(book))).toContain(`act choose button 'Queue Claims' "{{input.queue}}"`);
+    expect(shape(lines(book))).toContain(`act choose button 'Queue' "{{input.queue}}"`);
   });
 
   it('anything else after the press (naming the open list\'s screen) writes the press as it was, first', async () => {
@@ -107,7 +111,7 @@ describe('a list button pressed, then an option of its list', () => {
     const script: Script = { turns: [[LABEL, QUEUE], [{ tool: 'assert_screen', label: 'queue_list', title: 'Queue list' }, FRAUD], [FINISH]] };
     const r = await runEvening(options(new MenuFakeSurface(listButton(), 'page'), book, new ScriptedModel(script)));
     expect(r).toMatchObject({ ok: true });
-    expect(shape(lines(book))).toEqual(['start', 'label settings', `act invoke button 'Queue Claims'`, 'label queue_list', `act invoke option 'Fraud'`, 'finish', 'end']);
+    expect(shape(lines(book))).toEqual(['start', 'label settings', `act invoke button 'Queue'`, 'label queue_list', `act invoke option 'Fraud'`, 'finish', 'end']);
   });
 
   it('stopped between the presses, the host keeps the held press: resumed, the pick is still one choose', async () => {
@@ -121,10 +125,10 @@ describe('a list button pressed, then an option of its list', () => {
     void runEvening(options(surface, book, stopping, kept));
     await until(() => stopped);
     const state = kept.at(-1) as EveningState;
-    expect(state.held?.lines.map((l) => `${l.verb} ${l.control.role} ${l.control.name}`)).toEqual(['invoke button Queue Claims']);
+    expect(state.held?.lines.map((l) => `${l.verb} ${l.control.role} ${l.control.name}`)).toEqual(['invoke button Queue']);
     const r = await resumeEvening(options(surface, book, new ScriptedModel(script, 'scripted', state.model)), { lines: lines(book), state });
     expect(r).toMatchObject({ ok: true, finished: 'settings' });
-    expect(shape(lines(book))).toEqual(['start', 'label settings', `act choose button 'Queue Claims' "Fraud"`, 'finish', 'end']);
+    expect(shape(lines(book))).toEqual(['start', 'label settings', `act choose button 'Queue' "Fraud"`, 'finish', 'end']);
   });
 });
 
@@ -141,6 +145,23 @@ describe('a combobox a key opened, then an option of its list', () => {
     expect(all[2]).toMatchObject({ presses: [{ role: 'combobox', name: 'Priority' }, { role: 'option', name: 'High' }] });
     const compiled = compile(all, { id: 'priority' });
     expect(compiled.ok ? compiled.card.steps.map((s) => s.op) : compiled.holes).toEqual([{ verb: 'choose', value: 'High' }]);
+  });
+
+  it('Enter that shows options (suggestions fetched with a GET, which writes nothing) is no opening: written as it was, never folded into a pick', async () => {
+    // A fake whose Enter on the combobox shows its list: the same screen change ArrowDown makes.
+    class EnterShows extends MenuFakeSurface {
+      override async act(ref: string, op: Parameters<MenuFakeSurface['act']>[1]): ReturnType<MenuFakeSurface['act']> {
+        if (op.verb === 'press' && this.screen === 'page' && ref === '|c0' && op.value === 'Enter') this.screen = 'open';
+        return super.act(ref, op);
+      }
+    }
+    const book = new MemoryBook();
+    const script: Script = { turns: [[LABEL, { ...OPEN, value: 'Enter' }], [HIGH], [{ tool: 'assert_screen', label: 'suggestions', title: 'Suggestions' }, HIGH], [FINISH]] };
+    await runEvening(options(new EnterShows(modalCombobox(), 'page'), book, new ScriptedModel(script)));
+    const acts = shape(lines(book)).filter((l) => l.startsWith('act '));
+    // The Enter is in the book as the press it was: a card without it would not replay what was done.
+    expect(acts[0]).toBe(`act press combobox 'Priority' "Enter"`);
+    expect(acts.some((a) => a.startsWith('act choose'))).toBe(false);
   });
 
   it('a key that opens nothing is written as it was, not held', async () => {
