@@ -1,0 +1,198 @@
+// Bootstrap 5.3 as its documentation writes it (tests/fixtures/real/bootstrap.html, Bootstrap's own CSS and bundle):
+// each control is offered the verb a person would expect, the verb does what the page's own state then says, the
+// header's "Log in" and the modal's are two targets, the page behind the open modal is not offered, and a card authored
+// over several widgets by a scripted model replays with the server's judge agreeing, and fails by name on a bad value.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test, expect, type Page } from '@playwright/test';
+import { BrowserSurface } from '../../runner/browser/surface.ts';
+import { runCapability } from '../../runner/run.ts';
+import type { Owner } from '../../shared/author/ports.ts';
+import { ScriptedModel, type Script } from '../../shared/author/scripted.ts';
+import { startRealApp, type RealApp } from '../fixtures/real/server.ts';
+import { compiled, eveningInBrowser } from './support/evening.ts';
+import { controls, one } from './support/observed.ts';
+
+let app: RealApp;
+let dir: string;
+let surface: BrowserSurface;
+test.beforeAll(async () => {
+  app = await startRealApp();
+  dir = await mkdtemp(join(tmpdir(), 'handrail-real-bootstrap-'));
+});
+test.afterAll(async () => {
+  await app.close();
+  await rm(dir, { recursive: true, force: true });
+});
+test.beforeEach(async () => {
+  app.bootstrap.length = 0;
+  surface = await BrowserSurface.launch();
+  await surface.open(`${app.url}/bootstrap`);
+  await expect.poll(async () => controls(await surface.observe()).length).toBeGreaterThan(10);
+});
+test.afterEach(async () => {
+  await surface.close();
+});
+
+/** The page's own account of what each widget holds ("tab: History", …), read from the DOM. */
+async function held(page: Page): Promise<Record<string, string>> {
+  const items = await page.locator('#held > li').allTextContents();
+  return Object.fromEntries(items.map((t) => [t.slice(0, t.indexOf(':')), t.slice(t.indexOf(':') + 2)]));
+}
+
+test('nav tabs are offered invoke, and the tab pressed is the one the page shows', async () => {
+  const history = one(await surface.observe(), 'tab', 'History');
+  expect(history.verbs).toContain('invoke');
+  await surface.act(history.ref, { verb: 'invoke' });
+  await expect.poll(async () => (await held(surface.page)).tab).toBe('History');
+});
+
+test('a floating-label field is named by its label and takes set_value; its select takes select; a wrong option fails by name', async () => {
+  const email = one(await surface.observe(), 'textbox', 'Email address');
+  expect(email.verbs).toContain('set_value');
+  await surface.act(email.ref, { verb: 'set_value', value: 'dana@example.com' });
+  const channel = one(await surface.observe(), 'combobox', 'Contact by');
+  expect(channel.verbs).toContain('select');
+  await surface.act(channel.ref, { verb: 'select', value: 'Phone' });
+  expect(await held(surface.page)).toMatchObject({ email: 'dana@example.com', channel: 'Phone' });
+  await expect(surface.act(channel.ref, { verb: 'select', value: 'Pigeon' })).rejects.toThrow(/Pigeon/);
+  expect((await held(surface.page)).channel).toBe('Phone');
+});
+
+test('the switch and the checkbox take toggle, the range takes set_value, and the page holds each', async () => {
+  for (const [role, name, key] of [['switch', 'Urgent', 'urgent'], ['checkbox', 'Notify the customer', 'notify']] as const) {
+    const c = one(await surface.observe(), role, name);
+    expect(c.verbs).toContain('toggle');
+    await surface.act(c.ref, { verb: 'toggle' });
+    expect((await held(surface.page))[key]).toBe('true');
+    expect(one(await surface.observe(), role, name).value).toBe('checked');
+  }
+  const score = one(await surface.observe(), 'slider', 'Risk score');
+  expect(score.verbs).toContain('set_value');
+  await surface.act(score.ref, { verb: 'set_value', value: '20' });
+  expect((await held(surface.page)).score).toBe('20');
+});
+
+test('a list group’s action shown on hover is offered hover, then invoke in its own row', async () => {
+  const opens = controls(await surface.observe()).filter((c) => c.role === 'button' && c.name === 'Open');
+  expect(opens.map((c) => `${c.verbs.join()} ${c.scope?.at(-1)?.name}`)).toEqual(['hover claim-form.pdf', 'hover photo-1.jpg']);
+  await surface.act(opens[1]?.ref ?? '', { verb: 'hover' });
+  const shown = controls(await surface.observe()).filter((c) => c.role === 'button' && c.name === 'Open' && c.verbs.includes('invoke'));
+  expect(shown.map((c) => c.scope?.at(-1)?.name)).toEqual(['photo-1.jpg']);
+  await surface.act(shown[0]?.ref ?? '', { verb: 'invoke' });
+  expect((await held(surface.page)).opened).toBe('photo-1.jpg');
+});
+
+test('the dropdown opened by its toggle offers its items, and the item pressed is what the page holds', async () => {
+  await surface.act(one(await surface.observe(), 'button', 'Case actions').ref, { verb: 'invoke' });
+  await expect.poll(async () => controls(await surface.observe()).some((c) => c.name === 'Archive')).toBe(true);
+  await surface.act(one(await surface.observe(), 'link', 'Archive').ref, { verb: 'invoke' });
+  expect((await held(surface.page)).action).toBe('Archived');
+});
+
+// Bootstrap's documented dropdown is a disclosure, not an ARIA menu: the toggle says only aria-expanded (no
+// aria-haspopup, no aria-controls) and its items are plain links and buttons in a list, so nothing marks it as a menu
+// button and `choose` is not offered; a model presses the toggle, then the item (two steps, above). Offering `choose` on
+// such a disclosure needs a rule for which list a bare aria-expanded button opens (README, "What was not verified").
+test.fixme('the dropdown toggle is offered choose, and choose picks an item by name in one step', async () => {
+  const toggle = one(await surface.observe(), 'button', 'Case actions');
+  expect([...toggle.verbs, ...(toggle.offers ?? [])]).toContain('choose');
+  await surface.act(toggle.ref, { verb: 'choose', value: 'Archive' });
+  expect((await held(surface.page)).action).toBe('Archived');
+});
+
+test('the open modal hides the page behind it: only its controls are offered, and its "Log in" is not the navbar’s', async () => {
+  expect(one(await surface.observe(), 'button', 'Log in').scope?.map((s) => s.name)).toEqual(['navigation']);
+  await surface.act(one(await surface.observe(), 'button', 'Close case').ref, { verb: 'invoke' });
+  await expect.poll(async () => controls(await surface.observe()).some((c) => c.name === 'Confirm')).toBe(true);
+  const inModal = controls(await surface.observe());
+  expect(inModal.map((c) => `${c.role} '${c.name}'`).sort()).toEqual(["button 'Cancel'", "button 'Close'", "button 'Confirm'", "button 'Log in'"]);
+  const login = one(await surface.observe(), 'button', 'Log in');
+  expect(login.scope?.map((s) => `${s.role} '${s.name}'`)).toEqual(["dialog 'Close the case?'"]);
+  await surface.act(login.ref, { verb: 'invoke' });
+  expect((await held(surface.page)).login).toBe('dialog');
+  await surface.act(one(await surface.observe(), 'button', 'Confirm').ref, { verb: 'invoke' });
+  await expect.poll(async () => controls(await surface.observe()).some((c) => c.name === 'Close case')).toBe(true);
+  await surface.act(one(await surface.observe(), 'button', 'Log in').ref, { verb: 'invoke' });
+  expect(await held(surface.page)).toMatchObject({ closed: 'yes', login: 'dialog, header' });
+});
+
+/** A model's evening over Bootstrap: a floating-label field and select, a switch, a tab, the dropdown, the modal's "Log in" and "Confirm", the navbar's "Log in", Save. */
+const EVENING: Script = {
+  turns: [
+    [
+      { tool: 'assert_screen', label: 'case', title: 'Case C-9' },
+      { tool: 'act', match: "textbox 'Email address'", verb: 'set_value', value: '{{input.email}}' },
+    ],
+    [{ tool: 'act', match: "combobox 'Contact by'", verb: 'select', value: '{{input.channel}}' }],
+    [{ tool: 'act', match: "switch 'Urgent'", verb: 'toggle' }],
+    [{ tool: 'act', match: "tab 'History'", verb: 'invoke' }],
+    [{ tool: 'act', match: "button 'Case actions'", verb: 'invoke' }],
+    [
+      { tool: 'assert_screen', label: 'actions', title: 'Case actions open' },
+      { tool: 'act', match: "link 'Escalate'", verb: 'invoke' },
+    ],
+    [{ tool: 'act', match: "button 'Close case'", verb: 'invoke' }],
+    [
+      { tool: 'assert_screen', label: 'closing', title: 'Close the case?' },
+      { tool: 'act', match: "button 'Log in'", verb: 'invoke' },
+    ],
+    [{ tool: 'act', match: "button 'Confirm'", verb: 'invoke' }],
+    [{ tool: 'act', match: "button 'Log in'", verb: 'invoke' }],
+    [{ tool: 'act', match: "button 'Save'", verb: 'invoke' }],
+    [
+      { tool: 'assert_screen', label: 'saved', title: 'Case saved' },
+      { tool: 'finish', label: 'saved' },
+    ],
+  ],
+};
+
+test('a card authored over Bootstrap widgets compiles, replays with no model, and the judge sees what it set; an option the select lacks fails by name before Save', async () => {
+  test.setTimeout(180_000);
+  await surface.close();
+  const owner: Owner = {
+    ask: (q) => Promise.resolve({ answer: q.control === "button 'Save'" ? 'commit' : 'navigate', name: 'Dana Reviewer' }),
+  };
+  const { evening, lines } = await eveningInBrowser(join(dir, 'bootstrap.jsonl'), {
+    model: new ScriptedModel(EVENING),
+    owner,
+    goal: 'Record the contact, mark the case urgent and escalated, close it and save',
+    entry: `${app.url}/bootstrap`,
+    inputs: [
+      { name: 'email', value: 'dana@example.com', secret: false },
+      { name: 'channel', value: 'Phone', secret: false },
+    ],
+  });
+  expect(evening, JSON.stringify(evening)).toMatchObject({ ok: true });
+  const want = { email: 'dana@example.com', channel: 'Phone', urgent: 'true', tab: 'History', action: 'Escalated', closed: 'yes', login: 'dialog, header' };
+  expect(app.bootstrap).toMatchObject([want]);
+  const card = compiled(lines, { id: 'bootstrap_close' });
+  expect(card.steps.map((s) => `${s.op.verb} ${s.op.value ?? ''}`.trim())).toEqual([
+    'set_value {{input.email}}',
+    'select {{input.channel}}',
+    'toggle',
+    'invoke',
+    'invoke',
+    'invoke',
+    'invoke',
+    'invoke',
+    'invoke',
+    'invoke',
+    'invoke',
+  ]);
+  const logins = card.steps.filter((s) => card.targets[s.target]?.name?.eq === 'Log in');
+  expect(logins.map((s) => s.screen)).toEqual(['closing', 'case']);
+  expect(new Set(logins.map((s) => card.targets[s.target]?.fingerprint.value)).size).toBe(2);
+
+  app.bootstrap.length = 0;
+  const replay = (inputs: Record<string, string>, n: string) =>
+    runCapability({ card, allowUnapproved: true, inputs, env: { BASE_URL: app.url }, surface: () => BrowserSurface.launch(), evidenceDir: join(dir, `bootstrap-${n}`) });
+  const ok = await replay({ email: 'sam@example.com', channel: 'Email' }, 'ok');
+  expect(ok, JSON.stringify(ok)).toMatchObject({ word: 'SUCCESS', llm_calls: 0 });
+  expect(app.bootstrap).toMatchObject([{ ...want, email: 'sam@example.com', channel: 'Email' }]);
+  const missing = await replay({ email: 'sam@example.com', channel: 'Pigeon' }, 'missing');
+  expect(missing, JSON.stringify(missing)).toMatchObject({ word: 'FAILED' });
+  expect(missing.message).toContain('Pigeon');
+  expect(app.bootstrap).toHaveLength(1);
+});
