@@ -251,6 +251,9 @@ test('a card authored over React Aria widgets compiles, replays with no model, a
   expect(logins.map((s) => `${s.screen} ${s.target}`)).toEqual(['closing log_in_button', 'case log_in_button_2']);
   expect(new Set(logins.map((s) => card.targets[s.target]?.fingerprint.value)).size).toBe(2);
 
+  // React Aria's ids are drawn again at each load (`react-aria<random>-…`): no target keeps one as a rung.
+  expect(JSON.stringify(card.targets)).not.toContain('react-aria');
+
   app.aria.length = 0;
   const replay = (inputs: Record<string, string>, n: string) =>
     runCapability({ card, allowUnapproved: true, inputs, env: { BASE_URL: app.url }, surface: () => BrowserSurface.launch(), evidenceDir: join(dir, `aria-${n}`) });
