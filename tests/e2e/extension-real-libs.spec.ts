@@ -5,6 +5,7 @@
 // React Aria's Switch (its drawn label) is not recorded; Bootstrap's dropdown opens under a held press.
 import { test, expect, type Page } from '@playwright/test';
 import { startRealApp, type RealApp } from '../fixtures/real/server.ts';
+import { listed } from './support/real.ts';
 import { answer, exportBook, exportCompileReplay, finishSession, labelScreen, launchWithExtension, openPanel, parseBook, startSession, type Loaded } from '../fixtures/extension/harness.ts';
 
 let app: RealApp;
@@ -25,12 +26,6 @@ test.beforeEach(() => {
   app.bootstrap.length = 0;
 });
 
-/** The page's own account of what each widget holds, read from the DOM (a modal list hides the rest by role). */
-async function held(page: Page, list: string): Promise<Record<string, string>> {
-  const items = await page.locator(`${list} > li`).allTextContents();
-  return Object.fromEntries(items.map((t) => [t.slice(0, t.indexOf(':')), t.slice(t.indexOf(':') + 2)]));
-}
-
 /** A recording session on `path` of the real-library server, its first screen labelled. */
 async function recording(path: string, goal: string, label: [string, string]): Promise<{ page: Page; panel: Page }> {
   const page = await ext.context.newPage();
@@ -44,7 +39,7 @@ async function recording(path: string, goal: string, label: [string, string]): P
 test('React Aria: a clerk’s pick in Select and in Menu is one choose each, and the card replays on the runner', async () => {
   test.setTimeout(180_000);
   const { page, panel } = await recording('/aria', 'Set priority High and escalate', ['case', 'Case C-7']);
-  const state = () => held(page, 'ul[aria-label="Held"]');
+  const state = () => listed(page, 'ul[aria-label="Held"]');
   await page.getByRole('button', { name: 'Normal Priority' }).click();
   await page.getByRole('option', { name: 'High' }).click();
   await expect.poll(async () => (await state()).priority, { timeout: 20_000 }).toBe('High');
@@ -83,7 +78,7 @@ test.fixme('React Aria: a clerk’s Save (React Aria Button) is held and asked b
 test.fixme('React Aria: a clerk’s click on the Switch is one toggle', async () => {
   const { page, panel } = await recording('/aria', 'Mark the case urgent', ['case', 'Case C-7']);
   await page.locator('label', { hasText: 'Urgent' }).click();
-  await expect.poll(async () => (await held(page, 'ul[aria-label="Held"]')).urgent, { timeout: 20_000 }).toBe('true');
+  await expect.poll(async () => (await listed(page, 'ul[aria-label="Held"]')).urgent, { timeout: 20_000 }).toBe('true');
   await finishSession(panel);
   expect(parseBook(await exportBook(panel)).flatMap((l) => (l.kind === 'act' ? [`${l.verb} ${l.control.name}`] : []))).toEqual(['toggle Urgent']);
 });
@@ -96,7 +91,7 @@ test.fixme('Bootstrap: a clerk’s click on the dropdown toggle and then an item
   const { page, panel } = await recording('/bootstrap', 'Archive the case', ['case', 'Case C-9']);
   await page.getByRole('button', { name: 'Case actions' }).click();
   await page.getByRole('link', { name: 'Archive' }).click();
-  await expect.poll(async () => (await held(page, '#held')).action, { timeout: 20_000 }).toBe('Archived');
+  await expect.poll(async () => (await listed(page, '#held')).action, { timeout: 20_000 }).toBe('Archived');
   await finishSession(panel);
   await exportCompileReplay(panel, { id: 'bootstrap_archive', baseUrl: app.url, evidenceDir: test.info().outputPath('evidence'), acts: ['choose Case actions Archive'] });
 });

@@ -7,12 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, expect, type Page } from '@playwright/test';
 import { BrowserSurface } from '../../runner/browser/surface.ts';
-import { runCapability } from '../../runner/run.ts';
-import type { Owner } from '../../shared/author/ports.ts';
 import { ScriptedModel, type Script } from '../../shared/author/scripted.ts';
+import { replayWithRunner } from '../fixtures/extension/harness.ts';
 import { startRealApp, type RealApp } from '../fixtures/real/server.ts';
 import { compiled, eveningInBrowser } from './support/evening.ts';
 import { controls, one } from './support/observed.ts';
+import { listed, loginSteps, savesOnly } from './support/real.ts';
 
 let app: RealApp;
 let dir: string;
@@ -35,11 +35,8 @@ test.afterEach(async () => {
   await surface.close();
 });
 
-/** The page's own account of what each widget holds ("tab: History", …), read from the DOM. */
-async function held(page: Page): Promise<Record<string, string>> {
-  const items = await page.locator('#held > li').allTextContents();
-  return Object.fromEntries(items.map((t) => [t.slice(0, t.indexOf(':')), t.slice(t.indexOf(':') + 2)]));
-}
+/** The page's own account of what each widget holds ("tab: History", …). */
+const held = (page: Page): Promise<Record<string, string>> => listed(page, '#held');
 
 test('nav tabs are offered invoke, and the tab pressed is the one the page shows', async () => {
   const history = one(await surface.observe(), 'tab', 'History');
@@ -152,12 +149,9 @@ const EVENING: Script = {
 test('a card authored over Bootstrap widgets compiles, replays with no model, and the judge sees what it set; an option the select lacks fails by name before Save', async () => {
   test.setTimeout(180_000);
   await surface.close();
-  const owner: Owner = {
-    ask: (q) => Promise.resolve({ answer: q.control === "button 'Save'" ? 'commit' : 'navigate', name: 'Dana Reviewer' }),
-  };
   const { evening, lines } = await eveningInBrowser(join(dir, 'bootstrap.jsonl'), {
     model: new ScriptedModel(EVENING),
-    owner,
+    owner: savesOnly(),
     goal: 'Record the contact, mark the case urgent and escalated, close it and save',
     entry: `${app.url}/bootstrap`,
     inputs: [
@@ -181,13 +175,11 @@ test('a card authored over Bootstrap widgets compiles, replays with no model, an
     'invoke',
     'invoke',
   ]);
-  const logins = card.steps.filter((s) => card.targets[s.target]?.name?.eq === 'Log in');
-  expect(logins.map((s) => s.screen)).toEqual(['closing', 'case']);
-  expect(new Set(logins.map((s) => card.targets[s.target]?.fingerprint.value)).size).toBe(2);
+  // The modal's "Log in" and the navbar's are two targets on two screens, told apart by their fingerprints.
+  expect(loginSteps(card)).toEqual({ screens: ['closing', 'case'], fingerprints: 2 });
 
   app.bootstrap.length = 0;
-  const replay = (inputs: Record<string, string>, n: string) =>
-    runCapability({ card, allowUnapproved: true, inputs, env: { BASE_URL: app.url }, surface: () => BrowserSurface.launch(), evidenceDir: join(dir, `bootstrap-${n}`) });
+  const replay = (inputs: Record<string, string>, n: string) => replayWithRunner(card, { inputs, baseUrl: app.url, evidenceDir: join(dir, `bootstrap-${n}`) });
   const ok = await replay({ email: 'sam@example.com', channel: 'Email' }, 'ok');
   expect(ok, JSON.stringify(ok)).toMatchObject({ word: 'SUCCESS', llm_calls: 0 });
   expect(app.bootstrap).toMatchObject([{ ...want, email: 'sam@example.com', channel: 'Email' }]);
