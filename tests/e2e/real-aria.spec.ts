@@ -13,7 +13,7 @@ import { replayWithRunner } from '../fixtures/extension/harness.ts';
 import { startRealApp, type RealApp } from '../fixtures/real/server.ts';
 import { compiled, eveningInBrowser } from './support/evening.ts';
 import { controls, one } from './support/observed.ts';
-import { listed, loginSteps, savesOnly } from './support/real.ts';
+import { CLOSE_AND_SAVE, listed, loginSteps, savesOnly } from './support/real.ts';
 
 let app: RealApp;
 let dir: string;
@@ -190,18 +190,7 @@ const EVENING: Script = {
     [{ tool: 'act', match: "switch 'Urgent'", verb: 'toggle' }],
     [{ tool: 'act', match: "slider 'Risk score'", verb: 'set_value', value: '80' }],
     [{ tool: 'act', match: "button 'Case actions'", verb: 'choose', value: 'Escalate' }],
-    [{ tool: 'act', match: "button 'Close case'", verb: 'invoke' }],
-    [
-      { tool: 'assert_screen', label: 'closing', title: 'Close the case?' },
-      { tool: 'act', match: "button 'Log in'", verb: 'invoke' },
-    ],
-    [{ tool: 'act', match: "button 'Confirm'", verb: 'invoke' }],
-    [{ tool: 'act', match: "button 'Log in'", verb: 'invoke' }],
-    [{ tool: 'act', match: "button 'Save'", verb: 'invoke' }],
-    [
-      { tool: 'assert_screen', label: 'saved', title: 'Case saved' },
-      { tool: 'finish', label: 'saved' },
-    ],
+    ...CLOSE_AND_SAVE,
   ],
 };
 

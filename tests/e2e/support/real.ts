@@ -1,7 +1,8 @@
 // What the real-library specs share (tests/fixtures/real/): a page's own account of what its widgets hold, the owner
-// of a scripted evening who commits only Save, and a card's "Log in" steps.
+// of a scripted evening who commits only Save, the turns both case pages end with, and a card's "Log in" steps.
 import type { Page } from '@playwright/test';
 import type { Owner } from '../../../shared/author/ports.ts';
+import type { Script } from '../../../shared/author/scripted.ts';
 import type { Capability } from '../../../shared/schema/capability.ts';
 
 /**
@@ -28,3 +29,22 @@ export function loginSteps(card: Capability): { screens: string[]; fingerprints:
   const steps = card.steps.filter((s) => card.targets[s.target]?.name?.eq === 'Log in');
   return { screens: steps.map((s) => s.screen), fingerprints: new Set(steps.map((s) => card.targets[s.target]?.fingerprint.value)).size };
 }
+
+/**
+ * The turns a scripted model ends an evening with on either case page (aria.mjs, bootstrap.html): open the "Close
+ * case" modal, press its "Log in" and "Confirm", press the header's "Log in", Save, and finish on "Case saved".
+ */
+export const CLOSE_AND_SAVE: Script['turns'] = [
+  [{ tool: 'act', match: "button 'Close case'", verb: 'invoke' }],
+  [
+    { tool: 'assert_screen', label: 'closing', title: 'Close the case?' },
+    { tool: 'act', match: "button 'Log in'", verb: 'invoke' },
+  ],
+  [{ tool: 'act', match: "button 'Confirm'", verb: 'invoke' }],
+  [{ tool: 'act', match: "button 'Log in'", verb: 'invoke' }],
+  [{ tool: 'act', match: "button 'Save'", verb: 'invoke' }],
+  [
+    { tool: 'assert_screen', label: 'saved', title: 'Case saved' },
+    { tool: 'finish', label: 'saved' },
+  ],
+];
