@@ -326,9 +326,19 @@ export function comboOf(option: Element): Element | null {
  */
 export function offerMenuButtons(walked: ReadonlyArray<{ el: Element; control: Control }>): void {
   for (const { el, control } of walked) {
-    if (control.role !== 'button' || control.verbs.includes('hover') || !(isMenuButton(el) || isListButton(el) || disclosedList(el))) continue;
+    if (control.role !== 'button' || control.verbs.includes('hover') || !(isMenuButton(el) || (isListButton(el) && !opensCombobox(el)) || disclosedList(el))) continue;
     control.offers = [...(control.offers ?? []), 'choose'];
   }
+}
+
+/**
+ * Whether the list button `el` is a combobox's own popup button (WAI-ARIA APG "Combobox Pattern": the optional
+ * button beside the field that opens its listbox; React Aria's ComboBox "Show suggestions"): a combobox shares its
+ * parent. The combobox is the picker, offered `choose` and showing the pick; the button shows an arrow, so a pick
+ * made through it took and was still reported failed.
+ */
+function opensCombobox(el: Element): boolean {
+  return [...(el.parentElement?.querySelectorAll('[role=combobox]') ?? [])].some((c) => c !== el);
 }
 
 /** Of the elements that say they open a popup (`aria-haspopup`) in `item`'s tree and the document, those `is` keeps. */

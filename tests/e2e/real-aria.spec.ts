@@ -74,6 +74,18 @@ for (const pick of PICKS) {
   });
 }
 
+test('the ComboBox’s own "Show suggestions" button is its opener, not a second picker: offered invoke, not choose', async () => {
+  surface = await opened();
+  try {
+    // Offered choose, it picked (the page held the reviewer) and then failed: the button shows "▾", not the pick.
+    const button = one(await surface.observe(), 'button', 'Show suggestions Reviewer');
+    expect(verbsOf(button)).toEqual(['invoke']);
+    expect(verbsOf(one(await surface.observe(), 'combobox', 'Reviewer'))).toContain('choose');
+  } finally {
+    await surface.close();
+  }
+});
+
 test('a name no option has fails by name in each picker, and nothing changes', async () => {
   surface = await opened();
   try {
