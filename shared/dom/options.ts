@@ -320,9 +320,10 @@ export function comboOf(option: Element): Element | null {
 }
 
 /**
- * The walk's controls with `choose` offered on each menu button, each button that opens a listbox and each
- * disclosure menu button (docs/ARCHITECTURE.md, "The six verbs": choose), in `offers` beside its role's vocabulary, which a fingerprint
- * hashes: no approved card's target moves. A button shown only on hover is hovered first, as any such control.
+ * The walk's controls with `choose` offered on each menu button, each button that opens a listbox (not a combobox's
+ * own popup button) and each disclosure menu button (docs/ARCHITECTURE.md, "The six verbs": choose), in `offers`
+ * beside its role's vocabulary, which a fingerprint hashes: no approved card's target moves. A button shown only on
+ * hover is hovered first, as any such control.
  */
 export function offerMenuButtons(walked: ReadonlyArray<{ el: Element; control: Control }>): void {
   for (const { el, control } of walked) {
