@@ -1,12 +1,15 @@
-// The extension in record mode on React Aria Components and Bootstrap as they ship (tests/fixtures/real/aria.mjs,
-// bootstrap.html): a clerk's pick in React Aria's Select and Menu is one `choose` each and the card replays on the
-// runner. Three defects found here are left as fixmes, each with what was seen (README, "What was not verified"):
+// The extension on React Aria Components and Bootstrap as they ship (tests/fixtures/real/aria.mjs, bootstrap.html): a
+// clerk's pick in React Aria's Select and Menu is one `choose` each and the card replays on the runner; a model's
+// `choose` on Bootstrap's dropdown (a disclosure) picks by name with trusted input. Three defects found here are left as fixmes, each with what was seen (README, "What was not verified"):
 // React Aria's Button clicks itself when the click the extension holds does not reach it, so its write leaves unasked; a click on
 // React Aria's Switch (its drawn label) is not recorded; Bootstrap's dropdown opens under a held press.
 import { test, expect, type Page } from '@playwright/test';
+import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
 import { startRealApp, type RealApp } from '../fixtures/real/server.ts';
 import { listed } from './support/real.ts';
-import { answer, exportBook, exportCompileReplay, finishSession, labelScreen, launchWithExtension, openPanel, parseBook, startSession, type Loaded } from '../fixtures/extension/harness.ts';
+import { actsOf, answer, exportBook, exportCompileReplay, finishSession, labelScreen, launchWithExtension, openPanel, parseBook, startModelSession, startSession, type Loaded } from '../fixtures/extension/harness.ts';
+
+const API_KEY = `sk-fake-${Math.random().toString(36).slice(2, 10)}`;
 
 let app: RealApp;
 let ext: Loaded;
@@ -96,4 +99,34 @@ test.fixme('Bootstrap: a clerk’s click on the dropdown toggle and then an item
   await expect.poll(async () => (await listed(page, '#held')).action, { timeout: 20_000 }).toBe('Archived');
   await finishSession(panel);
   await exportCompileReplay(panel, { id: 'bootstrap_archive', baseUrl: app.url, evidenceDir: test.info().outputPath('evidence'), acts: ['choose Case actions Archive'] });
+});
+
+test('model mode on Bootstrap: choose on the dropdown (a disclosure) picks by name with trusted input, a missing name fails by name, and the page holds the pick', async () => {
+  test.setTimeout(180_000);
+  const fake = await startFakeAnthropic(
+    {
+      turns: [
+        [
+          { tool: 'assert_screen', label: 'case', title: 'Case C-9' },
+          { tool: 'act', match: "button 'Case actions'", verb: 'choose', value: 'Delete' },
+        ],
+        [{ tool: 'act', match: "button 'Case actions'", verb: 'choose', value: 'Archive' }],
+        [{ tool: 'finish', label: 'case' }],
+      ],
+    },
+    { apiKey: API_KEY },
+  );
+  try {
+    const { page, panel } = await startModelSession(ext, `${app.url}/bootstrap`, { key: API_KEY, baseURL: fake.url }, { goal: 'Archive the case', owner: 'Dana Reviewer' });
+    await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 60_000 });
+    expect(fake.problems).toEqual([]);
+    const jsonl = await exportBook(panel);
+    expect(actsOf(jsonl)).toEqual(['choose Case actions Archive']);
+    expect(parseBook(jsonl).flatMap((l) => (l.kind === 'refusal' ? [`${l.code} ${l.message}`] : []))).toEqual([expect.stringMatching(/^ACTION_FAILED .*Delete/)]);
+    expect((await listed(page, '#held')).action).toBe('Archived');
+    await page.close();
+    await panel.close();
+  } finally {
+    await fake.close();
+  }
 });
