@@ -1,8 +1,9 @@
 // The extension on React Aria Components and Bootstrap as they ship (tests/fixtures/real/aria.mjs, bootstrap.html): a
 // clerk's pick in React Aria's Select and Menu is one `choose` each and the card replays on the runner; a model's
-// `choose` on Bootstrap's dropdown (a disclosure) picks by name with trusted input. Three defects found here are left as fixmes, each with what was seen (README, "What was not verified"):
-// React Aria's Button clicks itself when the click the extension holds does not reach it, so its write leaves unasked; a click on
-// React Aria's Switch (its drawn label) is not recorded; Bootstrap's dropdown opens under a held press.
+// `choose` on Bootstrap's dropdown (a disclosure) picks by name with trusted input. Three defects found here are left
+// as fixmes, each with what was seen (README, "What was not verified"): React Aria's Button clicks itself when the
+// click the extension holds does not reach it, so its write leaves unasked; a click on React Aria's Switch (its drawn
+// label) is not recorded; Bootstrap's dropdown opens under a held press.
 import { test, expect, type Page } from '@playwright/test';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
 import { startRealApp, type RealApp } from '../fixtures/real/server.ts';
