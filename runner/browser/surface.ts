@@ -419,9 +419,14 @@ export class BrowserSurface implements Surface {
           return {};
         case 'select': {
           const value = op.value ?? '';
-          // A card names the option a person reads (its label); fall back to the option's value.
-          const byLabel = await el.selectOption({ label: value }).catch(() => null);
-          if (!byLabel || byLabel.length === 0) await el.selectOption({ value });
+          // A card names the option a person reads (its label); fall back to the option's value. Asked first, so an
+          // option the list lacks fails by name at once instead of Playwright waiting for it to appear (TIMEOUT).
+          const by = await el.evaluate((e, v) => {
+            const options = e instanceof HTMLSelectElement ? [...e.options] : [];
+            return options.some((o) => o.label === v) ? 'label' : options.some((o) => o.value === v) ? 'value' : null;
+          }, value);
+          if (!by) throw new SurfaceError('ACTION_FAILED', `select on ${ref}: no option labelled "${value}" in the list`);
+          await el.selectOption(by === 'label' ? { label: value } : { value });
           return {};
         }
         case 'read': {

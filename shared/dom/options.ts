@@ -56,6 +56,33 @@ export function submenuDidNotOpen(name: string): string {
 /** A button that opens a listbox (shared/dom/role.ts): accessible names read it too, so it is written there. */
 export { isListButton };
 
+/** What a disclosure menu's items are: its links and buttons (HTML's and ARIA's). */
+const DISCLOSED_ITEMS = 'a[href], button, [role=link], [role=button]';
+
+/**
+ * The list a disclosure menu button shows, or null when `el` is none (WAI-ARIA APG "Disclosure Navigation Menu";
+ * Bootstrap's dropdown as its documentation writes it, which sets only `aria-expanded`): a button that says
+ * `aria-expanded` and no `aria-haspopup`, whose disclosed element — the one it names by `aria-controls`, else its next
+ * sibling element — is a list (`ul`, `ol`, `menu`, role `list`) holding links or buttons. `choose` on it opens it and
+ * clicks the one link or button of that name in the list; an accordion's button (its panel beside its heading, not
+ * beside it) or a disclosure of prose is none.
+ */
+export function disclosedList(el: Element): Element | null {
+  if (!(el.tagName === 'BUTTON' || el.getAttribute('role') === 'button') || !el.hasAttribute('aria-expanded')) return null;
+  const popup = (el.getAttribute('aria-haspopup') ?? 'false').trim().toLowerCase();
+  if (popup !== 'false' && popup !== '') return null;
+  const named = idsIn(el, 'aria-controls').map((id) => byId(el, id)).find((p) => p !== null);
+  const list = named ?? el.nextElementSibling;
+  return list?.matches('ul, ol, menu, [role=list]') && list.querySelector(DISCLOSED_ITEMS) ? list : null;
+}
+
+/** The one showing link or button of a disclosure menu's list named `want`, or why there is none to pick. */
+function linkToPick(list: Element, want: string): Element | string {
+  const named = [...list.querySelectorAll(DISCLOSED_ITEMS)].filter((i) => optionName(i) === want && i.checkVisibility());
+  if (named.length === 1) return named[0] as Element;
+  return named.length === 0 ? `no link or button named "${want}" in the list it shows` : `${named.length} links or buttons are named "${want}" in its list`;
+}
+
 /**
  * The menu a menu button opens, or null while none is found: the one it names by `aria-controls`/`aria-owns` (in its
  * own tree, then the document: a portal at the end of body), else the one labelled by it (`aria-labelledby`, as the
@@ -247,6 +274,8 @@ export function optionName(option: Element): string {
 export function optionToPick(el: Element, name: string): Element | string {
   const want = normalize(name);
   if (isMenuButton(el)) return itemToPick(el, want);
+  const disclosed = disclosedList(el);
+  if (disclosed) return linkToPick(disclosed, want);
   const named = optionsOf(el).filter((o) => optionName(o) === want);
   if (named.length === 1) return named[0] as Element;
   return named.length === 0 ? `no option named "${want}" in the list it opens` : `${named.length} options are named "${want}"`;
@@ -302,6 +331,9 @@ function comboShows(el: Element): string {
 export function notChosen(el: Element, name: string): string | null {
   const want = normalize(name);
   if (isMenuButton(el)) return notPicked(el, want);
+  // A disclosure menu's pick took when it closed its list, as a menu's plain item closes its menu.
+  const disclosed = disclosedList(el);
+  if (disclosed) return el.getAttribute('aria-expanded') === 'true' && disclosed.checkVisibility() ? `the list is still open after choosing "${want}"` : null;
   const shows = comboShows(el);
   return shows === want ? null : `the combobox shows "${shows.slice(0, 60)}" after choosing "${want}"`;
 }
@@ -321,15 +353,26 @@ export function comboOf(option: Element): Element | null {
 }
 
 /**
- * The walk's controls with `choose` offered on each menu button and each button that opens a listbox
- * (docs/ARCHITECTURE.md, "The six verbs": choose), in `offers` beside its role's vocabulary, which a fingerprint
- * hashes: no approved card's target moves. A button shown only on hover is hovered first, as any such control.
+ * The walk's controls with `choose` offered on each menu button, each button that opens a listbox (not a combobox's
+ * own popup button) and each disclosure menu button (docs/ARCHITECTURE.md, "The six verbs": choose), in `offers`
+ * beside its role's vocabulary, which a fingerprint hashes: no approved card's target moves. A button shown only on
+ * hover is hovered first, as any such control.
  */
 export function offerMenuButtons(walked: ReadonlyArray<{ el: Element; control: Control }>): void {
   for (const { el, control } of walked) {
-    if (control.role !== 'button' || control.verbs.includes('hover') || !(isMenuButton(el) || isListButton(el))) continue;
+    if (control.role !== 'button' || control.verbs.includes('hover') || !(isMenuButton(el) || (isListButton(el) && !opensCombobox(el)) || disclosedList(el))) continue;
     control.offers = [...(control.offers ?? []), 'choose'];
   }
+}
+
+/**
+ * Whether the list button `el` is a combobox's own popup button (WAI-ARIA APG "Combobox Pattern": the optional
+ * button beside the field that opens its listbox; React Aria's ComboBox "Show suggestions"): a combobox shares its
+ * parent. The combobox is the picker, offered `choose` and showing the pick; the button shows an arrow, so a pick
+ * made through it took and was still reported failed.
+ */
+function opensCombobox(el: Element): boolean {
+  return [...(el.parentElement?.querySelectorAll('[role=combobox]') ?? [])].some((c) => c !== el);
 }
 
 /** Of the elements that say they open a popup (`aria-haspopup`) in `item`'s tree and the document, those `is` keeps. */

@@ -5,12 +5,19 @@
 /** A CSS string literal (CSS Syntax §4.3.5: a backslash escapes the quote and itself). */
 const cssString = (s: string): string => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 
+/**
+ * An id React's `useId` made (`:r1:`, `«r1»`, `_r_1_`), alone or under a library's prefix — React Aria's
+ * `react-aria<random>-_r_1_`, whose number is drawn again at each page load: it names the element in this load only,
+ * so it is no rung (a card carried one that never matched again: tests/e2e/real-aria.spec.ts).
+ */
+const GENERATED_ID = /:r[0-9a-z]*:|«r[0-9a-z]*»|_r_[0-9a-z]*_/;
+
 /** Selectors that might find this element again, most specific first. Only identifiers CSS takes unescaped. */
 export function selectorsOf(el: Element): string[] {
   const tag = el.tagName.toLowerCase();
   const out: string[] = [];
   const id = el.getAttribute('id');
-  if (id && /^[A-Za-z][\w-]*$/.test(id)) out.push(`#${id}`);
+  if (id && /^[A-Za-z][\w-]*$/.test(id) && !GENERATED_ID.test(id)) out.push(`#${id}`);
   const name = el.getAttribute('name');
   if (name && /^[\w-]+$/.test(name)) out.push(`${tag}[name=${name}]`);
   const type = el.getAttribute('type');

@@ -8,6 +8,7 @@ import { test, expect, type Page } from '@playwright/test';
 import { parseScript } from '../../shared/author/scripted.ts';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
 import { startRealApp, type RealApp } from '../fixtures/real/server.ts';
+import { listed } from './support/real.ts';
 import { actsOf, answer, book, exportBook, exportCompileReplay, finishSession, labelScreen, launchWithExtension, openPanel, parseBook, startModelSession, startSession, type Loaded } from '../fixtures/extension/harness.ts';
 
 const API_KEY = `sk-fake-${Math.random().toString(36).slice(2, 10)}`;
@@ -30,11 +31,7 @@ test.beforeEach(() => {
 });
 
 /** The page's own account of what each widget holds ("priority: High", …). */
-async function chosen(page: Page): Promise<Record<string, string>> {
-  // Read from the DOM, not by role: an open modal list (MUI's) hides the rest of the page from the accessibility tree.
-  const items = await page.locator('ul[aria-label="Chosen"] > li').allTextContents();
-  return Object.fromEntries(items.map((t) => [t.slice(0, t.indexOf(':')), t.slice(t.indexOf(':') + 2)]));
-}
+const chosen = (page: Page): Promise<Record<string, string>> => listed(page, 'ul[aria-label="Chosen"]');
 
 test('record mode: a clerk picks in MUI Select, Radix DropdownMenu and Headless UI Listbox; each is one choose, and the card replays with the judge', async () => {
   test.setTimeout(180_000);

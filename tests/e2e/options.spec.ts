@@ -31,6 +31,23 @@ const PAGE = `<!doctype html><html lang="en"><title>Options</title>
 <span class="vh"><button id="vh-button" onclick="this.dataset.pressed = 'yes'">Dismiss</button></span>
 <input type="checkbox" id="plain-box" aria-label="Plain">
 <div role="combobox" id="pick" aria-label="Pick" tabindex="0">High<span aria-hidden="true"> ▾</span></div>
+<nav><button id="about" aria-expanded="false" aria-controls="about-list">About</button>
+  <ul id="about-list" hidden><li><a href="#team">Team</a></li><li><a href="#jobs">Jobs</a></li></ul></nav>
+<h3><button id="faq" aria-expanded="false">Shipping</button></h3><ul hidden><li><a href="#x">Rates</a></li></ul>
+<button id="notes" aria-expanded="false">Notes</button><ul hidden><li>Plain text</li></ul>
+<script>
+  const about = document.getElementById('about');
+  about.addEventListener('click', () => {
+    const open = about.getAttribute('aria-expanded') !== 'true';
+    about.setAttribute('aria-expanded', String(open));
+    document.getElementById('about-list').hidden = !open;
+  });
+  for (const a of document.querySelectorAll('#about-list a')) a.addEventListener('click', () => about.click());
+  // Escape closes it, as in the APG's disclosure navigation example.
+  document.getElementById('about').parentElement.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape' && about.getAttribute('aria-expanded') === 'true') about.click();
+  });
+</script>
 <style>.vh { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); clip-path: inset(50%); }</style>
 <script>
   const colour = document.getElementById('colour');
@@ -155,4 +172,15 @@ test('an option is reached from the control that opened its list (menuPick): a l
   // A listbox on the page opened from nothing, and a list that takes several (a press there unchooses a chosen option).
   expect(await pick('Small')).toBeNull();
   expect(await pick('Urgent')).toBeNull();
+});
+
+test('a disclosure menu button (aria-expanded beside or controlling a list of links) is offered choose; an accordion or a list of prose is not', async () => {
+  const offered = (name: string): boolean => (named(o, 'button', name).offers ?? []).includes('choose');
+  const o = await surface.observe();
+  expect([offered('About'), offered('Shipping'), offered('Notes')]).toEqual([true, false, false]);
+  await expect(surface.act(named(o, 'button', 'About').ref, { verb: 'choose', value: 'Press' })).rejects.toThrow('no link or button named "Press" in the list it shows');
+  await expect(surface.page.locator('#about')).toHaveAttribute('aria-expanded', 'false');
+  await surface.act(named(o, 'button', 'About').ref, { verb: 'choose', value: 'Jobs' });
+  await expect(surface.page).toHaveURL(/#jobs$/);
+  await expect(surface.page.locator('#about')).toHaveAttribute('aria-expanded', 'false');
 });

@@ -15,6 +15,7 @@ import { parseScript, ScriptedModel } from '../../shared/author/scripted.ts';
 import { startRealApp, type RealApp } from '../fixtures/real/server.ts';
 import { compiled, eveningInBrowser } from './support/evening.ts';
 import { controls, one } from './support/observed.ts';
+import { listed } from './support/real.ts';
 
 let app: RealApp;
 let dir: string;
@@ -31,11 +32,7 @@ test.beforeEach(() => {
 });
 
 /** The page's own account of what each widget holds ("priority: High", …). */
-async function chosen(page: Page): Promise<Record<string, string>> {
-  // Read from the DOM, not by role: an open modal list (MUI's) hides the rest of the page from the accessibility tree.
-  const items = await page.locator('ul[aria-label="Chosen"] > li').allTextContents();
-  return Object.fromEntries(items.map((t) => [t.slice(0, t.indexOf(':')), t.slice(t.indexOf(':') + 2)]));
-}
+const chosen = (page: Page): Promise<Record<string, string>> => listed(page, 'ul[aria-label="Chosen"]');
 
 /** An owner who calls Save the commit and anything else a move, noting each control asked about in `asked`. */
 function saveIsTheCommit(asked: string[]): Owner {
