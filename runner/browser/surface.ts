@@ -158,6 +158,16 @@ async function openSubmenus(el: ElementHandle<Element>, value: string): Promise<
 }
 
 /**
+ * What a control not clicked where it is (shared/dom/options.ts clickTarget) says of itself: disabled (HTML's, or
+ * `aria-disabled`), and its checked state (a checkbox's or a switch's, '' when it has none). Runs in the page.
+ */
+function hiddenControlState(e: Element): { disabled: boolean; checked: string } {
+  const disabled = (e as HTMLInputElement).disabled === true || (e.getAttribute('aria-disabled') ?? '').toLowerCase() === 'true';
+  const checked = e instanceof HTMLInputElement && (e.type === 'checkbox' || e.type === 'radio') ? (e.checked ? 'checked' : '') : (e.getAttribute('aria-checked') ?? '');
+  return { disabled, checked };
+}
+
+/**
  * Closes the list `el` opened, as a person would: Escape where the focus is (in the list, for MUI's and Radix's; in the
  * field, for an editable combobox), then on `el` itself if the list is still open. Never rejects: it only tidies up.
  */
@@ -402,8 +412,19 @@ export class BrowserSurface implements Surface {
           // label — or, with nothing to click, activated as a screen reader does (docs/ARCHITECTURE.md, "The six
           // verbs": invoke and toggle).
           const at = await clickTarget(el);
+          if (at && (await at.evaluate((a, e) => a === e, el))) {
+            await at.click();
+            return {};
+          }
+          // Not clicked where it is: Playwright's checks for it being enabled do not run, so they are made here, and a
+          // toggle is checked to have taken — a label's click that lands elsewhere must not pass for done.
+          const state = await el.evaluate(hiddenControlState);
+          if (state.disabled) throw new SurfaceError('ACTION_FAILED', `${op.verb} on ${ref}: it is disabled`);
           if (at) await at.click();
           else await el.evaluate((e) => (e as HTMLElement).click());
+          if (op.verb === 'toggle' && (await el.evaluate(hiddenControlState)).checked === state.checked) {
+            throw new SurfaceError('ACTION_FAILED', `toggle on ${ref}: it is ${state.checked || 'unchecked'} as before, though ${at ? 'its label was clicked' : 'it was activated'}`);
+          }
           return {};
         }
         case 'set_value':

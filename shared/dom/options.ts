@@ -452,14 +452,31 @@ export function revealer(el: Element): Element {
  * Where a click on `el` lands: `el`, unless it is drawn as nothing — it, or an ancestor clipping it (`overflow` not
  * visible), is a box of at most 1×1 px: the "visually hidden" control kept for screen readers (React Aria's Switch and
  * Checkbox inputs under a drawn one, its Modal's "Dismiss" button; Bootstrap's `.visually-hidden`) that no pointer can
- * reach. Then a form control's first label that is laid out, which is what a person clicks and which activates it
+ * reach — or no pointer reaches it (`pointer-events: none`). Then a form control's first label that is laid out and
+ * holds no other control (a click in its middle could land on that one), which is what a person clicks and which activates it
  * (HTML §4.10.4 "The label element": activation behaviour); with none, null: no point to click, the control is to be
  * activated as assistive technology activates it (its default action, a `click()`; HTML §6.4.3 "activation").
  */
 export function clickTarget(el: Element): Element | null {
-  if (!drawnAsNothing(el)) return el;
+  if (!drawnAsNothing(el) && !unpointable(el)) return el;
   const labels = 'labels' in el ? [...((el as HTMLInputElement).labels ?? [])] : [];
-  return labels.find((l) => l.checkVisibility() && l.getBoundingClientRect().width > 1) ?? null;
+  return labels.find((l) => l.checkVisibility() && l.getBoundingClientRect().width > 1 && !holdsAnotherControl(l, el)) ?? null;
+}
+
+/**
+ * Whether no pointer reaches `el` itself: `pointer-events: none` (Bootstrap's `.btn-check`, a full-size input clipped
+ * to nothing under its drawn label), where a person clicks the label instead.
+ */
+function unpointable(el: Element): boolean {
+  return el.ownerDocument.defaultView?.getComputedStyle(el).pointerEvents === 'none';
+}
+
+/** Interactive content (HTML §3.2.5.2.7) a label may hold beside its control, where a click in its middle can land. */
+const INTERACTIVE = 'a[href], button, input:not([type=hidden]), select, textarea, [role=button], [role=link], [role=checkbox], [role=switch], [role=combobox], [tabindex]:not([tabindex="-1"])';
+
+/** Whether `label` holds a control other than `el` (and not inside it): clicked, it might activate that one. */
+function holdsAnotherControl(label: Element, el: Element): boolean {
+  return [...label.querySelectorAll(INTERACTIVE)].some((x) => x !== el && !el.contains(x) && !x.contains(el));
 }
 
 /** Whether `el` or an ancestor that clips it has a box of at most 1×1 px (CSSOM View getBoundingClientRect). */

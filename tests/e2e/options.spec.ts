@@ -30,6 +30,9 @@ const PAGE = `<!doctype html><html lang="en"><title>Options</title>
 <label id="vh-label" style="display: block"><span class="vh"><input type="checkbox" id="vh-box"></span>Urgent</label>
 <span class="vh"><button id="vh-button" onclick="this.dataset.pressed = 'yes'">Dismiss</button></span>
 <input type="checkbox" id="plain-box" aria-label="Plain">
+<label id="mixed-label" style="display: block"><span class="vh"><input type="checkbox" id="mixed-box" aria-label="Notify"></span>Notify by <select id="mixed-sel" aria-label="Channel"><option>mail</option><option>phone</option></select></label>
+<span class="vh"><button id="vh-off" disabled onclick="this.dataset.pressed = 'yes'">Close</button></span>
+<input type="checkbox" id="bc" aria-label="Bold" style="position: absolute; clip: rect(0,0,0,0); pointer-events: none"><label for="bc" id="bc-label" style="display: inline-block; padding: 6px; border: 1px solid #888">Bold</label>
 <div role="combobox" id="pick" aria-label="Pick" tabindex="0">High<span aria-hidden="true"> ▾</span></div>
 <nav><button id="about" aria-expanded="false" aria-controls="about-list">About</button>
   <ul id="about-list" hidden><li><a href="#team">Team</a></li><li><a href="#jobs">Jobs</a></li></ul></nav>
@@ -160,6 +163,20 @@ test('a visually hidden checkbox is toggled through its label, a visually hidden
   expect(await surface.page.evaluate(() => ['#vh-box', '#plain-box'].map((s) => (document.querySelector(s) as HTMLInputElement).checked))).toEqual([true, true]);
   await surface.act(named(o, 'button', 'Dismiss').ref, { verb: 'invoke' });
   await expect(surface.page.locator('#vh-button')).toHaveAttribute('data-pressed', 'yes');
+});
+
+test('a hidden control is never clicked through a label that holds another control, a disabled one fails by name, and one no pointer reaches (Bootstrap\'s btn-check) is clicked through its label', async () => {
+  // The label also holds a select: a click in its middle can land there, so it is no target; the box is activated.
+  expect(await ask('#mixed-box', 'clickTarget')).toBeNull();
+  // pointer-events: none and clipped to nothing: a person clicks its label.
+  expect(await ask('#bc', 'clickTarget')).toBe('#bc-label');
+  const o = await surface.observe();
+  await surface.act(named(o, 'checkbox', 'Notify').ref, { verb: 'toggle' });
+  await surface.act(named(o, 'checkbox', 'Bold').ref, { verb: 'toggle' });
+  expect(await surface.page.evaluate(() => ['#mixed-box', '#bc'].map((s) => (document.querySelector(s) as HTMLInputElement).checked))).toEqual([true, true]);
+  expect(await surface.page.locator('#mixed-sel').inputValue()).toBe('mail');
+  await expect(surface.act(named(o, 'button', 'Close').ref, { verb: 'invoke' })).rejects.toThrow(/disabled/);
+  await expect(surface.page.locator('#vh-off')).not.toHaveAttribute('data-pressed', 'yes');
 });
 
 test('an option is reached from the control that opened its list (menuPick): a list button, a combobox — one a modal list hid is named by the label it shares with its listbox — and never from a listbox on the page or one that takes several', async () => {
