@@ -166,7 +166,7 @@ class Evening {
       // A line the page wrote is a refusal too: one that wrote the presses as they were is written after them (an act),
       // and one written as the pick began leaves them held (#reportStrays in guard.ts).
       ...(from?.state?.held && from.lines.slice(from.state.lines).every((l) => l.kind === 'refusal') ? { held: from.state.held } : {}),
-      ...(o.checkpoint ? { dispatching: (d: Dispatch) => (this.#cur ? this.#keep(this.#cur, d) : Promise.resolve()) } : {}),
+      ...(o.checkpoint ? { dispatching: (d: Dispatch) => this.#keepWith(d), holding: (d: Dispatch) => this.#keepWith(d) } : {}),
     });
     this.#maxTurns = o.maxTurns ?? DEFAULT_MAX_TURNS;
     this.#turns = from?.state?.turns ?? 0;
@@ -225,6 +225,11 @@ class Evening {
       dispatched,
       held: this.#guard.held,
     });
+  }
+
+  /** Keeps the evening's place with an action about to be done, or done and its press held (the guard's hooks). */
+  #keepWith(d: Dispatch): Promise<void> {
+    return this.#cur ? this.#keep(this.#cur, d) : Promise.resolve();
   }
 
   /** A new evening's first book line: the goal, the entry, the inputs (no secret value), the author. */
@@ -324,6 +329,8 @@ class Evening {
         results.push({ id: d.call, ok: true, text: `done: ${what} (the evening was interrupted; the screen had moved on)` });
         changed = true;
       }
+      // Done and its press held before the stop (the held presses kept with it): its refusal line is now written.
+      if (recovery === 'refused') results.push({ id: d.call, ok: false, text: d.refused ?? '' });
     }
     const rest = state.calls.slice(results.length);
     if (rest.length === 0) return null;

@@ -87,6 +87,13 @@ export interface GuardOptions {
    */
   dispatching?: (d: Dispatch) => Promise<void>;
   /**
+   * Called, and awaited, when a press just done is kept with the held presses and its call refused (a submenu item
+   * that showed no submenu), before the refusal line is written: a host that may be stopped keeps the held presses
+   * as they now are, with the action and its answer (`refused`), so a stop in between loses no press (`recover`
+   * writes the line). docs/ARCHITECTURE.md, "A menu opened and picked in" (A host that may be stopped).
+   */
+  holding?: (d: Dispatch) => Promise<void>;
+  /**
    * Side-effect detection: the app's origins and ignorable endpoints. When the surface can watch writes, every
    * write an action sends is held while the owner is asked (a button is then asked about only if it writes).
    */
@@ -105,7 +112,15 @@ export const DispatchedLine = TraceAct.omit({ seq: true, at: true, prev: true, a
 export type DispatchedLine = z.infer<typeof DispatchedLine>;
 
 /** An action the guard was about to do (or did) when the host last heard from it; `call` is the model's call id. */
-export const Dispatch = z.strictObject({ call: z.string(), line: DispatchedLine });
+export const Dispatch = z.strictObject({
+  call: z.string(),
+  line: DispatchedLine,
+  /**
+   * The action was done and its press kept with the held presses (see Held), its call refused: this is the answer
+   * (masked), whose refusal line is the next line (GuardOptions.holding).
+   */
+  refused: z.string().optional(),
+});
 export type Dispatch = z.infer<typeof Dispatch>;
 
 /** An act line as written, but for its number, time and chain. */
@@ -154,9 +169,10 @@ function pickLevels(item: Control, pick: MenuPick): string[] {
  * What became of an action dispatched before a stop that left no book line: `written` (the screen had moved
  * on, so it happened; its line is now in the book), `redo` (doing it again is harmless: typing the same value,
  * or a navigation that visibly did not happen), or `uncertain` (a press that may or may not have happened and
- * must not be made twice: a commit, or a toggle, on a screen that did not change).
+ * must not be made twice: a commit, or a toggle, on a screen that did not change), or `refused` (it happened and its
+ * press is among the held presses resumed; the refusal line that answers its call is now in the book).
  */
-export type Recovery = 'written' | 'redo' | 'uncertain';
+export type Recovery = 'written' | 'redo' | 'uncertain' | 'refused';
 
 /** The book handed to `resume` is not one this guard can carry on (lines missing or out of order). */
 export class BookResumeError extends HandrailError<'BOOK_BROKEN'> {
@@ -355,6 +371,11 @@ export class Guard {
    */
   recover(d: Dispatch): Promise<Recovery> {
     return this.#lock.run(async () => {
+      // Its press was kept with the held presses, which the host kept with it: only its refusal line is missing.
+      if (d.refused !== undefined) {
+        await this.#writeRefusal('act', d.refused);
+        return 'refused';
+      }
       // A pick joined from presses (see Held) was, on the screen, a press on the item in the open menu: it is settled
       // as that press, from the screen the menu showed on.
       const pair = d.line.presses !== undefined;
@@ -376,16 +397,18 @@ export class Guard {
   handle(call: ToolCall): Promise<ToolOutcome> {
     return this.#lock.run(async () => {
       const outcome = await this.#handle(call);
-      // Every refusal is kept in the book (masked like every line), so a reviewer sees what the model tried.
-      const m = outcome.ok ? null : REFUSED_RE.exec(outcome.text);
-      if (m && !this.#wroteRefusal) {
-        await this.write({ kind: 'refusal', tool: String(call.name).slice(0, 40), code: m[1] as string, message: m[2] as string });
-      }
+      if (!outcome.ok && !this.#wroteRefusal) await this.#writeRefusal(String(call.name), outcome.text);
       this.#wroteRefusal = false;
       // What the model reads is masked as its screens are, whichever path made the answer (a refusal quoting a control
       // named with a secret's value, a header the page sent): one place, not call by call.
       return { ...outcome, text: this.#o.masker.mask(outcome.text) };
     });
+  }
+
+  /** Every refusal is kept in the book (masked like every line), so a reviewer sees what the model tried. */
+  async #writeRefusal(tool: string, text: string): Promise<void> {
+    const m = REFUSED_RE.exec(text);
+    if (m) await this.write({ kind: 'refusal', tool: tool.slice(0, 40), code: m[1] as string, message: m[2] as string });
   }
 
   async #handle(call: ToolCall): Promise<ToolOutcome> {
@@ -700,14 +723,18 @@ export class Guard {
     }
     // A submenu item that showed no submenu and wrote nothing, on the menu's unlabelled screen: kept with the presses
     // that opened the menu (a pick may still join them; anything else writes them as they were), never written alone.
+    // A host that may be stopped keeps the press with the held ones before the refusal line is written: resumed from
+    // the place kept before the press, only that refusal would lie beyond it, and the press would be in no line.
     if (pick?.opens && held && quiet) {
       this.#held = { ...held, lines: [...held.lines, written] };
       this.#changed = changed;
-      return refuse(
+      const refused = refuse(
         call.id,
         'UNLABELLED_SCREEN',
         this.#o.masker.mask(`${renderRow(live)} showed no submenu; the press is kept with those that opened the menu. Press it again, press an item of the menu, or name this screen with assert_screen`),
       );
+      await this.#o.holding?.({ call: call.id, line: this.#o.masker.maskDeep(line), refused: refused.text });
+      return refused;
     }
     // The pick: the presses that opened the menu are this one step, written instead of them.
     if (leaf) this.#held = null;

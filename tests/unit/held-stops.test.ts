@@ -1,0 +1,143 @@
+// A press held while a menu is open (a submenu item that showed nothing, a menu button, a list button) is, whenever the process stops, either in a book line or in the held presses the host kept: resumed, the book is the one an uninterrupted evening writes, and a button named with a secret's value stays masked.
+import { describe, expect, it } from 'vitest';
+import { resumeEvening, runEvening, type EveningOptions, type EveningState } from '../../shared/author/evening.ts';
+import type { Owner } from '../../shared/author/ports.ts';
+import { ScriptedModel, type Script } from '../../shared/author/scripted.ts';
+import { compile } from '../../shared/compile/compile.ts';
+import { TraceLine } from '../../shared/schema/trace.ts';
+import { control, MemoryBook, MenuFakeSurface, StoppingBook, until, watchedEvening, type FakeScreen } from '../fixtures/author/fake-surface.ts';
+
+const nobody: Owner = { ask: () => Promise.reject(new Error('opening a menu and picking in it writes nothing: nobody is asked')) };
+
+/** A page with a menu button; its menu has Export, a submenu item whose press shows nothing, and Print, which closes it. */
+function screens(buttonName = 'More'): Record<string, FakeScreen> {
+  const more = control('|c0', 'button', buttonName, { offers: ['choose'] });
+  return {
+    page: { controls: [more, control('|c1', 'link', 'Help')], text: 'Page', next: { '|c0': 'open' } },
+    open: {
+      controls: [{ ...more, expanded: true }, control('|c1', 'link', 'Help'), control('|c2', 'menuitem', 'Export'), control('|c3', 'menuitem', 'Print')],
+      text: 'Page',
+      next: { '|c0': 'page', '|c3': 'page' },
+      picks: { '|c2': { button: '|c0', name: buttonName, value: 'Export', opens: true }, '|c3': { button: '|c0', name: buttonName, value: 'Print', opens: false } },
+    },
+  };
+}
+
+const lines = (book: MemoryBook): TraceLine[] => book.lines.map((l) => TraceLine.parse(l));
+/** A book as a reviewer compares two: each line but for its time and chain. */
+const content = (book: MemoryBook): unknown[] => lines(book).map(({ at: _at, prev: _prev, ...rest }) => rest);
+const presses = (surface: MenuFakeSurface): string[] => surface.log.filter((l) => l.startsWith('start'));
+
+const LABEL = { tool: 'assert_screen', label: 'page', title: 'Page' } as const;
+const EXPORT = { tool: 'act', match: "menuitem 'Export'", verb: 'invoke' } as const;
+const PRINT = { tool: 'act', match: "menuitem 'Print'", verb: 'invoke' } as const;
+const FINISH = { tool: 'finish', label: 'page' } as const;
+const button = (name: string) => ({ tool: 'act', match: `button '${name}'`, verb: 'invoke' }) as const;
+const at = new Date('2026-01-01T00:00:00Z');
+
+interface Run {
+  screens: Record<string, FakeScreen>;
+  script: Script;
+  inputs?: EveningOptions['inputs'];
+}
+
+function options(r: Run, surface: MenuFakeSurface, book: MemoryBook, model: ScriptedModel, keep: EveningState[]): EveningOptions {
+  return { ...watchedEvening(surface, book, model, { owner: nobody, goal: 'print', keep }), inputs: r.inputs ?? [], now: () => at };
+}
+
+/** The evening run through once, never stopped: its book and the presses the page saw. */
+async function uninterrupted(r: Run): Promise<{ book: MemoryBook; presses: string[] }> {
+  const surface = new MenuFakeSurface(r.screens, 'page');
+  const book = new MemoryBook();
+  expect(await runEvening(options(r, surface, book, new ScriptedModel(r.script), []))).toMatchObject({ ok: true, finished: 'page' });
+  return { book, presses: presses(surface) };
+}
+
+/**
+ * The evening run until `stops` says the process stops (after writing a line, or at a place kept), then resumed by a
+ * second process from the book and the last place kept, on the same page.
+ */
+async function stoppedAndResumed(r: Run, stops: { atLine?: (l: TraceLine) => boolean; atKeep?: (s: EveningState) => boolean }) {
+  const surface = new MenuFakeSurface(r.screens, 'page');
+  const book = new StoppingBook(stops.atLine ?? (() => false));
+  const kept: EveningState[] = [];
+  let stoppedAtKeep = false;
+  const o = options(r, surface, book, new ScriptedModel(r.script), kept);
+  const keep = o.checkpoint as NonNullable<EveningOptions['checkpoint']>;
+  void runEvening({
+    ...o,
+    checkpoint: async (s) => {
+      await keep(s);
+      if (stops.atKeep?.(s)) {
+        stoppedAtKeep = true;
+        await new Promise(() => undefined);
+      }
+    },
+  });
+  await until(() => book.stopped || stoppedAtKeep);
+  const state = kept.at(-1) as EveningState;
+  const resumed = new MemoryBook();
+  for (const l of book.lines) await resumed.append(l);
+  const result = await resumeEvening(options(r, surface, resumed, new ScriptedModel(r.script, 'scripted', state.model), []), { lines: lines(resumed), state });
+  return { result, state, book: resumed, presses: presses(surface) };
+}
+
+describe('a submenu item that showed no submenu, and a stop', () => {
+  const run: Run = { screens: screens(), script: { turns: [[LABEL, button('More')], [EXPORT], [PRINT], [FINISH]] } };
+
+  it('stopped just after its refusal line, before the place was kept again: resumed, the pick lists its press, and the book is the uninterrupted one', async () => {
+    const once = await uninterrupted(run);
+    expect(lines(once.book).find((l) => l.kind === 'act')).toMatchObject({ presses: [{ name: 'More' }, { name: 'Export' }, { name: 'Print' }] });
+    const r = await stoppedAndResumed(run, { atLine: (l) => l.kind === 'refusal' && l.code === 'UNLABELLED_SCREEN' });
+    expect(r.result).toMatchObject({ ok: true, finished: 'page' });
+    expect(r.presses).toEqual(once.presses);
+    expect(content(r.book)).toEqual(content(once.book));
+    expect(compile(lines(r.book), { id: 'print' }).ok).toBe(true);
+  });
+
+  it('stopped after its press was kept with the held ones and before its refusal line: resumed, the refusal is written, nothing pressed again, the book the uninterrupted one', async () => {
+    const once = await uninterrupted(run);
+    const r = await stoppedAndResumed(run, { atKeep: (s) => s.dispatched?.line.control.name === 'Export' && s.held?.lines.length === 2 });
+    expect(r.state.held?.lines.map((l) => l.control.name)).toEqual(['More', 'Export']);
+    expect(r.result).toMatchObject({ ok: true, finished: 'page' });
+    expect(r.presses).toEqual(once.presses);
+    expect(content(r.book)).toEqual(content(once.book));
+  });
+
+  it('with a button named with a secret\'s value: the place kept is masked, and resumed the pick still joins the masked press, the book the uninterrupted one', async () => {
+    const masked: Run = {
+      screens: screens('More for 4711-77'),
+      script: { turns: [[LABEL, button('More for [secret:account]')], [EXPORT], [PRINT], [FINISH]] },
+      inputs: [{ name: 'account', value: '4711-77', secret: true }],
+    };
+    const once = await uninterrupted(masked);
+    const r = await stoppedAndResumed(masked, { atLine: (l) => l.kind === 'refusal' && l.code === 'UNLABELLED_SCREEN' });
+    expect(JSON.stringify(r.state)).not.toContain('4711-77');
+    expect(r.result).toMatchObject({ ok: true, finished: 'page' });
+    expect(content(r.book)).toEqual(content(once.book));
+    expect(JSON.stringify(r.book.lines)).not.toContain('4711-77');
+    expect(lines(r.book).find((l) => l.kind === 'act')).toMatchObject({ verb: 'choose', value: 'Print', control: { name: 'More for [secret:account]' } });
+  });
+});
+
+describe('a press held that wrote no line of its own, and a stop just after it', () => {
+  it('a menu button: stopped after its press and before the place was kept again, resumed the press is in a book line (written as it was), never lost, never made twice', async () => {
+    const run: Run = { screens: screens(), script: { turns: [[LABEL, button('More')], [PRINT], [FINISH]] } };
+    const surface = new MenuFakeSurface(run.screens, 'page');
+    // The button's press happens and then never returns: the process stops during it.
+    surface.hangs.add('page|c0');
+    const book = new MemoryBook();
+    const kept: EveningState[] = [];
+    void runEvening(options(run, surface, book, new ScriptedModel(run.script), kept));
+    await until(() => surface.log.includes('end invoke |c0'));
+    const state = kept.at(-1) as EveningState;
+    expect(state.dispatched?.line).toMatchObject({ verb: 'invoke', control: { name: 'More' } });
+    surface.hangs.clear();
+    const resumed = await resumeEvening(options(run, surface, book, new ScriptedModel(run.script, 'scripted', state.model), kept), { lines: lines(book), state });
+    // The open menu has no label, so the item alone is refused there: the press that opened it is in the book.
+    expect(resumed).toMatchObject({ ok: false, code: 'NO_FINISH' });
+    const acts = lines(book).filter((l) => l.kind === 'act');
+    expect(acts.map((l) => (l.kind === 'act' ? `${l.verb} ${l.control.name}` : ''))).toEqual(['invoke More']);
+    expect(presses(surface).filter((p) => p === 'start invoke |c0')).toHaveLength(1);
+  });
+});
