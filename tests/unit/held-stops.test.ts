@@ -120,24 +120,56 @@ describe('a submenu item that showed no submenu, and a stop', () => {
   });
 });
 
-describe('a press held that wrote no line of its own, and a stop just after it', () => {
-  it('a menu button: stopped after its press and before the place was kept again, resumed the press is in a book line (written as it was), never lost, never made twice', async () => {
-    const run: Run = { screens: screens(), script: { turns: [[LABEL, button('More')], [PRINT], [FINISH]] } };
-    const surface = new MenuFakeSurface(run.screens, 'page');
-    // The button's press happens and then never returns: the process stops during it.
-    surface.hangs.add('page|c0');
-    const book = new MemoryBook();
-    const kept: EveningState[] = [];
-    void runEvening(options(run, surface, book, new ScriptedModel(run.script), kept));
-    await until(() => surface.log.includes('end invoke |c0'));
-    const state = kept.at(-1) as EveningState;
-    expect(state.dispatched?.line).toMatchObject({ verb: 'invoke', control: { name: 'More' } });
-    surface.hangs.clear();
-    const resumed = await resumeEvening(options(run, surface, book, new ScriptedModel(run.script, 'scripted', state.model), kept), { lines: lines(book), state });
-    // The open menu has no label, so the item alone is refused there: the press that opened it is in the book.
-    expect(resumed).toMatchObject({ ok: false, code: 'NO_FINISH' });
-    const acts = lines(book).filter((l) => l.kind === 'act');
-    expect(acts.map((l) => (l.kind === 'act' ? `${l.verb} ${l.control.name}` : ''))).toEqual(['invoke More']);
-    expect(presses(surface).filter((p) => p === 'start invoke |c0')).toHaveLength(1);
-  });
+/** The open menu's Export opens a submenu showing PDF (a new screen); PDF closes the menu. */
+function submenu(): Record<string, FakeScreen> {
+  const s = screens();
+  const open = s.open as FakeScreen;
+  const pdf = control('|c4', 'menuitem', 'PDF');
+  const picks = { ...open.picks, '|c4': { button: '|c0', name: 'More', value: 'Export › PDF', opens: false } };
+  s.open = { ...open, next: { ...open.next, '|c2': 'open2' }, picks };
+  s.open2 = { ...open, controls: [...open.controls, pdf], next: { '|c4': 'page' }, picks };
+  return s;
+}
+
+/** A list button (Headless UI's Listbox): pressing it shows its options. */
+function list(): Record<string, FakeScreen> {
+  const queue = control('|c0', 'button', 'Queue', { offers: ['choose'] });
+  const claims = control('|c2', 'option', 'Claims', { ancestors: ['listbox'] });
+  return {
+    page: { controls: [queue], text: 'Page', next: { '|c0': 'open' } },
+    open: { controls: [{ ...queue, expanded: true }, claims], text: 'Page', next: { '|c2': 'page' }, picks: { '|c2': { button: '|c0', name: 'Queue', value: 'Claims', opens: false } } },
+  };
+}
+
+describe('a press held that wrote no line of its own, the process stopped during it (before the place was kept again)', () => {
+  const cases: { what: string; run: Run; hang: string }[] = [
+    { what: 'a menu button', run: { screens: screens(), script: { turns: [[LABEL, button('More')], [PRINT], [FINISH]] } }, hang: 'page|c0' },
+    { what: 'a list button', run: { screens: list(), script: { turns: [[LABEL, button('Queue')], [{ tool: 'act', match: "option 'Claims'", verb: 'invoke' }], [FINISH]] } }, hang: 'page|c0' },
+    {
+      what: 'a held submenu item that opened its submenu',
+      run: { screens: submenu(), script: { turns: [[LABEL, button('More')], [EXPORT], [{ tool: 'act', match: "menuitem 'PDF'", verb: 'invoke' }], [FINISH]] } },
+      hang: 'open|c2',
+    },
+  ];
+  for (const c of cases) {
+    it(`${c.what}: resumed, the press is settled from the screen (it moved on: written as it was, the presses held before it first), in a book line once, never made again`, async () => {
+      const surface = new MenuFakeSurface(c.run.screens, 'page');
+      surface.hangs.add(c.hang);
+      const book = new MemoryBook();
+      const kept: EveningState[] = [];
+      void runEvening(options(c.run, surface, book, new ScriptedModel(c.run.script), kept));
+      const ref = c.hang.slice(c.hang.indexOf('|'));
+      await until(() => surface.log.includes(`end invoke ${ref}`));
+      const state = kept.at(-1) as EveningState;
+      expect(state.dispatched?.line.control.ref).toBe(ref);
+      surface.hangs.clear();
+      await resumeEvening(options(c.run, surface, book, new ScriptedModel(c.run.script, 'scripted', state.model), []), { lines: lines(book), state });
+      // Every press the page saw is in exactly one book line: an act of its own, or one a pick lists.
+      const seen = presses(surface).map((p) => p.slice('start invoke '.length));
+      expect(new Set(seen).size).toBe(seen.length);
+      const byRef = (r: string) => (Object.values(c.run.screens).flatMap((sc) => sc.controls).find((x) => x.ref === r) as { name: string }).name;
+      const inBook = lines(book).flatMap((l) => (l.kind !== 'act' ? [] : l.presses ? l.presses.map((p) => p.name) : [l.control.name]));
+      expect(inBook.sort()).toEqual(seen.map(byRef).sort());
+    });
+  }
 });
