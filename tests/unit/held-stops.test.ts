@@ -104,6 +104,23 @@ describe('a submenu item that showed no submenu, and a stop', () => {
     expect(content(r.book)).toEqual(content(once.book));
   });
 
+  it('with the pick sent in the same message as the item, stopped on either side of the refusal line: resumed, the pick runs on and lists the kept press', async () => {
+    const same: Run = { screens: screens(), script: { turns: [[LABEL, button('More')], [EXPORT, PRINT], [FINISH]] } };
+    const once = await uninterrupted(same);
+    expect(lines(once.book).find((l) => l.kind === 'act')).toMatchObject({ presses: [{ name: 'More' }, { name: 'Export' }, { name: 'Print' }] });
+    const stops = [
+      { atLine: (l: TraceLine) => l.kind === 'refusal' && l.code === 'UNLABELLED_SCREEN' },
+      { atKeep: (s: EveningState) => s.dispatched?.refused !== undefined },
+    ];
+    for (const stop of stops) {
+      const r = await stoppedAndResumed(same, stop);
+      expect(r.state.results).toHaveLength(0);
+      expect(r.result).toMatchObject({ ok: true, finished: 'page' });
+      expect(r.presses).toEqual(once.presses);
+      expect(content(r.book)).toEqual(content(once.book));
+    }
+  });
+
   it('with a button named with a secret\'s value: the place kept is masked, and resumed the pick still joins the masked press, the book the uninterrupted one', async () => {
     const masked: Run = {
       screens: screens('More for 4711-77'),
