@@ -158,6 +158,26 @@ function list(): Record<string, FakeScreen> {
   };
 }
 
+describe('a submenu item that shows no submenu, the process stopped during its press', () => {
+  it('the screen unchanged, the press is settled as any press that visibly did nothing (redone, as a navigation is): the book the uninterrupted one', async () => {
+    const run: Run = { screens: screens(), script: { turns: [[LABEL, button('More')], [EXPORT], [PRINT], [FINISH]] } };
+    const once = await uninterrupted(run);
+    const surface = new MenuFakeSurface(run.screens, 'page');
+    surface.hangs.add('open|c2');
+    const book = new MemoryBook();
+    const kept: EveningState[] = [];
+    void runEvening(options(run, surface, book, new ScriptedModel(run.script), kept));
+    await until(() => surface.log.includes('end invoke |c2'));
+    const state = kept.at(-1) as EveningState;
+    expect(state).toMatchObject({ dispatched: { line: { control: { name: 'Export' } } }, held: { lines: [{ control: { name: 'More' } }] } });
+    surface.hangs.clear();
+    const r = await resumeEvening(options(run, surface, book, new ScriptedModel(run.script, 'scripted', state.model), []), { lines: lines(book), state });
+    expect(r).toMatchObject({ ok: true, finished: 'page' });
+    expect(content(book)).toEqual(content(once.book));
+    expect(presses(surface)).toEqual(['start invoke |c0', 'start invoke |c2', 'start invoke |c2', 'start invoke |c3']);
+  });
+});
+
 describe('a press held that wrote no line of its own, the process stopped during it (before the place was kept again)', () => {
   const cases: { what: string; run: Run; hang: string }[] = [
     { what: 'a menu button', run: { screens: screens(), script: { turns: [[LABEL, button('More')], [PRINT], [FINISH]] } }, hang: 'page|c0' },
