@@ -329,8 +329,18 @@ class Evening {
         results.push({ id: d.call, ok: true, text: `done: ${what} (the evening was interrupted; the screen had moved on)` });
         changed = true;
       }
-      // Done and its press held before the stop (the held presses kept with it): its refusal line is now written.
-      if (recovery === 'refused') results.push({ id: d.call, ok: false, text: d.refused ?? '' });
+      // A press that opened a menu or a list: held again, as the lost process held it (see Held in guard.ts).
+      if (recovery === 'held') {
+        results.push({ id: d.call, ok: true, text: `done: ${what} opened a menu or list (the evening was interrupted); press the item you want in it next: the two presses are written as one step` });
+        changed = true;
+      }
+      // Its press is with the held presses: its refusal line, now the book's last, answers it. Settled from a screen
+      // that moved on (no answer kept with it), the rest of the turn is refused as after any press that moved it.
+      const last = guard.lastLine;
+      if (recovery === 'refused' && last?.kind === 'refusal') {
+        results.push({ id: d.call, ok: false, text: `refused (${last.code}): ${last.message}` });
+        if (d.refused === undefined) changed = true;
+      }
     }
     const rest = state.calls.slice(results.length);
     if (rest.length === 0) return null;
