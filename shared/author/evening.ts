@@ -166,7 +166,7 @@ class Evening {
       // A line the page wrote is a refusal too: one that wrote the presses as they were is written after them (an act),
       // and one written as the pick began leaves them held (#reportStrays in guard.ts).
       ...(from?.state?.held && from.lines.slice(from.state.lines).every((l) => l.kind === 'refusal') ? { held: from.state.held } : {}),
-      ...(o.checkpoint ? { dispatching: (d: Dispatch) => (this.#cur ? this.#keep(this.#cur, d) : Promise.resolve()) } : {}),
+      ...(o.checkpoint ? { dispatching: (d: Dispatch) => this.#keepWith(d), holding: (d: Dispatch) => this.#keepWith(d) } : {}),
     });
     this.#maxTurns = o.maxTurns ?? DEFAULT_MAX_TURNS;
     this.#turns = from?.state?.turns ?? 0;
@@ -225,6 +225,11 @@ class Evening {
       dispatched,
       held: this.#guard.held,
     });
+  }
+
+  /** Keeps the evening's place with an action about to be done, or done and its press held (the guard's hooks). */
+  #keepWith(d: Dispatch): Promise<void> {
+    return this.#cur ? this.#keep(this.#cur, d) : Promise.resolve();
   }
 
   /** A new evening's first book line: the goal, the entry, the inputs (no secret value), the author. */
@@ -323,6 +328,18 @@ class Evening {
       if (recovery === 'written') {
         results.push({ id: d.call, ok: true, text: `done: ${what} (the evening was interrupted; the screen had moved on)` });
         changed = true;
+      }
+      // A press that opened a menu or a list: held again, as the lost process held it (see Held in guard.ts).
+      if (recovery === 'held') {
+        results.push({ id: d.call, ok: true, text: `done: ${what} opened a menu or list (the evening was interrupted); press the item you want in it next: the two presses are written as one step` });
+        changed = true;
+      }
+      // Its press is with the held presses: its refusal line, now the book's last, answers it. Settled from a screen
+      // that moved on (no answer kept with it), the rest of the turn is refused as after any press that moved it.
+      const last = guard.lastLine;
+      if (recovery === 'refused' && last?.kind === 'refusal') {
+        results.push({ id: d.call, ok: false, text: `refused (${last.code}): ${last.message}` });
+        if (d.refused === undefined) changed = true;
       }
     }
     const rest = state.calls.slice(results.length);

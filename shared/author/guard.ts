@@ -94,6 +94,15 @@ export interface GuardOptions {
    */
   dispatching?: (d: Dispatch) => Promise<void>;
   /**
+   * Called, and awaited, when a press just done is kept with the held presses and its call refused (a submenu item
+   * that showed no submenu), before the refusal line is written: a host that may be stopped keeps the held presses
+   * as they now are, with the action and its answer (`refused`), so a stop in between loses no press (`recover`
+   * writes the line). Such a host keeps the held presses with its place, so a press that may open a menu or a list
+   * is dispatched with what `recover` needs to hold it again (`Dispatch.opening`). docs/ARCHITECTURE.md, "A menu
+   * opened and picked in" (A host that may be stopped).
+   */
+  holding?: (d: Dispatch) => Promise<void>;
+  /**
    * Side-effect detection: the app's origins and ignorable endpoints. When the surface can watch writes, every
    * write an action sends is held while the owner is asked (a button is then asked about only if it writes).
    */
@@ -112,7 +121,29 @@ export const DispatchedLine = TraceAct.omit({ seq: true, at: true, prev: true, a
 export type DispatchedLine = z.infer<typeof DispatchedLine>;
 
 /** An action the guard was about to do (or did) when the host last heard from it; `call` is the model's call id. */
-export const Dispatch = z.strictObject({ call: z.string(), line: DispatchedLine });
+export const Dispatch = z.strictObject({
+  call: z.string(),
+  line: DispatchedLine,
+  /**
+   * The action was done and its press kept with the held presses (see Held), its call refused: this is the answer
+   * (masked), whose refusal line is the next line (GuardOptions.holding).
+   */
+  refused: z.string().optional(),
+  /**
+   * A press that may open a menu or a list to pick in (see Held), as the guard saw its screen before it (masked): the
+   * popup items showing then, the press's menu row as rendered, the button's `choose` row, and for a submenu item
+   * where it is reached from. A press cut off after the screen moved is then held again on resume as the lost process
+   * would have held it (`recover`).
+   */
+  opening: z
+    .strictObject({
+      popups: z.strictObject({ items: z.array(z.string()), options: z.array(z.string()) }),
+      row: z.string(),
+      chooseRow: z.number().int().positive(),
+      submenu: z.strictObject({ name: z.string(), value: z.string() }).optional(),
+    })
+    .optional(),
+});
 export type Dispatch = z.infer<typeof Dispatch>;
 
 /** An act line as written, but for its number, time and chain. */
@@ -140,16 +171,28 @@ function sameControl(a: Control, b: Control): boolean {
   return a.role === b.role && a.name === b.name && JSON.stringify(a.scope) === JSON.stringify(b.scope) && JSON.stringify(a.ancestors) === JSON.stringify(b.ancestors);
 }
 
-/**
- * What a press opened: `menu` when `after` shows a menu item `before` did not, `list` when it shows an option it did
- * not (shared/dom/options.ts menuItemKeys, optionKeys); null when neither.
- */
-function popupOpened(before: Observation, after: Observation): 'menu' | 'list' | null {
-  const shows = (keys: (controls: readonly Control[]) => string[]): boolean => {
-    const was = new Set(keys(before.parts.flatMap((p) => p.controls)));
-    return keys(after.parts.flatMap((p) => p.controls)).some((k) => !was.has(k));
+type Popups = NonNullable<Dispatch['opening']>['popups'];
+
+/** The menu items and options a screen shows (shared/dom/options.ts menuItemKeys, optionKeys), masked by `mask`. */
+function popupsOf(obs: Observation, mask: (s: string) => string): Popups {
+  const controls = obs.parts.flatMap((p) => p.controls);
+  return { items: menuItemKeys(controls).map(mask), options: optionKeys(controls).map(mask) };
+}
+
+const asIs = (t: string): string => t;
+
+/** What a press opened: `menu` when `after` shows a menu item `before` did not, `list` when it shows an option it did not; null when neither. */
+function popupOpened(before: Popups, after: Popups): 'menu' | 'list' | null {
+  const shows = (keys: 'items' | 'options'): boolean => {
+    const was = new Set(before[keys]);
+    return after[keys].some((k) => !was.has(k));
   };
-  return shows(menuItemKeys) ? 'menu' : shows(optionKeys) ? 'list' : null;
+  return shows('items') ? 'menu' : shows('options') ? 'list' : null;
+}
+
+/** The refusal of a submenu item whose press showed no submenu (its press kept with the held ones; see Held). */
+function showedNoSubmenu(row: string): string {
+  return `${row} showed no submenu; the press is kept with those that opened the menu. Press it again, press an item of the menu, or name this screen with assert_screen`;
 }
 
 /** The levels a pick names: an option's name whole (a list has no submenus), a menu item's path (shared/menu-path.ts). */
@@ -161,9 +204,11 @@ function pickLevels(item: Control, pick: MenuPick): string[] {
  * What became of an action dispatched before a stop that left no book line: `written` (the screen had moved
  * on, so it happened; its line is now in the book), `redo` (doing it again is harmless: typing the same value,
  * or a navigation that visibly did not happen), or `uncertain` (a press that may or may not have happened and
- * must not be made twice: a commit, or a toggle, on a screen that did not change).
+ * must not be made twice: a commit, or a toggle, on a screen that did not change), `held` (a press that opened a
+ * menu or a list, held again as the lost process held it: see Held), or `refused` (a submenu item that showed no
+ * submenu: its press is with the held presses, and the refusal line that answers its call is now the book's last).
  */
-export type Recovery = 'written' | 'redo' | 'uncertain';
+export type Recovery = 'written' | 'redo' | 'uncertain' | 'held' | 'refused';
 
 /** The book handed to `resume` is not one this guard can carry on (lines missing or out of order). */
 export class BookResumeError extends HandrailError<'BOOK_BROKEN'> {
@@ -362,6 +407,11 @@ export class Guard {
    */
   recover(d: Dispatch): Promise<Recovery> {
     return this.#lock.run(async () => {
+      // Its press was kept with the held presses, which the host kept with it: only its refusal line is missing.
+      if (d.refused !== undefined) {
+        await this.#writeRefusal('act', d.refused);
+        return 'refused';
+      }
       // A pick joined from presses (see Held) was, on the screen, a press on the item in the open menu: it is settled
       // as that press, from the screen the menu showed on.
       const pair = d.line.presses !== undefined;
@@ -372,9 +422,11 @@ export class Guard {
       const from = pair ? (this.#held?.lines.at(-1)?.after.signature ?? d.line.before.signature) : d.line.before.signature;
       if (now.signature === from) return redo === 'if_navigate' && d.line.effect.kind === 'navigate' ? 'redo' : 'uncertain';
       if (pair) this.#held = null;
-      await this.write({ ...d.line, after: this.#seen(now) });
       this.#current = { obs: now, menu: buildMenu(now) };
       this.#changed = true;
+      const again = d.opening ? await this.#holdAgain(d, d.opening, now) : null;
+      if (again) return again;
+      await this.write({ ...d.line, after: this.#seen(now) });
       return 'written';
     });
   }
@@ -383,16 +435,18 @@ export class Guard {
   handle(call: ToolCall): Promise<ToolOutcome> {
     return this.#lock.run(async () => {
       const outcome = await this.#handle(call);
-      // Every refusal is kept in the book (masked like every line), so a reviewer sees what the model tried.
-      const m = outcome.ok ? null : REFUSED_RE.exec(outcome.text);
-      if (m && !this.#wroteRefusal) {
-        await this.write({ kind: 'refusal', tool: String(call.name).slice(0, 40), code: m[1] as string, message: m[2] as string });
-      }
+      if (!outcome.ok && !this.#wroteRefusal) await this.#writeRefusal(String(call.name), outcome.text);
       this.#wroteRefusal = false;
       // What the model reads is masked as its screens are, whichever path made the answer (a refusal quoting a control
       // named with a secret's value, a header the page sent): one place, not call by call.
       return { ...outcome, text: this.#o.masker.mask(outcome.text) };
     });
+  }
+
+  /** Every refusal is kept in the book (masked like every line), so a reviewer sees what the model tried. */
+  async #writeRefusal(tool: string, text: string): Promise<void> {
+    const m = REFUSED_RE.exec(text);
+    if (m) await this.write({ kind: 'refusal', tool: tool.slice(0, 40), code: m[1] as string, message: m[2] as string });
   }
 
   async #handle(call: ToolCall): Promise<ToolOutcome> {
@@ -638,7 +692,17 @@ export class Guard {
             effect,
             before: this.#seen(before),
           };
-    await this.#o.dispatching?.({ call: call.id, line: this.#o.masker.maskDeep(line) });
+    const mask = (t: string): string => this.#o.masker.mask(t);
+    // Only a host that keeps the held presses with its place (one that passes `holding`) can hold a press again.
+    const opens: Dispatch['opening'] = opening && this.#o.holding
+      ? {
+          popups: popupsOf(before, mask),
+          row: mask(renderRow(live)),
+          chooseRow: this.#chooseRowOf(live),
+          ...(pick ? { submenu: { name: mask(pick.name), value: mask(pick.value) } } : {}),
+        }
+      : undefined;
+    await this.#o.dispatching?.({ call: call.id, line: this.#o.masker.maskDeep(line), ...(opens ? { opening: opens } : {}) });
     // A clerk's choice or typing has already happened in the page when the guard hears of it (only a press is held
     // for the guard): where writes are not held, what was sent since the last action is this action's.
     const clerkDidIt = this.#o.actor === 'human' && this.#o.surface.writesUnheld === true && (row.verb === 'select' || row.verb === 'set_value');
@@ -704,7 +768,7 @@ export class Guard {
     // A press that opened a menu or a list and wrote nothing is held: the model's next call may pick in it. A submenu
     // item the owner did not call a commit counts as opened when an item one level below it shows (opened on hover).
     const quiet = writes.length === 0 && !effect.unasked && !(effect.kind === 'commit' && effect.by === 'owner');
-    const popup = opening && quiet ? popupOpened(before, after) : null;
+    const popup = opening && quiet ? popupOpened(popupsOf(before, asIs), popupsOf(after, asIs)) : null;
     const opened = pick ? (popup === 'menu' || (opening && quiet && (await this.#submenuShows(after, pick))) ? 'menu' : null) : popup;
     if (opened) {
       this.#changed = changed;
@@ -712,14 +776,14 @@ export class Guard {
     }
     // A submenu item that showed no submenu and wrote nothing, on the menu's unlabelled screen: kept with the presses
     // that opened the menu (a pick may still join them; anything else writes them as they were), never written alone.
+    // A host that may be stopped keeps the press with the held ones before the refusal line is written: resumed from
+    // the place kept before the press, only that refusal would lie beyond it, and the press would be in no line.
     if (pick?.opens && held && quiet) {
       this.#held = { ...held, lines: [...held.lines, written] };
       this.#changed = changed;
-      return refuse(
-        call.id,
-        'UNLABELLED_SCREEN',
-        this.#o.masker.mask(`${renderRow(live)} showed no submenu; the press is kept with those that opened the menu. Press it again, press an item of the menu, or name this screen with assert_screen`),
-      );
+      const refused = refuse(call.id, 'UNLABELLED_SCREEN', this.#o.masker.mask(showedNoSubmenu(renderRow(live))));
+      await this.#o.holding?.({ call: call.id, line: this.#o.masker.maskDeep(line), refused: refused.text });
+      return refused;
     }
     // The pick: the presses that opened the menu are this one step, written instead of them.
     if (leaf) this.#held = null;
@@ -778,16 +842,46 @@ export class Guard {
     return levels.length === held.levels.length + 1 && held.levels.every((l, i) => levels[i] === l) ? pick : null;
   }
 
-  /** Whether the latest look shows an item one level below the submenu item `pick` (its submenu is open). */
-  async #submenuShows(after: Observation, pick: MenuPick): Promise<boolean> {
-    const want = menuLevels(pick.value);
+  /**
+   * Whether the latest look shows an item one level below the submenu item `pick` (its submenu is open). Compared
+   * masked: a pick a host kept is (a button named with a secret's value).
+   */
+  async #submenuShows(after: Observation, pick: Pick<MenuPick, 'name' | 'value'>): Promise<boolean> {
+    const mask = (t: string): string => this.#o.masker.mask(t);
+    const want = menuLevels(mask(pick.value));
     for (const c of after.parts.flatMap((p) => p.controls)) {
       if (!c.role.startsWith('menuitem')) continue;
       const below = await this.#o.surface.menuPick?.(c.ref).catch(() => null);
-      const levels = below ? menuLevels(below.value) : [];
-      if (below?.name === pick.name && levels.length === want.length + 1 && want.every((l, i) => levels[i] === l)) return true;
+      const levels = below ? menuLevels(mask(below.value)) : [];
+      if (below && mask(below.name) === mask(pick.name) && levels.length === want.length + 1 && want.every((l, i) => levels[i] === l)) return true;
     }
     return false;
+  }
+
+  /**
+   * A press that may open a menu or a list, cut off by a stop after the screen moved (see Recovery): held again as
+   * #act would have held it, or kept with the held presses and refused (a submenu item that showed none); null to
+   * write it as it was. What the lost process saw the press send is gone: none is assumed, as the line written
+   * otherwise would carry none either; a press the owner called a commit is never held.
+   */
+  async #holdAgain(d: Dispatch, o: NonNullable<Dispatch['opening']>, now: Observation): Promise<Recovery | null> {
+    if (d.line.effect.kind === 'commit' && d.line.effect.by === 'owner') return null;
+    const popup = popupOpened(o.popups, popupsOf(now, (t) => this.#o.masker.mask(t)));
+    const written: ActDraft = { ...d.line, writes: [], after: this.#seen(now) };
+    const held = this.#held;
+    if (!o.submenu) {
+      if (!popup) return null;
+      this.#held = { lines: [written], button: d.line.control, chooseRow: o.chooseRow, levels: [] };
+      return 'held';
+    }
+    if (!held) return null;
+    if (popup === 'menu' || (await this.#submenuShows(now, o.submenu))) {
+      this.#held = { ...held, lines: [...held.lines, written], levels: menuLevels(o.submenu.value) };
+      return 'held';
+    }
+    this.#held = { ...held, lines: [...held.lines, written] };
+    await this.#writeRefusal('act', refuse(d.call, 'UNLABELLED_SCREEN', showedNoSubmenu(o.row)).text);
+    return 'refused';
   }
 
   /** The one `choose` step a pick makes of the presses that opened the menu and the item: on the button, from the screen before it. */
@@ -814,14 +908,18 @@ export class Guard {
     };
   }
 
+  /** The row offering `choose` on the control of `row` (a menu button's pick is written on it), else `row`'s own. */
+  #chooseRowOf(row: MenuRow): number {
+    return (this.#shown as Shown).menu.find((r) => r.verb === 'choose' && r.control.ref === row.control.ref)?.n ?? row.n;
+  }
+
   /** Holds a press that opened a menu or a list (see Held) and tells the model how to pick in it. */
   #hold(id: string, row: MenuRow, pick: MenuPick | null, line: ActDraft, opened: 'menu' | 'list'): ToolOutcome {
     const held = this.#held;
     if (pick && held) {
       this.#held = { ...held, lines: [...held.lines, line], levels: menuLevels(pick.value) };
     } else {
-      const chooseRow = (this.#shown as Shown).menu.find((r) => r.verb === 'choose' && r.control.ref === row.control.ref)?.n ?? row.n;
-      this.#held = { lines: [line], button: row.control, chooseRow, levels: [] };
+      this.#held = { lines: [line], button: row.control, chooseRow: this.#chooseRowOf(row), levels: [] };
     }
     const button = (this.#held as Held).button;
     const item = opened === 'list' ? 'option' : 'item';
