@@ -169,18 +169,38 @@ function hiddenControlState(e: Element): { disabled: boolean; checked: string } 
 
 /**
  * Closes the list `el` opened, as a person would: Escape where the focus is (in the list, for MUI's and Radix's; in the
- * field, for an editable combobox), then on `el` itself if the list is still open. Never rejects: it only tidies up.
+ * field, for an editable combobox), once for each level still open while the focus is in one of them (APG: Escape
+ * closes the menu that holds the focus), then — a combobox only — on `el` itself. A menu button is never sent Escape
+ * itself: APG's ignores it, and it would reach a dialog around the menu and close that; one whose menu is still open
+ * is clicked, which toggles it shut. Never rejects: it only tidies up.
  */
 async function closeList(el: ElementHandle<Element>): Promise<void> {
   const open = (): Promise<boolean> => listOpen(el).catch(() => false);
   if (!(await open())) return;
   const page = (await el.ownerFrame().catch(() => null))?.page();
-  await page?.keyboard.press('Escape').catch(() => undefined);
-  // A list still saying it is open a moment later (a close being animated says so until it ends) is not sent a second
-  // Escape at once: on a control that does not take it (MUI's Select), it would reach a dialog around it.
-  const until = Date.now() + 500;
-  while ((await open()) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
-  if (await open()) await el.press('Escape').catch(() => undefined);
+  if (!page) return;
+  // A list still saying it is open a moment after an Escape (a close being animated says so until it ends) is given
+  // the moment before anything more is sent.
+  const closes = async (): Promise<boolean> => {
+    const until = Date.now() + 500;
+    while ((await open()) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    return !(await open());
+  };
+  for (let level = 0; level < 4; level++) {
+    await page.keyboard.press('Escape').catch(() => undefined);
+    if (await closes()) return;
+    const inPopup = await page
+      .evaluate(() => {
+        let at: Element | null = document.activeElement;
+        while (at?.shadowRoot?.activeElement) at = at.shadowRoot.activeElement;
+        return at?.closest('[role=menu], [role=menubar], [role=listbox], [role=tree], [role=grid]') != null;
+      })
+      .catch(() => false);
+    if (!inPopup) break;
+  }
+  const combobox = await el.evaluate((e) => e.getAttribute('role') === 'combobox' || e instanceof HTMLInputElement).catch(() => false);
+  if (combobox) await el.press('Escape').catch(() => undefined);
+  else await el.click({ timeout: 1_000 }).catch(() => undefined);
 }
 
 /** What a person sees change on a screen: its furniture, its controls (with their values) and its text. */

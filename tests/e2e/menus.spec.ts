@@ -1,4 +1,6 @@
 // choose on a menu button (WAI-ARIA APG "Menu Button Pattern"), done by the browser surface in real Chromium: one step opens the menu, activates the one item with that name and checks it took — a plain item closes its menu, a radio item is checked, a menu rendered only on opening at the end of body is waited for — and two items of one name, a missing name and a pick that did not take each fail by name.
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { test, expect } from '@playwright/test';
 import { BrowserSurface } from '../../runner/browser/surface.ts';
 import { WALKER_VERSION } from '../../shared/dom/version.ts';
@@ -186,6 +188,33 @@ test.describe('submenus, by a path', () => {
     expect(await picks()).toEqual([]);
     await expect(surface.page.locator('#file-menu')).toBeHidden();
     await expect(surface.page.locator('#file-menu [role=menu]').first()).toBeHidden();
+  });
+
+  test('the same inside a modal dialog, where the menu button ignores Escape itself (APG): the menus close and the dialog stays open, its unsaved input kept', async () => {
+    // menus-sub.html as APG's menu button behaves (Escape is the menu items' key, not the button's), inside a modal
+    // <dialog> with a form: an Escape sent to the button would reach the dialog and close it.
+    let html = await readFile(fileURLToPath(new URL('../fixtures/menus-sub.html', import.meta.url)), 'utf8');
+    const apg = html.replace(
+      "const open = buttons.find((b) => b.getAttribute('aria-expanded') === 'true');\n    if (!open) return;",
+      "const open = buttons.find((b) => b.getAttribute('aria-expanded') === 'true');\n    if (!open || !menu) return;",
+    );
+    expect(apg, 'the fixture still has the Escape handler this test changes').not.toBe(html);
+    html = apg
+      .replace('<body>', '<body><dialog id="dlg"><form><input aria-label="Note" value="typed, unsaved"></form>')
+      .replace('</body>', `</dialog><script>document.getElementById('dlg').showModal();
+        document.addEventListener('keydown', (e) => { if (e.key === 'Escape' && e.target.closest('[role=menu]')) e.preventDefault(); }, true);</script></body>`);
+    const own = await serveFixtures({ '/in-dialog.html': html });
+    try {
+      await surface.open(`${own.url}/in-dialog.html?stuck=Image`);
+      const file = button(await surface.observe(), 'File');
+      await expect(surface.act(file.ref, { verb: 'choose', value: 'Export › Image › PNG' })).rejects.toMatchObject({ code: 'ACTION_FAILED' });
+      expect(await picks()).toEqual([]);
+      expect(await surface.page.evaluate(() => (document.getElementById('dlg') as HTMLDialogElement).open)).toBe(true);
+      await expect(surface.page.getByRole('textbox', { name: 'Note' })).toHaveValue('typed, unsaved');
+      await expect(surface.page.locator('#file-menu')).toBeHidden();
+    } finally {
+      await own.close();
+    }
   });
 
   test('a name that holds the separator is the item it names when no submenu reads it as a path', async () => {
