@@ -473,13 +473,14 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
       hold(e);
       for (const el of [...dirty]) flushTyped(el);
       const name = path?.value ?? optionName(option);
-      // A listbox shown on the page (no popup), and a list that leaves the page as it was (its control on the screen,
-      // nothing made inert): reported as it is, and the guard picks in the open list (through submenus left open, by
-      // the path). A pick in a submenu of a modal menu (Radix's, whose button is hidden while it is open) is as any
+      // A listbox shown on the page (no popup), and an open list that leaves the page as it was (its control on the
+      // screen, nothing made inert): reported as it is, and the guard picks in the open list (through submenus left
+      // open, by the path). Open as the guard will see it (`listOpen`): else the guard would click its control first,
+      // which shuts it. A pick in a submenu of a modal menu (Radix's, whose button is hidden while it is open) is as any
       // modal list's, below: the guard opens the submenus on the way itself (docs/ARCHITECTURE.md, "The extension's
       // trusted input": submenus).
       const modal = !listHit || inertOutside(doc, list, option);
-      if (list.getAttribute('role') === 'listbox' || !modal) {
+      if (list.getAttribute('role') === 'listbox' || (!modal && listOpen(list))) {
         emit(() => send('choose', list, name));
         return;
       }
@@ -490,8 +491,9 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
       // that does not close on Escape is reported as it is when its control is on the screen, else not at all.
       // Escape from the option the clerk clicked: it reaches the list's own handler (MUI's modal, Headless UI's
       // options) and the document (Radix's), wherever the focus is yet; an editable combobox's is its field's, so the
-      // focused element is told too if the list is still open a moment later (see `shownAgain`). Only a modal list is
-      // sent one: a page's own Escape handler (a dialog around a non-modal list) would take it as the clerk's.
+      // focused element is told too if the list is still open a moment later (see `shownAgain`). Only a modal list (or
+      // one the guard would not see open) is sent one: a page's own Escape handler (a dialog around a non-modal list)
+      // would take it as the clerk's.
       escapeAt(option);
       afterPrevious(() =>
         shownAgain(list).then((shown) => {

@@ -1,11 +1,21 @@
-// The extension right-clicks and picks in menus as the runner does, with trusted input: a clerk's right-click that opens a menu is one context_menu step (one that opens none records nothing), a clerk's click on a menu button then on an item is one choose on the button, a model's choose opens a menu rendered only on opening and picks in it, a model's right-click is a trusted one that counts only if a menu appears; each book is the runner's and the runner replays it. A clerk's clicks through a submenu are one choose with the path; a model's choose by a path opens each submenu as the page opens it (a trusted hover, click or ArrowRight), and one whose level is missing or does not open is refused by name with every menu closed again; a model's press on a menu button and then an item is one choose, the owner asked before each press and the step carrying the item's answer; so is a press on a list button and then an option of its listbox.
+// The extension right-clicks and picks in menus as the runner does, with trusted input: a clerk's right-click that opens a menu is one context_menu step (one that opens none records nothing), a clerk's click on a menu button then on an item is one choose on the button, a model's choose opens a menu rendered only on opening and picks in it, a model's right-click is a trusted one that counts only if a menu appears; each book is the runner's and the runner replays it. A clerk's clicks through a submenu are one choose with the path; a model's choose by a path opens each submenu as the page opens it (a trusted hover, click or ArrowRight), and one whose level is missing or does not open is refused by name with every menu closed again; a model's press on a menu button and then an item is one choose, the owner asked before each press and the step carrying the item's answer; so is a press on a list button and then an option of its listbox. A clerk's pick in the menu of a button without aria-expanded is done once.
 import { test, expect, type Page } from '@playwright/test';
 import { parseScript } from '../../shared/author/scripted.ts';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
 import { serveFixtures, type FixtureServer } from '../fixtures/server.ts';
-import { actsOf, answer, exportBook, exportCompileReplay, labelScreen, launchWithExtension, menuRows, openPanel, parseBook, startModelSession, startSession, type Loaded, finishSession } from '../fixtures/extension/harness.ts';
+import { actsOf, answer, book, exportBook, exportCompileReplay, labelScreen, launchWithExtension, menuRows, openPanel, parseBook, startModelSession, startSession, type Loaded, finishSession } from '../fixtures/extension/harness.ts';
 
 const API_KEY = `sk-fake-${Math.random().toString(36).slice(2, 10)}`;
+
+/** A menu button that never says whether its menu is open (no aria-expanded; the APG leaves it optional), its menu not modal. */
+const BARE_MENU = `<!doctype html><html lang="en"><title>Case</title><main><h1>Case</h1>
+<button id="b" aria-haspopup="menu" aria-controls="m">Actions</button>
+<ul role="menu" id="m" aria-label="Actions" hidden><li role="menuitem" tabindex="-1">Archive</li><li role="menuitem" tabindex="-1">Print</li></ul></main>
+<script>
+  window.picks = [];
+  b.addEventListener('click', () => { m.hidden = !m.hidden; });
+  for (const i of m.children) i.addEventListener('click', () => { window.picks.push(i.textContent); m.hidden = true; });
+</script></html>`;
 
 let server: FixtureServer;
 let ext: Loaded;
@@ -15,6 +25,7 @@ test.describe.configure({ mode: 'serial' });
 test.beforeAll(async () => {
   server = await serveFixtures({
     '/start': '<!doctype html><html lang="en"><title>Start</title><h1>Start</h1><a href="/gestures.html">Gestures</a></html>',
+    '/bare-menu': BARE_MENU,
   });
   ext = await launchWithExtension();
 });
@@ -347,4 +358,30 @@ test('model mode: a model that presses a list button and then an option of its l
   } finally {
     await fake.close();
   }
+});
+
+/** A record session on the served page `path`, its first screen named: the clerk's tab and the panel. */
+async function recordOn(path: string, goal: string, label: string, title: string, before?: (page: Page) => Promise<void>): Promise<{ page: Page; panel: Page }> {
+  const page = await ext.context.newPage();
+  await page.goto(`${server.url}${path}`);
+  const panel = await openPanel(ext, server.url);
+  await startSession(panel, { mode: 'record', goal, owner: 'Dana Clerk', inputs: [] });
+  await before?.(page);
+  await labelScreen(panel, label, title);
+  return { page, panel };
+}
+
+test('record mode: a clerk picks in the menu of a button without aria-expanded (not modal): one choose, the item activated once by the guard, the menu closed', async () => {
+  test.setTimeout(120_000);
+  const { page, panel } = await recordOn('/bare-menu', 'Archive the case', 'case', 'Case');
+  await page.getByRole('button', { name: 'Actions' }).click();
+  await page.getByRole('menuitem', { name: 'Archive' }).click();
+  await expect(book(panel).last()).toContainText('Picked Archive in Actions', { timeout: 20_000 });
+  await expect.poll(() => picks(page), { timeout: 20_000 }).toEqual(['Archive']);
+  await expect(page.locator('#m')).toBeHidden();
+  await finishSession(panel);
+  expect(actsOf(await exportBook(panel))).toEqual(['choose Actions Archive']);
+  expect(await picks(page)).toEqual(['Archive']);
+  await page.close();
+  await panel.close();
 });
