@@ -1,4 +1,4 @@
-// The extension right-clicks and picks in menus as the runner does, with trusted input: a clerk's right-click that opens a menu is one context_menu step (one that opens none records nothing), a clerk's click on a menu button then on an item is one choose on the button, a model's choose opens a menu rendered only on opening and picks in it, a model's right-click is a trusted one that counts only if a menu appears; each book is the runner's and the runner replays it. A clerk's clicks through a submenu are one choose with the path; a model's choose by a path opens each submenu as the page opens it (a trusted hover, click or ArrowRight), and one whose level is missing or does not open is refused by name with every menu closed again; a model's press on a menu button and then an item is one choose, the owner asked before each press and the step carrying the item's answer; so is a press on a list button and then an option of its listbox. A clerk's pick in the menu of a button without aria-expanded is done once.
+// The extension right-clicks and picks in menus as the runner does, with trusted input: a clerk's right-click that opens a menu is one context_menu step (one that opens none records nothing), a clerk's click on a menu button then on an item is one choose on the button, a model's choose opens a menu rendered only on opening and picks in it, a model's right-click is a trusted one that counts only if a menu appears; each book is the runner's and the runner replays it. A clerk's clicks through a submenu are one choose with the path; a model's choose by a path opens each submenu as the page opens it (a trusted hover, click or ArrowRight), and one whose level is missing or does not open is refused by name with every menu closed again; a model's press on a menu button and then an item is one choose, the owner asked before each press and the step carrying the item's answer; so is a press on a list button and then an option of its listbox. A clerk's pick in a list that is not modal inside a dialog that made the page inert leaves the dialog open; one in the menu of a button without aria-expanded is done once.
 import { test, expect, type Page } from '@playwright/test';
 import { parseScript } from '../../shared/author/scripted.ts';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
@@ -6,6 +6,30 @@ import { serveFixtures, type FixtureServer } from '../fixtures/server.ts';
 import { actsOf, answer, book, exportBook, exportCompileReplay, labelScreen, launchWithExtension, menuRows, openPanel, parseBook, startModelSession, startSession, type Loaded, finishSession } from '../fixtures/extension/harness.ts';
 
 const API_KEY = `sk-fake-${Math.random().toString(36).slice(2, 10)}`;
+
+/**
+ * A dialog that makes the rest of the page inert (as Headless UI's, Ariakit's and hand-rolled dialogs do), opened by the
+ * app after the session started, around a combobox whose list is NOT modal; an unrelated drawer is inert too. Escape
+ * anywhere closes the dialog (its own handler), so a recorder's Escape would close it under the clerk.
+ */
+const DIALOG_COMBO = `<!doctype html><html lang="en"><title>Issues</title>
+<nav id="drawer" inert><a href="#">Settings</a></nav>
+<main id="main"><h1>Issues</h1><p>Three open.</p></main>
+<div role="dialog" aria-modal="true" aria-labelledby="dh" id="dlg" hidden>
+  <h2 id="dh">New issue</h2>
+  <label for="cb">Assignee</label>
+  <input id="cb" role="combobox" aria-controls="lb" aria-expanded="false" aria-autocomplete="list" autocomplete="off">
+  <ul role="listbox" id="lb" aria-label="People" hidden><li role="option">Ann</li><li role="option">Bob</li></ul>
+  <p id="state">dialog: closed</p>
+</div>
+<script>
+  const show = (open) => { lb.hidden = !open; cb.setAttribute('aria-expanded', String(open)); };
+  const tell = () => { state.textContent = 'dialog: ' + (dlg.hidden ? 'closed' : 'open') + '; assignee: ' + (cb.value || 'none'); };
+  window.openDialog = () => { dlg.hidden = false; main.inert = true; tell(); };
+  cb.addEventListener('click', () => show(true));
+  for (const o of lb.children) o.addEventListener('click', () => { cb.value = o.textContent; show(false); tell(); });
+  document.addEventListener('keydown', (e) => { if (e.key === 'Escape' && !dlg.hidden) { dlg.hidden = true; main.inert = false; tell(); } });
+</script></html>`;
 
 /** A menu button that never says whether its menu is open (no aria-expanded; the APG leaves it optional), its menu not modal. */
 const BARE_MENU = `<!doctype html><html lang="en"><title>Case</title><main><h1>Case</h1>
@@ -25,6 +49,7 @@ test.describe.configure({ mode: 'serial' });
 test.beforeAll(async () => {
   server = await serveFixtures({
     '/start': '<!doctype html><html lang="en"><title>Start</title><h1>Start</h1><a href="/gestures.html">Gestures</a></html>',
+    '/dialog-combo': DIALOG_COMBO,
     '/bare-menu': BARE_MENU,
   });
   ext = await launchWithExtension();
@@ -370,6 +395,21 @@ async function recordOn(path: string, goal: string, label: string, title: string
   await labelScreen(panel, label, title);
   return { page, panel };
 }
+
+test('record mode: a clerk picks in a combobox whose list is not modal, inside a dialog that made the rest of the page inert (an inert drawer beside it): one choose, and the dialog stays open (no Escape reaches it)', async () => {
+  test.setTimeout(120_000);
+  // The app opens its dialog while the session watches: the inert it puts on the page is the dialog's, not the list's.
+  const { page, panel } = await recordOn('/dialog-combo', 'Assign the new issue to Bob', 'new_issue', 'New issue', (p) => p.evaluate(() => (window as unknown as { openDialog(): void }).openDialog()));
+  await page.getByRole('combobox', { name: 'Assignee' }).click();
+  await page.getByRole('option', { name: 'Bob' }).click();
+  await expect(book(panel).last()).toContainText('Picked Bob in Assignee', { timeout: 20_000 });
+  await expect(page.locator('#state')).toHaveText('dialog: open; assignee: Bob', { timeout: 20_000 });
+  await finishSession(panel);
+  expect(actsOf(await exportBook(panel))).toEqual(['choose Assignee Bob']);
+  await expect(page.locator('#state')).toHaveText('dialog: open; assignee: Bob');
+  await page.close();
+  await panel.close();
+});
 
 test('record mode: a clerk picks in the menu of a button without aria-expanded (not modal): one choose, the item activated once by the guard, the menu closed', async () => {
   test.setTimeout(120_000);
