@@ -430,17 +430,27 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
     e.stopImmediatePropagation();
   };
 
-  /** Whether the list of `el` closed and `el` is a control offered `choose` that can be clicked, within LIST_CLOSES_MS. */
-  const shownAgain = async (el: Element): Promise<boolean> => {
-    const until = Date.now() + LIST_CLOSES_MS;
-    let toldFocus = false;
+  /**
+   * Whether the list of `el` closed and `el` is a control offered `choose` that can be clicked, within LIST_CLOSES_MS.
+   * `escaped`: the count of changes when the first Escape was sent (`changesNow`).
+   */
+  const shownAgain = async (el: Element, escaped: number): Promise<boolean> => {
+    const start = Date.now();
+    const until = start + LIST_CLOSES_MS;
+    // The second Escape is for a list that never closed: once it was seen closed, or said it opened again since the
+    // first, it is the clerk's next list (a second quick pick), which must not vanish under their pointer.
+    let told = false;
     for (;;) {
-      if (!toldFocus && Date.now() > until - LIST_CLOSES_MS + 300 && listOpen(el)) {
-        toldFocus = true;
+      changesNow();
+      const reopened = (expanded.get(el) ?? 0) > escaped;
+      const open = listOpen(el);
+      if (!open || reopened) told = true;
+      if (!told && Date.now() > start + 300) {
+        told = true;
         escapeAt(deepActive(doc));
       }
       // Closed, offered again, and nothing over it: a list's backdrop stays while its closing is animated (MUI's).
-      const hit = listOpen(el) ? null : controlAt(el);
+      const hit = open ? null : controlAt(el);
       if (hit && verbsOf(hit.verbs).includes('choose') && centreOf(doc, el, 'it').ok) return true;
       if (Date.now() >= until || !el.isConnected) return false;
       await new Promise((r) => setTimeout(r, 50));
@@ -530,8 +540,9 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
       // one the guard would not see open) is sent one: a page's own Escape handler (a dialog around a non-modal list)
       // would take it as the clerk's.
       escapeAt(option);
+      const escaped = changesNow();
       afterPrevious(() =>
-        shownAgain(list).then((shown) => {
+        shownAgain(list, escaped).then((shown) => {
           if ((shown || listHit) && watching()) emitNow(() => send('choose', list, name));
         }),
       );

@@ -1,4 +1,4 @@
-// The extension right-clicks and picks in menus as the runner does, with trusted input: a clerk's right-click that opens a menu is one context_menu step (one that opens none records nothing), a clerk's click on a menu button then on an item is one choose on the button, a model's choose opens a menu rendered only on opening and picks in it, a model's right-click is a trusted one that counts only if a menu appears; each book is the runner's and the runner replays it. A clerk's clicks through a submenu are one choose with the path; a model's choose by a path opens each submenu as the page opens it (a trusted hover, click or ArrowRight), and one whose level is missing or does not open is refused by name with every menu closed again; a model's press on a menu button and then an item is one choose, the owner asked before each press and the step carrying the item's answer; so is a press on a list button and then an option of its listbox. A clerk's pick in a list that is not modal inside a dialog that made the page inert leaves the dialog open; one in the menu of a button without aria-expanded is done once.
+// The extension right-clicks and picks in menus as the runner does, with trusted input: a clerk's right-click that opens a menu is one context_menu step (one that opens none records nothing), a clerk's click on a menu button then on an item is one choose on the button, a model's choose opens a menu rendered only on opening and picks in it, a model's right-click is a trusted one that counts only if a menu appears; each book is the runner's and the runner replays it. A clerk's clicks through a submenu are one choose with the path; a model's choose by a path opens each submenu as the page opens it (a trusted hover, click or ArrowRight), and one whose level is missing or does not open is refused by name with every menu closed again; a model's press on a menu button and then an item is one choose, the owner asked before each press and the step carrying the item's answer; so is a press on a list button and then an option of its listbox. A clerk's pick in a list that is not modal inside a dialog that made the page inert leaves the dialog open; one in the menu of a button without aria-expanded is done once; a second quick pick in a modal list reopened while the first is closing stays open and both are recorded.
 import { test, expect, type Page } from '@playwright/test';
 import { parseScript } from '../../shared/author/scripted.ts';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
@@ -41,6 +41,31 @@ const BARE_MENU = `<!doctype html><html lang="en"><title>Case</title><main><h1>C
   for (const i of m.children) i.addEventListener('click', () => { window.picks.push(i.textContent); m.hidden = true; });
 </script></html>`;
 
+/**
+ * A modal list as MUI's Select makes it: while open, the rest of the page is aria-hidden (its button is not offered);
+ * closed by Escape, the page stays aria-hidden for its exit transition (400 ms here), yet a click lands on the button
+ * and opens the list again.
+ */
+const MODAL_LIST = `<!doctype html><html lang="en"><title>Queue</title><main id="app"><h1>Queue</h1>
+<span id="ql">Queue</span> <button id="q" aria-haspopup="listbox" aria-expanded="false" aria-controls="ql-list" aria-labelledby="ql">Claims</button></main>
+<ul role="listbox" id="ql-list" aria-labelledby="ql" hidden><li role="option">Appeals</li><li role="option">Fraud</li></ul>
+<script>
+  window.picks = [];
+  window.shown = [];
+  const list = document.getElementById('ql-list');
+  let exit = null;
+  const open = () => { clearTimeout(exit); window.shown.push('open'); list.hidden = false; q.setAttribute('aria-expanded', 'true'); app.setAttribute('aria-hidden', 'true'); };
+  const close = (ms) => {
+    window.shown.push('closed');
+    list.hidden = true;
+    q.setAttribute('aria-expanded', 'false');
+    exit = setTimeout(() => app.removeAttribute('aria-hidden'), ms);
+  };
+  q.addEventListener('click', () => (list.hidden ? open() : close(0)));
+  for (const o of list.children) o.addEventListener('click', () => { window.picks.push(o.textContent); q.textContent = o.textContent; close(0); });
+  document.addEventListener('keydown', (e) => { if (e.key === 'Escape' && !list.hidden) close(400); });
+</script></html>`;
+
 let server: FixtureServer;
 let ext: Loaded;
 
@@ -51,6 +76,7 @@ test.beforeAll(async () => {
     '/start': '<!doctype html><html lang="en"><title>Start</title><h1>Start</h1><a href="/gestures.html">Gestures</a></html>',
     '/dialog-combo': DIALOG_COMBO,
     '/bare-menu': BARE_MENU,
+    '/modal-list': MODAL_LIST,
   });
   ext = await launchWithExtension();
 });
@@ -422,6 +448,29 @@ test('record mode: a clerk picks in the menu of a button without aria-expanded (
   await finishSession(panel);
   expect(actsOf(await exportBook(panel))).toEqual(['choose Actions Archive']);
   expect(await picks(page)).toEqual(['Archive']);
+  await page.close();
+  await panel.close();
+});
+
+test('record mode: two quick picks in a modal list — the clerk opens it again while the first is still closing, and it stays open for the second pick; both are recorded, in order', async () => {
+  test.setTimeout(120_000);
+  const { page, panel } = await recordOn('/modal-list', 'Queue the case in Appeals, then in Fraud', 'queue', 'Queue');
+  const list = page.locator('#ql-list');
+  await page.locator('#q').click();
+  await page.getByRole('option', { name: 'Appeals' }).click();
+  // The recorder closed the list (its Escape); the page is still aria-hidden, closing, when the clerk opens it again.
+  await expect(list).toBeHidden({ timeout: 5_000 });
+  await page.locator('#q').click();
+  await expect(list).toBeVisible();
+  // Past the moment a closing list still open is told Escape again: this one was opened anew, and stays open (the
+  // page's own account: opened, closed by the recorder's Escape, opened by the clerk, and nothing since).
+  await page.waitForTimeout(600);
+  expect(await page.evaluate(() => (window as unknown as { shown: string[] }).shown)).toEqual(['open', 'closed', 'open']);
+  await page.getByRole('option', { name: 'Fraud' }).click();
+  await expect(book(panel).last()).toContainText('Picked Fraud in Queue', { timeout: 20_000 });
+  await expect.poll(() => picks(page), { timeout: 20_000 }).toEqual(['Appeals', 'Fraud']);
+  await finishSession(panel);
+  expect(actsOf(await exportBook(panel))).toEqual(['choose Queue Appeals', 'choose Queue Fraud']);
   await page.close();
   await panel.close();
 });
