@@ -264,14 +264,6 @@ function escapeAt(at: Element): void {
   at.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', code: 'Escape', bubbles: true, cancelable: true, composed: true }));
 }
 
-/**
- * Whether the page outside the list was made inert while it is open (Headless UI's listboxes and menus): an `[inert]`
- * element holding neither the list's control nor the option.
- */
-function inertOutside(doc: Document, control: Element, option: Element): boolean {
-  return [...doc.querySelectorAll('[inert]')].some((x) => !x.contains(control) && !x.contains(option));
-}
-
 /** The focused element, through shadow roots. */
 function deepActive(doc: Document): Element {
   let at: Element | null = doc.activeElement;
@@ -311,6 +303,49 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
   /** A second walker over this document for counting menu items: its looks leave the worker's refs as they are. */
   let looker: InPage | null = null;
   const menuItemsShowing = (): string[] => menuItemKeys((looker ??= createInPage(doc)).observe().controls);
+
+  // When elements were made inert and controls said their list opened, as a count of the changes seen (docs/
+  // ARCHITECTURE.md, "The extension's trusted input": which list is modal): a list is modal by the inert its own opening
+  // made, not by any on the page — a dialog's around it, a closed drawer's.
+  let changes = 0;
+  const madeInert = new WeakMap<Element, number>();
+  const expanded = new WeakMap<Element, number>();
+  const noteChanges = (records: MutationRecord[]): void => {
+    // Each record's new value is the next record's old one for that element and attribute, else what it holds now.
+    const later = new Map<Node, Map<string, string | null>>();
+    const now = records.map(() => null as string | null);
+    for (let i = records.length - 1; i >= 0; i--) {
+      const r = records[i] as MutationRecord;
+      const name = r.attributeName ?? '';
+      const seen = later.get(r.target) ?? new Map<string, string | null>();
+      later.set(r.target, seen);
+      now[i] = seen.has(name) ? (seen.get(name) ?? null) : r.target instanceof Element ? r.target.getAttribute(name) : null;
+      seen.set(name, r.oldValue);
+    }
+    records.forEach((r, i) => {
+      changes++;
+      if (!(r.target instanceof Element)) return;
+      if (r.attributeName === 'inert' && r.oldValue === null && now[i] !== null) madeInert.set(r.target, changes);
+      if (r.attributeName === 'aria-expanded' && r.oldValue !== 'true' && now[i] === 'true') expanded.set(r.target, changes);
+    });
+  };
+  const changeWatch = new MutationObserver(noteChanges);
+  changeWatch.observe(doc, { subtree: true, attributes: true, attributeOldValue: true, attributeFilter: ['inert', 'aria-expanded'] });
+  /** The count of changes seen so far, those not yet delivered included. */
+  const changesNow = (): number => {
+    noteChanges(changeWatch.takeRecords());
+    return changes;
+  };
+  /**
+   * Whether opening the list made the page outside it inert (Headless UI's listboxes and menus): an element made inert
+   * since `control` last said its list opened (`aria-expanded` turning true; since the agent started, for a control that
+   * never said), holding neither the control nor the option.
+   */
+  const listMadeInert = (control: Element, option: Element): boolean => {
+    changesNow();
+    const since = expanded.get(control) ?? 0;
+    return [...doc.querySelectorAll('[inert]')].some((x) => (madeInert.get(x) ?? 0) > since && !x.contains(control) && !x.contains(option));
+  };
 
   /** The ref of the control `target` is (or sits inside), from a fresh look at the document. */
   const controlAt = (target: EventTarget | null): { ref: string; verbs: Verb[]; role: string; name: string; el: Element } | null => {
@@ -395,17 +430,27 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
     e.stopImmediatePropagation();
   };
 
-  /** Whether the list of `el` closed and `el` is a control offered `choose` that can be clicked, within LIST_CLOSES_MS. */
-  const shownAgain = async (el: Element): Promise<boolean> => {
-    const until = Date.now() + LIST_CLOSES_MS;
-    let toldFocus = false;
+  /**
+   * Whether the list of `el` closed and `el` is a control offered `choose` that can be clicked, within LIST_CLOSES_MS.
+   * `escaped`: the count of changes when the first Escape was sent (`changesNow`).
+   */
+  const shownAgain = async (el: Element, escaped: number): Promise<boolean> => {
+    const start = Date.now();
+    const until = start + LIST_CLOSES_MS;
+    // The second Escape is for a list that never closed: once it was seen closed, or said it opened again since the
+    // first, it is the clerk's next list (a second quick pick), which must not vanish under their pointer.
+    let told = false;
     for (;;) {
-      if (!toldFocus && Date.now() > until - LIST_CLOSES_MS + 300 && listOpen(el)) {
-        toldFocus = true;
+      changesNow();
+      const reopened = (expanded.get(el) ?? 0) > escaped;
+      const open = listOpen(el);
+      if (!open || reopened) told = true;
+      if (!told && Date.now() > start + 300) {
+        told = true;
         escapeAt(deepActive(doc));
       }
       // Closed, offered again, and nothing over it: a list's backdrop stays while its closing is animated (MUI's).
-      const hit = listOpen(el) ? null : controlAt(el);
+      const hit = open ? null : controlAt(el);
       if (hit && verbsOf(hit.verbs).includes('choose') && centreOf(doc, el, 'it').ok) return true;
       if (Date.now() >= until || !el.isConnected) return false;
       await new Promise((r) => setTimeout(r, 50));
@@ -473,13 +518,14 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
       hold(e);
       for (const el of [...dirty]) flushTyped(el);
       const name = path?.value ?? optionName(option);
-      // A listbox shown on the page (no popup), and a list that leaves the page as it was (its control on the screen,
-      // nothing made inert): reported as it is, and the guard picks in the open list (through submenus left open, by
-      // the path). A pick in a submenu of a modal menu (Radix's, whose button is hidden while it is open) is as any
-      // modal list's, below: the guard opens the submenus on the way itself (docs/ARCHITECTURE.md, "The extension's
-      // trusted input": submenus).
-      const modal = !listHit || inertOutside(doc, list, option);
-      if (list.getAttribute('role') === 'listbox' || !modal) {
+      // A listbox shown on the page (no popup), and an open list that leaves the page as it was (its control on the
+      // screen, nothing made inert by its opening): reported as it is, and the guard picks in the open list (through
+      // submenus left open, by the path). Open as the guard will see it (`listOpen`): else the guard would click its
+      // control first, which shuts it. A pick in a submenu of a modal menu (Radix's, whose button is hidden while it is
+      // open) is as any modal list's, below: the guard opens the submenus on the way itself (docs/ARCHITECTURE.md,
+      // "The extension's trusted input": submenus).
+      const modal = !listHit || listMadeInert(list, option);
+      if (list.getAttribute('role') === 'listbox' || (!modal && listOpen(list))) {
         emit(() => send('choose', list, name));
         return;
       }
@@ -490,11 +536,13 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
       // that does not close on Escape is reported as it is when its control is on the screen, else not at all.
       // Escape from the option the clerk clicked: it reaches the list's own handler (MUI's modal, Headless UI's
       // options) and the document (Radix's), wherever the focus is yet; an editable combobox's is its field's, so the
-      // focused element is told too if the list is still open a moment later (see `shownAgain`). Only a modal list is
-      // sent one: a page's own Escape handler (a dialog around a non-modal list) would take it as the clerk's.
+      // focused element is told too if the list is still open a moment later (see `shownAgain`). Only a modal list (or
+      // one the guard would not see open) is sent one: a page's own Escape handler (a dialog around a non-modal list)
+      // would take it as the clerk's.
       escapeAt(option);
+      const escaped = changesNow();
       afterPrevious(() =>
-        shownAgain(list).then((shown) => {
+        shownAgain(list, escaped).then((shown) => {
           if ((shown || listHit) && watching()) emitNow(() => send('choose', list, name));
         }),
       );

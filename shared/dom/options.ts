@@ -241,7 +241,10 @@ function popupKey(c: Control): string {
 
 /** Whether the list or menu `el` picks from is open already, so `choose` does not click it shut: a listbox always is. */
 export function listOpen(el: Element): boolean {
-  return el.getAttribute('role') === 'listbox' || el.getAttribute('aria-expanded') === 'true';
+  if (el.getAttribute('role') === 'listbox' || el.getAttribute('aria-expanded') === 'true') return true;
+  // A menu button that does not say (the APG Menu Button pattern makes aria-expanded optional): its menu shows. A
+  // `choose` that clicked it then would shut the menu it means to pick in.
+  return !el.hasAttribute('aria-expanded') && isMenuButton(el) && menuOf(el)?.checkVisibility() === true;
 }
 
 /**

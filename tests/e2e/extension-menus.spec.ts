@@ -1,11 +1,70 @@
-// The extension right-clicks and picks in menus as the runner does, with trusted input: a clerk's right-click that opens a menu is one context_menu step (one that opens none records nothing), a clerk's click on a menu button then on an item is one choose on the button, a model's choose opens a menu rendered only on opening and picks in it, a model's right-click is a trusted one that counts only if a menu appears; each book is the runner's and the runner replays it. A clerk's clicks through a submenu are one choose with the path; a model's choose by a path opens each submenu as the page opens it (a trusted hover, click or ArrowRight), and one whose level is missing or does not open is refused by name with every menu closed again; a model's press on a menu button and then an item is one choose, the owner asked before each press and the step carrying the item's answer; so is a press on a list button and then an option of its listbox.
+// The extension right-clicks and picks in menus as the runner does, with trusted input: a clerk's right-click that opens a menu is one context_menu step (one that opens none records nothing), a clerk's click on a menu button then on an item is one choose on the button, a model's choose opens a menu rendered only on opening and picks in it, a model's right-click is a trusted one that counts only if a menu appears; each book is the runner's and the runner replays it. A clerk's clicks through a submenu are one choose with the path; a model's choose by a path opens each submenu as the page opens it (a trusted hover, click or ArrowRight), and one whose level is missing or does not open is refused by name with every menu closed again; a model's press on a menu button and then an item is one choose, the owner asked before each press and the step carrying the item's answer; so is a press on a list button and then an option of its listbox. A clerk's pick in a list that is not modal inside a dialog that made the page inert leaves the dialog open; one in the menu of a button without aria-expanded is done once; a second quick pick in a modal list reopened while the first is closing stays open and both are recorded.
 import { test, expect, type Page } from '@playwright/test';
 import { parseScript } from '../../shared/author/scripted.ts';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
 import { serveFixtures, type FixtureServer } from '../fixtures/server.ts';
-import { actsOf, answer, exportBook, exportCompileReplay, labelScreen, launchWithExtension, menuRows, openPanel, parseBook, startModelSession, startSession, type Loaded, finishSession } from '../fixtures/extension/harness.ts';
+import { actsOf, answer, book, exportBook, exportCompileReplay, labelScreen, launchWithExtension, menuRows, openPanel, parseBook, startModelSession, startSession, type Loaded, finishSession } from '../fixtures/extension/harness.ts';
 
 const API_KEY = `sk-fake-${Math.random().toString(36).slice(2, 10)}`;
+
+/**
+ * A dialog that makes the rest of the page inert (as Headless UI's, Ariakit's and hand-rolled dialogs do), opened by the
+ * app after the session started, around a combobox whose list is NOT modal; an unrelated drawer is inert too. Escape
+ * anywhere closes the dialog (its own handler), so a recorder's Escape would close it under the clerk.
+ */
+const DIALOG_COMBO = `<!doctype html><html lang="en"><title>Issues</title>
+<nav id="drawer" inert><a href="#">Settings</a></nav>
+<main id="main"><h1>Issues</h1><p>Three open.</p></main>
+<div role="dialog" aria-modal="true" aria-labelledby="dh" id="dlg" hidden>
+  <h2 id="dh">New issue</h2>
+  <label for="cb">Assignee</label>
+  <input id="cb" role="combobox" aria-controls="lb" aria-expanded="false" aria-autocomplete="list" autocomplete="off">
+  <ul role="listbox" id="lb" aria-label="People" hidden><li role="option">Ann</li><li role="option">Bob</li></ul>
+  <p id="state">dialog: closed</p>
+</div>
+<script>
+  const show = (open) => { lb.hidden = !open; cb.setAttribute('aria-expanded', String(open)); };
+  const tell = () => { state.textContent = 'dialog: ' + (dlg.hidden ? 'closed' : 'open') + '; assignee: ' + (cb.value || 'none'); };
+  window.openDialog = () => { dlg.hidden = false; main.inert = true; tell(); };
+  cb.addEventListener('click', () => show(true));
+  for (const o of lb.children) o.addEventListener('click', () => { cb.value = o.textContent; show(false); tell(); });
+  document.addEventListener('keydown', (e) => { if (e.key === 'Escape' && !dlg.hidden) { dlg.hidden = true; main.inert = false; tell(); } });
+</script></html>`;
+
+/** A menu button that never says whether its menu is open (no aria-expanded; the APG leaves it optional), its menu not modal. */
+const BARE_MENU = `<!doctype html><html lang="en"><title>Case</title><main><h1>Case</h1>
+<button id="b" aria-haspopup="menu" aria-controls="m">Actions</button>
+<ul role="menu" id="m" aria-label="Actions" hidden><li role="menuitem" tabindex="-1">Archive</li><li role="menuitem" tabindex="-1">Print</li></ul></main>
+<script>
+  window.picks = [];
+  b.addEventListener('click', () => { m.hidden = !m.hidden; });
+  for (const i of m.children) i.addEventListener('click', () => { window.picks.push(i.textContent); m.hidden = true; });
+</script></html>`;
+
+/**
+ * A modal list as MUI's Select makes it: while open, the rest of the page is aria-hidden (its button is not offered);
+ * closed by Escape, the page stays aria-hidden for its exit transition (400 ms here), yet a click lands on the button
+ * and opens the list again.
+ */
+const MODAL_LIST = `<!doctype html><html lang="en"><title>Queue</title><main id="app"><h1>Queue</h1>
+<span id="ql">Queue</span> <button id="q" aria-haspopup="listbox" aria-expanded="false" aria-controls="ql-list" aria-labelledby="ql">Claims</button></main>
+<ul role="listbox" id="ql-list" aria-labelledby="ql" hidden><li role="option">Appeals</li><li role="option">Fraud</li></ul>
+<script>
+  window.picks = [];
+  window.shown = [];
+  const list = document.getElementById('ql-list');
+  let exit = null;
+  const open = () => { clearTimeout(exit); window.shown.push('open'); list.hidden = false; q.setAttribute('aria-expanded', 'true'); app.setAttribute('aria-hidden', 'true'); };
+  const close = (ms) => {
+    window.shown.push('closed');
+    list.hidden = true;
+    q.setAttribute('aria-expanded', 'false');
+    exit = setTimeout(() => app.removeAttribute('aria-hidden'), ms);
+  };
+  q.addEventListener('click', () => (list.hidden ? open() : close(0)));
+  for (const o of list.children) o.addEventListener('click', () => { window.picks.push(o.textContent); q.textContent = o.textContent; close(0); });
+  document.addEventListener('keydown', (e) => { if (e.key === 'Escape' && !list.hidden) close(400); });
+</script></html>`;
 
 let server: FixtureServer;
 let ext: Loaded;
@@ -15,6 +74,9 @@ test.describe.configure({ mode: 'serial' });
 test.beforeAll(async () => {
   server = await serveFixtures({
     '/start': '<!doctype html><html lang="en"><title>Start</title><h1>Start</h1><a href="/gestures.html">Gestures</a></html>',
+    '/dialog-combo': DIALOG_COMBO,
+    '/bare-menu': BARE_MENU,
+    '/modal-list': MODAL_LIST,
   });
   ext = await launchWithExtension();
 });
@@ -347,4 +409,68 @@ test('model mode: a model that presses a list button and then an option of its l
   } finally {
     await fake.close();
   }
+});
+
+/** A record session on the served page `path`, its first screen named: the clerk's tab and the panel. */
+async function recordOn(path: string, goal: string, label: string, title: string, before?: (page: Page) => Promise<void>): Promise<{ page: Page; panel: Page }> {
+  const page = await ext.context.newPage();
+  await page.goto(`${server.url}${path}`);
+  const panel = await openPanel(ext, server.url);
+  await startSession(panel, { mode: 'record', goal, owner: 'Dana Clerk', inputs: [] });
+  await before?.(page);
+  await labelScreen(panel, label, title);
+  return { page, panel };
+}
+
+test('record mode: a clerk picks in a combobox whose list is not modal, inside a dialog that made the rest of the page inert (an inert drawer beside it): one choose, and the dialog stays open (no Escape reaches it)', async () => {
+  test.setTimeout(120_000);
+  // The app opens its dialog while the session watches: the inert it puts on the page is the dialog's, not the list's.
+  const { page, panel } = await recordOn('/dialog-combo', 'Assign the new issue to Bob', 'new_issue', 'New issue', (p) => p.evaluate(() => (window as unknown as { openDialog(): void }).openDialog()));
+  await page.getByRole('combobox', { name: 'Assignee' }).click();
+  await page.getByRole('option', { name: 'Bob' }).click();
+  await expect(book(panel).last()).toContainText('Picked Bob in Assignee', { timeout: 20_000 });
+  await expect(page.locator('#state')).toHaveText('dialog: open; assignee: Bob', { timeout: 20_000 });
+  await finishSession(panel);
+  expect(actsOf(await exportBook(panel))).toEqual(['choose Assignee Bob']);
+  await expect(page.locator('#state')).toHaveText('dialog: open; assignee: Bob');
+  await page.close();
+  await panel.close();
+});
+
+test('record mode: a clerk picks in the menu of a button without aria-expanded (not modal): one choose, the item activated once by the guard, the menu closed', async () => {
+  test.setTimeout(120_000);
+  const { page, panel } = await recordOn('/bare-menu', 'Archive the case', 'case', 'Case');
+  await page.getByRole('button', { name: 'Actions' }).click();
+  await page.getByRole('menuitem', { name: 'Archive' }).click();
+  await expect(book(panel).last()).toContainText('Picked Archive in Actions', { timeout: 20_000 });
+  await expect.poll(() => picks(page), { timeout: 20_000 }).toEqual(['Archive']);
+  await expect(page.locator('#m')).toBeHidden();
+  await finishSession(panel);
+  expect(actsOf(await exportBook(panel))).toEqual(['choose Actions Archive']);
+  expect(await picks(page)).toEqual(['Archive']);
+  await page.close();
+  await panel.close();
+});
+
+test('record mode: two quick picks in a modal list — the clerk opens it again while the first is still closing, and it stays open for the second pick; both are recorded, in order', async () => {
+  test.setTimeout(120_000);
+  const { page, panel } = await recordOn('/modal-list', 'Queue the case in Appeals, then in Fraud', 'queue', 'Queue');
+  const list = page.locator('#ql-list');
+  await page.locator('#q').click();
+  await page.getByRole('option', { name: 'Appeals' }).click();
+  // The recorder closed the list (its Escape); the page is still aria-hidden, closing, when the clerk opens it again.
+  await expect(list).toBeHidden({ timeout: 5_000 });
+  await page.locator('#q').click();
+  await expect(list).toBeVisible();
+  // Past the moment a closing list still open is told Escape again: this one was opened anew, and stays open (the
+  // page's own account: opened, closed by the recorder's Escape, opened by the clerk, and nothing since).
+  await page.waitForTimeout(600);
+  expect(await page.evaluate(() => (window as unknown as { shown: string[] }).shown)).toEqual(['open', 'closed', 'open']);
+  await page.getByRole('option', { name: 'Fraud' }).click();
+  await expect(book(panel).last()).toContainText('Picked Fraud in Queue', { timeout: 20_000 });
+  await expect.poll(() => picks(page), { timeout: 20_000 }).toEqual(['Appeals', 'Fraud']);
+  await finishSession(panel);
+  expect(actsOf(await exportBook(panel))).toEqual(['choose Queue Appeals', 'choose Queue Fraud']);
+  await page.close();
+  await panel.close();
 });
