@@ -950,8 +950,8 @@ export class Guard {
     this.#labels.set(label, { ...labelledScreen(label, obs, this.#o.inputs), title: t });
     // Presses held while a menu was open (docs/ARCHITECTURE.md, "A menu opened and picked in") are written as they
     // were, in the order a model naming each screen as it came would have written them: the press that led to this
-    // screen, then the label line, then the presses made on it (a submenu item that showed nothing) — each carrying
-    // the screen's new name, so the compiler, reading in order, leaves no step on an unnamed screen.
+    // screen, then the label line, then the presses made on it (a submenu item that showed nothing), which carry the
+    // screen's new name — so the compiler, reading in order, leaves no step on an unnamed screen.
     const held = this.#held?.lines ?? [];
     this.#held = null;
     const named = (seen: ScreenSeen): ScreenSeen => (seen.signature === obs.signature ? { ...seen, label } : seen);
@@ -962,7 +962,9 @@ export class Guard {
         await this.#append(labelLine);
         labelled = true;
       }
-      await this.#append({ ...l, before: named(l.before), ...('after' in l && l.after ? { after: named(l.after) } : {}) });
+      // A press written before the label line landed on a screen not named yet, as in any evening; one after it was
+      // made on the named screen.
+      await this.#append(labelled ? { ...l, before: named(l.before), ...('after' in l && l.after ? { after: named(l.after) } : {}) } : l);
     }
     if (!labelled) await this.#append(labelLine);
     return { id: call.id, ok: true, text: `labelled this screen ${label}` };
