@@ -214,9 +214,13 @@ function pointFor(api: InPage, doc: Document, c: Extract<FrameCall, { op: 'point
   const at = centreOf(doc, c.verb === 'hover' ? revealer(el) : el, c.verb === 'hover' ? 'its row' : 'it');
   if (c.verb !== 'choose') return at;
   // A choose's control covered by its own open list (a modal list's backdrop) still says whether that list is open.
-  if (!at.ok) return { ...at, open: listOpen(el) };
-  return { ...at, open: listOpen(el), combobox: el.getAttribute('role') === 'combobox' };
+  const focusInList = deepActive(doc).closest(FOCUS_LISTS) !== null;
+  if (!at.ok) return { ...at, open: listOpen(el), focusInList };
+  return { ...at, open: listOpen(el), combobox: el.getAttribute('role') === 'combobox', focusInList };
 }
+
+/** The popups whose levels Escape closes one at a time while the focus is in one (WAI-ARIA APG: menus, listboxes, trees, grids). */
+const FOCUS_LISTS = '[role=menu], [role=menubar], [role=listbox], [role=tree], [role=grid]';
 
 /** Whether the trusted input did what the verb promises (the FrameCall `check`). */
 function checkFor(api: InPage, c: Extract<FrameCall, { op: 'check' }>): FrameReply {

@@ -162,6 +162,8 @@ export const FrameReply = z.union([
     item: z.string().optional(),
     /** `point` at `target` for choose: the control is a combobox (one a click does not open is opened with Down Arrow). */
     combobox: z.boolean().optional(),
+    /** `point` at `target` for choose: the focus is in a menu or a list (Escape there closes the level that holds it). */
+    focusInList: z.boolean().optional(),
     /** `menu_pick`: where the item is reached from, or null (shared/dom/options.ts menuPathOf). */
     pick: z.strictObject({ button: z.string(), name: z.string(), value: z.string(), opens: z.boolean() }).nullable().optional(),
   }),
@@ -171,6 +173,8 @@ export const FrameReply = z.union([
     message: z.string(),
     /** `point` at `target` for choose that cannot be clicked (covered: a modal list's backdrop): whether its list is open. */
     open: z.boolean().optional(),
+    /** `point` at `target` for choose that cannot be clicked: whether the focus is in a menu or a list. */
+    focusInList: z.boolean().optional(),
   }),
 ]);
 export type FrameReply = z.infer<typeof FrameReply>;

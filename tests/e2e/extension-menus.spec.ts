@@ -1,4 +1,6 @@
 // The extension right-clicks and picks in menus as the runner does, with trusted input: a clerk's right-click that opens a menu is one context_menu step (one that opens none records nothing), a clerk's click on a menu button then on an item is one choose on the button, a model's choose opens a menu rendered only on opening and picks in it, a model's right-click is a trusted one that counts only if a menu appears; each book is the runner's and the runner replays it. A clerk's clicks through a submenu are one choose with the path; a model's choose by a path opens each submenu as the page opens it (a trusted hover, click or ArrowRight), and one whose level is missing or does not open is refused by name with every menu closed again; a model's press on a menu button and then an item is one choose, the owner asked before each press and the step carrying the item's answer; so is a press on a list button and then an option of its listbox.
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { test, expect, type Page } from '@playwright/test';
 import { parseScript } from '../../shared/author/scripted.ts';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
@@ -314,6 +316,55 @@ test('model mode: submenus that open only from the keyboard are opened with a tr
     await panel.close();
   } finally {
     await fake.close();
+  }
+});
+
+test('model mode: a failed pick by a path inside a modal dialog, on a menu button that ignores Escape itself (APG), closes every menu and leaves the dialog open with its unsaved input', async () => {
+  test.setTimeout(150_000);
+  // menus-sub.html as APG's menu button behaves (Escape is the menu items' key, not the button's), inside a modal
+  // <dialog> with a form, as tests/e2e/menus.spec.ts serves it to the runner: an Escape sent to the button would reach
+  // the dialog and close it.
+  let html = await readFile(fileURLToPath(new URL('../fixtures/menus-sub.html', import.meta.url)), 'utf8');
+  const apg = html.replace(
+    "const open = buttons.find((b) => b.getAttribute('aria-expanded') === 'true');\n    if (!open) return;",
+    "const open = buttons.find((b) => b.getAttribute('aria-expanded') === 'true');\n    if (!open || !menu) return;",
+  );
+  expect(apg, 'the fixture still has the Escape handler this test changes').not.toBe(html);
+  html = apg
+    .replace('<body>', '<body><dialog id="dlg"><form><input aria-label="Note" value="typed, unsaved"></form>')
+    .replace('</body>', `</dialog><script>document.getElementById('dlg').showModal();
+      document.addEventListener('keydown', (e) => { if (e.key === 'Escape' && e.target.closest('[role=menu]')) e.preventDefault(); }, true);</script></body>`);
+  const own = await serveFixtures({ '/in-dialog.html': html });
+  const script = parseScript(
+    JSON.stringify({
+      turns: [
+        [
+          { tool: 'assert_screen', label: 'submenus', title: 'Submenus' },
+          { tool: 'act', match: "button 'File'", verb: 'choose', value: 'Export › Image › PNG' },
+        ],
+        [{ tool: 'finish', label: 'submenus' }],
+      ],
+    }),
+  );
+  const fake = await startFakeAnthropic(script, { apiKey: API_KEY });
+  try {
+    // `stuck=Image`: Image's submenu opens on nothing, so the pick fails with File's menu and Export's submenu open.
+    const { page, panel } = await startModelSession(ext, `${own.url}/in-dialog.html?stuck=Image`, { key: API_KEY, baseURL: fake.url }, { goal: 'Export as PNG', owner: 'Dana Reviewer' });
+    // The refusal is told to the model once the menus the pick opened are closed again.
+    await expect.poll(() => fake.bodies.join('\n'), { timeout: 60_000 }).toContain('the submenu of \\"Image\\" did not open');
+    expect(await picks(page)).toEqual([]);
+    expect(await page.evaluate(() => (document.getElementById('dlg') as HTMLDialogElement).open)).toBe(true);
+    await expect(page.getByRole('textbox', { name: 'Note' })).toHaveValue('typed, unsaved');
+    expect(await menusShowing(page)).toEqual([]);
+    await expect(page.getByRole('button', { name: 'File' })).toHaveAttribute('aria-expanded', 'false');
+    // The screen the model named is still the one showing, so it finishes there.
+    await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 60_000 });
+    expect(fake.problems).toEqual([]);
+    await page.close();
+    await panel.close();
+  } finally {
+    await fake.close();
+    await own.close();
   }
 });
 
