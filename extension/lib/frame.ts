@@ -8,9 +8,10 @@ import type { InPage } from '../../shared/dom/api.ts';
 import { comboOf, isListButton, isMenuButton, listOpen, MENU_ITEMS, menuItemKeys, menuPathOf, notChosen, optionName, optionToPick, revealer, submenuToOpen } from '../../shared/dom/options.ts';
 import { keyOfEvent, type Key } from '../../shared/keys.ts';
 import { verbsOf } from '../../shared/operations.ts';
+import { menuLevels } from '../../shared/menu-path.ts';
 import { frameSegment } from '../../shared/ref.ts';
 import type { Verb } from '../../shared/schema/observation.ts';
-import { NO_MENU, NOTHING_CHANGED, type ClerkAct, type FrameCall, type FrameReply, type FrameReport } from './messages.ts';
+import { NO_MENU, NOTHING_CHANGED, type ClerkAct, type ClerkUnrecorded, type FrameCall, type FrameReply, type FrameReport } from './messages.ts';
 
 /** The name the agent is kept under in the isolated world, where the worker's executeScript calls find it. */
 export const AGENT_GLOBAL = '__handrailAgent';
@@ -276,6 +277,11 @@ function inertOutside(doc: Document, control: Element, option: Element): boolean
   return [...doc.querySelectorAll('[inert]')].some((x) => !x.contains(control) && !x.contains(option));
 }
 
+/** What the clerk is told of a pick in a modal menu that did not close on Escape (see the `click` listener). */
+function notRecorded(value: string, button: string): string {
+  return `your pick of "${value}" in ${button} was not done, and nothing recorded: its menu did not close on Escape, so the screen it was opened from did not show again (close the menu and pick again)`;
+}
+
 /** The focused element, through shadow roots. */
 function deepActive(doc: Document): Element {
   let at: Element | null = doc.activeElement;
@@ -285,7 +291,7 @@ function deepActive(doc: Document): Element {
 
 export interface AgentOptions {
   /** Sends one clerk action to the worker (record mode). */
-  report(a: ClerkAct): void;
+  report(a: ClerkAct | ClerkUnrecorded): void;
   /** Adds a listener that goes away with the content script (tied to the agent's life, lib/agent.ts). */
   listen(target: EventTarget, type: string, fn: (e: Event) => void): void;
   newId(): string;
@@ -497,11 +503,21 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
       // focused element is told too if the list is still open a moment later (see `shownAgain`). Only a modal list is
       // sent one: a page's own Escape handler (a dialog around a non-modal list) would take it as the clerk's.
       escapeAt(option);
-      afterPrevious(() =>
-        shownAgain(list).then((shown) => {
-          if ((shown || listHit) && watching()) emitNow(() => send('choose', list, name));
-        }),
-      );
+      // A modal menu whose Escape closes one level at a time (the APG's, MUI-style nested menus): Escape where the
+      // focus is, once more per level the pick went down, until the button shows. Still hidden, the pick cannot be
+      // reported from the screen it started on: the clerk is told it was not recorded (their click was held, so not
+      // done either), never left to find the step missing.
+      const levels = path ? menuLevels(path.value).length : 1;
+      afterPrevious(async () => {
+        let shown = await shownAgain(list);
+        for (let level = 1; !shown && level < levels && listOpen(list) && list.isConnected; level++) {
+          escapeAt(deepActive(doc));
+          shown = await shownAgain(list);
+        }
+        if (!watching()) return;
+        if (shown || listHit) emitNow(() => send('choose', list, name));
+        else emitNow(() => opts.report({ type: 'clerk_unrecorded', event: opts.newId(), message: notRecorded(name, optionName(list)) }));
+      });
       return;
     }
     const hit = controlAt(target);

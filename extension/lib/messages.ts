@@ -78,6 +78,18 @@ export const ClerkAct = z.strictObject({
 });
 export type ClerkAct = z.infer<typeof ClerkAct>;
 
+/**
+ * Content script → worker: something the clerk did that the frame held and could not report (a pick in a modal menu
+ * whose button never showed again), told in the panel as not recorded — never dropped silently (docs/ARCHITECTURE.md,
+ * "The extension's trusted input": modal lists).
+ */
+export const ClerkUnrecorded = z.strictObject({
+  type: z.literal('clerk_unrecorded'),
+  event: z.string().min(8),
+  message: z.string().min(1).max(500),
+});
+export type ClerkUnrecorded = z.infer<typeof ClerkUnrecorded>;
+
 /** Content script → worker, when a document starts: is this tab being recorded (should I catch the clerk)? */
 export const AgentHello = z.strictObject({ type: z.literal('hello') });
 export const HelloReply = z.strictObject({ recording: z.boolean() });

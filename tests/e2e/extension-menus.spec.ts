@@ -5,7 +5,7 @@ import { test, expect, type Page } from '@playwright/test';
 import { parseScript } from '../../shared/author/scripted.ts';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
 import { serveFixtures, type FixtureServer } from '../fixtures/server.ts';
-import { actsOf, answer, exportBook, exportCompileReplay, labelScreen, launchWithExtension, menuRows, openPanel, parseBook, startModelSession, startSession, type Loaded, finishSession } from '../fixtures/extension/harness.ts';
+import { actsOf, answer, book, exportBook, exportCompileReplay, labelScreen, launchWithExtension, menuRows, openPanel, parseBook, startModelSession, startSession, type Loaded, finishSession } from '../fixtures/extension/harness.ts';
 
 const API_KEY = `sk-fake-${Math.random().toString(36).slice(2, 10)}`;
 
@@ -245,6 +245,20 @@ test('model mode: a model that presses a menu button and then an item of its men
 });
 
 /** Which of menus-sub.html's menus show: the File menu, Export's and Image's submenus, Share's (made on opening). */
+/**
+ * menus-sub.html whose Escape, when no submenu holds the focus, leaves File's menu open if `when` holds (`!menu`: APG's
+ * menu button, which ignores Escape on itself; `window.sticky`: a menu that will not close).
+ */
+async function menusSubEscapeIgnoredWhen(when: string): Promise<string> {
+  const html = await readFile(fileURLToPath(new URL('../fixtures/menus-sub.html', import.meta.url)), 'utf8');
+  const changed = html.replace(
+    "const open = buttons.find((b) => b.getAttribute('aria-expanded') === 'true');\n    if (!open) return;",
+    `const open = buttons.find((b) => b.getAttribute('aria-expanded') === 'true');\n    if (!open || ${when}) return;`,
+  );
+  expect(changed, 'the fixture still has the Escape handler this test changes').not.toBe(html);
+  return changed;
+}
+
 const menusShowing = (page: Page) =>
   page.evaluate(() => [
     ...['#file-menu', '#file-menu [aria-label=Export]', '#file-menu [aria-label=Image]'].filter((s) => !(document.querySelector(s) as HTMLElement).hidden),
@@ -324,13 +338,7 @@ test('model mode: a failed pick by a path inside a modal dialog, on a menu butto
   // menus-sub.html as APG's menu button behaves (Escape is the menu items' key, not the button's), inside a modal
   // <dialog> with a form, as tests/e2e/menus.spec.ts serves it to the runner: an Escape sent to the button would reach
   // the dialog and close it.
-  let html = await readFile(fileURLToPath(new URL('../fixtures/menus-sub.html', import.meta.url)), 'utf8');
-  const apg = html.replace(
-    "const open = buttons.find((b) => b.getAttribute('aria-expanded') === 'true');\n    if (!open) return;",
-    "const open = buttons.find((b) => b.getAttribute('aria-expanded') === 'true');\n    if (!open || !menu) return;",
-  );
-  expect(apg, 'the fixture still has the Escape handler this test changes').not.toBe(html);
-  html = apg
+  const html = (await menusSubEscapeIgnoredWhen('!menu'))
     .replace('<body>', '<body><dialog id="dlg"><form><input aria-label="Note" value="typed, unsaved"></form>')
     .replace('</body>', `</dialog><script>document.getElementById('dlg').showModal();
       document.addEventListener('keydown', (e) => { if (e.key === 'Escape' && e.target.closest('[role=menu]')) e.preventDefault(); }, true);</script></body>`);
@@ -364,6 +372,56 @@ test('model mode: a failed pick by a path inside a modal dialog, on a menu butto
     await panel.close();
   } finally {
     await fake.close();
+    await own.close();
+  }
+});
+
+test('record mode: a clerk picks two submenus down in a modal menu that closes one level per Escape — the menu is closed level by level until its button shows, and the pick is recorded and done once; one whose menu never closes is told to the clerk as not recorded', async () => {
+  test.setTimeout(240_000);
+  // menus-sub.html made modal as Radix's and MUI's menus are: while File's menu is open its button is hidden from
+  // assistive technology (aria-hidden) and the rest of the page is inert. Its Escape closes one level at a time (the
+  // APG's: the menu that holds the focus), so the Escape at the clerk's item closes only the innermost submenu.
+  // `window.sticky`: File's own menu ignores Escape.
+  const html = (await menusSubEscapeIgnoredWhen('window.sticky')).replace(
+    '</body>',
+    `<script>
+      const file = document.getElementById('file');
+      new MutationObserver(() => {
+        const open = file.getAttribute('aria-expanded') === 'true';
+        if (open) file.setAttribute('aria-hidden', 'true');
+        else file.removeAttribute('aria-hidden');
+        document.getElementById('status').inert = open;
+      }).observe(file, { attributes: true, attributeFilter: ['aria-expanded'] });
+    </script></body>`,
+  );
+  const own = await serveFixtures({ '/modal-levels.html': html });
+  try {
+    const page = await ext.context.newPage();
+    await page.goto(`${own.url}/modal-levels.html`);
+    const panel = await openPanel(ext, own.url);
+    await startSession(panel, { mode: 'record', goal: 'Export as PNG', owner: 'Dana Clerk', inputs: [] });
+    await labelScreen(panel, 'submenus', 'Submenus');
+    await page.getByRole('button', { name: 'File' }).click();
+    await page.getByRole('menuitem', { name: 'Export' }).click();
+    await page.getByRole('menuitem', { name: 'Image' }).click();
+    await page.getByRole('menuitem', { name: 'PNG' }).click();
+    await expect(book(panel).last()).toContainText('Picked Export › Image › PNG in File', { timeout: 30_000 });
+    // Done once, by the guard (the clerk's click was held), and every menu closed.
+    await expect.poll(() => picks(page), { timeout: 20_000 }).toEqual(['File/Export/Image/PNG']);
+    expect(await menusShowing(page)).toEqual([]);
+    await expect(panel.getByTestId('screen-label')).toHaveText('submenus', { timeout: 20_000 });
+
+    // File's menu no longer closes on Escape: the pick cannot be reported from the screen it started on, and the
+    // clerk is told so in the panel — never a click silently dropped.
+    await page.evaluate(() => ((window as unknown as { sticky: boolean }).sticky = true));
+    await page.getByRole('button', { name: 'File' }).click();
+    await page.getByRole('menuitem', { name: 'Export' }).click();
+    await page.getByRole('menuitem', { name: 'PDF' }).click();
+    await expect(panel.getByTestId('note')).toContainText('your pick of "Export › PDF" in File was not done, and nothing recorded', { timeout: 30_000 });
+    expect(await picks(page)).toEqual(['File/Export/Image/PNG']);
+    await page.close();
+    await panel.close();
+  } finally {
     await own.close();
   }
 });
