@@ -377,7 +377,7 @@ test('model mode: a failed pick by a path inside a modal dialog, on a menu butto
 });
 
 test('record mode: a clerk picks two submenus down in a modal menu that closes one level per Escape — the menu is closed level by level until its button shows, and the pick is recorded and done once; one whose menu never closes is told to the clerk as not recorded', async () => {
-  test.setTimeout(240_000);
+  test.setTimeout(150_000);
   // menus-sub.html made modal as Radix's and MUI's menus are: while File's menu is open its button is hidden from
   // assistive technology (aria-hidden) and the rest of the page is inert. Its Escape closes one level at a time (the
   // APG's: the menu that holds the focus), so the Escape at the clerk's item closes only the innermost submenu.
