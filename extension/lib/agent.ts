@@ -11,7 +11,7 @@
 import { browser } from 'wxt/browser';
 import { Lock } from '../../shared/lock.ts';
 import { AGENT_GLOBAL, createFrameAgent, type FrameAgent } from './frame.ts';
-import { FrameCall, HelloReply, type ClerkAct } from './messages.ts';
+import { FrameCall, HelloReply, type ClerkAct, type ClerkUnrecorded } from './messages.ts';
 
 /** What is published in the isolated world: the frame agent, and how a newer copy of the script retires this one. */
 export interface PublishedAgent extends FrameAgent {
@@ -46,7 +46,7 @@ export function startAgent(): void {
   // Reports go one at a time, in order (a typed value before the click that submits it). A worker that is being
   // restarted may miss one message: it is sent again with the same event id, which the worker writes once.
   const reports = new Lock();
-  const deliver = async (a: ClerkAct): Promise<void> => {
+  const deliver = async (a: ClerkAct | ClerkUnrecorded): Promise<void> => {
     for (let attempt = 0; attempt < 3 && life.valid; attempt++) {
       try {
         await browser.runtime.sendMessage(a);

@@ -8,9 +8,10 @@ import type { InPage } from '../../shared/dom/api.ts';
 import { comboOf, isListButton, isMenuButton, listOpen, MENU_ITEMS, menuItemKeys, menuPathOf, notChosen, optionName, optionToPick, revealer, submenuToOpen } from '../../shared/dom/options.ts';
 import { keyOfEvent, type Key } from '../../shared/keys.ts';
 import { verbsOf } from '../../shared/operations.ts';
+import { menuLevels } from '../../shared/menu-path.ts';
 import { frameSegment } from '../../shared/ref.ts';
 import type { Verb } from '../../shared/schema/observation.ts';
-import { NO_MENU, NOTHING_CHANGED, type ClerkAct, type FrameCall, type FrameReply, type FrameReport } from './messages.ts';
+import { NO_MENU, NOTHING_CHANGED, type ClerkAct, type ClerkUnrecorded, type FrameCall, type FrameReply, type FrameReport } from './messages.ts';
 
 /** The name the agent is kept under in the isolated world, where the worker's executeScript calls find it. */
 export const AGENT_GLOBAL = '__handrailAgent';
@@ -214,9 +215,13 @@ function pointFor(api: InPage, doc: Document, c: Extract<FrameCall, { op: 'point
   const at = centreOf(doc, c.verb === 'hover' ? revealer(el) : el, c.verb === 'hover' ? 'its row' : 'it');
   if (c.verb !== 'choose') return at;
   // A choose's control covered by its own open list (a modal list's backdrop) still says whether that list is open.
-  if (!at.ok) return { ...at, open: listOpen(el) };
-  return { ...at, open: listOpen(el), combobox: el.getAttribute('role') === 'combobox' };
+  const focusInList = deepActive(doc).closest(FOCUS_LISTS) !== null;
+  if (!at.ok) return { ...at, open: listOpen(el), focusInList };
+  return { ...at, open: listOpen(el), combobox: el.getAttribute('role') === 'combobox', focusInList };
 }
+
+/** The popups whose levels Escape closes one at a time while the focus is in one (WAI-ARIA APG: menus, listboxes, trees, grids). */
+const FOCUS_LISTS = '[role=menu], [role=menubar], [role=listbox], [role=tree], [role=grid]';
 
 /** Whether the trusted input did what the verb promises (the FrameCall `check`). */
 function checkFor(api: InPage, c: Extract<FrameCall, { op: 'check' }>): FrameReply {
@@ -264,6 +269,11 @@ function escapeAt(at: Element): void {
   at.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', code: 'Escape', bubbles: true, cancelable: true, composed: true }));
 }
 
+/** What the clerk is told of a pick in a modal menu that did not close on Escape (see the `click` listener). */
+function notRecorded(value: string, button: string): string {
+  return `your pick of "${value}" in ${button} was not done, and nothing recorded: its menu did not close on Escape, so the screen it was opened from did not show again (close the menu and pick again)`;
+}
+
 /** The focused element, through shadow roots. */
 function deepActive(doc: Document): Element {
   let at: Element | null = doc.activeElement;
@@ -273,7 +283,7 @@ function deepActive(doc: Document): Element {
 
 export interface AgentOptions {
   /** Sends one clerk action to the worker (record mode). */
-  report(a: ClerkAct): void;
+  report(a: ClerkAct | ClerkUnrecorded): void;
   /** Adds a listener that goes away with the content script (tied to the agent's life, lib/agent.ts). */
   listen(target: EventTarget, type: string, fn: (e: Event) => void): void;
   newId(): string;
@@ -540,12 +550,23 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
       // one the guard would not see open) is sent one: a page's own Escape handler (a dialog around a non-modal list)
       // would take it as the clerk's.
       escapeAt(option);
+      // A modal menu whose Escape closes one level at a time (the APG's, MUI-style nested menus): Escape where the
+      // focus is, once more per level the pick went down, until the button shows. Still hidden, the pick cannot be
+      // reported from the screen it started on: the clerk is told it was not recorded (their click was held, so not
+      // done either), never left to find the step missing.
+      const levels = path ? menuLevels(path.value).length : 1;
       const escaped = changesNow();
-      afterPrevious(() =>
-        shownAgain(list, escaped).then((shown) => {
-          if ((shown || listHit) && watching()) emitNow(() => send('choose', list, name));
-        }),
-      );
+      afterPrevious(async () => {
+        let shown = await shownAgain(list, escaped);
+        for (let level = 1; !shown && level < levels && listOpen(list) && list.isConnected; level++) {
+          const again = changesNow();
+          escapeAt(deepActive(doc));
+          shown = await shownAgain(list, again);
+        }
+        if (!watching()) return;
+        if (shown || listHit) emitNow(() => send('choose', list, name));
+        else emitNow(() => opts.report({ type: 'clerk_unrecorded', event: opts.newId(), message: notRecorded(name, optionName(list)) }));
+      });
       return;
     }
     const hit = controlAt(target);

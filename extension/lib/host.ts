@@ -9,7 +9,7 @@ import { KeyedLock } from '../../shared/lock.ts';
 import { lineHash, TRACE_SCHEMA_ID, TraceLine } from '../../shared/schema/trace.ts';
 import { editSession } from './edit-session.ts';
 import { openLive } from './live-session.ts';
-import type { ClerkAct, CommandReply, PanelCommand } from './messages.ts';
+import type { ClerkAct, ClerkUnrecorded, CommandReply, PanelCommand } from './messages.ts';
 import { spawnModelSession } from './model-session.ts';
 import { OwnerQuestions } from './owner-questions.ts';
 import { originsOf, recordClerkAct, recordGuard, recordTool, writeScopeOf } from './record-session.ts';
@@ -324,6 +324,18 @@ export class Host {
     // Nothing done on a site the session is not bound to is recorded (the panel shows the session paused).
     if (!s || !(await this.#checkOrigin(s))) return;
     await this.#sessions.run(s.id, () => recordClerkAct(this.#ctx, s.id, msg));
+  }
+
+  /** The frame held something the clerk did and could not report it: the panel says it was not recorded. */
+  async clerkUnrecorded(msg: ClerkUnrecorded, tabId: number): Promise<void> {
+    const s = await this.#recordingOn(tabId);
+    if (!s || !(await this.#checkOrigin(s))) return;
+    // The item's name is the page's and may hold a secret's value: the note is kept, so it is masked as every line is.
+    const live = this.#live.get(s.id);
+    const note = live ? live.masker.mask(msg.message) : msg.message;
+    await this.#sessions.run(s.id, async () => {
+      await this.#ctx.update(s.id, (r) => (r.events.includes(msg.event) ? r : { ...r, note, events: [...r.events, msg.event].slice(-200) }));
+    });
   }
 
   /** Whether this id is a live question (tests and the panel's refresh use it). */

@@ -78,6 +78,18 @@ export const ClerkAct = z.strictObject({
 });
 export type ClerkAct = z.infer<typeof ClerkAct>;
 
+/**
+ * Content script → worker: something the clerk did that the frame held and could not report (a pick in a modal menu
+ * whose button never showed again), told in the panel as not recorded — never dropped silently (docs/ARCHITECTURE.md,
+ * "The extension's trusted input": modal lists).
+ */
+export const ClerkUnrecorded = z.strictObject({
+  type: z.literal('clerk_unrecorded'),
+  event: z.string().min(8),
+  message: z.string().min(1).max(500),
+});
+export type ClerkUnrecorded = z.infer<typeof ClerkUnrecorded>;
+
 /** Content script → worker, when a document starts: is this tab being recorded (should I catch the clerk)? */
 export const AgentHello = z.strictObject({ type: z.literal('hello') });
 export const HelloReply = z.strictObject({ recording: z.boolean() });
@@ -162,6 +174,8 @@ export const FrameReply = z.union([
     item: z.string().optional(),
     /** `point` at `target` for choose: the control is a combobox (one a click does not open is opened with Down Arrow). */
     combobox: z.boolean().optional(),
+    /** `point` at `target` for choose: the focus is in a menu or a list (Escape there closes the level that holds it). */
+    focusInList: z.boolean().optional(),
     /** `menu_pick`: where the item is reached from, or null (shared/dom/options.ts menuPathOf). */
     pick: z.strictObject({ button: z.string(), name: z.string(), value: z.string(), opens: z.boolean() }).nullable().optional(),
   }),
@@ -171,6 +185,8 @@ export const FrameReply = z.union([
     message: z.string(),
     /** `point` at `target` for choose that cannot be clicked (covered: a modal list's backdrop): whether its list is open. */
     open: z.boolean().optional(),
+    /** `point` at `target` for choose that cannot be clicked: whether the focus is in a menu or a list. */
+    focusInList: z.boolean().optional(),
   }),
 ]);
 export type FrameReply = z.infer<typeof FrameReply>;

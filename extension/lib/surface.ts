@@ -335,24 +335,41 @@ export class ExtensionSurface implements Surface {
   }
 
   /**
-   * Closes the list a failed pick opened, as the runner's closeList does: Escape where the focus is (an open submenu
-   * takes it first, the APG closing one level), then — the list still open half a second later — Escape on the
-   * control itself. Never rejects: it only tidies up.
+   * Closes the list a failed pick opened, as the runner's closeList does (docs/ARCHITECTURE.md, "The extension's
+   * trusted input": closing a list): Escape where the focus is, once for each level still open while the focus is in
+   * one of them (APG: Escape closes the menu that holds the focus), then — a combobox only — Escape on the control
+   * itself. A menu button is never sent Escape itself: APG's ignores it, and it would reach a dialog around the menu
+   * and close that; one whose menu is still open is clicked, which toggles it shut. Never rejects: it only tidies up.
    */
   async #closeList(key: string, local: string, value: string): Promise<void> {
-    const open = (): Promise<boolean> =>
-      this.#call(key, { op: 'point', ref: local, verb: 'choose', at: 'target', value }).then(
-        (r) => r.open === true,
-        () => false,
-      );
-    if (!(await open())) return;
-    await this.#keys('Escape').catch(() => undefined);
-    // Not sent a second Escape at once: a control that does not take it (MUI's Select) would let it reach a dialog around it.
-    const until = Date.now() + 500;
-    while ((await open()) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
-    if (!(await open())) return;
-    const focused = await this.#call(key, { op: 'point', ref: local, verb: 'press', at: 'target' }).catch(() => null);
-    if (focused?.ok) await this.#keys('Escape').catch(() => undefined);
+    const ask = (): Promise<FrameReply | null> =>
+      this.#call(key, { op: 'point', ref: local, verb: 'choose', at: 'target', value }).catch(() => null);
+    // A list still saying it is open a moment after an Escape (a close being animated says so until it ends) is given
+    // the moment before anything more is sent.
+    const closes = async (): Promise<FrameReply | null> => {
+      const until = Date.now() + 500;
+      let r = await ask();
+      while (r?.open === true && Date.now() < until) {
+        await new Promise((res) => setTimeout(res, 50));
+        r = await ask();
+      }
+      return r?.open === true ? r : null;
+    };
+    let still = await ask();
+    if (still?.open !== true) return;
+    for (let level = 0; level < 4; level++) {
+      await this.#keys('Escape').catch(() => undefined);
+      still = await closes();
+      if (!still) return;
+      if (still.focusInList !== true) break;
+    }
+    if (still.ok && still.combobox === true) {
+      const focused = await this.#call(key, { op: 'point', ref: local, verb: 'press', at: 'target' }).catch(() => null);
+      if (focused?.ok) await this.#keys('Escape').catch(() => undefined);
+    } else if (still.ok) {
+      const at = await this.#placed(key, still).catch(() => null);
+      if (at) await this.#input(clicksAt(at.point, 1)).catch(() => undefined);
+    }
   }
 
   /** One key pressed with trusted input, where the focus is. */

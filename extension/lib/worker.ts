@@ -5,7 +5,7 @@ import { browser, type Browser } from 'wxt/browser';
 import { ExtensionAnthropicModel } from './anthropic.ts';
 import { refusalOf } from '../../shared/errors.ts';
 import { Host } from './host.ts';
-import { AgentHello, ClerkAct, PanelCommand, type CommandReply, type HelloReply } from './messages.ts';
+import { AgentHello, ClerkAct, ClerkUnrecorded, PanelCommand, type CommandReply, type HelloReply } from './messages.ts';
 import { readSettings, restrictLocal, vault } from './settings.ts';
 import { BookStore } from './store.ts';
 import { chromeTab, CONTENT_SCRIPT_FILE, PROBE_SCRIPT_FILE } from './tab.ts';
@@ -101,7 +101,17 @@ export function startWorker(): void {
     }
     if (fromContent(sender)) {
       const act = ClerkAct.safeParse(raw);
-      if (!act.success) return false;
+      if (!act.success) {
+        const told = ClerkUnrecorded.safeParse(raw);
+        if (!told.success) return false;
+        host
+          .then((h) => h.clerkUnrecorded(told.data, sender.tab?.id as number))
+          .then(
+            () => sendResponse({ ok: true }),
+            (e: unknown) => sendResponse({ ok: false, ...refusalOf(e) }),
+          );
+        return true;
+      }
       const tabId = sender.tab?.id as number;
       host
         .then((h) => h.clerkAct(act.data, tabId))

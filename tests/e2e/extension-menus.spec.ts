@@ -1,4 +1,6 @@
-// The extension right-clicks and picks in menus as the runner does, with trusted input: a clerk's right-click that opens a menu is one context_menu step (one that opens none records nothing), a clerk's click on a menu button then on an item is one choose on the button, a model's choose opens a menu rendered only on opening and picks in it, a model's right-click is a trusted one that counts only if a menu appears; each book is the runner's and the runner replays it. A clerk's clicks through a submenu are one choose with the path; a model's choose by a path opens each submenu as the page opens it (a trusted hover, click or ArrowRight), and one whose level is missing or does not open is refused by name with every menu closed again; a model's press on a menu button and then an item is one choose, the owner asked before each press and the step carrying the item's answer; so is a press on a list button and then an option of its listbox. A clerk's pick in a list that is not modal inside a dialog that made the page inert leaves the dialog open; one in the menu of a button without aria-expanded is done once; a second quick pick in a modal list reopened while the first is closing stays open and both are recorded.
+// The extension right-clicks and picks in menus as the runner does, with trusted input: a clerk's right-click that opens a menu is one context_menu step (one that opens none records nothing), a clerk's click on a menu button then on an item is one choose on the button, a model's choose opens a menu rendered only on opening and picks in it, a model's right-click is a trusted one that counts only if a menu appears; each book is the runner's and the runner replays it. A clerk's clicks through a submenu are one choose with the path; a model's choose by a path opens each submenu as the page opens it (a trusted hover, click or ArrowRight), and one whose level is missing or does not open is refused by name with every menu closed again; a model's press on a menu button and then an item is one choose, the owner asked before each press and the step carrying the item's answer; so is a press on a list button and then an option of its listbox. A clerk's pick in a list that is not modal inside a dialog that made the page inert leaves the dialog open; one in the menu of a button without aria-expanded is done once; a second quick pick in a modal list reopened while the first is closing stays open and both are recorded. A failed pick by a path inside a modal dialog closes the menus and not the dialog; a clerk's pick two submenus down in a modal menu that closes one level per Escape is recorded, and one whose menu never closes is told to the clerk, not dropped.
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { test, expect, type Page } from '@playwright/test';
 import { parseScript } from '../../shared/author/scripted.ts';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
@@ -305,6 +307,20 @@ test('model mode: a model that presses a menu button and then an item of its men
 });
 
 /** Which of menus-sub.html's menus show: the File menu, Export's and Image's submenus, Share's (made on opening). */
+/**
+ * menus-sub.html whose Escape, when no submenu holds the focus, leaves File's menu open if `when` holds (`!menu`: APG's
+ * menu button, which ignores Escape on itself; `window.sticky`: a menu that will not close).
+ */
+async function menusSubEscapeIgnoredWhen(when: string): Promise<string> {
+  const html = await readFile(fileURLToPath(new URL('../fixtures/menus-sub.html', import.meta.url)), 'utf8');
+  const changed = html.replace(
+    "const open = buttons.find((b) => b.getAttribute('aria-expanded') === 'true');\n    if (!open) return;",
+    `const open = buttons.find((b) => b.getAttribute('aria-expanded') === 'true');\n    if (!open || ${when}) return;`,
+  );
+  expect(changed, 'the fixture still has the Escape handler this test changes').not.toBe(html);
+  return changed;
+}
+
 const menusShowing = (page: Page) =>
   page.evaluate(() => [
     ...['#file-menu', '#file-menu [aria-label=Export]', '#file-menu [aria-label=Image]'].filter((s) => !(document.querySelector(s) as HTMLElement).hidden),
@@ -376,6 +392,99 @@ test('model mode: submenus that open only from the keyboard are opened with a tr
     await panel.close();
   } finally {
     await fake.close();
+  }
+});
+
+test('model mode: a failed pick by a path inside a modal dialog, on a menu button that ignores Escape itself (APG), closes every menu and leaves the dialog open with its unsaved input', async () => {
+  test.setTimeout(150_000);
+  // menus-sub.html as APG's menu button behaves (Escape is the menu items' key, not the button's), inside a modal
+  // <dialog> with a form, as tests/e2e/menus.spec.ts serves it to the runner: an Escape sent to the button would reach
+  // the dialog and close it.
+  const html = (await menusSubEscapeIgnoredWhen('!menu'))
+    .replace('<body>', '<body><dialog id="dlg"><form><input aria-label="Note" value="typed, unsaved"></form>')
+    .replace('</body>', `</dialog><script>document.getElementById('dlg').showModal();
+      document.addEventListener('keydown', (e) => { if (e.key === 'Escape' && e.target.closest('[role=menu]')) e.preventDefault(); }, true);</script></body>`);
+  const own = await serveFixtures({ '/in-dialog.html': html });
+  const script = parseScript(
+    JSON.stringify({
+      turns: [
+        [
+          { tool: 'assert_screen', label: 'submenus', title: 'Submenus' },
+          { tool: 'act', match: "button 'File'", verb: 'choose', value: 'Export › Image › PNG' },
+        ],
+        [{ tool: 'finish', label: 'submenus' }],
+      ],
+    }),
+  );
+  const fake = await startFakeAnthropic(script, { apiKey: API_KEY });
+  try {
+    // `stuck=Image`: Image's submenu opens on nothing, so the pick fails with File's menu and Export's submenu open.
+    const { page, panel } = await startModelSession(ext, `${own.url}/in-dialog.html?stuck=Image`, { key: API_KEY, baseURL: fake.url }, { goal: 'Export as PNG', owner: 'Dana Reviewer' });
+    // The refusal is told to the model once the menus the pick opened are closed again.
+    await expect.poll(() => fake.bodies.join('\n'), { timeout: 60_000 }).toContain('the submenu of \\"Image\\" did not open');
+    expect(await picks(page)).toEqual([]);
+    expect(await page.evaluate(() => (document.getElementById('dlg') as HTMLDialogElement).open)).toBe(true);
+    await expect(page.getByRole('textbox', { name: 'Note' })).toHaveValue('typed, unsaved');
+    expect(await menusShowing(page)).toEqual([]);
+    await expect(page.getByRole('button', { name: 'File' })).toHaveAttribute('aria-expanded', 'false');
+    // The screen the model named is still the one showing, so it finishes there.
+    await expect(panel.getByTestId('phase')).toHaveText('finished', { timeout: 60_000 });
+    expect(fake.problems).toEqual([]);
+    await page.close();
+    await panel.close();
+  } finally {
+    await fake.close();
+    await own.close();
+  }
+});
+
+test('record mode: a clerk picks two submenus down in a modal menu that closes one level per Escape — the menu is closed level by level until its button shows, and the pick is recorded and done once; one whose menu never closes is told to the clerk as not recorded', async () => {
+  test.setTimeout(150_000);
+  // menus-sub.html made modal as Radix's and MUI's menus are: while File's menu is open its button is hidden from
+  // assistive technology (aria-hidden) and the rest of the page is inert. Its Escape closes one level at a time (the
+  // APG's: the menu that holds the focus), so the Escape at the clerk's item closes only the innermost submenu.
+  // `window.sticky`: File's own menu ignores Escape.
+  const html = (await menusSubEscapeIgnoredWhen('window.sticky')).replace(
+    '</body>',
+    `<script>
+      const file = document.getElementById('file');
+      new MutationObserver(() => {
+        const open = file.getAttribute('aria-expanded') === 'true';
+        if (open) file.setAttribute('aria-hidden', 'true');
+        else file.removeAttribute('aria-hidden');
+        document.getElementById('status').inert = open;
+      }).observe(file, { attributes: true, attributeFilter: ['aria-expanded'] });
+    </script></body>`,
+  );
+  const own = await serveFixtures({ '/modal-levels.html': html });
+  try {
+    const page = await ext.context.newPage();
+    await page.goto(`${own.url}/modal-levels.html`);
+    const panel = await openPanel(ext, own.url);
+    await startSession(panel, { mode: 'record', goal: 'Export as PNG', owner: 'Dana Clerk', inputs: [] });
+    await labelScreen(panel, 'submenus', 'Submenus');
+    await page.getByRole('button', { name: 'File' }).click();
+    await page.getByRole('menuitem', { name: 'Export' }).click();
+    await page.getByRole('menuitem', { name: 'Image' }).click();
+    await page.getByRole('menuitem', { name: 'PNG' }).click();
+    await expect(book(panel).last()).toContainText('Picked Export › Image › PNG in File', { timeout: 30_000 });
+    // Done once, by the guard (the clerk's click was held), and every menu closed.
+    await expect.poll(() => picks(page), { timeout: 20_000 }).toEqual(['File/Export/Image/PNG']);
+    expect(await menusShowing(page)).toEqual([]);
+    await expect(panel.getByTestId('screen-label')).toHaveText('submenus', { timeout: 20_000 });
+
+    // File's menu no longer closes on Escape: the pick cannot be reported from the screen it started on, and the
+    // clerk is told so in the panel — never a click silently dropped.
+    await page.evaluate(() => ((window as unknown as { sticky: boolean }).sticky = true));
+    await page.getByRole('button', { name: 'File' }).click();
+    await page.getByRole('menuitem', { name: 'Export' }).click();
+    await page.getByRole('menuitem', { name: 'PDF' }).click();
+    await expect(panel.getByTestId('note')).toContainText('your pick of "Export › PDF" in File was not done, and nothing recorded', { timeout: 30_000 });
+    expect(await picks(page)).toEqual(['File/Export/Image/PNG']);
+    await page.close();
+    await panel.close();
+  } finally {
+    await own.close();
   }
 });
 

@@ -32,6 +32,8 @@ test.beforeEach(() => {
 
 /** The page's own account of what each widget holds ("priority: High", …). */
 const chosen = (page: Page): Promise<Record<string, string>> => listed(page, 'ul[aria-label="Chosen"]');
+/** Every menu action the page carried out, in order (tests/fixtures/real/widgets.mjs). */
+const actionsDone = (page: Page): Promise<string[]> => page.evaluate(() => (window as unknown as { actionsDone: string[] }).actionsDone);
 
 test('record mode: a clerk picks in MUI Select, Radix DropdownMenu and Headless UI Listbox; each is one choose, and the card replays with the judge', async () => {
   test.setTimeout(180_000);
@@ -144,6 +146,9 @@ test('record mode: a clerk picks in a Radix submenu (the menu is modal: its butt
   await page.getByRole('menuitem', { name: 'CSV' }).click();
   await expect(book(panel).last()).toContainText('Picked Export › CSV in Case actions', { timeout: 20_000 });
   await expect.poll(async () => (await chosen(page)).action, { timeout: 20_000 }).toBe('Exported as CSV');
+  // Exported once: the clerk's click was held and only the guard's redo reached the page (a click let through as well
+  // would show a second export here, the last action reading the same).
+  expect(await actionsDone(page)).toEqual(['Exported as CSV']);
   // The menus are closed, and the screen is the one the pick started on.
   await expect(page.getByRole('menu')).toHaveCount(0);
   await expect(panel.getByTestId('screen-label')).toHaveText('settings', { timeout: 20_000 });
