@@ -134,15 +134,16 @@ describe('the extension surface, acting with trusted input', () => {
     ]);
   });
 
-  it('a submenu that opens on none of the three fails naming its item, as on the runner; the pick is not clicked, and what opened is closed: Escape where the focus is, then on the control', async () => {
+  it('a submenu that opens on none of the three fails naming its item, as on the runner; the pick is not clicked, and what opened is closed: Escape where the focus is, once per open level', async () => {
     const { tab, surface } = await opened();
     tab.menu = { opensOn: ['click', 'never'], opened: 0, open: false, item: { x: 200, y: 30 } };
     const err = await surface.act('nav|c0', { verb: 'choose', value: 'Export › Image › PNG' }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'ACTION_FAILED', message: 'the submenu of "Level 1" did not open (hovered, clicked, ArrowRight)' });
     expect(tab.acts.map((a) => a.verb)).not.toContain('point:choose:option');
     expect(tab.inputs.filter((e) => e.kind === 'key' && e.stroke.type === 'keyDown').map((e) => e.kind === 'key' && e.stroke.def.key)).toEqual(['ArrowRight', 'Escape', 'Escape']);
-    // The second Escape went to the control, focused for it, once the first had closed only the open submenu.
-    expect(tab.acts.at(-1)?.verb).toBe('point:press:target');
+    // The first Escape closed the open submenu and the focus went back into the menu; the second, where the focus
+    // was again, closed the menu. No Escape went to the menu button itself (APG's ignores it; a dialog would not).
+    expect(tab.acts.map((a) => a.verb)).not.toContain('point:press:target');
     expect(tab.menu).toMatchObject({ opened: 0, open: false });
   }, 15_000);
 
