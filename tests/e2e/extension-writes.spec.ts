@@ -23,10 +23,14 @@ test.afterAll(async () => {
 
 const acts = (lines: TraceLine[]) => lines.flatMap((l) => (l.kind === 'act' ? [l] : []));
 
-/** The panel's note once it speaks of the clerk's action on `control` (its book line is written by then). */
+/**
+ * The panel's note once it speaks of the clerk's action on `control` (its book line is written by then). Each such
+ * action here loads the desk again, and the extension looks at every load it sees: under CI's load (10–23 on two
+ * cores) one note took over 20 s to come, so each is given a minute.
+ */
 async function noteAfter(panel: Page, control: string): Promise<{ kind: string | null; text: string }> {
   const note = panel.getByTestId('note');
-  await expect(note).toContainText(control, { timeout: 20_000 });
+  await expect(note).toContainText(control, { timeout: 60_000 });
   return { kind: await note.getAttribute('data-kind'), text: (await note.textContent()) ?? '' };
 }
 
@@ -51,7 +55,7 @@ async function addLookAgain(page: Page, elsewhere: string): Promise<void> {
 }
 
 test('every action on the preferences desk that posts is an unasked commit the panel names and the compiler refuses; a navigation and a write elsewhere are not', async () => {
-  test.setTimeout(150_000);
+  test.setTimeout(300_000);
   const page = await ext.context.newPage();
   const elsewhere = bank.url.replace('127.0.0.1', 'localhost');
   await addLookAgain(page, elsewhere);
