@@ -5,7 +5,7 @@
 import { createInPage } from '../../shared/dom/index.ts';
 import { askMainWorld } from './gesture-probe.ts';
 import type { InPage } from '../../shared/dom/api.ts';
-import { comboOf, isListButton, isMenuButton, listOpen, MENU_ITEMS, menuItemKeys, menuPathOf, notChosen, optionName, optionToPick, revealer, submenuToOpen } from '../../shared/dom/options.ts';
+import { comboOf, disclosedList, disclosureOf, isListButton, isMenuButton, listOpen, MENU_ITEMS, menuItemKeys, menuPathOf, notChosen, optionName, optionToPick, revealer, submenuToOpen } from '../../shared/dom/options.ts';
 import { keyOfEvent, type Key } from '../../shared/keys.ts';
 import { verbsOf } from '../../shared/operations.ts';
 import { menuLevels } from '../../shared/menu-path.ts';
@@ -73,6 +73,8 @@ const DOUBLE_CLICK_MS = 500;
 const ROW_SELECTOR = 'li, tr, [role=row], [role=listitem], [role=option], [role=treeitem]';
 /** How long after `point` trusted input is taken as the worker's own, if no `check` comes first. */
 const PASS_MS = 5_000;
+/** How long a page's own click on a control whose click the recorder holds counts as that press leaking. */
+const HELD_LEAK_MS = 5_000;
 
 /**
  * A held key given back to the page in a tab that is not recorded after all: a script's copy of it (keydown, then
@@ -260,6 +262,8 @@ function frameBox(win: Window, child: string): FrameReply {
 
 /** How long a modal list may take to close (and its page to show again) after Escape. */
 const LIST_CLOSES_MS = 2_000;
+/** How long a pick waits for the list the clerk opened again meanwhile (their next pick) to close. */
+const CLERK_LIST_MS = 60_000;
 
 /**
  * Escape, as a script's keydown at `at` (WAI-ARIA APG: Escape closes a combobox's popup and a menu). The agent does
@@ -439,14 +443,31 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
     e.preventDefault();
     e.stopImmediatePropagation();
   };
+  /**
+   * The control whose click was last held for the guard, until the worker's own input starts (`point`), the press is
+   * given back, or HELD_LEAK_MS pass. A click the page itself makes on it meanwhile is the held press leaking: React
+   * Aria's `usePress` clicks its target itself when no click reached it within 80 ms of pointerup, so its onPress —
+   * a Save's write — would go out before the owner was asked (docs/ARCHITECTURE.md, "The extension's trusted input").
+   */
+  let heldPress: { el: Element; until: number } | null = null;
+  const holdPress = (e: Event, el: Element): void => {
+    hold(e);
+    heldPress = { el, until: Date.now() + HELD_LEAK_MS };
+  };
+  /** Gives a held press back to the page as a script's click (not recorded after all): ours, so not held again. */
+  const giveBack = (el: HTMLElement): void => {
+    if (heldPress?.el === el) heldPress = null;
+    el.click();
+  };
 
   /**
-   * Whether the list of `el` closed and `el` is a control offered `choose` that can be clicked, within LIST_CLOSES_MS.
-   * `escaped`: the count of changes when the first Escape was sent (`changesNow`).
+   * Whether the list of `el` closed and `el` is a control offered `choose` that can be clicked, within LIST_CLOSES_MS
+   * (CLERK_LIST_MS while a list the clerk opened again is up). `escaped`: the count of changes when the first Escape
+   * was sent (`changesNow`).
    */
   const shownAgain = async (el: Element, escaped: number): Promise<boolean> => {
     const start = Date.now();
-    const until = start + LIST_CLOSES_MS;
+    let until = start + LIST_CLOSES_MS;
     // The second Escape is for a list that never closed: once it was seen closed, or said it opened again since the
     // first, it is the clerk's next list (a second quick pick), which must not vanish under their pointer.
     let told = false;
@@ -462,6 +483,9 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
       // Closed, offered again, and nothing over it: a list's backdrop stays while its closing is animated (MUI's).
       const hit = open ? null : controlAt(el);
       if (hit && verbsOf(hit.verbs).includes('choose') && centreOf(doc, el, 'it').ok) return true;
+      // Opened again by the clerk (a second quick pick): their list is up until they pick or close it, and its closing
+      // then shows the control again; the first pick waits for that (up to CLERK_LIST_MS), its closing given the 2 s.
+      if (reopened && open) until = Math.min(Date.now() + LIST_CLOSES_MS, start + CLERK_LIST_MS);
       if (Date.now() >= until || !el.isConnected) return false;
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -512,15 +536,22 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
   });
 
   opts.listen(doc, 'click', (e) => {
+    if (!e.isTrusted && heldPress) {
+      const t = deepTarget(e);
+      if (Date.now() > heldPress.until || !heldPress.el.isConnected) heldPress = null;
+      else if (t && holds(heldPress.el, t)) return hold(e);
+    }
     if (!clerk(e) || !(e instanceof MouseEvent)) return;
     const target = deepTarget(e);
     // A pick in a custom combobox's list, or in a menu button's menu: one `choose` on the combobox or the button with
     // the option's or item's name, not a press (nor two: the click that opened a menu was let through, below).
     const item = target?.closest(MENU_ITEMS);
-    const option = item ?? target?.closest('[role=option]');
+    // A link or button in the list a disclosure menu button shows (Bootstrap's dropdown): a pick on that button.
+    const disclosure = item || !target || target.closest('[role=option]') ? null : disclosureOf(target);
+    const option = item ?? target?.closest('[role=option]') ?? disclosure?.item;
     // An item is picked on the menu button it is reached from, by its path through submenus (options.ts menuPathOf).
     const path = item ? menuPathOf(item) : null;
-    const list = item ? (path?.button ?? null) : option ? comboOf(option) : null;
+    const list = item ? (path?.button ?? null) : disclosure ? disclosure.button : option ? comboOf(option) : null;
     const listHit = option && list ? controlAt(list) : null;
     if (option && list && (!listHit || verbsOf(listHit.verbs).includes('choose'))) {
       // An item that opens a submenu is on the way to the pick, as the click that opened the menu: let through.
@@ -569,20 +600,25 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
       });
       return;
     }
-    const hit = controlAt(target);
+    // A click on a label is a press of the control it labels, which the browser clicks for it: React Aria's Switch and
+    // Checkbox hide their input inside the label they draw and toggle from the label's own click, so no click ever
+    // reaches the input. Held at the label, the page hears neither.
+    const direct = controlAt(target);
+    const label = direct ? null : (target?.closest('label') ?? null);
+    const hit = direct ?? (label?.control ? controlAt(label.control) : null);
     if (!hit) return;
     const verbs = verbsOf(hit.verbs);
     const el = hit.el as HTMLElement;
     // Opening a menu button's menu, or a button's listbox, writes nothing and is part of the pick that follows (one
     // `choose`): let through.
-    if (verbs.includes('choose') && (isMenuButton(el) || isListButton(el))) {
+    if (verbs.includes('choose') && (isMenuButton(el) || isListButton(el) || disclosedList(el))) {
       // A click still waiting to see whether a second follows reaches the page first, in the clerk's order.
       settlePending();
       return;
     }
     if (verbs.includes('double_click')) {
       // Two clicks within the double-click time are one double_click step, never two presses and a double-click.
-      hold(e);
+      holdPress(e, el);
       if (pending?.el === el && e.detail >= 2) {
         clearTimeout(pending.timer);
         pending = null;
@@ -595,15 +631,15 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
         pending = null;
         // A lone click is the control's own press (a toggle ticks), as on any control not offered a double-click.
         const press = verbs.includes('invoke') ? 'invoke' : verbs.includes('toggle') ? 'toggle' : null;
-        if (press) emit(() => send(press, el), () => el.click());
-        else el.click();
+        if (press) emit(() => send(press, el), () => giveBack(el));
+        else giveBack(el);
       };
       pending = { el, timer: setTimeout(single, DOUBLE_CLICK_MS), single };
       return;
     }
     if (!(verbs.includes('invoke') || verbs.includes('toggle'))) return;
     // The press goes through the guard, which asks the owner about buttons before it acts: hold it here.
-    hold(e);
+    holdPress(e, label ?? el);
     // A field typed into and submitted with Enter has had no change event yet: its value goes first.
     for (const f of [...dirty]) flushTyped(f);
     const verb = verbs.includes('invoke') ? 'invoke' : 'toggle';
@@ -613,7 +649,7 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
     // hidden again once the pointer has left (lib/record-session.ts hoverFirst).
     if (revealed && doc.activeElement instanceof HTMLElement && holds(el.closest(ROW_SELECTOR) ?? el, doc.activeElement)) doc.activeElement.blur();
     // Not recorded after all (another tab of the same site): the press the clerk made still happens.
-    emit(() => send(verb, el, undefined, { revealed }), () => el.click());
+    emit(() => send(verb, el, undefined, { revealed }), () => giveBack(el));
   });
   // A right-click on a control offered `context_menu`: held (the page does not hear it yet), reported, and done again
   // by the guard with a trusted right-click, which counts only if a menu appears (else nothing is recorded).
@@ -682,6 +718,8 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
             }),
           };
         case 'act':
+          // The guard's own click (a press done by the page agent): the page's clicks from now on are its answer.
+          if (c.verb === 'invoke' || c.verb === 'toggle') heldPress = null;
           try {
             return act(api, c.ref, c.verb, c.value);
           } catch (e) {
@@ -698,6 +736,8 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
             r = next.reply;
           } else r = pointFor(api, doc, c);
           if (r.ok) passUntil = Date.now() + PASS_MS;
+          // The guard's own press of a held control begins: the page's clicks from now on are its answer to that.
+          if (r.ok) heldPress = null;
           // A double-click counts only if the screen changes (an editor appears), as on the runner's surface.
           if (r.ok && c.verb === 'double_click') beforeDouble = doc.documentElement.innerHTML;
           // A right-click counts only if a menu appears: one whose items were not showing before (as on the runner).

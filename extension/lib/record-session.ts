@@ -12,6 +12,11 @@ import { UNASKED_NOTE, valueForGuard } from './record.ts';
 import { fail, type Live, type SessionContext } from './session-context.ts';
 import type { SessionRecord } from './store.ts';
 
+/** How long a clerk's pick waits for its control to be offered again (a list they opened meanwhile still up). */
+const PICK_WAITS_MS = 60_000;
+/** The roles of a list's entries: one of them offered means a list is up. */
+const LIST_ROLES: ReadonlySet<string> = new Set(['option', 'menuitem', 'menuitemradio', 'menuitemcheckbox']);
+
 /** The record without a dispatched action: that action's line is written, or it was settled another way. */
 function settled(r: SessionRecord): SessionRecord {
   const { dispatched: _done, ...rest } = r;
@@ -164,7 +169,21 @@ export async function recordClerkAct(ctx: SessionContext, id: string, msg: Clerk
     }
     shown = await guard.show();
   }
-  const row = shown.menu.find((r) => r.control.ref === ref && r.verb === msg.verb);
+  let row = shown.menu.find((r) => r.control.ref === ref && r.verb === msg.verb);
+  if (!row && msg.verb === 'choose') {
+    // A pick whose control a list covers now: the clerk opened a list again before this pick was made again (a second
+    // quick pick in a modal list). It is made once that list closes — the clerk's next pick closes it — as the clerk
+    // did it, before their next pick, which waits behind it (docs/ARCHITECTURE.md, "The extension's trusted input").
+    // Only while a list is up: a control gone for another reason (the page moved on) is said at once.
+    const listUp = (): boolean => shown.menu.some((r) => LIST_ROLES.has(r.control.role));
+    const until = Date.now() + PICK_WAITS_MS;
+    while (!row && listUp() && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 250));
+      live.lastSignature = null;
+      shown = await guard.show();
+      row = shown.menu.find((r) => r.control.ref === ref && r.verb === msg.verb);
+    }
+  }
   if (!row) {
     await ctx.update(id, (r) => ({ ...r, note: 'that control is not on the menu (disabled, or not a control); nothing recorded' }));
     return;

@@ -73,7 +73,27 @@ export function disclosedList(el: Element): Element | null {
   if (popup !== 'false' && popup !== '') return null;
   const named = idsIn(el, 'aria-controls').map((id) => byId(el, id)).find((p) => p !== null);
   const list = named ?? el.nextElementSibling;
-  return list?.matches('ul, ol, menu, [role=list]') && list.querySelector(DISCLOSED_ITEMS) ? list : null;
+  return list?.matches(DISCLOSED_LISTS) && list.querySelector(DISCLOSED_ITEMS) ? list : null;
+}
+
+/** A list a disclosure menu button can show (see `disclosedList`). */
+const DISCLOSED_LISTS = 'ul, ol, menu, [role=list]';
+
+/**
+ * The disclosure menu button whose list holds the link or button `target` is in, with that link or button: the
+ * inverse of `disclosedList`, so a person's click there is recorded as the pick `choose` replays. The list's button is
+ * the one naming it by `aria-controls`, else the element just before it.
+ */
+export function disclosureOf(target: Element): { button: Element; item: Element } | null {
+  const item = target.closest(DISCLOSED_ITEMS);
+  if (!item) return null;
+  for (let list = item.parentElement?.closest(DISCLOSED_LISTS) ?? null; list; list = list.parentElement?.closest(DISCLOSED_LISTS) ?? null) {
+    const root = list.getRootNode() as Document | ShadowRoot;
+    const naming = list.id ? [...root.querySelectorAll(`[aria-controls~="${CSS.escape(list.id)}"]`)] : [];
+    const button = [...naming, list.previousElementSibling].find((b): b is Element => b !== null && disclosedList(b) === list);
+    if (button) return { button, item };
+  }
+  return null;
 }
 
 /** The one showing link or button of a disclosure menu's list named `want`, or why there is none to pick. */
