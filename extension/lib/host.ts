@@ -30,10 +30,15 @@ const originOf = (url: string): string | null => {
 };
 
 
+/** When to look again at a screen that settled unlabelled after a clerk's action (see `Host#lookAgainLater`). */
+const LOOK_AGAIN_MS: readonly number[] = [1_000, 2_000, 4_000];
+
 export class Host {
   readonly #live = new Map<string, Live>();
   /** One session's calls one at a time: a clerk's type-then-click arrives and is written in order. */
   readonly #sessions = new KeyedLock();
+  /** How many clerk actions each session has had reported in this worker: a later look is for the latest one only. */
+  readonly #acts = new Map<string, number>();
   readonly #questions: OwnerQuestions;
   readonly #ctx: SessionContext;
 
@@ -323,7 +328,39 @@ export class Host {
     const s = await this.#recordingOn(tabId);
     // Nothing done on a site the session is not bound to is recorded (the panel shows the session paused).
     if (!s || !(await this.#checkOrigin(s))) return;
+    const turn = (this.#acts.get(s.id) ?? 0) + 1;
+    this.#acts.set(s.id, turn);
     await this.#sessions.run(s.id, () => recordClerkAct(this.#ctx, s.id, msg));
+    this.#lookAgainLater(tabId, s.id, turn);
+  }
+
+  /**
+   * The screen an action settled on, looked at again a little later while it shows unlabelled (`lookAgainMs`), until
+   * a look shows it labelled or the clerk acts again. A list's closing can leave the settled look on a screen gone a
+   * moment later: MUI keeps the page `aria-hidden` through its exit transition, and the look saw nothing but the
+   * closing list. Not looked at again, the panel showed that screen — Finish disabled, and a label offered for a
+   * screen that no longer exists (docs/ARCHITECTURE.md, "The extension's trusted input").
+   */
+  #lookAgainLater(tabId: number, id: string, turn: number): void {
+    const waits = this.d.lookAgainMs ?? LOOK_AGAIN_MS;
+    if (waits.length === 0) return;
+    const release = this.d.keepAlive();
+    void (async () => {
+      try {
+        const start = Date.now();
+        for (const ms of waits) {
+          const s = await this.d.store.getSession(id);
+          if (s?.state !== 'running' || s.view?.label || this.#acts.get(id) !== turn) return;
+          await new Promise((r) => setTimeout(r, Math.max(0, start + ms - Date.now())));
+          if (this.#acts.get(id) !== turn) return;
+          await this.tabLoaded(tabId);
+        }
+      } catch {
+        // A look that fails (the tab closed, the session ended) is the next action's to make.
+      } finally {
+        release();
+      }
+    })();
   }
 
   /** The frame held something the clerk did and could not report it: the panel says it was not recorded. */

@@ -31,6 +31,11 @@ export interface HostDeps {
   keepAlive(): () => void;
   newId(): string;
   now?: () => Date;
+  /**
+   * After a clerk's action whose screen shows unlabelled, how long after it to look again (each wait from the action's
+   * end), until a look shows a labelled screen or another action comes (host.ts `#lookAgainLater`). Default 1, 2, 4 s.
+   */
+  lookAgainMs?: readonly number[];
   /** Has the content script start in every new document of these origins (and stop when nothing records). */
   /**
    * Scripts in every new document of these origins from document_start: the recorder with its main-world probe on a

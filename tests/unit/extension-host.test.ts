@@ -131,6 +131,28 @@ describe('the worker in record mode', () => {
     expect(agents.at(-1)).toBe('unregister');
   });
 
+  it('a screen an action settled on unlabelled is looked at again a little later: the panel catches up with the page without another action, and stops looking once it shows a labelled screen', async () => {
+    for (const waits of [[], [40, 80, 400]]) {
+      const { store, tab, deps } = await setup();
+      const host = new Host({ ...deps, lookAgainMs: waits });
+      const id = await begin(host);
+      expect(await host.command({ type: 'label', session: id, label: 'signon', title: 'Sign On', signature: SCREENS.signon.signature })).toMatchObject({ ok: true });
+      await Promise.all([host.clerkAct(act('e-0000001', 'c3', 'invoke'), 1), answerWhenAsked(host, store, id, 'navigate')]);
+      // The look after the press saw the member screen, which nobody named; a moment later the page shows sign-on
+      // again (as a closing list's page shows again after its exit transition).
+      expect((await store.getSession(id))?.view).toMatchObject({ label: null, signature: SCREENS.member.signature });
+      tab.screen = 'signon';
+      await new Promise((r) => setTimeout(r, 250));
+      const view = (await store.getSession(id))?.view;
+      if (waits.length === 0) expect(view).toMatchObject({ label: null, signature: SCREENS.member.signature });
+      else expect(view).toMatchObject({ label: 'signon', signature: SCREENS.signon.signature });
+      // Labelled: no look after that (the 400 ms one is not made), so the screen the panel shows stays as it was.
+      const looks = tab.looks;
+      await new Promise((r) => setTimeout(r, 450));
+      expect(tab.looks).toBe(looks);
+    }
+  });
+
   it('a restarted worker goes on where the last one stopped: labels known, numbering unbroken, a re-sent action written once', async () => {
     const { store, deps } = await setup();
     const first = new Host(deps);
