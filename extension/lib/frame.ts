@@ -262,6 +262,8 @@ function frameBox(win: Window, child: string): FrameReply {
 
 /** How long a modal list may take to close (and its page to show again) after Escape. */
 const LIST_CLOSES_MS = 2_000;
+/** What in a disclosure menu's list a clerk's click picks (a button there is a press, held and asked about). */
+const DISCLOSED_LINKS = 'a[href], [role=link]';
 /** How long a pick waits for the list the clerk opened again meanwhile (their next pick) to close. */
 const CLERK_LIST_MS = 60_000;
 
@@ -450,13 +452,20 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
    * a Save's write — would go out before the owner was asked (docs/ARCHITECTURE.md, "The extension's trusted input").
    */
   let heldPress: { el: Element; until: number } | null = null;
+  /** Disclosure menu buttons the clerk's click opened (let through): a link in their list is a pick. */
+  const openedHere = new WeakSet<Element>();
   const holdPress = (e: Event, el: Element): void => {
     hold(e);
     heldPress = { el, until: Date.now() + HELD_LEAK_MS };
   };
+  /** The worker's own input at `ref` begins: a held press on it (or on the label around it) is being done now. */
+  const releaseHeld = (ref: string): void => {
+    const at = api.element(ref);
+    if (heldPress && at && (holds(heldPress.el, at) || holds(at, heldPress.el))) heldPress = null;
+  };
   /** Gives a held press back to the page as a script's click (not recorded after all): ours, so not held again. */
   const giveBack = (el: HTMLElement): void => {
-    if (heldPress?.el === el) heldPress = null;
+    heldPress = null;
     el.click();
   };
 
@@ -536,7 +545,7 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
   });
 
   opts.listen(doc, 'click', (e) => {
-    if (!e.isTrusted && heldPress) {
+    if (!e.isTrusted && heldPress && watching()) {
       const t = deepTarget(e);
       if (Date.now() > heldPress.until || !heldPress.el.isConnected) heldPress = null;
       else if (t && holds(heldPress.el, t)) return hold(e);
@@ -546,12 +555,27 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
     // A pick in a custom combobox's list, or in a menu button's menu: one `choose` on the combobox or the button with
     // the option's or item's name, not a press (nor two: the click that opened a menu was let through, below).
     const item = target?.closest(MENU_ITEMS);
-    // A link or button in the list a disclosure menu button shows (Bootstrap's dropdown): a pick on that button.
+    // A link in the list of a disclosure menu button whose list the clerk's click opened here (Bootstrap's dropdown):
+    // one `choose` on that button, reported at once (the list leaves the page as it was) and picked by the guard in
+    // the open list. Only a list the clerk opened, while it shows (a sidebar's list open from the start, or rows under a
+    // "Hide tasks" button, are no picks), and only a link: a button there may write, and is held and asked about as
+    // any press is (a pick is not asked about).
     const disclosure = item || !target || target.closest('[role=option]') ? null : disclosureOf(target);
-    const option = item ?? target?.closest('[role=option]') ?? disclosure?.item;
+    if (disclosure && disclosure.item.matches(DISCLOSED_LINKS) && openedHere.has(disclosure.button) && listOpen(disclosure.button) && disclosedList(disclosure.button)?.checkVisibility()) {
+      const { button, item: link } = disclosure;
+      const buttonHit = controlAt(button);
+      if (buttonHit && verbsOf(buttonHit.verbs).includes('choose')) {
+        hold(e);
+        for (const el of [...dirty]) flushTyped(el);
+        const name = optionName(link);
+        emit(() => send('choose', button, name));
+        return;
+      }
+    }
+    const option = item ?? target?.closest('[role=option]');
     // An item is picked on the menu button it is reached from, by its path through submenus (options.ts menuPathOf).
     const path = item ? menuPathOf(item) : null;
-    const list = item ? (path?.button ?? null) : disclosure ? disclosure.button : option ? comboOf(option) : null;
+    const list = item ? (path?.button ?? null) : option ? comboOf(option) : null;
     const listHit = option && list ? controlAt(list) : null;
     if (option && list && (!listHit || verbsOf(listHit.verbs).includes('choose'))) {
       // An item that opens a submenu is on the way to the pick, as the click that opened the menu: let through.
@@ -612,6 +636,8 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
     // Opening a menu button's menu, or a button's listbox, writes nothing and is part of the pick that follows (one
     // `choose`): let through.
     if (verbs.includes('choose') && (isMenuButton(el) || isListButton(el) || disclosedList(el))) {
+      // A disclosure menu's links are picks only in a list the clerk opened (above).
+      if (disclosedList(el)) openedHere.add(el);
       // A click still waiting to see whether a second follows reaches the page first, in the clerk's order.
       settlePending();
       return;
@@ -719,7 +745,7 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
           };
         case 'act':
           // The guard's own click (a press done by the page agent): the page's clicks from now on are its answer.
-          if (c.verb === 'invoke' || c.verb === 'toggle') heldPress = null;
+          if (c.verb === 'invoke' || c.verb === 'toggle') releaseHeld(c.ref);
           try {
             return act(api, c.ref, c.verb, c.value);
           } catch (e) {
@@ -737,7 +763,7 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
           } else r = pointFor(api, doc, c);
           if (r.ok) passUntil = Date.now() + PASS_MS;
           // The guard's own press of a held control begins: the page's clicks from now on are its answer to that.
-          if (r.ok) heldPress = null;
+          if (r.ok) releaseHeld(c.ref);
           // A double-click counts only if the screen changes (an editor appears), as on the runner's surface.
           if (r.ok && c.verb === 'double_click') beforeDouble = doc.documentElement.innerHTML;
           // A right-click counts only if a menu appears: one whose items were not showing before (as on the runner).

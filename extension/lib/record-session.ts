@@ -169,7 +169,11 @@ export async function recordClerkAct(ctx: SessionContext, id: string, msg: Clerk
     }
     shown = await guard.show();
   }
-  let row = shown.menu.find((r) => r.control.ref === ref && r.verb === msg.verb);
+  // The frame's refs are positions in its last look: the same ref in this look must be the same control (its role and
+  // name, as the frame reported them), or a re-rendered page — a list opened over it — would have it press another.
+  const theRow = (m: typeof shown.menu): (typeof shown.menu)[number] | undefined =>
+    m.find((r) => r.control.ref === ref && r.verb === msg.verb && (!msg.control || (r.control.role === msg.control.role && r.control.name === msg.control.name)));
+  let row = theRow(shown.menu);
   if (!row && msg.verb === 'choose') {
     // A pick whose control a list covers now: the clerk opened a list again before this pick was made again (a second
     // quick pick in a modal list). It is made once that list closes — the clerk's next pick closes it — as the clerk
@@ -177,11 +181,14 @@ export async function recordClerkAct(ctx: SessionContext, id: string, msg: Clerk
     // Only while a list is up: a control gone for another reason (the page moved on) is said at once.
     const listUp = (): boolean => shown.menu.some((r) => LIST_ROLES.has(r.control.role));
     const until = Date.now() + PICK_WAITS_MS;
+    if (listUp()) await ctx.update(id, (r) => ({ ...r, note: live.masker.mask(`waiting for the list over ${msg.control?.role ?? 'the control'} '${msg.control?.name ?? ''}' to close, to make your pick there`) }));
     while (!row && listUp() && Date.now() < until) {
       await new Promise((r) => setTimeout(r, 250));
+      // Stopped or finished meanwhile: nothing more is done in this session.
+      if ((await ctx.d.store.getSession(id))?.state !== 'running') return;
       live.lastSignature = null;
       shown = await guard.show();
-      row = shown.menu.find((r) => r.control.ref === ref && r.verb === msg.verb);
+      row = theRow(shown.menu);
     }
   }
   if (!row) {

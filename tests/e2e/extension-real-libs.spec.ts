@@ -119,6 +119,23 @@ test('Bootstrap: a clerk’s click on the dropdown toggle and then an item is re
   await panel.close();
 });
 
+// A button in the dropdown may write ("Delete account", a sign-out form): it is no pick (a pick is not asked about)
+// but a press, held and put to the guard like any button. (The first version of the disclosure pick took it as a
+// `choose`, and a review saw its write leave unasked.) The open dropdown is a screen nobody named, so the guard refuses
+// the press until the clerk names it: the page is not touched and the book gets no step.
+test('Bootstrap: a button in the dropdown is a press put to the guard, not a pick: on the unnamed open dropdown it is refused and not done', async () => {
+  const { page, panel } = await recording('/bootstrap', 'Print the case', ['case', 'Case C-9']);
+  await page.getByRole('button', { name: 'Case actions' }).click();
+  await page.getByRole('button', { name: 'Print' }).click();
+  await expect(panel.getByTestId('live-error').or(panel.getByTestId('note'))).toContainText("UNLABELLED_SCREEN", { timeout: 20_000 });
+  await page.waitForTimeout(500);
+  expect((await listed(page, '#held')).action).toBe('none');
+  await panel.getByTestId('stop').click();
+  expect(parseBook(await exportBook(panel)).flatMap((l) => (l.kind === 'act' ? [`${l.verb} ${l.control.name}`] : []))).toEqual([]);
+  await page.close();
+  await panel.close();
+});
+
 test('model mode on Bootstrap: choose on the dropdown (a disclosure) picks by name with trusted input, a missing name fails by name, and the page holds the pick', async () => {
   test.setTimeout(180_000);
   const fake = await startFakeAnthropic(

@@ -30,7 +30,12 @@ const acts = (lines: TraceLine[]) => lines.flatMap((l) => (l.kind === 'act' ? [l
  */
 async function noteAfter(panel: Page, control: string): Promise<{ kind: string | null; text: string }> {
   const note = panel.getByTestId('note');
-  await expect(note).toContainText(control, { timeout: 60_000 });
+  await expect(note).toContainText(control, { timeout: 60_000 }).catch(async (e: unknown) => {
+    // What the panel and the pages showed, for a failure seen only under load (CI).
+    console.log('panel when the note did not come:', await panel.locator('body').ariaSnapshot());
+    for (const pg of ext.context.pages()) console.log('page:', pg.url(), await pg.evaluate(() => document.body.innerText.slice(0, 400)).catch((x: unknown) => String(x)));
+    throw e;
+  });
   return { kind: await note.getAttribute('data-kind'), text: (await note.textContent()) ?? '' };
 }
 

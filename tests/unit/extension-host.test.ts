@@ -19,9 +19,12 @@ const SECRET = 'pw-unit-7731';
 let dbn = 0;
 let ids = 0;
 
-async function setup(): Promise<{ store: BookStore; tab: FakeTab; deps: HostDeps; vault: Map<string, Record<string, string>>; changes: string[]; agents: string[] }> {
+async function setup(
+  screens: Record<string, Observation> = SCREENS,
+  first = 'signon',
+): Promise<{ store: BookStore; tab: FakeTab; deps: HostDeps; vault: Map<string, Record<string, string>>; changes: string[]; agents: string[] }> {
   const store = await BookStore.open(`host-test-${dbn++}`);
-  const tab = fakeTab(SCREENS, 'signon', { 'signon:|c3': 'member' });
+  const tab = fakeTab(screens, first, { 'signon:|c3': 'member' });
   const vault = new Map<string, Record<string, string>>();
   const changes: string[] = [];
   const agents: string[] = [];
@@ -150,6 +153,40 @@ describe('the worker in record mode', () => {
       const looks = tab.looks;
       await new Promise((r) => setTimeout(r, 450));
       expect(tab.looks).toBe(looks);
+    }
+  });
+
+  it("a clerk's pick whose control a list covers now (they opened it again) waits for it to show, then is made once; stopped meanwhile, nothing is done", async () => {
+    // The queue desk: sign-on's screen with a list button "Queue" at |c6. With its list up (the clerk opened it again),
+    // |c6 is the listbox — the same position, another control — and the options show.
+    const queue = { ref: '|c6', role: 'button', name: 'Queue', value: 'Claims', verbs: ['invoke'], offers: ['choose'], scope: [], ancestors: ['form'] };
+    const desk = Observation.parse({ ...SCREENS.signon, parts: SCREENS.signon.parts.map((p) => ({ ...p, controls: [...p.controls, queue] })) });
+    const listbox = { ...queue, role: 'listbox', value: undefined, verbs: ['choose', 'read'], offers: undefined };
+    const option = (n: number, name: string) => ({ ref: `|c${n}`, role: 'option', name, verbs: ['invoke'], scope: [], ancestors: ['listbox'] });
+    const listUp = Observation.parse({
+      ...SCREENS.signon,
+      signature: 'list-up-0000000',
+      parts: SCREENS.signon.parts.map((p) => ({ ...p, controls: [...p.controls, listbox, option(7, 'Appeals'), option(8, 'Fraud')] })),
+    });
+    for (const stop of [false, true]) {
+      const { store, tab, deps } = await setup({ desk, listUp }, 'desk');
+      const host = new Host({ ...deps, lookAgainMs: [] });
+      const id = await begin(host);
+      expect(await host.command({ type: 'label', session: id, label: 'desk', title: 'Sign On', signature: desk.signature })).toMatchObject({ ok: true });
+      // The guard's last look saw the list up; the clerk's first pick (made while it was closing) comes now.
+      tab.screen = 'listUp';
+      await host.tabLoaded(1);
+      const picked = host.clerkAct({ ...act('e-0000001', 'c6', 'choose', 'Appeals'), control: { role: 'button', name: 'Queue' } }, 1);
+      await new Promise((r) => setTimeout(r, 600));
+      // Not picked on the listbox at |c6, nor refused: waiting, and the clerk is told so.
+      expect(tab.inputs).toEqual([]);
+      expect((await store.getSession(id))?.note).toContain("waiting for the list over button 'Queue' to close");
+      if (stop) expect(await host.command({ type: 'stop', session: id })).toEqual({ ok: true });
+      else tab.screen = 'desk';
+      await picked;
+      const acts = (await store.lines(id)).flatMap((l) => (l.kind === 'act' ? [`${l.verb} ${l.control.name} ${l.value}`] : []));
+      expect(acts).toEqual(stop ? [] : ['choose Queue Appeals']);
+      expect(tab.inputs.length > 0).toBe(!stop);
     }
   });
 
