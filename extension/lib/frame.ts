@@ -27,7 +27,12 @@ export interface FrameAgent {
    * the clerk's presses are held and their typing remembered, so none happens unseen.
    */
   ask(): void;
-  /** The worker's answer: recording → what was held is reported in order; not → each held press is let through. */
+  /**
+   * The worker's answer to `ask`: recording → what was held is reported in order; not → each held press is let
+   * through. Taken only while asking: once the worker has looked at the document (`observe`, which says whether it
+   * records), a reply to the document's first question that comes later — or the "no worker answered" fallback after
+   * the retries — is stale and must not turn the capture off.
+   */
   answer(recording: boolean): void;
 }
 
@@ -504,6 +509,13 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
   // are not the clerk acting; nor is the worker's own trusted input, announced by `point` (the pass).
   const clerk = (e: Event): boolean => watching() && e.isTrusted && Date.now() > passUntil;
 
+  // A document left while still asking (a select that submits its form when changed, in a page's first moments):
+  // what the clerk already did is reported now, since the answer would find no one here; the worker keeps a report only
+  // from a tab it records. A held press (with a release) was never done: it goes with the document, as it would have.
+  opts.listen(win, 'pagehide', () => {
+    if (!asking) return;
+    for (const h of held.splice(0)) if (!h.release) h.report();
+  });
   opts.listen(doc, 'input', (e) => {
     if (!clerk(e)) return;
     const t = e.target;
@@ -716,7 +728,9 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
     ask() {
       asking = true;
     },
-    answer,
+    answer(rec: boolean) {
+      if (asking) answer(rec);
+    },
     observe(rec: boolean): FrameReport {
       if (asking) answer(rec);
       else recording = rec;
