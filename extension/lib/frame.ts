@@ -509,13 +509,6 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
   // are not the clerk acting; nor is the worker's own trusted input, announced by `point` (the pass).
   const clerk = (e: Event): boolean => watching() && e.isTrusted && Date.now() > passUntil;
 
-  // A document left while still asking (a select that submits its form when changed, in a page's first moments):
-  // what the clerk already did is reported now, since the answer would find no one here; the worker keeps a report only
-  // from a tab it records. A held press (with a release) was never done: it goes with the document, as it would have.
-  opts.listen(win, 'pagehide', () => {
-    if (!asking) return;
-    for (const h of held.splice(0)) if (!h.release) h.report();
-  });
   opts.listen(doc, 'input', (e) => {
     if (!clerk(e)) return;
     const t = e.target;

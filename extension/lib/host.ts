@@ -225,6 +225,23 @@ export class Host {
     });
   }
 
+  /**
+   * A look for the panel's view only (`#lookAgainLater`): not the guard's, whose last screen is where a clerk's pick
+   * in a list they open next starts (`Guard.lastShown`) — a later look that caught their list open would make that
+   * unnamed screen the pick's start.
+   */
+  async #viewAgain(tabId: number): Promise<void> {
+    const s = await this.#recordingOn(tabId);
+    if (!s || !(await this.#checkOrigin(s))) return;
+    await this.#sessions.run(s.id, async () => {
+      const now = await this.d.store.getSession(s.id);
+      if (now?.state !== 'running' || now.question) return;
+      const live = await this.#open(now);
+      live.lastSignature = null;
+      await live.surface.observe();
+    });
+  }
+
   /** Is a record session running on this tab, on one of its sites (a new document's agent asks when it starts)? */
   async recording(tabId: number): Promise<boolean> {
     const s = await this.#recordingOn(tabId);
@@ -353,7 +370,7 @@ export class Host {
           if (s?.state !== 'running' || s.view?.label || this.#acts.get(id) !== turn) return;
           await new Promise((r) => setTimeout(r, Math.max(0, start + ms - Date.now())));
           if (this.#acts.get(id) !== turn) return;
-          await this.tabLoaded(tabId);
+          await this.#viewAgain(tabId);
         }
       } catch {
         // A look that fails (the tab closed, the session ended) is the next action's to make.

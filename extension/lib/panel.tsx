@@ -241,6 +241,9 @@ function Live(props: { s: SessionRecord; lines: TraceLine[]; owner: string }) {
   const note = noteOf(s);
   const busy = busyOf(s);
   const [label, setLabel] = useState('');
+  // The screen shown when the clerk began typing its label: the view can change meanwhile (a later look), and the
+  // label names the screen they were looking at.
+  const [labelFor, setLabelFor] = useState<string | null>(null);
   const [title, setTitle] = useState('');
   const [error, setError] = useState<string | null>(null);
   const run = async (cmd: PanelCommand): Promise<void> => {
@@ -294,7 +297,10 @@ function Live(props: { s: SessionRecord; lines: TraceLine[]; owner: string }) {
       {v.canLabel && (
         <div>
           <div class="row">
-            <input data-testid="label-input" type="text" placeholder="label, e.g. hold_form" value={label} onInput={(e) => setLabel(e.currentTarget.value)} />
+            <input data-testid="label-input" type="text" placeholder="label, e.g. hold_form" value={label} onInput={(e) => {
+                if (!label || !labelFor) setLabelFor(s.view?.signature ?? null);
+                setLabel(e.currentTarget.value);
+              }} />
             <input data-testid="title-input" type="text" placeholder="title (optional)" value={title} onInput={(e) => setTitle(e.currentTarget.value)} />
           </div>
           <button
@@ -303,8 +309,9 @@ function Live(props: { s: SessionRecord; lines: TraceLine[]; owner: string }) {
             onClick={() => {
               if (!s.view) return;
               // The label names the screen shown here (its signature), not whatever the tab shows when it arrives.
-              void run({ type: 'label', session: s.id, label: toLabel(label), signature: s.view.signature, ...(title.trim() ? { title: title.trim() } : {}) });
+              void run({ type: 'label', session: s.id, label: toLabel(label), signature: labelFor ?? s.view.signature, ...(title.trim() ? { title: title.trim() } : {}) });
               setLabel('');
+              setLabelFor(null);
               setTitle('');
             }}
           >

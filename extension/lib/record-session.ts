@@ -178,8 +178,11 @@ export async function recordClerkAct(ctx: SessionContext, id: string, msg: Clerk
     // A pick whose control a list covers now: the clerk opened a list again before this pick was made again (a second
     // quick pick in a modal list). It is made once that list closes — the clerk's next pick closes it — as the clerk
     // did it, before their next pick, which waits behind it (docs/ARCHITECTURE.md, "The extension's trusted input").
-    // Only while a list is up: a control gone for another reason (the page moved on) is said at once.
-    const listUp = (): boolean => shown.menu.some((r) => LIST_ROLES.has(r.control.role));
+    // Only while a list is up and the control is nowhere on the menu: a control gone for another reason (the page
+    // moved on), or shown at another place (its ref shifted), is said at once.
+    const listUp = (): boolean =>
+      shown.menu.some((r) => LIST_ROLES.has(r.control.role)) &&
+      !shown.menu.some((r) => r.verb === msg.verb && r.control.role === msg.control?.role && r.control.name === msg.control.name);
     const until = Date.now() + PICK_WAITS_MS;
     if (listUp()) await ctx.update(id, (r) => ({ ...r, note: live.masker.mask(`waiting for the list over ${msg.control?.role ?? 'the control'} '${msg.control?.name ?? ''}' to close, to make your pick there`) }));
     while (!row && listUp() && Date.now() < until) {
@@ -190,6 +193,8 @@ export async function recordClerkAct(ctx: SessionContext, id: string, msg: Clerk
       shown = await guard.show();
       row = theRow(shown.menu);
     }
+    // Stopped while the last look was taken: not done after all.
+    if ((await ctx.d.store.getSession(id))?.state !== 'running') return;
   }
   if (!row) {
     await ctx.update(id, (r) => ({ ...r, note: 'that control is not on the menu (disabled, or not a control); nothing recorded' }));
