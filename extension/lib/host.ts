@@ -214,6 +214,11 @@ export class Host {
    * before the clerk acts on it. A document a recorded action led to is looked at again, which changes nothing.
    */
   async tabLoaded(tabId: number): Promise<void> {
+    await this.#lookIn(tabId, async (live, now) => void (await (await recordGuard(this.#ctx, live, now)).show()));
+  }
+
+  /** `look` in the running record session of `tabId`, on its sites, in the session's turn, unless it asks the owner. */
+  async #lookIn(tabId: number, look: (live: Live, now: SessionRecord) => Promise<void>): Promise<void> {
     const s = await this.#recordingOn(tabId);
     if (!s || !(await this.#checkOrigin(s))) return;
     await this.#sessions.run(s.id, async () => {
@@ -221,7 +226,7 @@ export class Host {
       if (now?.state !== 'running' || now.question) return;
       const live = await this.#open(now);
       live.lastSignature = null;
-      await (await recordGuard(this.#ctx, live, now)).show();
+      await look(live, now);
     });
   }
 
@@ -231,15 +236,7 @@ export class Host {
    * unnamed screen the pick's start.
    */
   async #viewAgain(tabId: number): Promise<void> {
-    const s = await this.#recordingOn(tabId);
-    if (!s || !(await this.#checkOrigin(s))) return;
-    await this.#sessions.run(s.id, async () => {
-      const now = await this.d.store.getSession(s.id);
-      if (now?.state !== 'running' || now.question) return;
-      const live = await this.#open(now);
-      live.lastSignature = null;
-      await live.surface.observe();
-    });
+    await this.#lookIn(tabId, async (live) => void (await live.surface.observe()));
   }
 
   /** Is a record session running on this tab, on one of its sites (a new document's agent asks when it starts)? */

@@ -4,7 +4,8 @@
 // calls one at a time (a typed value before the click that submits it).
 import { Guard } from '../../shared/author/guard.ts';
 import { formatRef } from '../../shared/ref.ts';
-import { labelOf } from '../../shared/menu.ts';
+import { labelOf, type MenuRow } from '../../shared/menu.ts';
+import { menuItemKeys, optionKeys } from '../../shared/dom/options.ts';
 import type { TraceLine } from '../../shared/schema/trace.ts';
 import { describeWrite, originOf, type WriteScope } from '../../shared/writes.ts';
 import type { ClerkAct, CommandReply, PanelCommand } from './messages.ts';
@@ -14,8 +15,6 @@ import type { SessionRecord } from './store.ts';
 
 /** How long a clerk's pick waits for its control to be offered again (a list they opened meanwhile still up). */
 const PICK_WAITS_MS = 60_000;
-/** The roles of a list's entries: one of them offered means a list is up. */
-const LIST_ROLES: ReadonlySet<string> = new Set(['option', 'menuitem', 'menuitemradio', 'menuitemcheckbox']);
 
 /** The record without a dispatched action: that action's line is written, or it was settled another way. */
 function settled(r: SessionRecord): SessionRecord {
@@ -142,8 +141,13 @@ export async function recordClerkAct(ctx: SessionContext, id: string, msg: Clerk
   // A pick in a custom list: the list the clerk opened is part of the step (choose opens it), so the step starts
   // on the screen shown before it opened, as replay will find it (docs/ARCHITECTURE.md, "The extension's trusted
   // input"). Anything else starts on a fresh look.
+  const ref = formatRef(msg.frame, msg.ref);
+  // The frame's refs are positions in its last look: the same ref in another look must be the same control (its role
+  // and name, as the frame reported them), or a re-rendered page — a list opened over it — would have it press another.
+  const reported = (r: MenuRow): boolean => r.verb === msg.verb && (!msg.control || (r.control.role === msg.control.role && r.control.name === msg.control.name));
+  const theRow = (menu: readonly MenuRow[]): MenuRow | undefined => menu.find((r) => r.control.ref === ref && reported(r));
   const before = msg.verb === 'choose' ? guard.lastShown : null;
-  const same = before?.menu.some((r) => r.control.ref === formatRef(msg.frame, msg.ref) && r.verb === 'choose' && r.control.role === msg.control?.role && r.control.name === msg.control.name);
+  const same = before !== null && msg.control !== undefined && theRow(before.menu) !== undefined;
   let shown = (same ? before : null) ?? (await guard.show());
   const was = fresh.dispatched;
   if (was?.call === msg.event) {
@@ -160,7 +164,6 @@ export async function recordClerkAct(ctx: SessionContext, id: string, msg: Clerk
       return;
     }
   }
-  const ref = formatRef(msg.frame, msg.ref);
   if (msg.revealed) {
     const hovered = await hoverFirst(live, guard, msg, ref);
     if (hovered) {
@@ -169,10 +172,6 @@ export async function recordClerkAct(ctx: SessionContext, id: string, msg: Clerk
     }
     shown = await guard.show();
   }
-  // The frame's refs are positions in its last look: the same ref in this look must be the same control (its role and
-  // name, as the frame reported them), or a re-rendered page — a list opened over it — would have it press another.
-  const theRow = (m: typeof shown.menu): (typeof shown.menu)[number] | undefined =>
-    m.find((r) => r.control.ref === ref && r.verb === msg.verb && (!msg.control || (r.control.role === msg.control.role && r.control.name === msg.control.name)));
   let row = theRow(shown.menu);
   if (!row && msg.verb === 'choose') {
     // A pick whose control a list covers now: the clerk opened a list again before this pick was made again (a second
@@ -180,21 +179,20 @@ export async function recordClerkAct(ctx: SessionContext, id: string, msg: Clerk
     // did it, before their next pick, which waits behind it (docs/ARCHITECTURE.md, "The extension's trusted input").
     // Only while a list is up and the control is nowhere on the menu: a control gone for another reason (the page
     // moved on), or shown at another place (its ref shifted), is said at once.
-    const listUp = (): boolean =>
-      shown.menu.some((r) => LIST_ROLES.has(r.control.role)) &&
-      !shown.menu.some((r) => r.verb === msg.verb && r.control.role === msg.control?.role && r.control.name === msg.control.name);
+    const covered = (): boolean => {
+      const controls = shown.menu.map((r) => r.control);
+      return (menuItemKeys(controls).length > 0 || optionKeys(controls).length > 0) && !shown.menu.some(reported);
+    };
     const until = Date.now() + PICK_WAITS_MS;
-    if (listUp()) await ctx.update(id, (r) => ({ ...r, note: live.masker.mask(`waiting for the list over ${msg.control?.role ?? 'the control'} '${msg.control?.name ?? ''}' to close, to make your pick there`) }));
-    while (!row && listUp() && Date.now() < until) {
+    if (covered()) await ctx.update(id, (r) => ({ ...r, note: live.masker.mask(`waiting for the list over ${msg.control?.role ?? 'the control'} '${msg.control?.name ?? ''}' to close, to make your pick there`) }));
+    while (!row && covered() && Date.now() < until) {
       await new Promise((r) => setTimeout(r, 250));
-      // Stopped or finished meanwhile: nothing more is done in this session.
-      if ((await ctx.d.store.getSession(id))?.state !== 'running') return;
       live.lastSignature = null;
       shown = await guard.show();
+      // Stopped or finished meanwhile (during the wait or the look): nothing more is done in this session.
+      if ((await ctx.d.store.getSession(id))?.state !== 'running') return;
       row = theRow(shown.menu);
     }
-    // Stopped while the last look was taken: not done after all.
-    if ((await ctx.d.store.getSession(id))?.state !== 'running') return;
   }
   if (!row) {
     await ctx.update(id, (r) => ({ ...r, note: 'that control is not on the menu (disabled, or not a control); nothing recorded' }));
