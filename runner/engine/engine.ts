@@ -707,6 +707,7 @@ export class Replay {
     }
     // 5. Settle.
     let settled = await this.timed('settle (looks included)', () => this.settle(step));
+    failpoint(step.id, 'after_settle');
     this.say(
       `${tag}: screen ${step.screen} · rung ${found.rung} · ${step.op.verb}${step.effect.kind === 'read' ? '' : ` (${step.effect.kind})`} · ` +
         `settled ${settled.named.label ?? '?'} in ${settled.ms}ms`,

@@ -1,10 +1,14 @@
-// Failpoints: `HANDRAIL_FAILPOINT=<step>:<before_act|after_act>` kills the process at that point of
-// that step with SIGKILL — no finally blocks, no flushes, no exit handlers — which is how a real crash
+// Failpoints: `HANDRAIL_FAILPOINT=<step>:<before_act|after_act|after_settle>` kills the process at that point
+// of that step with SIGKILL — no finally blocks, no flushes, no exit handlers — which is how a real crash
 // (power cut, OOM kill) meets the journal. Inert unless the variable is set.
+// `after_act` dies as soon as the act returned: the click was dispatched, but whether its request left the
+// browser before the browser died with the process is a race (both outcomes are in doubt, rightly).
+// `after_settle` dies once the page settled after the act — the press surely reached the app — and before the
+// journal says `observed`: the deterministic "pressed, then crashed" case.
 import { z } from 'zod';
 import { HandrailError } from '../../shared/errors.ts';
 
-export const FailpointWhere = z.enum(['before_act', 'after_act']);
+export const FailpointWhere = z.enum(['before_act', 'after_act', 'after_settle']);
 export type FailpointWhere = z.infer<typeof FailpointWhere>;
 
 export const Failpoint = z.strictObject({ step: z.string().regex(/^\S+$/), where: FailpointWhere });
@@ -26,7 +30,7 @@ export function parseFailpoint(value: string | undefined): Failpoint | undefined
   const i = value.lastIndexOf(':');
   const r = Failpoint.safeParse(i < 0 ? {} : { step: value.slice(0, i), where: value.slice(i + 1) });
   if (!r.success) {
-    throw new FailpointError(`${FAILPOINT_ENV}=${JSON.stringify(value)} is malformed: expected <step>:before_act or <step>:after_act`);
+    throw new FailpointError(`${FAILPOINT_ENV}=${JSON.stringify(value)} is malformed: expected <step>:before_act, <step>:after_act or <step>:after_settle`);
   }
   return r.data;
 }

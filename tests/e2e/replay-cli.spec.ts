@@ -42,14 +42,16 @@ async function assertNoSecret(ran: Ran, paths: string[]): Promise<void> {
   }
 }
 
-test('a crash after Post Hold is dispatched is never pressed again: the rerun is UNSAFE_TO_RETRY', async () => {
+test('a crash after Post Hold reached the bank is never pressed again: the rerun is UNSAFE_TO_RETRY', async () => {
   const journal = join(scratch, 'crash.journal');
   const ev1 = join(scratch, 'crash-ev1');
+  // Killed once the page settled after the press, before `observed`: the press surely reached the bank. (Killed
+  // right after the click returned, whether the browser sent the POST before dying with the process is a race.)
   const crashed = await cli(replayArgs('400118-S0005', '400118', ['--journal', journal, '--evidence', ev1]), {
-    HANDRAIL_FAILPOINT: 'post_hold:after_act',
+    HANDRAIL_FAILPOINT: 'post_hold:after_settle',
   });
   expect(crashed.signal ?? crashed.code).toBe('SIGKILL');
-  await expect.poll(() => bank.store.holdFor('400118-S0005').postPresses).toBe(1);
+  expect(bank.store.holdFor('400118-S0005').postPresses).toBe(1);
 
   const ev2 = join(scratch, 'crash-ev2');
   const rerun = await cli(replayArgs('400118-S0005', '400118', ['--journal', journal, '--evidence', ev2]));
@@ -71,6 +73,22 @@ test('a crash just before Post Hold is pressed is still in doubt, because dispat
   const rerun = await cli(replayArgs('400337-S0001', '400337', ['--journal', journal, '--evidence', join(scratch, 'b-ev2')]));
   expect(JSON.parse(rerun.stdout)).toMatchObject({ word: 'UNSAFE_TO_RETRY', code: 'JOURNAL_IN_DOUBT' });
   expect(bank.store.holdFor('400337-S0001').postPresses).toBe(0);
+});
+
+test('a crash right after the click returned is in doubt whether or not the POST left the browser, and never pressed again', async () => {
+  const journal = join(scratch, 'race.journal');
+  const crashed = await cli(replayArgs('400445-S0001', '400445', ['--journal', journal, '--evidence', join(scratch, 'r-ev1')]), {
+    HANDRAIL_FAILPOINT: 'post_hold:after_act',
+  });
+  expect(crashed.signal ?? crashed.code).toBe('SIGKILL');
+  // The browser dies with the process: the POST may or may not have left it. Either way, at most one press…
+  await new Promise((r) => setTimeout(r, 500));
+  const pressed = bank.store.holdFor('400445-S0001').postPresses;
+  expect(pressed).toBeLessThanOrEqual(1);
+  // …and the rerun cannot know which, so it presses nothing.
+  const rerun = await cli(replayArgs('400445-S0001', '400445', ['--journal', journal, '--evidence', join(scratch, 'r-ev2')]));
+  expect(JSON.parse(rerun.stdout)).toMatchObject({ word: 'UNSAFE_TO_RETRY', code: 'JOURNAL_IN_DOUBT' });
+  expect(bank.store.holdFor('400445-S0001').postPresses).toBe(pressed);
 });
 
 test('a rerun with the journal of a finished run returns the recorded receipt without pressing again', async () => {

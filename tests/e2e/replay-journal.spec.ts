@@ -103,9 +103,9 @@ test('with the bank down, a committed key answers SUCCESS from the journal witho
 });
 
 test('a crash after Post Hold with its dispatched line deleted is JOURNAL_DAMAGED naming the line, and presses nothing', async () => {
-  const crashed = await replay('400118-S0005', { env: { HANDRAIL_FAILPOINT: 'post_hold:after_act' } });
+  const crashed = await replay('400118-S0005', { env: { HANDRAIL_FAILPOINT: 'post_hold:after_settle' } });
   expect(crashed.signal ?? crashed.code).toBe('SIGKILL');
-  await expect.poll(() => presses('400118-S0005')).toBe(1);
+  expect(presses('400118-S0005')).toBe(1);
   const listed = await cli(['journal', 'list']);
   const [key, status] = listed.stdout.trim().split('\t');
   expect(status).toBe('in_doubt');
@@ -134,7 +134,7 @@ test('settle: in doubt until a person decides; not-committed lets the next run p
   expect(presses('400337-S0001')).toBe(1);
 
   // Killed after the press: a person finds the hold and settles it committed.
-  const after = await replay('400445-S0001', { env: { HANDRAIL_FAILPOINT: 'post_hold:after_act' } });
+  const after = await replay('400445-S0001', { env: { HANDRAIL_FAILPOINT: 'post_hold:after_settle' } });
   expect(after.signal ?? after.code).toBe('SIGKILL');
   const key2 = (await replay('400445-S0001')).receipt.key ?? '';
   expect((await cli(['journal', 'settle', key2, '--as', 'committed', '--by', 'Pat Operator', '--note', 'hold is on the share'])).code).toBe(0);

@@ -57,6 +57,7 @@ describe('parseFailpoint', () => {
   it('parses step:where, the step may contain colons', () => {
     expect(parseFailpoint('post_hold:after_act')).toEqual({ step: 'post_hold', where: 'after_act' });
     expect(parseFailpoint('a:b:before_act')).toEqual({ step: 'a:b', where: 'before_act' });
+    expect(parseFailpoint('post_hold:after_settle')).toEqual({ step: 'post_hold', where: 'after_settle' });
   });
   it('throws a typed error on a malformed value', () => {
     for (const bad of ['post_hold', 'post_hold:during', ':after_act', 'post hold:after_act', 'post_hold:']) {

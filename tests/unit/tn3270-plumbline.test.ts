@@ -75,10 +75,10 @@ describe('the approved 3270 card', () => {
     expect(judge('400226-S0002')).toMatchObject({ held: true, reason: 'LEGAL', confirmation: before.confirmation });
   });
 
-  it('killed right after F10, the next run refuses to press it again: one press, in doubt', async () => {
-    const crashed = await replay('400337', '1', '400337-S0001', { HANDRAIL_FAILPOINT: 'post_hold:after_act' });
+  it('killed after F10 showed its result, the next run refuses to press it again: one press, in doubt', async () => {
+    const crashed = await replay('400337', '1', '400337-S0001', { HANDRAIL_FAILPOINT: 'post_hold:after_settle' });
     expect(crashed.signal ?? crashed.code).toBe('SIGKILL');
-    await expect.poll(() => judge('400337-S0001').postPresses).toBe(1);
+    expect(judge('400337-S0001').postPresses).toBe(1);
     const rerun = await replay('400337', '1', '400337-S0001');
     expect(rerun.code).toBe(EXIT_CODE.UNSAFE_TO_RETRY);
     expect(rerun.receipt).toMatchObject({ word: 'UNSAFE_TO_RETRY', code: 'JOURNAL_IN_DOUBT', retryable: false });
