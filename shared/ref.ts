@@ -69,6 +69,7 @@ export function frameObservation(path: FramePath, doc: DocumentObservation): Par
     paths: doc.paths,
     text: doc.text,
     ...(doc.busy ? { busy: true as const } : {}),
+    ...(doc.moving ? { moving: true as const } : {}),
   };
 }
 

@@ -32,6 +32,7 @@ export function combineParts(parts: readonly Part[], observerVersion: string): O
     paths,
     signature: hashStrings(paths),
     ...(parts.some((p) => p.busy) ? { busy: true as const } : {}),
+    ...(parts.some((p) => p.moving) ? { moving: true as const } : {}),
     observer: observerVersion,
   };
 }

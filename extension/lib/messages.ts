@@ -107,6 +107,7 @@ export const FrameReport = z.strictObject({
   paths: z.array(z.string()),
   text: z.string(),
   busy: z.boolean().default(false),
+  moving: z.literal(true).optional(),
 });
 export type FrameReport = z.infer<typeof FrameReport>;
 

@@ -55,6 +55,7 @@ export function fromWire(v: unknown): DocumentObservation {
   const w = v as Record<keyof Wire, unknown>;
   for (const key of ['url', 'title', 'text'] as const) if (typeof w[key] !== 'string') fail(`${key} is not a string`);
   if (typeof w.busy !== 'boolean') fail('busy is not true or false');
+  if (w.moving !== undefined && w.moving !== true) fail('moving is neither absent nor true');
   const table = strings(w.strings, 'strings');
   const lists = indexRows(w.lists, table.length, 'lists').map((ids) => ids.map((i) => table[i]!));
   const scopes = indexRows(w.scopes, table.length, 'scopes').map((ids, s): ScopeLink[] => {
@@ -103,5 +104,6 @@ export function fromWire(v: unknown): DocumentObservation {
     paths: strings(w.paths, 'paths'),
     text: w.text as string,
     busy: w.busy as boolean,
+    ...(w.moving === true ? { moving: true as const } : {}),
   };
 }

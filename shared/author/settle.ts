@@ -11,6 +11,8 @@ export interface SettleOptions {
   quietMs?: number;
   /** Give up waiting and take what is showing. */
   maxMs?: number;
+  /** How long, from the first look, a moving screen (a finite animation or transition running) is waited for. */
+  movingMs?: number;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -38,6 +40,10 @@ export async function settleAfter(surface: Surface, before: string, opts: Settle
   const pollMs = opts.pollMs ?? 50;
   const quietMs = opts.quietMs ?? 600;
   const deadline = Date.now() + (opts.maxMs ?? 8_000);
+  // A screen in motion — a list fading out, with the page behind it still covered or hidden — is on its way: it is
+  // not taken as where the action led while it moves, for a bounded time (a page animating forever is not waited
+  // out). Replay does not need this: it waits for the screen it expects (docs/ARCHITECTURE.md, "Settling").
+  const stillUntil = Date.now() + Math.min(opts.movingMs ?? 2_000, opts.maxMs ?? 8_000);
   const loadsEnded = async (): Promise<void> => {
     const ms = Math.min(quietMs, deadline - Date.now());
     if (surface.loaded && ms > 0) await surface.loaded(ms);
@@ -48,8 +54,9 @@ export async function settleAfter(surface: Surface, before: string, opts: Settle
   let repeats = 0;
   for (;;) {
     // A busy screen (loading, a busy region, a progress bar) is not where the action led yet, whatever it shows.
-    if (!last.busy && last.signature !== before && repeats >= 2) return last;
-    if (!last.busy && last.signature === before && Date.now() - since >= quietMs) return last;
+    const resting = !last.busy && !(last.moving && Date.now() < stillUntil);
+    if (resting && last.signature !== before && repeats >= 2) return last;
+    if (resting && last.signature === before && Date.now() - since >= quietMs) return last;
     if (Date.now() >= deadline) return last;
     await sleep(pollMs);
     await loadsEnded();

@@ -33,6 +33,11 @@ export interface DocumentObservation {
   text: string;
   /** Still loading (`document.readyState` not complete: a frame or resource pending) or showing a busy region or a progress bar. */
   busy: boolean;
+  /**
+   * A finite animation or transition is running (a list fading out, a dialog sliding in): what shows is on its way
+   * to somewhere. Infinite ones (a spinner) do not count. Authoring's settle waits a while for it to end.
+   */
+  moving?: true | undefined;
 }
 
 export interface InPage {

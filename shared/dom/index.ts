@@ -44,6 +44,21 @@ export function isBusy(doc: Document, walked?: Pick<Walked, 'shadowHosts' | 'unw
 }
 
 /**
+ * Whether a finite animation or transition is running in the document (open shadow roots included, as
+ * `getAnimations` reports them): a closing list's fade, a dialog's slide. An infinite one (a spinner) is furniture,
+ * not movement (docs/ARCHITECTURE.md, "Settling").
+ */
+export function isMoving(doc: Document): boolean {
+  if (typeof doc.getAnimations !== 'function') return false;
+  for (const a of doc.getAnimations()) {
+    if (a.playState !== 'running') continue;
+    const end = a.effect?.getComputedTiming().endTime;
+    if (typeof end === 'number' && Number.isFinite(end)) return true;
+  }
+  return false;
+}
+
+/**
  * One walk, with the gestures the page listens for offered on its controls and its text (shared/dom/gestures.ts), and
  * `choose` on its menu buttons (shared/dom/options.ts).
  */
@@ -88,7 +103,9 @@ export function createInPage(doc: Document, opts?: { gesturesSeen?: () => Readon
         control.ref = ref;
         return control;
       });
-      return { url: walked.url, title: walked.title, controls, paths: walked.paths, text: walked.text, busy: isBusy(doc, walked) };
+      const obs: DocumentObservation = { url: walked.url, title: walked.title, controls, paths: walked.paths, text: walked.text, busy: isBusy(doc, walked) };
+      if (isMoving(doc)) obs.moving = true;
+      return obs;
     },
     wireVersion: WIRE_VERSION,
     observeWire(): string {

@@ -59,6 +59,7 @@ export interface Wire {
   paths: string[];
   text: string;
   busy: boolean;
+  moving?: true;
 }
 
 /**
@@ -115,6 +116,7 @@ export function toWire(obs: DocumentObservation): Wire {
     paths: obs.paths,
     text: obs.text,
     busy: obs.busy,
+    ...(obs.moving ? { moving: true as const } : {}),
   };
   const strings: Interned<string> = { rows: wire.strings, at: new Map() };
   const string = (s: string): number => find(strings, s) ?? add(strings, s, s);

@@ -74,6 +74,8 @@ export const Part = z.strictObject({
   text: z.string(),
   /** The surface says this part is not done (loading, a busy region, a progress bar): not at rest, whatever it shows. */
   busy: z.literal(true).optional(),
+  /** A finite animation or transition is running in this part (shared/dom `isMoving`): what shows is on its way. */
+  moving: z.literal(true).optional(),
 });
 export type Part = z.infer<typeof Part>;
 
@@ -87,6 +89,8 @@ export const Observation = z.strictObject({
   signature: z.string(),
   /** Some part is not done (see Part.busy): waiting goes on while it is, up to the step's timeout. */
   busy: z.literal(true).optional(),
+  /** Some part is moving (see Part.moving): authoring's settle waits a while for it to end; replay does not. */
+  moving: z.literal(true).optional(),
   /** Version of the surface's observer (the browser's DOM walker) that produced this: it goes into fingerprints. */
   observer: z.string(),
 });

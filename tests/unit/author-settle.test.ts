@@ -9,7 +9,7 @@ import type { Surface } from '../../shared/surface.ts';
  * A page that shows `frames[i].signature` from `frames[i].at` ms after the act, optionally busy, and (when `loadsUntil`
  * is given) reports a document on its way until then through `loaded`, as the browser surface does.
  */
-function scripted(frames: { at: number; signature: string; busy?: boolean }[], loadsUntil?: number) {
+function scripted(frames: { at: number; signature: string; busy?: boolean; moving?: boolean }[], loadsUntil?: number) {
   const began = Date.now();
   const looks: { at: number; signature: string }[] = [];
   const surface = {
@@ -17,7 +17,7 @@ function scripted(frames: { at: number; signature: string; busy?: boolean }[], l
       const at = Date.now() - began;
       const showing = [...frames].reverse().find((f) => f.at <= at) ?? frames[0]!;
       looks.push({ at, signature: showing.signature });
-      return { signature: showing.signature, busy: showing.busy ?? false } as unknown as Observation;
+      return { signature: showing.signature, busy: showing.busy ?? false, ...(showing.moving ? { moving: true } : {}) } as unknown as Observation;
     },
     ...(loadsUntil === undefined
       ? {}
@@ -48,6 +48,27 @@ describe('authoring settles where the action led', () => {
     const obs = await settleAfter(surface, 'before', { pollMs: 20, quietMs: 200, maxMs: 3000 });
     expect(obs.signature).toBe('before');
     expect(looks.at(-1)!.at).toBeGreaterThanOrEqual(200);
+  });
+
+  it('a screen in motion (a list fading out over the page) is not where the action led while it moves', async () => {
+    const { surface } = scripted([
+      { at: 0, signature: 'list' },
+      { at: 30, signature: 'page-covered', moving: true },
+      { at: 500, signature: 'page' },
+    ]);
+    const obs = await settleAfter(surface, 'list', { pollMs: 20, quietMs: 600, maxMs: 3000 });
+    expect(obs.signature).toBe('page');
+  });
+
+  it('a page that never stops moving is waited for only movingMs, then taken as it shows', async () => {
+    const { surface, looks } = scripted([
+      { at: 0, signature: 'before' },
+      { at: 20, signature: 'after', moving: true },
+    ]);
+    const obs = await settleAfter(surface, 'before', { pollMs: 20, quietMs: 600, maxMs: 5000, movingMs: 300 });
+    expect(obs.signature).toBe('after');
+    expect(looks.at(-1)!.at).toBeGreaterThanOrEqual(300);
+    expect(looks.at(-1)!.at).toBeLessThan(4000);
   });
 
   it('a busy screen is never where the action led, however long it holds', async () => {
