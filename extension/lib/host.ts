@@ -9,6 +9,7 @@ import { KeyedLock } from '../../shared/lock.ts';
 import { lineHash, TRACE_SCHEMA_ID, TraceLine } from '../../shared/schema/trace.ts';
 import { editSession } from './edit-session.ts';
 import { openLive } from './live-session.ts';
+import { trace } from './trace-ring.ts';
 import type { ClerkAct, ClerkUnrecorded, CommandReply, PanelCommand } from './messages.ts';
 import { spawnModelSession } from './model-session.ts';
 import { OwnerQuestions } from './owner-questions.ts';
@@ -226,7 +227,8 @@ export class Host {
       if (now?.state !== 'running' || now.question) return;
       const live = await this.#open(now);
       live.lastSignature = null;
-      await look(live, now);
+      trace('a look at the tab begins');
+      await look(live, now).finally(() => trace('a look at the tab ended'));
     });
   }
 
@@ -341,10 +343,29 @@ export class Host {
   async clerkAct(msg: ClerkAct, tabId: number): Promise<void> {
     const s = await this.#recordingOn(tabId);
     // Nothing done on a site the session is not bound to is recorded (the panel shows the session paused).
-    if (!s || !(await this.#checkOrigin(s))) return;
+    if (!s || !(await this.#checkOrigin(s))) {
+      trace(`clerk_act ${msg.event.slice(0, 8)} dropped: ${s ? 'off the session\'s sites' : 'no record session on the tab'}`);
+      return;
+    }
     const turn = (this.#acts.get(s.id) ?? 0) + 1;
     this.#acts.set(s.id, turn);
-    await this.#sessions.run(s.id, () => recordClerkAct(this.#ctx, s.id, msg));
+    trace(`clerk_act ${msg.event.slice(0, 8)} waits for the session's turn`);
+    await this.#sessions.run(s.id, async () => {
+      trace(`clerk_act ${msg.event.slice(0, 8)} recording`);
+      try {
+        await recordClerkAct(this.#ctx, s.id, msg);
+        trace(`clerk_act ${msg.event.slice(0, 8)} recorded`);
+      } catch (e) {
+        // Never silent: a clerk's action the extension could not record is said in the panel, masked as every note is
+        // (it went unrecorded once with nothing shown: a select's own form submit took the page mid-probe).
+        trace(`clerk_act ${msg.event.slice(0, 8)} failed: ${(e as { code?: string }).code ?? (e as Error).name}`);
+        const live = this.#live.get(s.id);
+        const why = `your last action (${msg.verb} on ${msg.control?.role ?? 'a control'} '${msg.control?.name ?? ''}') could not be recorded: ${(e as Error).message}; check the page, and do it again if it did not happen`;
+        // Without the session's masker nothing the page or the error says is shown: it could hold a secret's value.
+        const note = live ? live.masker.mask(why) : 'your last action could not be recorded; check the page, and do it again if it did not happen';
+        await this.#ctx.update(s.id, (r) => ({ ...r, note })).catch(() => undefined);
+      }
+    });
     this.#lookAgainLater(tabId, s.id, turn);
   }
 

@@ -5,6 +5,7 @@ import type { FrameCall } from './messages.ts';
 import { requestOfDetails, type TabChannel } from './surface.ts';
 import { learnEarlyListeners } from './early-listeners.ts';
 import { tabDebugger } from './trusted-input.ts';
+import { trace } from './trace-ring.ts';
 
 /** The built content script (WXT writes the unlisted script entrypoints/agent.ts here). */
 export const CONTENT_SCRIPT_FILE = '/agent.js';
@@ -44,19 +45,33 @@ function callInFrame(c: unknown): unknown {
   return agent ? agent.call(c) : null;
 }
 
+/** One executeScript call, its start and end in the worker's trace ring (lib/trace-ring.ts). */
+async function traced<T>(what: string, run: () => Promise<T>): Promise<T> {
+  const began = Date.now();
+  trace(`tab: ${what} begins`);
+  try {
+    const r = await run();
+    trace(`tab: ${what} done in ${Date.now() - began} ms`);
+    return r;
+  } catch (e) {
+    trace(`tab: ${what} failed in ${Date.now() - began} ms`);
+    throw e;
+  }
+}
+
 export function chromeTab(tabId: number): TabChannel {
   const debug = tabDebugger(tabId);
   return {
     trusted: { ready: () => debug.ready(), input: (events) => debug.send(events), release: () => debug.release() },
     async observeFrames(recording) {
-      const results = await browser.scripting.executeScript({ target: { tabId, allFrames: true }, func: observeInFrame, args: [recording] });
+      const results = await traced('observe', () => browser.scripting.executeScript({ target: { tabId, allFrames: true }, func: observeInFrame, args: [recording] }));
       return results.map((r) => ({ frameId: r.frameId, report: (r.result as unknown) ?? null }));
     },
     async install(frameIds) {
       // The probe first, in the page's main world: from now on it sees the listeners the page adds (handlers and
       // React props are read whenever they were set).
-      await browser.scripting.executeScript({ target: { tabId, frameIds }, files: [PROBE_SCRIPT_FILE], world: 'MAIN' });
-      await browser.scripting.executeScript({ target: { tabId, frameIds }, files: [CONTENT_SCRIPT_FILE] });
+      await traced('install probe', () => browser.scripting.executeScript({ target: { tabId, frameIds }, files: [PROBE_SCRIPT_FILE], world: 'MAIN' }));
+      await traced('install agent', () => browser.scripting.executeScript({ target: { tabId, frameIds }, files: [CONTENT_SCRIPT_FILE] }));
       // A document whose scripts ran before the probe (open before the session) added listeners it did not see:
       // read them once through the DevTools protocol (lib/early-listeners.ts). Only where the read reaches: the
       // top document's origin (a third-party frame injected into on each page would flash Chrome's bar each time,
@@ -66,7 +81,7 @@ export function chromeTab(tabId: number): TabChannel {
       if (starts.some((r) => lateAndReachable(r.result))) await debug.inspect(learnEarlyListeners).catch(() => undefined);
     },
     async call(frameId: number, c: FrameCall) {
-      const [r] = await browser.scripting.executeScript({ target: { tabId, frameIds: [frameId] }, func: callInFrame, args: [c] });
+      const [r] = await traced(`call ${c.op}`, () => browser.scripting.executeScript({ target: { tabId, frameIds: [frameId] }, func: callInFrame, args: [c] }));
       return (r?.result as unknown) ?? null;
     },
     requests(listen) {

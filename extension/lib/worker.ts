@@ -5,6 +5,7 @@ import { browser, type Browser } from 'wxt/browser';
 import { ExtensionAnthropicModel } from './anthropic.ts';
 import { refusalOf } from '../../shared/errors.ts';
 import { Host } from './host.ts';
+import { trace } from './trace-ring.ts';
 import { AgentHello, ClerkAct, ClerkUnrecorded, PanelCommand, type CommandReply, type HelloReply } from './messages.ts';
 import { readSettings, restrictLocal, vault } from './settings.ts';
 import { BookStore } from './store.ts';
@@ -91,10 +92,14 @@ export function startWorker(): void {
     }
     if (fromContent(sender) && AgentHello.safeParse(raw).success) {
       const tabId = sender.tab?.id as number;
+      trace(`hello from tab ${tabId} frame ${sender.frameId ?? '?'}`);
       host
         .then((h) => h.recording(tabId))
         .then(
-          (recording) => sendResponse({ recording }),
+          (recording) => {
+            trace(`hello answered ${recording}`);
+            sendResponse({ recording });
+          },
           () => sendResponse({ recording: false }),
         );
       return true;
@@ -113,6 +118,7 @@ export function startWorker(): void {
         return true;
       }
       const tabId = sender.tab?.id as number;
+      trace(`clerk_act ${act.data.verb} ${act.data.event.slice(0, 8)} from tab ${tabId}`);
       host
         .then((h) => h.clerkAct(act.data, tabId))
         .then(

@@ -359,6 +359,27 @@ export class Guard {
   }
 
   /** Writes the presses held back (see Held) as they were: they happened, and nothing is lost. */
+
+  /**
+   * The rungs that find `control` again on the live screen. A clerk's change that sends the page away (a select that
+   * submits its form) can take the document from under the probe: the rungs are then probed on the document that
+   * replaced it, on the one control there with the same role, name and scope (the desk loaded again); with none, the
+   * line has no rung and the compiler says so (NO_RUNG) — the action is still written, never lost unsaid.
+   */
+  async #probe(control: Control, clerkDidIt: boolean): Promise<{ probed: Awaited<ReturnType<typeof probeRungs>>; replaced: boolean }> {
+    const css = async (ref: string): Promise<string[]> => (await this.#o.selectorsFor?.(ref).catch(() => [])) ?? [];
+    try {
+      return { probed: await probeRungs(this.#o.surface, control, await css(control.ref)), replaced: false };
+    } catch (e) {
+      if (!(clerkDidIt && e instanceof SurfaceError && e.code === 'STALE')) throw e;
+    }
+    const scopeOf = (c: Control): string => JSON.stringify(c.scope.map((l) => [l.role, l.name]));
+    const again = await settleAfter(this.#o.surface, '', this.#o.settle).catch(() => null);
+    const twins = again ? buildMenu(again).map((r) => r.control).filter((c) => c.role === control.role && c.name === control.name && scopeOf(c) === scopeOf(control)) : [];
+    const twin = twins.length > 0 && twins.every((c) => c.ref === twins[0]?.ref) ? twins[0] : undefined;
+    const none = { rungs: [], scope: control.scope };
+    return { probed: twin ? await probeRungs(this.#o.surface, twin, await css(twin.ref)).catch(() => none) : none, replaced: true };
+  }
   async #flushHeld(): Promise<void> {
     const held = this.#held;
     this.#held = null;
@@ -653,7 +674,10 @@ export class Guard {
         : row.verb === 'press' && row.control.verbs.includes('choose') && value !== undefined && LIST_OPENING_KEYS.has(value);
     const opening = this.#watching && this.#o.surface.menuPick !== undefined && mayOpen;
     const control = live.control;
-    const probed = leaf ? null : await probeRungs(this.#o.surface, control, (await this.#o.selectorsFor?.(control.ref).catch(() => [])) ?? []);
+    // A clerk's choice or typing has already happened in the page when the guard hears of it (only a press is held
+    // for the guard).
+    const clerkDidIt = this.#o.actor === 'human' && this.#o.surface.writesUnheld === true && (row.verb === 'select' || row.verb === 'set_value');
+    const { probed, replaced } = leaf ? { probed: null, replaced: false } : await this.#probe(control, clerkDidIt);
     const over: FingerprintField[] = control.name ? ['role', 'name', 'supports', 'ancestor_roles'] : ['role', 'supports', 'ancestor_roles'];
     const fp = { over, value: fingerprint(control, over, before.observer) };
     const screenLabel = held ? (held.lines[0]?.before.label ?? null) : this.#labelOf(before);
@@ -703,37 +727,39 @@ export class Guard {
         }
       : undefined;
     await this.#o.dispatching?.({ call: call.id, line: this.#o.masker.maskDeep(line), ...(opens ? { opening: opens } : {}) });
-    // A clerk's choice or typing has already happened in the page when the guard hears of it (only a press is held
-    // for the guard): where writes are not held, what was sent since the last action is this action's.
-    const clerkDidIt = this.#o.actor === 'human' && this.#o.surface.writesUnheld === true && (row.verb === 'select' || row.verb === 'set_value');
+    // Where writes are not held, what was sent since the last action is the clerk's action's.
     const early = clerkDidIt ? await this.#takeBetween() : [];
     // A write the page sent in the moment since the look above, during a pick, is written before the pick's one step
     // and does not write its presses again: they are in that step.
     await this.#strays(held !== null);
     const watch = this.#watching ? await this.#watch(live, screenLabel, effect) : null;
-    try {
-      await this.#o.surface.act(
-        control.ref,
-        value === undefined ? { verb } : { verb, value: fillBlanks(value, { input: values, env: {} }), ...(secretTyped ? { secret: true } : {}) },
-      );
-    } catch (e) {
-      // The clerk's change sent the page away before the guard could confirm it (a select that submits): it
-      // happened all the same, and its line is written as for any other action.
-      const gone = clerkDidIt && e instanceof SurfaceError && e.code === 'STALE';
-      if (!gone) {
-        if (watch) {
-          await this.#o.surface.takeWrites?.();
-          await this.#watchBetween();
+    // The document the clerk acted in is gone (see #probe): what they did happened there, and nothing is done again
+    // on the one that replaced it — the control's ref there may be another control.
+    if (!replaced) {
+      try {
+        await this.#o.surface.act(
+          control.ref,
+          value === undefined ? { verb } : { verb, value: fillBlanks(value, { input: values, env: {} }), ...(secretTyped ? { secret: true } : {}) },
+        );
+      } catch (e) {
+        // The clerk's change sent the page away before the guard could confirm it (a select that submits): it
+        // happened all the same, and its line is written as for any other action.
+        const gone = clerkDidIt && e instanceof SurfaceError && e.code === 'STALE';
+        if (!gone) {
+          if (watch) {
+            await this.#o.surface.takeWrites?.();
+            await this.#watchBetween();
+          }
+          if (!(e instanceof SurfaceError)) throw e;
+          // A press in an open menu that failed: the presses that opened it happened, and are written as they were.
+          await this.#flushHeld();
+          // The clerk's own change sent them, but its line is not written: they stay in the book as the page's.
+          await this.#reportStrays(early);
+          const after = await look(this.#o.surface);
+          this.#current = { obs: after, menu: buildMenu(after) };
+          this.#changed = after.signature !== before.signature;
+          return refuse(call.id, 'ACTION_FAILED', this.#o.masker.mask(`${verb} on row ${n} failed: ${e.message}`));
         }
-        if (!(e instanceof SurfaceError)) throw e;
-        // A press in an open menu that failed: the presses that opened it happened, and are written as they were.
-        await this.#flushHeld();
-        // The clerk's own change sent them, but its line is not written: they stay in the book as the page's.
-        await this.#reportStrays(early);
-        const after = await look(this.#o.surface);
-        this.#current = { obs: after, menu: buildMenu(after) };
-        this.#changed = after.signature !== before.signature;
-        return refuse(call.id, 'ACTION_FAILED', this.#o.masker.mask(`${verb} on row ${n} failed: ${e.message}`));
       }
     }
     let after =

@@ -34,6 +34,9 @@ async function noteAfter(panel: Page, control: string): Promise<{ kind: string |
     // What the panel and the pages showed, for a failure seen only under load (CI).
     console.log('panel when the note did not come:', await panel.locator('body').ariaSnapshot());
     for (const pg of ext.context.pages()) console.log('page:', pg.url(), await pg.evaluate(() => document.body.innerText.slice(0, 400)).catch((x: unknown) => String(x)));
+    // The worker's own account of what reached it and when (extension/lib/trace-ring.ts).
+    const worker = ext.context.serviceWorkers()[0];
+    console.log('worker trace:\n' + (await worker?.evaluate(() => ((globalThis as { __handrailTrace?: string[] }).__handrailTrace ?? []).join('\n')).catch((x: unknown) => String(x))));
     throw e;
   });
   return { kind: await note.getAttribute('data-kind'), text: (await note.textContent()) ?? '' };

@@ -4,6 +4,7 @@ import { Guard } from '../../shared/author/guard.ts';
 import type { OwnerQuestion } from '../../shared/author/ports.ts';
 import type { TraceLine } from '../../shared/schema/trace.ts';
 import { Masker } from '../../shared/secrets.ts';
+import { SurfaceError } from '../../shared/surface.ts';
 import { ExtensionSurface, requestOfDetails } from '../../extension/lib/surface.ts';
 import { fakeTab } from '../fixtures/extension/fake-tab.ts';
 import { control, MemoryBook, WatchingFakeSurface, type FakeScreen } from '../fixtures/author/fake-surface.ts';
@@ -108,6 +109,26 @@ describe('the guard over a surface that cannot hold writes', () => {
     await guard.show();
     await guard.handle({ id: 'c', name: 'act', input: { row: 3, verb: 'select', value: 'QUARTERLY' } });
     expect(acts()[0]).toMatchObject({ verb: 'select', effect: { kind: 'commit', by: 'effects', unasked: true }, writes: [{ url: `${APP}/prefs/cycle`, fate: 'unasked' }] });
+  });
+
+  it('a clerk\'s choice whose form submit takes the page while its rungs are probed is written, probed on the page that replaced it, and not done again there', async () => {
+    // CI saw this one: the select's onchange submitted the form; the guard's look still saw the old document, its
+    // probe then found it gone (STALE), the error left the guard and nothing was written or said.
+    const { surface, guard, acts } = await session('human');
+    surface.pageSends({ method: 'POST', url: `${APP}/prefs/cycle`, via: 'form' });
+    await guard.show();
+    const resolve = surface.resolve.bind(surface);
+    let probes = 0;
+    const acted: string[] = [];
+    surface.resolve = (t) => (probes++ === 0 ? Promise.reject(new SurfaceError('STALE', 'frame (top) has no agent (it navigated)')) : resolve(t));
+    const act = surface.act.bind(surface);
+    surface.act = (ref, op) => (acted.push(`${op.verb} ${ref}`), act(ref, op));
+    const out = await guard.handle({ id: 'c', name: 'act', input: { row: 3, verb: 'select', value: 'QUARTERLY' } });
+    expect(out.ok).toBe(true);
+    expect(acts()[0]).toMatchObject({ verb: 'select', value: 'QUARTERLY', effect: { kind: 'commit', by: 'effects', unasked: true }, writes: [{ url: `${APP}/prefs/cycle`, fate: 'unasked' }] });
+    // Its rungs come from the twin control on the document that replaced it (the desk loaded again).
+    expect(acts()[0]?.rungs.length).toBeGreaterThan(0);
+    expect(acted).toEqual([]);
   });
 
   it('a model\'s write between actions stays the page\'s: an UNASKED_WRITE line, not the next action\'s', async () => {

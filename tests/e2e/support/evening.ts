@@ -27,6 +27,17 @@ export async function eveningInBrowser(bookPath: string, o: Omit<EveningOptions,
 /** The card these lines compile to, or an error naming the holes. */
 export function compiled(lines: readonly TraceLine[], opts: CompileOptions = {}): Capability {
   const result = compile(lines, opts);
-  if (!result.ok) throw new Error(`the book does not compile: ${JSON.stringify(result.holes)}`);
+  if (!result.ok) throw new Error(`the book does not compile: ${JSON.stringify(result.holes)}\n${outline(lines)}`);
   return result.card;
+}
+
+/** One line per book line — its kind, what it did, and the screens before and after — for a failure's message. */
+function outline(lines: readonly TraceLine[]): string {
+  return lines
+    .map((l) => {
+      const seen = (x: { label?: string | null; signature?: string } | undefined): string => (x ? `${x.label ?? '?'}/${x.signature ?? ''}` : '');
+      const o = l as unknown as { seq: number; kind: string; verb?: string; tool?: string; code?: string; label?: string; control?: { role: string; name: string }; value?: string; before?: { label?: string | null; signature?: string }; after?: { label?: string | null; signature?: string }; signature?: string };
+      return `${o.seq} ${o.kind} ${o.verb ?? o.tool ?? ''} ${o.control ? `${o.control.role} '${o.control.name}'` : ''} ${o.value ?? ''} ${o.label ?? ''} ${o.code ?? ''} ${seen(o.before)} -> ${seen(o.after)} ${o.signature ?? ''}`;
+    })
+    .join('\n');
 }
