@@ -363,7 +363,8 @@ export class Host {
         const why = `your last action (${msg.verb} on ${msg.control?.role ?? 'a control'} '${msg.control?.name ?? ''}') could not be recorded: ${(e as Error).message}; check the page, and do it again if it did not happen`;
         // Without the session's masker nothing the page or the error says is shown: it could hold a secret's value.
         const note = live ? live.masker.mask(why) : 'your last action could not be recorded; check the page, and do it again if it did not happen';
-        await this.#ctx.update(s.id, (r) => ({ ...r, note })).catch(() => undefined);
+        await this.#ctx.update(s.id, (r) => (r.state === 'running' ? { ...r, note } : r)).catch(() => undefined);
+        throw e;
       }
     });
     this.#lookAgainLater(tabId, s.id, turn);

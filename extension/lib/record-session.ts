@@ -3,7 +3,7 @@
 // line a model's call would. The panel's label and finish go through it too. The host runs all of one session's
 // calls one at a time (a typed value before the click that submits it).
 import { Guard } from '../../shared/author/guard.ts';
-import { formatRef } from '../../shared/ref.ts';
+import { formatRef, parseRef } from '../../shared/ref.ts';
 import { labelOf, type MenuRow } from '../../shared/menu.ts';
 import { menuItemKeys, optionKeys } from '../../shared/dom/options.ts';
 import type { TraceLine } from '../../shared/schema/trace.ts';
@@ -145,7 +145,15 @@ export async function recordClerkAct(ctx: SessionContext, id: string, msg: Clerk
   // The frame's refs are positions in its last look: the same ref in another look must be the same control (its role
   // and name, as the frame reported them), or a re-rendered page — a list opened over it — would have it press another.
   const reported = (r: MenuRow): boolean => r.verb === msg.verb && (!msg.control || (r.control.role === msg.control.role && r.control.name === msg.control.name));
-  const theRow = (menu: readonly MenuRow[]): MenuRow | undefined => menu.find((r) => r.control.ref === ref && reported(r));
+  // A control the page moved to another place between the two looks (a row inserted above it) is the one row of the
+  // same frame with that verb, role and name; with two or more, which one the clerk meant cannot be told.
+  const frame = parseRef(ref)?.key;
+  const theRow = (menu: readonly MenuRow[]): MenuRow | undefined => {
+    const at = menu.find((r) => r.control.ref === ref && reported(r));
+    if (at || !msg.control) return at;
+    const moved = menu.filter((r) => reported(r) && parseRef(r.control.ref)?.key === frame);
+    return moved.length === 1 ? moved[0] : undefined;
+  };
   const before = msg.verb === 'choose' ? guard.lastShown : null;
   const same = before !== null && msg.control !== undefined && theRow(before.menu) !== undefined;
   let shown = (same ? before : null) ?? (await guard.show());

@@ -22,9 +22,10 @@ let ids = 0;
 async function setup(
   screens: Record<string, Observation> = SCREENS,
   first = 'signon',
+  moves: Record<string, string> = { 'signon:|c3': 'member' },
 ): Promise<{ store: BookStore; tab: FakeTab; deps: HostDeps; vault: Map<string, Record<string, string>>; changes: string[]; agents: string[] }> {
   const store = await BookStore.open(`host-test-${dbn++}`);
-  const tab = fakeTab(screens, first, { 'signon:|c3': 'member' });
+  const tab = fakeTab(screens, first, moves);
   const vault = new Map<string, Record<string, string>>();
   const changes: string[] = [];
   const agents: string[] = [];
@@ -188,6 +189,47 @@ describe('the worker in record mode', () => {
       expect(acts).toEqual(stop ? [] : ['choose Queue Appeals']);
       expect(tab.inputs.length > 0).toBe(!stop);
     }
+  });
+
+  it("a clerk's press whose control moved to another place by the worker's look (a row inserted above it) is matched by role and name when only one control has them", async () => {
+    // Sign-on with a link inserted first: every control one place further (F5=Sign On at |c4, a combobox at |c3).
+    const shifted = Observation.parse({
+      ...SCREENS.signon,
+      parts: SCREENS.signon.parts.map((p) => ({
+        ...p,
+        controls: [
+          { ref: '|c0', role: 'link', name: 'Skip to content', verbs: ['invoke'], scope: [], ancestors: [] },
+          ...p.controls.map((c) => ({ ...c, ref: `|c${Number(c.ref.slice(2)) + 1}` })),
+        ],
+      })),
+    });
+    // Twice F5=Sign On: which one the clerk meant cannot be told, so nothing is pressed.
+    const twice = Observation.parse({ ...shifted, parts: shifted.parts.map((p) => ({ ...p, controls: [...p.controls, { ...p.controls[4], ref: '|c7' }] })) });
+    for (const [screen, pressed] of [['shifted', true], ['twice', false]] as const) {
+      const { store, tab, deps } = await setup({ shifted, twice, member: SCREENS.member }, screen, { 'shifted:|c4': 'member' });
+      const host = new Host({ ...deps, lookAgainMs: [] });
+      const id = await begin(host);
+      expect(await host.command({ type: 'label', session: id, label: 'signon', title: 'Sign On', signature: SCREENS.signon.signature })).toMatchObject({ ok: true });
+      const press = host.clerkAct({ ...act('e-0000001', 'c3', 'invoke'), control: { role: 'button', name: 'F5=Sign On' } }, 1);
+      if (pressed) await Promise.all([press, answerWhenAsked(host, store, id, 'navigate')]);
+      else await press;
+      const acts = (await store.lines(id)).flatMap((l) => (l.kind === 'act' ? [`${l.verb} ${l.control.name}`] : []));
+      expect(acts).toEqual(pressed ? ['invoke F5=Sign On'] : []);
+      expect(tab.screen).toBe(pressed ? 'member' : 'twice');
+      if (!pressed) expect((await store.getSession(id))?.note).toContain('not on the menu');
+    }
+  });
+
+  it("a clerk's action the worker cannot record is said in the panel, never dropped unsaid", async () => {
+    const { store, tab, deps } = await setup();
+    // The document goes away under the guard's probe of the button's rungs (the page navigated on its own).
+    const leaving = { ...tab, call: (frameId: number, c: Parameters<typeof tab.call>[1]) => (c.op === 'find' ? Promise.reject(new Error('Frame with ID 0 was removed.')) : tab.call(frameId, c)) };
+    const host = new Host({ ...deps, tab: () => leaving, lookAgainMs: [] });
+    const id = await begin(host);
+    expect(await host.command({ type: 'label', session: id, label: 'signon', title: 'Sign On', signature: SCREENS.signon.signature })).toMatchObject({ ok: true });
+    await expect(host.clerkAct({ ...act('e-0000001', 'c3', 'invoke'), control: { role: 'button', name: 'F5=Sign On' } }, 1)).rejects.toMatchObject({ code: 'STALE' });
+    expect((await store.getSession(id))?.note).toMatch(/your last action \(invoke on button 'F5=Sign On'\) could not be recorded: .*do it again if it did not happen/);
+    expect(await store.countLines(id)).toBe(2);
   });
 
   it('a restarted worker goes on where the last one stopped: labels known, numbering unbroken, a re-sent action written once', async () => {
