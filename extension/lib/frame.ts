@@ -10,7 +10,7 @@ import { keyOfEvent, type Key } from '../../shared/keys.ts';
 import { verbsOf } from '../../shared/operations.ts';
 import { menuLevels } from '../../shared/menu-path.ts';
 import { frameSegment } from '../../shared/ref.ts';
-import type { Verb } from '../../shared/schema/observation.ts';
+import type { ScopeLink, Verb } from '../../shared/schema/observation.ts';
 import { NO_MENU, NOTHING_CHANGED, type ClerkAct, type ClerkUnrecorded, type FrameCall, type FrameReply, type FrameReport } from './messages.ts';
 
 /** The name the agent is kept under in the isolated world, where the worker's executeScript calls find it. */
@@ -369,14 +369,14 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
   };
 
   /** The ref of the control `target` is (or sits inside), from a fresh look at the document. */
-  const controlAt = (target: EventTarget | null): { ref: string; verbs: Verb[]; role: string; name: string; el: Element } | null => {
+  const controlAt = (target: EventTarget | null): { ref: string; verbs: Verb[]; role: string; name: string; scope: ScopeLink[]; el: Element } | null => {
     if (!(target instanceof Element)) return null;
     const obs = api.observe();
-    const byEl = new Map<Element, { ref: string; verbs: Verb[]; role: string; name: string }>();
+    const byEl = new Map<Element, { ref: string; verbs: Verb[]; role: string; name: string; scope: ScopeLink[] }>();
     for (const c of obs.controls) {
       const el = api.element(c.ref);
       // Its role's verbs and the gestures the page listens for (`offers`): a double-click is caught where offered.
-      if (el) byEl.set(el, { ref: c.ref, verbs: verbsOf(c.verbs, c.offers), role: c.role, name: c.name });
+      if (el) byEl.set(el, { ref: c.ref, verbs: verbsOf(c.verbs, c.offers), role: c.role, name: c.name, scope: c.scope });
     }
     // Up the flat tree: a control inside a shadow root is found from an element inside it, and a host from its tree.
     for (let n: Element | null = target; n; n = n.parentElement ?? ((n.getRootNode() as ShadowRoot).host || null)) {
@@ -395,7 +395,7 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
       frame: framePath(win),
       ref: hit.ref,
       verb,
-      control: { role: hit.role, name: hit.name },
+      control: { role: hit.role, name: hit.name, scope: hit.scope.slice(0, 32) },
       ...(value !== undefined ? { value } : {}),
       ...(extra?.optionValue !== undefined ? { optionValue: extra.optionValue } : {}),
       ...(extra?.revealed ? { revealed: true } : {}),

@@ -352,18 +352,32 @@ export class Host {
     trace(`clerk_act ${msg.event.slice(0, 8)} waits for the session's turn`);
     await this.#sessions.run(s.id, async () => {
       trace(`clerk_act ${msg.event.slice(0, 8)} recording`);
+      const lines = await this.d.store.countLines(s.id);
       try {
         await recordClerkAct(this.#ctx, s.id, msg);
         trace(`clerk_act ${msg.event.slice(0, 8)} recorded`);
       } catch (e) {
         // Never silent: a clerk's action the extension could not record is said in the panel, masked as every note is
-        // (it went unrecorded once with nothing shown: a select's own form submit took the page mid-probe).
+        // (it went unrecorded once with nothing shown: a select's own form submit took the page mid-probe). Its line
+        // may be written already (what failed came after: the look at the screen it led to), and then saying "not
+        // recorded, do it again" would have the clerk do it twice.
         trace(`clerk_act ${msg.event.slice(0, 8)} failed: ${(e as { code?: string }).code ?? (e as Error).name}`);
+        const written = (await this.d.store.countLines(s.id).catch(() => lines)) > lines;
+        const what = `your last action (${msg.verb} on ${msg.control?.role ?? 'a control'} '${msg.control?.name ?? ''}')`;
+        const why = written
+          ? `${what} is in the book, but the screen it led to could not be read: ${(e as Error).message}; look at the page before going on`
+          : `${what} could not be recorded: ${(e as Error).message}; check the page, and do it again if it did not happen`;
         const live = this.#live.get(s.id);
-        const why = `your last action (${msg.verb} on ${msg.control?.role ?? 'a control'} '${msg.control?.name ?? ''}') could not be recorded: ${(e as Error).message}; check the page, and do it again if it did not happen`;
         // Without the session's masker nothing the page or the error says is shown: it could hold a secret's value.
-        const note = live ? live.masker.mask(why) : 'your last action could not be recorded; check the page, and do it again if it did not happen';
-        await this.#ctx.update(s.id, (r) => (r.state === 'running' ? { ...r, note } : r)).catch(() => undefined);
+        const note = live ? live.masker.mask(why) : written ? 'your last action is in the book, but the screen it led to could not be read; look at the page before going on' : 'your last action could not be recorded; check the page, and do it again if it did not happen';
+        // Nothing is being done any more: the panel stops saying it waits for the screen, and the book can be edited.
+        await this.#ctx
+          .update(s.id, (r) => {
+            if (r.state !== 'running') return r;
+            const { dispatched: _over, ...rest } = r;
+            return { ...rest, note };
+          })
+          .catch(() => undefined);
         throw e;
       }
     });

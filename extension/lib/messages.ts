@@ -2,7 +2,7 @@
 // parsed on the way in, and anything that does not parse is dropped. Page scripts cannot reach
 // these channels at all (runtime messaging is extension-only); the sender is still checked by the receiver.
 import { z } from 'zod';
-import { Control, SurfaceRow, Verb } from '../../shared/schema/observation.ts';
+import { Control, ScopeLink, SurfaceRow, Verb } from '../../shared/schema/observation.ts';
 import { RungKind } from '../../shared/schema/capability.ts';
 import { BookEdit } from '../../shared/author/book-edit.ts';
 
@@ -63,8 +63,11 @@ export const ClerkAct = z.strictObject({
   frame: z.array(z.string()),
   ref: z.string(),
   verb: Verb,
-  /** The control's role and name as the frame saw it, to check a menu row found on an earlier look is this control. */
-  control: z.strictObject({ role: z.string(), name: z.string() }).optional(),
+  /**
+   * The control's role and name as the frame saw it, to check a menu row found on an earlier look is this control; and
+   * its scope (its row, dialog, form…), to find it again if the page moved it between the two looks.
+   */
+  control: z.strictObject({ role: z.string(), name: z.string(), scope: z.array(ScopeLink).max(32).optional() }).optional(),
   /** set_value: the typed text; select: the chosen option's label; press: the key (KEYS); choose: the option's name. */
   value: z.string().optional(),
   /** select: the chosen option's value attribute, tried against inputs too. */

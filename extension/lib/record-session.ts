@@ -4,6 +4,7 @@
 // calls one at a time (a typed value before the click that submits it).
 import { Guard } from '../../shared/author/guard.ts';
 import { formatRef, parseRef } from '../../shared/ref.ts';
+import type { ScopeLink } from '../../shared/schema/observation.ts';
 import { labelOf, type MenuRow } from '../../shared/menu.ts';
 import { menuItemKeys, optionKeys } from '../../shared/dom/options.ts';
 import type { TraceLine } from '../../shared/schema/trace.ts';
@@ -146,12 +147,15 @@ export async function recordClerkAct(ctx: SessionContext, id: string, msg: Clerk
   // and name, as the frame reported them), or a re-rendered page — a list opened over it — would have it press another.
   const reported = (r: MenuRow): boolean => r.verb === msg.verb && (!msg.control || (r.control.role === msg.control.role && r.control.name === msg.control.name));
   // A control the page moved to another place between the two looks (a row inserted above it) is the one row of the
-  // same frame with that verb, role and name; with two or more, which one the clerk meant cannot be told.
+  // same frame with that verb, role, name and scope (its row, dialog, form: another "Delete" in another row is not
+  // it); with two or more, which one the clerk meant cannot be told. An unnamed control is never guessed at.
   const frame = parseRef(ref)?.key;
+  const scopeKey = (scope: readonly ScopeLink[]): string => JSON.stringify(scope.filter((l) => l.role !== 'frame').map((l) => [l.role, l.name]));
   const theRow = (menu: readonly MenuRow[]): MenuRow | undefined => {
     const at = menu.find((r) => r.control.ref === ref && reported(r));
-    if (at || !msg.control) return at;
-    const moved = menu.filter((r) => reported(r) && parseRef(r.control.ref)?.key === frame);
+    const was = msg.control;
+    if (at || !was?.name || !was.scope) return at;
+    const moved = menu.filter((r) => reported(r) && parseRef(r.control.ref)?.key === frame && scopeKey(r.control.scope) === scopeKey(was.scope ?? []));
     return moved.length === 1 ? moved[0] : undefined;
   };
   const before = msg.verb === 'choose' ? guard.lastShown : null;

@@ -707,7 +707,6 @@ export class Replay {
     }
     // 5. Settle.
     let settled = await this.timed('settle (looks included)', () => this.settle(step));
-    failpoint(step.id, 'after_settle');
     this.say(
       `${tag}: screen ${step.screen} · rung ${found.rung} · ${step.op.verb}${step.effect.kind === 'read' ? '' : ` (${step.effect.kind})`} · ` +
         `settled ${settled.named.label ?? '?'} in ${settled.ms}ms`,
@@ -749,6 +748,8 @@ export class Replay {
             atStep: step.id,
           };
     }
+    // The page settled on a screen the step can lead to: the act reached the app (a crash test's deterministic case).
+    failpoint(step.id, 'after_settle');
     // A stage is observed once the page settled. A commit is observed only once its outcome is proven — a
     // declared outcome, or the expected screen with every postcondition holding — so a commit whose effect
     // cannot be shown stays in doubt in the journal, and no later run presses it again.

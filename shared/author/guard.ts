@@ -358,13 +358,12 @@ export class Guard {
     await this.#append(line);
   }
 
-  /** Writes the presses held back (see Held) as they were: they happened, and nothing is lost. */
-
   /**
    * The rungs that find `control` again on the live screen. A clerk's change that sends the page away (a select that
    * submits its form) can take the document from under the probe: the rungs are then probed on the document that
-   * replaced it, on the one control there with the same role, name and scope (the desk loaded again); with none, the
-   * line has no rung and the compiler says so (NO_RUNG) — the action is still written, never lost unsaid.
+   * replaced it, on the one control there with the same role, name and scope (the desk loaded again; an unnamed
+   * control is not taken for another unnamed one). With none, the line has no rung and the compiler says so
+   * (NO_RUNG): the action is still written, never lost unsaid.
    */
   async #probe(control: Control, clerkDidIt: boolean): Promise<{ probed: Awaited<ReturnType<typeof probeRungs>>; replaced: boolean }> {
     const css = async (ref: string): Promise<string[]> => (await this.#o.selectorsFor?.(ref).catch(() => [])) ?? [];
@@ -375,11 +374,13 @@ export class Guard {
     }
     const scopeOf = (c: Control): string => JSON.stringify(c.scope.map((l) => [l.role, l.name]));
     const again = await settleAfter(this.#o.surface, '', this.#o.settle).catch(() => null);
-    const twins = again ? buildMenu(again).map((r) => r.control).filter((c) => c.role === control.role && c.name === control.name && scopeOf(c) === scopeOf(control)) : [];
+    const twins = again && control.name ? buildMenu(again).map((r) => r.control).filter((c) => c.role === control.role && c.name === control.name && scopeOf(c) === scopeOf(control)) : [];
     const twin = twins.length > 0 && twins.every((c) => c.ref === twins[0]?.ref) ? twins[0] : undefined;
     const none = { rungs: [], scope: control.scope };
     return { probed: twin ? await probeRungs(this.#o.surface, twin, await css(twin.ref)).catch(() => none) : none, replaced: true };
   }
+
+  /** Writes the presses held back (see Held) as they were: they happened, and nothing is lost. */
   async #flushHeld(): Promise<void> {
     const held = this.#held;
     this.#held = null;

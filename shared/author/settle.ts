@@ -42,7 +42,7 @@ export async function settleAfter(surface: Surface, before: string, opts: Settle
   const deadline = Date.now() + (opts.maxMs ?? 8_000);
   // A screen in motion — a list fading out, with the page behind it still covered or hidden — is on its way: it is
   // not taken as where the action led while it moves, for a bounded time (a page animating forever is not waited
-  // out). Replay does not need this: it waits for the screen it expects (docs/ARCHITECTURE.md, "Settling").
+  // out). The replay engine does not need this: it waits for the screen it expects (docs/ARCHITECTURE.md, "Settling").
   const stillUntil = Date.now() + Math.min(opts.movingMs ?? 2_000, opts.maxMs ?? 8_000);
   const loadsEnded = async (): Promise<void> => {
     const ms = Math.min(quietMs, deadline - Date.now());
@@ -52,20 +52,25 @@ export async function settleAfter(surface: Surface, before: string, opts: Settle
   let last = await look(surface);
   let since = Date.now();
   let repeats = 0;
+  // A busy screen (loading, a busy region, a progress bar) is not where the action led yet, whatever it shows; nor
+  // is a moving one, for a while. Only looks at rest count towards the repeats and the quiet window: a list faded out
+  // but not yet taken away (MUI removes it on a timer after its transition) is seen still, at rest, before it goes.
+  const rests = (o: Observation): boolean => !o.busy && !(o.moving && Date.now() < stillUntil);
+  let resting = rests(last);
   for (;;) {
-    // A busy screen (loading, a busy region, a progress bar) is not where the action led yet, whatever it shows.
-    const resting = !last.busy && !(last.moving && Date.now() < stillUntil);
     if (resting && last.signature !== before && repeats >= 2) return last;
     if (resting && last.signature === before && Date.now() - since >= quietMs) return last;
     if (Date.now() >= deadline) return last;
     await sleep(pollMs);
     await loadsEnded();
     const obs = await look(surface);
-    if (obs.signature === last.signature) repeats++;
+    const now = rests(obs);
+    if (obs.signature === last.signature && now && resting) repeats++;
     else {
       repeats = 0;
       since = Date.now();
     }
     last = obs;
+    resting = now;
   }
 }

@@ -51,8 +51,11 @@ export function isBusy(doc: Document, walked?: Pick<Walked, 'shadowHosts' | 'unw
 export function isMoving(doc: Document): boolean {
   if (typeof doc.getAnimations !== 'function') return false;
   for (const a of doc.getAnimations()) {
-    if (a.playState !== 'running') continue;
-    const end = a.effect?.getComputedTiming().endTime;
+    if (a.playState !== 'running' || !a.effect) continue;
+    const end = a.effect.getComputedTiming().endTime;
+    // Still in its delay (a hover's transition that has not begun): nothing moves yet.
+    const delay = Number(a.effect.getTiming().delay ?? 0);
+    if (typeof a.currentTime === 'number' && a.currentTime < delay) continue;
     if (typeof end === 'number' && Number.isFinite(end)) return true;
   }
   return false;

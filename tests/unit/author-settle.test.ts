@@ -60,6 +60,19 @@ describe('authoring settles where the action led', () => {
     expect(obs.signature).toBe('page');
   });
 
+  it('a list faded out but not yet taken away is seen at rest before it goes: the looks while it moved do not count', async () => {
+    // MUI takes its list away on a timer a moment after its transition ends (review finding, session 11).
+    const { surface } = scripted([
+      { at: 0, signature: 'list' },
+      { at: 30, signature: 'covered', moving: true },
+      { at: 400, signature: 'covered' },
+      { at: 450, signature: 'page' },
+    ]);
+    // Three looks at rest take at least 80 ms here: the 50 ms at rest is never three of them.
+    const obs = await settleAfter(surface, 'list', { pollMs: 40, quietMs: 600, maxMs: 3000 });
+    expect(obs.signature).toBe('page');
+  });
+
   it('a page that never stops moving is waited for only movingMs, then taken as it shows', async () => {
     const { surface, looks } = scripted([
       { at: 0, signature: 'before' },

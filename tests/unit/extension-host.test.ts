@@ -205,17 +205,24 @@ describe('the worker in record mode', () => {
     });
     // Twice F5=Sign On: which one the clerk meant cannot be told, so nothing is pressed.
     const twice = Observation.parse({ ...shifted, parts: shifted.parts.map((p) => ({ ...p, controls: [...p.controls, { ...p.controls[4], ref: '|c7' }] })) });
-    for (const [screen, pressed] of [['shifted', true], ['twice', false]] as const) {
+    // And the clerk's F5=Sign On was in a dialog, this one is not: another control, though alike.
+    const row = { role: 'row' as const, name: 'F5=Sign On F1=Index F12=Help' };
+    const cases = [
+      ['shifted', [row], true],
+      ['twice', [row], false],
+      ['shifted', [{ role: 'dialog' as const, name: 'Confirm' }, row], false],
+    ] as const;
+    for (const [screen, scope, pressed] of cases) {
       const { store, tab, deps } = await setup({ shifted, twice, member: SCREENS.member }, screen, { 'shifted:|c4': 'member' });
       const host = new Host({ ...deps, lookAgainMs: [] });
       const id = await begin(host);
       expect(await host.command({ type: 'label', session: id, label: 'signon', title: 'Sign On', signature: SCREENS.signon.signature })).toMatchObject({ ok: true });
-      const press = host.clerkAct({ ...act('e-0000001', 'c3', 'invoke'), control: { role: 'button', name: 'F5=Sign On' } }, 1);
+      const press = host.clerkAct({ ...act('e-0000001', 'c3', 'invoke'), control: { role: 'button', name: 'F5=Sign On', scope: [...scope] } }, 1);
       if (pressed) await Promise.all([press, answerWhenAsked(host, store, id, 'navigate')]);
       else await press;
       const acts = (await store.lines(id)).flatMap((l) => (l.kind === 'act' ? [`${l.verb} ${l.control.name}`] : []));
       expect(acts).toEqual(pressed ? ['invoke F5=Sign On'] : []);
-      expect(tab.screen).toBe(pressed ? 'member' : 'twice');
+      expect(tab.screen).toBe(pressed ? 'member' : screen);
       if (!pressed) expect((await store.getSession(id))?.note).toContain('not on the menu');
     }
   });
