@@ -237,8 +237,11 @@ export class Host {
    * in a list they open next starts (`Guard.lastShown`) — a later look that caught their list open would make that
    * unnamed screen the pick's start.
    */
-  async #viewAgain(tabId: number): Promise<void> {
-    await this.#lookIn(tabId, async (live) => void (await live.surface.observe()));
+  async #viewAgain(tabId: number, still: () => boolean): Promise<void> {
+    // Asked again once the session's turn is taken: a clerk's act queued ahead of this look has made it stale.
+    await this.#lookIn(tabId, async (live) => {
+      if (still()) await live.surface.observe();
+    });
   }
 
   /** Is a record session running on this tab, on one of its sites (a new document's agent asks when it starts)? */
@@ -403,7 +406,7 @@ export class Host {
           if (s?.state !== 'running' || s.view?.label || this.#acts.get(id) !== turn) return;
           await new Promise((r) => setTimeout(r, Math.max(0, start + ms - Date.now())));
           if (this.#acts.get(id) !== turn) return;
-          await this.#viewAgain(tabId);
+          await this.#viewAgain(tabId, () => this.#acts.get(id) === turn);
         }
       } catch {
         // A look that fails (the tab closed, the session ended) is the next action's to make.
