@@ -355,7 +355,6 @@ export class Host {
     trace(`clerk_act ${msg.event.slice(0, 8)} waits for the session's turn`);
     await this.#sessions.run(s.id, async () => {
       trace(`clerk_act ${msg.event.slice(0, 8)} recording`);
-      const lines = await this.d.store.countLines(s.id);
       try {
         await recordClerkAct(this.#ctx, s.id, msg);
         trace(`clerk_act ${msg.event.slice(0, 8)} recorded`);
@@ -365,7 +364,11 @@ export class Host {
         // may be written already (what failed came after: the look at the screen it led to), and then saying "not
         // recorded, do it again" would have the clerk do it twice.
         trace(`clerk_act ${msg.event.slice(0, 8)} failed: ${(e as { code?: string }).code ?? (e as Error).name}`);
-        const written = (await this.d.store.countLines(s.id).catch(() => lines)) > lines;
+        // This action's line is written when a line came after its dispatch (`dispatched.lines`: the count before it);
+        // lines written earlier in the same call (held presses, a stray write's refusal, a hover) are not it.
+        const now = await this.d.store.getSession(s.id).catch(() => undefined);
+        const d = now?.dispatched;
+        const written = d?.call === msg.event && (await this.d.store.countLines(s.id).catch(() => d.lines)) > d.lines;
         const what = `your last action (${msg.verb} on ${msg.control?.role ?? 'a control'} '${msg.control?.name ?? ''}')`;
         const why = written
           ? `${what} is in the book, but the screen it led to could not be read: ${(e as Error).message}; look at the page before going on`

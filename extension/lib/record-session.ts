@@ -151,11 +151,13 @@ export async function recordClerkAct(ctx: SessionContext, id: string, msg: Clerk
   // it); with two or more, which one the clerk meant cannot be told. An unnamed control is never guessed at.
   const frame = parseRef(ref)?.key;
   const scopeKey = (scope: readonly ScopeLink[]): string => JSON.stringify(scope.filter((l) => l.role !== 'frame').map((l) => [l.role, l.name]));
+  const reportedAs = msg.control;
+  const inScope = (r: MenuRow): boolean => !reportedAs?.scope || scopeKey(r.control.scope) === scopeKey(reportedAs.scope);
   const theRow = (menu: readonly MenuRow[]): MenuRow | undefined => {
-    const at = menu.find((r) => r.control.ref === ref && reported(r));
-    const was = msg.control;
-    if (at || !was?.name || !was.scope) return at;
-    const moved = menu.filter((r) => reported(r) && parseRef(r.control.ref)?.key === frame && scopeKey(r.control.scope) === scopeKey(was.scope ?? []));
+    // At its place too the scope must be the reported one: a row inserted above puts the row above's "Delete" there.
+    const at = menu.find((r) => r.control.ref === ref && reported(r) && inScope(r));
+    if (at || !reportedAs?.name || !reportedAs.scope) return at;
+    const moved = menu.filter((r) => reported(r) && parseRef(r.control.ref)?.key === frame && inScope(r));
     return moved.length === 1 ? moved[0] : undefined;
   };
   const before = msg.verb === 'choose' ? guard.lastShown : null;

@@ -748,12 +748,13 @@ export class Replay {
             atStep: step.id,
           };
     }
-    // The page settled on a screen the step can lead to: the act reached the app (a crash test's deterministic case).
-    failpoint(step.id, 'after_settle');
     // A stage is observed once the page settled. A commit is observed only once its outcome is proven — a
     // declared outcome, or the expected screen with every postcondition holding — so a commit whose effect
     // cannot be shown stays in doubt in the journal, and no later run presses it again.
     const observed = async (): Promise<void> => {
+      // The step is proven (settled, and for a commit its outcome shown): the act reached the app, and the journal
+      // does not say so yet — a crash test's deterministic "pressed, then crashed" case.
+      failpoint(step.id, 'after_settle');
       // Observed only with its evidence written: a step whose lines could not be kept is not called done.
       await this.notesWritten();
       const journal = journalled ? this.ctx.journal : null;

@@ -3,8 +3,9 @@
 // (power cut, OOM kill) meets the journal. Inert unless the variable is set.
 // `after_act` dies as soon as the act returned: the click was dispatched, but whether its request left the
 // browser before the browser died with the process is a race (both outcomes are in doubt, rightly).
-// `after_settle` dies once the page settled after the act on a screen the step can lead to — the press surely
-// reached the app — and before the journal says `observed`: the deterministic "pressed, then crashed" case.
+// `after_settle` dies once the step is proven — the page settled after the act and, for a commit, showed its outcome
+// or postconditions — so the press surely reached the app, and before the journal says `observed`: the
+// deterministic "pressed, then crashed" case.
 import { z } from 'zod';
 import { HandrailError } from '../../shared/errors.ts';
 

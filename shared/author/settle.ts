@@ -53,8 +53,8 @@ export async function settleAfter(surface: Surface, before: string, opts: Settle
   let since = Date.now();
   let repeats = 0;
   // A busy screen (loading, a busy region, a progress bar) is not where the action led yet, whatever it shows; nor
-  // is a moving one, for a while. Only looks at rest count towards the repeats and the quiet window: a list faded out
-  // but not yet taken away (MUI removes it on a timer after its transition) is seen still, at rest, before it goes.
+  // is a moving one, for a while. Only looks at rest in a row count towards the repeats: a list faded out but not yet
+  // taken away (MUI removes it on a timer after its transition) is seen still, at rest, before it goes.
   const rests = (o: Observation): boolean => !o.busy && !(o.moving && Date.now() < stillUntil);
   let resting = rests(last);
   for (;;) {
@@ -65,11 +65,10 @@ export async function settleAfter(surface: Surface, before: string, opts: Settle
     await loadsEnded();
     const obs = await look(surface);
     const now = rests(obs);
-    if (obs.signature === last.signature && now && resting) repeats++;
-    else {
-      repeats = 0;
-      since = Date.now();
-    }
+    // The quiet window runs from the last change of signature (a busy flag flickering on a poll does not restart it);
+    // the repeats need looks at rest in a row.
+    if (obs.signature !== last.signature) since = Date.now();
+    repeats = obs.signature === last.signature && now && resting ? repeats + 1 : 0;
     last = obs;
     resting = now;
   }

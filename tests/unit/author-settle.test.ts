@@ -73,6 +73,19 @@ describe('authoring settles where the action led', () => {
     expect(obs.signature).toBe('page');
   });
 
+  it('an action that changed nothing on a page whose poller flickers busy is still taken as such after the quiet window', async () => {
+    // A dashboard sets aria-busy for 200 ms of every 500 (review finding, session 11): the quiet window runs from the
+    // last change of signature, not from the last busy look.
+    const frames = Array.from({ length: 12 }, (_, i) => [
+      { at: i * 500, signature: 'before', busy: true },
+      { at: i * 500 + 200, signature: 'before' },
+    ]).flat();
+    const { surface, looks } = scripted(frames);
+    const obs = await settleAfter(surface, 'before', { pollMs: 20, quietMs: 300, maxMs: 5000 });
+    expect(obs.signature).toBe('before');
+    expect(looks.at(-1)!.at).toBeLessThan(1500);
+  });
+
   it('a page that never stops moving is waited for only movingMs, then taken as it shows', async () => {
     const { surface, looks } = scripted([
       { at: 0, signature: 'before' },

@@ -207,13 +207,27 @@ describe('the worker in record mode', () => {
     const twice = Observation.parse({ ...shifted, parts: shifted.parts.map((p) => ({ ...p, controls: [...p.controls, { ...p.controls[4], ref: '|c7' }] })) });
     // And the clerk's F5=Sign On was in a dialog, this one is not: another control, though alike.
     const row = { role: 'row' as const, name: 'F5=Sign On F1=Index F12=Help' };
+    // A row inserted above the clerk's: at the reported place, another row's F5=Sign On (same role and name, another
+    // scope); the clerk's is one further down. The one pressed must be the clerk's (it leads to member).
+    const inserted = Observation.parse({
+      ...SCREENS.signon,
+      parts: SCREENS.signon.parts.map((p) => ({
+        ...p,
+        controls: [
+          ...p.controls.slice(0, 3),
+          { ...p.controls[3], scope: [{ role: 'row', name: 'Another F5=Sign On' }] },
+          ...p.controls.slice(3).map((c) => ({ ...c, ref: `|c${Number(c.ref.slice(2)) + 1}` })),
+        ],
+      })),
+    });
     const cases = [
+      ['inserted', [row], true],
       ['shifted', [row], true],
       ['twice', [row], false],
       ['shifted', [{ role: 'dialog' as const, name: 'Confirm' }, row], false],
     ] as const;
     for (const [screen, scope, pressed] of cases) {
-      const { store, tab, deps } = await setup({ shifted, twice, member: SCREENS.member }, screen, { 'shifted:|c4': 'member' });
+      const { store, tab, deps } = await setup({ shifted, twice, inserted, member: SCREENS.member }, screen, { 'shifted:|c4': 'member', 'inserted:|c4': 'member' });
       const host = new Host({ ...deps, lookAgainMs: [] });
       const id = await begin(host);
       expect(await host.command({ type: 'label', session: id, label: 'signon', title: 'Sign On', signature: SCREENS.signon.signature })).toMatchObject({ ok: true });
