@@ -419,6 +419,14 @@ export class Host {
     })();
   }
 
+  /** The frame reported something the clerk did that this worker cannot read (`field`: where): not recorded, and said. */
+  async clerkUnreadable(tabId: number, field: string): Promise<void> {
+    const s = await this.#recordingOn(tabId);
+    if (!s || !(await this.#checkOrigin(s))) return;
+    const note = `your last action could not be read by the extension (${field} is not as expected) and was not recorded; do it again, and if this repeats, reload the page`;
+    await this.#sessions.run(s.id, () => this.#ctx.update(s.id, (r) => (r.state === 'running' ? { ...r, note } : r)));
+  }
+
   /** The frame held something the clerk did and could not report it: the panel says it was not recorded. */
   async clerkUnrecorded(msg: ClerkUnrecorded, tabId: number): Promise<void> {
     const s = await this.#recordingOn(tabId);

@@ -108,7 +108,15 @@ export function startWorker(): void {
       const act = ClerkAct.safeParse(raw);
       if (!act.success) {
         const told = ClerkUnrecorded.safeParse(raw);
-        if (!told.success) return false;
+        if (!told.success) {
+          // A clerk's action this worker cannot read (an agent of another version, a field out of bounds): said in the
+          // panel, by the field's path only (never its value), not dropped unsaid.
+          if ((raw as { type?: unknown } | null)?.type !== 'clerk_act') return false;
+          const field = act.error.issues[0]?.path.join('.') || 'the message';
+          trace(`clerk_act unreadable: ${field}`);
+          void host.then((h) => h.clerkUnreadable(sender.tab?.id as number, field)).catch(() => undefined);
+          return false;
+        }
         host
           .then((h) => h.clerkUnrecorded(told.data, sender.tab?.id as number))
           .then(

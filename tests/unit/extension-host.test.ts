@@ -253,6 +253,19 @@ describe('the worker in record mode', () => {
     expect(await store.countLines(id)).toBe(2);
   });
 
+  it("a clerk's action the worker cannot read is said in the panel by the field at fault, and nothing is recorded", async () => {
+    const { store, deps } = await setup();
+    const host = new Host({ ...deps, lookAgainMs: [] });
+    const id = await begin(host);
+    await host.clerkUnreadable(1, 'control.scope');
+    expect((await store.getSession(id))?.note).toBe('your last action could not be read by the extension (control.scope is not as expected) and was not recorded; do it again, and if this repeats, reload the page');
+    expect(await store.countLines(id)).toBe(1);
+    // Another tab (not the session's): nothing is said there.
+    const before = (await store.getSession(id))?.note;
+    await host.clerkUnreadable(2, 'verb');
+    expect((await store.getSession(id))?.note).toBe(before);
+  });
+
   it('a restarted worker goes on where the last one stopped: labels known, numbering unbroken, a re-sent action written once', async () => {
     const { store, deps } = await setup();
     const first = new Host(deps);
