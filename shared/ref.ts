@@ -53,6 +53,17 @@ export function frameLink(path: FramePath): ScopeLink[] {
   return path.length ? [{ role: 'frame', name: frameKey(path) }] : [];
 }
 
+/**
+ * Whether two scope chains name the same places (each link's role and name, in order). With `frames: false` the frame
+ * links are left out of both: a frame reports its controls' scopes without the link the page-wide look prepends.
+ */
+export function sameScope(a: readonly ScopeLink[], b: readonly ScopeLink[], o: { frames?: boolean } = {}): boolean {
+  const kept = (s: readonly ScopeLink[]): readonly ScopeLink[] => (o.frames === false ? s.filter((l) => l.role !== 'frame') : s);
+  const x = kept(a);
+  const y = kept(b);
+  return x.length === y.length && x.every((l, i) => l.role === y[i]?.role && l.name === y[i]?.name);
+}
+
 /** The frame path a scope chain names. Each frame link holds a key, so a nested frame may be one link or several. */
 export function framePathOfScope(scope: readonly ScopeLink[]): string[] {
   return scope.filter((s) => s.role === 'frame').flatMap((s) => parseFrameKey(s.name));

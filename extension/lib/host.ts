@@ -13,7 +13,7 @@ import { trace } from './trace-ring.ts';
 import type { ClerkAct, ClerkUnrecorded, CommandReply, PanelCommand } from './messages.ts';
 import { spawnModelSession } from './model-session.ts';
 import { OwnerQuestions } from './owner-questions.ts';
-import { originsOf, recordClerkAct, recordGuard, recordTool, writeScopeOf } from './record-session.ts';
+import { originsOf, recordClerkAct, recordGuard, recordTool, sayNotRecorded, writeScopeOf } from './record-session.ts';
 import { fail, type EndState, type HostDeps, type Live, type SessionContext } from './session-context.ts';
 import type { SessionRecord } from './store.ts';
 
@@ -359,31 +359,8 @@ export class Host {
         await recordClerkAct(this.#ctx, s.id, msg);
         trace(`clerk_act ${msg.event.slice(0, 8)} recorded`);
       } catch (e) {
-        // Never silent: a clerk's action the extension could not record is said in the panel, masked as every note is
-        // (it went unrecorded once with nothing shown: a select's own form submit took the page mid-probe). Its line
-        // may be written already (what failed came after: the look at the screen it led to), and then saying "not
-        // recorded, do it again" would have the clerk do it twice.
         trace(`clerk_act ${msg.event.slice(0, 8)} failed: ${(e as { code?: string }).code ?? (e as Error).name}`);
-        // This action's line is written when a line came after its dispatch (`dispatched.lines`: the count before it);
-        // lines written earlier in the same call (held presses, a stray write's refusal, a hover) are not it.
-        const now = await this.d.store.getSession(s.id).catch(() => undefined);
-        const d = now?.dispatched;
-        const written = d?.call === msg.event && (await this.d.store.countLines(s.id).catch(() => d.lines)) > d.lines;
-        const what = `your last action (${msg.verb} on ${msg.control?.role ?? 'a control'} '${msg.control?.name ?? ''}')`;
-        const why = written
-          ? `${what} is in the book, but the screen it led to could not be read: ${(e as Error).message}; look at the page before going on`
-          : `${what} could not be recorded: ${(e as Error).message}; check the page, and do it again if it did not happen`;
-        const live = this.#live.get(s.id);
-        // Without the session's masker nothing the page or the error says is shown: it could hold a secret's value.
-        const note = live ? live.masker.mask(why) : written ? 'your last action is in the book, but the screen it led to could not be read; look at the page before going on' : 'your last action could not be recorded; check the page, and do it again if it did not happen';
-        // Nothing is being done any more: the panel stops saying it waits for the screen, and the book can be edited.
-        await this.#ctx
-          .update(s.id, (r) => {
-            if (r.state !== 'running') return r;
-            const { dispatched: _over, ...rest } = r;
-            return { ...rest, note };
-          })
-          .catch(() => undefined);
+        await sayNotRecorded(this.#ctx, s.id, msg, e, this.#live.get(s.id)?.masker).catch(() => undefined);
         throw e;
       }
     });

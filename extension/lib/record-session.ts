@@ -2,9 +2,9 @@
 // mapped to the same menu row and goes through the same Guard (resumed from the book), which writes the same book
 // line a model's call would. The panel's label and finish go through it too. The host runs all of one session's
 // calls one at a time (a typed value before the click that submits it).
+import type { Masker } from '../../shared/secrets.ts';
 import { Guard } from '../../shared/author/guard.ts';
-import { formatRef, parseRef } from '../../shared/ref.ts';
-import type { ScopeLink } from '../../shared/schema/observation.ts';
+import { formatRef, parseRef, sameScope } from '../../shared/ref.ts';
 import { labelOf, type MenuRow } from '../../shared/menu.ts';
 import { menuItemKeys, optionKeys } from '../../shared/dom/options.ts';
 import type { TraceLine } from '../../shared/schema/trace.ts';
@@ -127,6 +127,27 @@ async function hoverFirst(live: Live, guard: Guard, msg: ClerkAct, ref: string):
 }
 
 /**
+ * A clerk's action that failed while being recorded, said in the panel — never silent (a select's own form submit once
+ * took the page mid-probe, and nothing was shown). Its line may be written already (what failed came after it: the
+ * look at the screen it led to): a line after this action's own dispatch (`dispatched.lines`, the count before it) is
+ * its line — lines written earlier in the same call (held presses, a stray write's refusal, a hover) are not — and then
+ * "do it again" would have the clerk do it twice. `dispatched` is cleared: nothing is being done any more, so the
+ * panel stops saying it waits for the screen, and the book can be edited. Without the session's masker nothing the
+ * page or the error says is shown: it could hold a secret's value.
+ */
+export async function sayNotRecorded(ctx: SessionContext, id: string, msg: ClerkAct, e: unknown, masker?: Masker): Promise<void> {
+  const d = (await ctx.d.store.getSession(id))?.dispatched;
+  const written = d?.call === msg.event && (await ctx.d.store.countLines(id)) > d.lines;
+  const what = masker ? `your last action (${msg.verb} on ${msg.control?.role ?? 'a control'} '${msg.control?.name ?? ''}')` : 'your last action';
+  const cause = masker ? `: ${(e as Error).message}` : '';
+  const why = written
+    ? `${what} is in the book, but the screen it led to could not be read${cause}; look at the page before going on`
+    : `${what} could not be recorded${cause}; check the page, and do it again if it did not happen`;
+  const note = masker ? masker.mask(why) : why;
+  await ctx.update(id, (r) => (r.state === 'running' ? { ...settled(r), note } : r));
+}
+
+/**
  * One clerk action in session `id` (already queued behind the session's earlier calls): written once, even when a
  * restarted content script sends it again, and never pressed twice when the last worker stopped during it.
  */
@@ -150,9 +171,8 @@ export async function recordClerkAct(ctx: SessionContext, id: string, msg: Clerk
   // same frame with that verb, role, name and scope (its row, dialog, form: another "Delete" in another row is not
   // it); with two or more, which one the clerk meant cannot be told. An unnamed control is never guessed at.
   const frame = parseRef(ref)?.key;
-  const scopeKey = (scope: readonly ScopeLink[]): string => JSON.stringify(scope.filter((l) => l.role !== 'frame').map((l) => [l.role, l.name]));
   const reportedAs = msg.control;
-  const inScope = (r: MenuRow): boolean => !reportedAs?.scope || scopeKey(r.control.scope) === scopeKey(reportedAs.scope);
+  const inScope = (r: MenuRow): boolean => !reportedAs?.scope || sameScope(r.control.scope, reportedAs.scope, { frames: false });
   const theRow = (menu: readonly MenuRow[]): MenuRow | undefined => {
     // At its place too the scope must be the reported one: a row inserted above puts the row above's "Delete" there.
     const at = menu.find((r) => r.control.ref === ref && reported(r) && inScope(r));
