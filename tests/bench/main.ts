@@ -18,7 +18,8 @@ for (const walker of await benchWalker(runs)) {
       `→ ratio ${walker.ratio.toFixed(3)} (target ≤ ${target ?? '-'})\n`,
   );
 }
-// Replay against a plain Playwright script of the same clicks, on both demo apps (issue 14).
+// Replay against a plain Playwright script of the same clicks, bare and with the same screenshots, on both demo apps
+// (issue 14).
 for (const app of APPS) process.stdout.write(describeReplay(await benchReplay(runs, app)));
 for (const author of await benchAuthor()) process.stdout.write(describeAuthor(author));
 const mcp = await benchMcp(Number(process.env['BENCH_MCP_CALLS'] ?? 100), Number(process.env['BENCH_MCP_POOL'] ?? 4));

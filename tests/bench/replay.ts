@@ -1,8 +1,10 @@
 // Benchmark: one replay of a card through Handrail (walker, screen checks, lease, journal, evidence with screenshots)
-// against the floor — a hand-written plain Playwright script doing the same clicks and waits with no checks — on both
-// demo apps (issue 14): PLUMBLINE's 11-step place-hold card and CASEDESK's add-case card. Interleaved in one browser,
-// a fresh context per run for both; prints medians and the ratio (Handrail / floor) per app. HANDRAIL_PROFILE=1 also
-// prints where Handrail's time went, phase by phase, on stderr (runner/profile.ts).
+// against two floors on both demo apps (issue 14), PLUMBLINE's 11-step place-hold card and CASEDESK's add-case card:
+// the bare floor — a hand-written plain Playwright script doing the same clicks and waits with no checks (the issue's
+// figure) — and the pictured floor, the same script also taking one screenshot on each screen Handrail pictures (the
+// like-for-like baseline: a replay that leaves evidence must take those pictures). Interleaved in one browser, a fresh
+// context per run for each side; prints medians and both ratios per app. HANDRAIL_PROFILE=1 also prints where
+// Handrail's time went, phase by phase, on stderr (runner/profile.ts).
 // Run alone: npx tsx tests/bench/replay.ts [runs] [plumbline|casedesk]… [--without-screenshots] (the last adds a run of
 // each app with Handrail's screenshots replaced by a blank: what the per-screen picture costs; a decomposition only).
 import { randomBytes } from 'node:crypto';
@@ -29,6 +31,12 @@ export interface ReplayBench {
   handrailMedianMs: number;
   handrailMeanMs: number;
   floorMedianMs: number;
+  /** Whether Handrail took its screenshots (false only in the `--without-screenshots` decomposition). */
+  screenshots: boolean;
+  /** The floor that also takes one screenshot per screen Handrail pictures: the like-for-like baseline. */
+  picturedFloorMedianMs: number;
+  /** Handrail / pictured floor. */
+  picturedRatio: number;
   runs: number;
   /** The mean the reference system reported for this task, where it reported one. */
   referenceMeanMs?: number;
@@ -37,6 +45,8 @@ export interface ReplayBench {
 }
 
 export type AppName = 'plumbline' | 'casedesk';
+/** The sides of one interleaved round: Handrail, the bare floor, the pictured floor. */
+type Side = 'h' | 'f' | 'p';
 export const APPS: readonly AppName[] = ['plumbline', 'casedesk'];
 
 /** One app under the bench: its server, the card, the inputs, the floor script and how to reset between runs. */
@@ -45,7 +55,11 @@ export interface AppUnderBench {
   url: string;
   card: string;
   inputs: (i: number) => Record<string, string>;
-  floor: (page: Page, inputs: Record<string, string>) => Promise<void>;
+  /**
+   * The hand-written script. `shot` is called once on each screen Handrail's run pictures (its declared screens, in the
+   * card's order), after the wait that shows that screen: a no-op for the bare floor, one capture for the pictured one.
+   */
+  floor: (page: Page, inputs: Record<string, string>, shot: () => Promise<void>) => Promise<void>;
   reset: () => void;
   close: () => Promise<void>;
   referenceMeanMs?: number;
@@ -61,20 +75,34 @@ async function plumbline(): Promise<AppUnderBench> {
     url: bank.url,
     card: 'capabilities/plumbline-place-hold.json',
     inputs: () => ({ operator_id: 'OP1001', password, member_number: '400118', share_id: SHARE, reason: 'LEGAL' }),
-    floor: async (page, inputs) => {
+    // Handrail pictures seven screens: signon, inquiry, results, member, hold_form, hold_review, hold_result.
+    floor: async (page, inputs, shot) => {
       await page.goto(`${bank.url}/signon`);
+      await shot();
       await page.locator('input[name=opid]').fill(inputs['operator_id'] ?? '');
       await page.locator('input[name=pwd]').fill(inputs['password'] ?? '');
       await Promise.all([page.waitForURL(/\/desk$/), page.getByRole('button', { name: 'F5=Sign On' }).click()]);
       const work = page.frameLocator('frame[name=work]');
+      await work.locator('input[name=value]').waitFor();
+      await shot();
       await work.locator('input[name=value]').fill('400118');
       await work.getByRole('button', { name: 'F5=Search' }).click();
+      await work.getByRole('link', { name: '400118', exact: true }).waitFor();
+      await shot();
       await work.getByRole('link', { name: '400118', exact: true }).click();
-      await work.getByRole('row', { name: new RegExp(SHARE) }).getByRole('link', { name: 'Hold', exact: true }).click();
+      const hold = work.getByRole('row', { name: new RegExp(SHARE) }).getByRole('link', { name: 'Hold', exact: true });
+      await hold.waitFor();
+      await shot();
+      await hold.click();
+      await work.locator('select[name=reason]').waitFor();
+      await shot();
       await work.locator('select[name=reason]').selectOption('LEGAL');
       await work.getByRole('button', { name: 'F8=Review' }).click();
+      await work.getByRole('button', { name: 'F10=Post Hold' }).waitFor();
+      await shot();
       await work.getByRole('button', { name: 'F10=Post Hold' }).click();
       const line = await work.locator('#result').innerText();
+      await shot();
       if (!/HX-\d{6}/.test(line)) throw new Error(`floor script: unexpected result ${line}`);
     },
     reset: () => bank.store.reset(),
@@ -96,14 +124,22 @@ async function casedesk(): Promise<AppUnderBench> {
     card: 'capabilities/casedesk-add-case.json',
     // A title of its own per run: the judge counts presses by title.
     inputs: (i) => ({ user: 'clerk', password, title: `Bench claim ${i} ${randomBytes(3).toString('hex')}` }),
-    floor: async (page, inputs) => {
+    // Handrail pictures three screens: welcome, login_dialog, cases (the added case stays on cases).
+    floor: async (page, inputs, shot) => {
       await page.goto(`${desk.url}/`);
-      await page.getByRole('button', { name: 'Log in' }).click();
+      const logIn = page.getByRole('button', { name: 'Log in' });
+      await logIn.waitFor();
+      await shot();
+      await logIn.click();
       const dialog = page.getByRole('dialog', { name: 'Log in' });
+      await dialog.getByRole('textbox', { name: 'User name' }).waitFor();
+      await shot();
       await dialog.getByRole('textbox', { name: 'User name' }).fill(inputs['user'] ?? '');
       await dialog.getByLabel('Password').fill(inputs['password'] ?? '');
       await dialog.getByRole('button', { name: 'Log in' }).click();
       const field = page.getByRole('textbox', { name: 'New case' });
+      await field.waitFor();
+      await shot();
       await field.fill(inputs['title'] ?? '');
       await field.press('Enter');
       await page.getByRole('status').getByText(`Added case`).waitFor();
@@ -120,10 +156,23 @@ export function appUnderBench(which: AppName): Promise<AppUnderBench> {
   return which === 'plumbline' ? plumbline() : casedesk();
 }
 
-async function floor(browser: Browser, app: AppUnderBench, inputs: Record<string, string>): Promise<void> {
+/**
+ * The floor: the app's script in a fresh context. Pictured, it takes one screenshot per screen Handrail pictures, by
+ * the same means Handrail's browser surface uses (one CDP session, Page.captureScreenshot with the fast encoder), so
+ * the pictured floor is the like-for-like baseline: the same clicks, waits and evidence pictures, no checks.
+ */
+async function floor(browser: Browser, app: AppUnderBench, inputs: Record<string, string>, pictured = false): Promise<void> {
   const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
   try {
-    await app.floor(await context.newPage(), inputs);
+    const page = await context.newPage();
+    const cdp = pictured ? await context.newCDPSession(page) : null;
+    const shot = cdp
+      ? async () => {
+          const { data } = await cdp.send('Page.captureScreenshot', { format: 'png', optimizeForSpeed: true });
+          if (data.length === 0) throw new Error('floor script: an empty screenshot');
+        }
+      : () => Promise.resolve();
+    await app.floor(page, inputs, shot);
   } finally {
     await context.close();
   }
@@ -188,33 +237,41 @@ export async function benchReplay(runs = 15, which: AppName = 'plumbline', opts:
     await handrail(browser, app, loaded.card, app.inputs(n++), dir, undefined, screenshots);
     app.reset();
     await floor(browser, app, app.inputs(n++));
-    const h: number[] = [];
-    const f: number[] = [];
+    app.reset();
+    await floor(browser, app, app.inputs(n++), true);
+    const times: Record<Side, number[]> = { h: [], f: [], p: [] };
     // Progress on stderr (a bar on a terminal): stdout carries only the result line.
-    const bar = new Progress({ total: runs, label: `${which} interleaved pairs` });
+    const bar = new Progress({ total: runs, label: `${which} interleaved rounds` });
+    const sides: readonly Side[] = ['h', 'f', 'p'];
     for (let i = 0; i < runs; i++) {
-      // Alternate which goes first so neither always gets the warmer machine.
-      const order = i % 2 === 0 ? (['h', 'f'] as const) : (['f', 'h'] as const);
+      // Rotate which goes first so none always gets the warmer machine.
+      const order = sides.map((_, k) => sides[(i + k) % sides.length] as Side);
       for (const side of order) {
         app.reset();
         const inputs = app.inputs(n++);
         const t = performance.now();
         if (side === 'h') await handrail(browser, app, loaded.card, inputs, dir, profile, screenshots);
-        else await floor(browser, app, inputs);
-        (side === 'h' ? h : f).push(performance.now() - t);
+        else await floor(browser, app, inputs, side === 'p');
+        times[side].push(performance.now() - t);
       }
-      bar.tick(`handrail ${Math.round(h.at(-1) ?? 0)} ms · floor ${Math.round(f.at(-1) ?? 0)} ms`);
+      const last = (side: Side) => Math.round(times[side].at(-1) ?? 0);
+      bar.tick(`handrail ${last('h')} ms · floor ${last('f')} ms · pictured floor ${last('p')} ms`);
     }
     bar.finish();
+    const h = times.h;
     const handrailMedianMs = median(h);
-    const floorMedianMs = median(f);
+    const floorMedianMs = median(times.f);
+    const picturedFloorMedianMs = median(times.p);
     return {
       app: which,
       name: screenshots ? app.name : `${app.name}, Handrail's screenshots replaced by a blank (decomposition only)`,
       ratio: handrailMedianMs / floorMedianMs,
+      screenshots,
       handrailMedianMs,
       handrailMeanMs: h.reduce((a, b) => a + b, 0) / h.length,
       floorMedianMs,
+      picturedFloorMedianMs,
+      picturedRatio: handrailMedianMs / picturedFloorMedianMs,
       runs,
       ...(app.referenceMeanMs ? { referenceMeanMs: app.referenceMeanMs } : {}),
       ...(profile ? { profile: profile.table() } : {}),
@@ -229,7 +286,10 @@ export async function benchReplay(runs = 15, which: AppName = 'plumbline', opts:
 export function describeReplay(b: ReplayBench): string {
   return (
     `replay (${b.app}): ${b.name}: Handrail median ${b.handrailMedianMs.toFixed(0)} ms (mean ${b.handrailMeanMs.toFixed(0)} ms), ` +
-    `floor median ${b.floorMedianMs.toFixed(0)} ms → ratio ${b.ratio.toFixed(2)} (target ≤ 1.15) over ${b.runs} interleaved runs` +
+    `floor median ${b.floorMedianMs.toFixed(0)} ms → ratio ${b.ratio.toFixed(2)} (target ≤ 1.15); ` +
+    // Handrail without its pictures against a floor with them compares nothing: the decomposition prints the bare ratio.
+    (b.screenshots ? `floor with the same screenshots median ${b.picturedFloorMedianMs.toFixed(0)} ms → ratio ${b.picturedRatio.toFixed(2)}; ` : '') +
+    `over ${b.runs} interleaved rounds` +
     `${b.referenceMeanMs ? ` (reference system: mean ${b.referenceMeanMs} ms)` : ''}\n`
   );
 }
