@@ -41,11 +41,12 @@ async function bundleAt(root: string, name: string): Promise<string> {
   return file.text;
 }
 
-/** `shared/dom` at `rev`, unpacked into a temporary directory (types it imports from shared/schema are erased). */
+/** `shared` at `rev`, unpacked into a temporary directory: `shared/dom` and the modules of `shared` it imports
+ *  (shared/menu-path.ts); the types it imports from shared/schema are erased. */
 function checkout(rev: string): string {
   let tar: Buffer;
   try {
-    tar = execFileSync('git', ['archive', '--format=tar', rev, 'shared/dom'], { cwd: ROOT, maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'pipe'] });
+    tar = execFileSync('git', ['archive', '--format=tar', rev, 'shared'], { cwd: ROOT, maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'pipe'] });
   } catch {
     throw new Error(`no shared/dom at git revision ${JSON.stringify(rev)} (git archive refused it)`);
   }
