@@ -107,8 +107,14 @@ type Resolved = { ok: true; ref: string; rung: ResolvedBy; control: Control | nu
 
 type Ending = { word: Word; code: string; message: string; outcome?: string; atStep?: string };
 
-/** How a wait for a declared screen ended: the screen came, the page settled on something else, or time ran out. */
-type Waited = { named: Named; settled: true; ms: number } | { named: Named; settled: false; why: 'timeout' | 'stable'; ms: number };
+/** Why a commit's postconditions do not prove its effect. */
+type Shortfall = { kind: 'unmet'; unmet: Postcondition } | { kind: 'held_before' };
+
+/**
+ * How a wait for a declared screen ended: the screen came, the page settled on something else, time ran out, or (for
+ * a commit proven by its screen alone) time ran out while the app was still busy.
+ */
+type Waited = { named: Named; settled: true; ms: number } | { named: Named; settled: false; why: 'timeout' | 'stable' | 'busy'; ms: number };
 
 const DEFAULT_SETTLE_TIMEOUT_MS = 10_000;
 const DEFAULT_QUIET_MS = 1_000;
@@ -368,7 +374,12 @@ export class Replay {
       await this.loadsEnded(Math.min(timeout, quiet));
       return { named: await this.look(), settled: true, ms: 0 };
     }
-    return this.waitFor(wanted, { ...this.timing(step), leaving: step.screen });
+    // A commit proven by its screen alone reads that screen only at rest: a look taken while the app is still busy (a
+    // request to it out, a busy region, a progress bar) may be an optimistic screen its answer then replaces. A commit
+    // with postconditions is proven by them; they are still read on any look (docs/ARCHITECTURE.md, "Settling": what
+    // waiting for rest there would need first).
+    const atRest = step.effect.kind === 'commit' && !step.post?.length;
+    return this.waitFor(wanted, { ...this.timing(step), leaving: step.screen, atRest });
   }
 
   /**
@@ -395,7 +406,10 @@ export class Replay {
    * when the page has stayed unchanged for `quiet` ms on a screen that is neither wanted nor the one being left:
    * a page at rest on an unknown screen will not turn into a known one by waiting.
    */
-  private async waitFor(wanted: readonly string[], opts: { timeout: number; quiet: number; leaving: string | null }): Promise<Waited> {
+  private async waitFor(
+    wanted: readonly string[],
+    opts: { timeout: number; quiet: number; leaving: string | null; atRest?: boolean },
+  ): Promise<Waited> {
     const began = this.now();
     const deadline = began + opts.timeout;
     let attempt = 0;
@@ -407,8 +421,9 @@ export class Replay {
         await this.loadsEnded(Math.min(opts.quiet, deadline - this.now()));
         last = await this.look();
         const ms = this.now() - began;
-        if (last.label && wanted.includes(last.label)) return { named: last, settled: true, ms };
-        if (this.outcomeOf(last)) return { named: last, settled: true, ms };
+        const proof = !(opts.atRest && last.obs.busy);
+        if (proof && last.label && wanted.includes(last.label)) return { named: last, settled: true, ms };
+        if (proof && this.outcomeOf(last)) return { named: last, settled: true, ms };
         if (!rest.see(last) && last.label !== opts.leaving && rest.ms >= opts.quiet) {
           return { named: last, settled: false, why: 'stable', ms };
         }
@@ -418,7 +433,8 @@ export class Replay {
         rest.moved();
       }
       if (this.now() >= deadline) {
-        return { named: last ?? (await this.look()), settled: false, why: 'timeout', ms: this.now() - began };
+        const named = last ?? (await this.look());
+        return { named, settled: false, why: opts.atRest && named.obs.busy ? 'busy' : 'timeout', ms: this.now() - began };
       }
       await this.timed('settle: pause between looks', () => sleep(POLL_STEPS_MS[Math.min(attempt++, POLL_STEPS_MS.length - 1)] ?? 100));
     }
@@ -447,11 +463,17 @@ export class Replay {
   }
 
   /**
-   * Waits (under the step's settle rules) until every postcondition holds on the outcome screen, or the page
-   * rests without them. A commit whose effect cannot be seen is in doubt, never a success.
+   * Waits (under the step's settle rules) until every postcondition holds on the outcome screen, or the page rests
+   * without them. A commit whose effect cannot be seen is in doubt, never a success: so is one that stayed on the
+   * screen it was pressed on where every postcondition already held before the press (they cannot tell a press that
+   * did something from one that did nothing: a typed comment, a value another row already shows). Null when they
+   * prove the effect.
    */
-  private async postconditions(step: Step, settled: Named): Promise<Postcondition | null> {
+  private async postconditions(step: Step, settled: Named, pressedOn: Named | null): Promise<Shortfall | null> {
     if (!step.post?.length) return null;
+    if (pressedOn && settled.label !== null && settled.label === pressedOn.label && !this.unmetPostcondition(step, pressedOn)) {
+      return { kind: 'held_before' };
+    }
     const { timeout, quiet } = this.timing(step);
     const began = this.now();
     let named = settled;
@@ -461,7 +483,7 @@ export class Replay {
     for (;;) {
       const unmet = this.unmetPostcondition(step, named);
       if (!unmet) return null;
-      if (rest.ms >= quiet || this.now() - began >= timeout) return unmet;
+      if (rest.ms >= quiet || this.now() - began >= timeout) return { kind: 'unmet', unmet };
       await sleep(POLL_STEPS_MS[Math.min(attempt++, POLL_STEPS_MS.length - 1)] ?? 100);
       try {
         await this.loadsEnded(Math.min(quiet, timeout - (this.now() - began)));
@@ -694,7 +716,8 @@ export class Replay {
       this.pressedCommit = true;
     }
     if (JOURNALLED.has(step.effect.kind)) this.tell('dispatched', step, index);
-    // 4. Act.
+    // 4. Act. The screen it acts on, kept for the commit's postconditions (what held before the press proves nothing).
+    const pressedOn = this.current;
     await this.timed('wait for the screenshot and evidence', () => Promise.all([this.shotsTaken(), this.notesWritten()]));
     failpoint(step.id, 'before_act');
     const op = step.op.value === undefined ? { verb: step.op.verb } : { verb: step.op.verb, value: this.fill(step.op.value), ...(secret ? { secret: true } : {}) };
@@ -720,7 +743,7 @@ export class Replay {
       screen_after: done.named.label,
       settle_ms: done.ms,
     });
-    if (!settled.settled) {
+    if (!settled.settled && settled.why !== 'busy') {
       await this.unknownScreen(step, settled.named);
       const named = settled.named.label ? null : await this.climb(step, settled.named, this.wanted(step) ?? [], step.effect.kind === 'commit');
       if (named) settled = { named, settled: true, ms: settled.ms };
@@ -731,7 +754,9 @@ export class Replay {
         throw new InDoubt(
           settled.why === 'stable'
             ? `after ${step.id} the page settled on ${showing}, which is none of the outcomes the card declares`
-            : `after ${step.id} the screen never became ${this.wanted(step)?.join(' or ')}`,
+            : settled.why === 'busy'
+              ? `after ${step.id} the app was still busy (a request to it out, or a busy region) when the wait ended, on ${showing}`
+              : `after ${step.id} the screen never became ${this.wanted(step)?.join(' or ')}`,
         );
       }
       return settled.why === 'stable'
@@ -789,10 +814,16 @@ export class Replay {
     }
     // A commit must show its effect: when its screen cannot tell, its postconditions must hold.
     const shown = settled.named;
-    const unmet = step.effect.kind === 'commit' ? await this.timed('postconditions', () => this.postconditions(step, shown)) : null;
-    if (unmet) {
-      await this.ctx.evidence.append('postcondition_failed', { step: step.id, postcondition: unmet, screen: this.current?.label ?? null });
-      throw new InDoubt(`after ${step.id} the screen shows no sign of its effect: ${describePost(unmet)} does not hold`);
+    const short = step.effect.kind === 'commit' ? await this.timed('postconditions', () => this.postconditions(step, shown, pressedOn)) : null;
+    if (short?.kind === 'unmet') {
+      await this.ctx.evidence.append('postcondition_failed', { step: step.id, postcondition: short.unmet, screen: this.current?.label ?? null });
+      throw new InDoubt(`after ${step.id} the screen shows no sign of its effect: ${describePost(short.unmet)} does not hold`);
+    }
+    if (short?.kind === 'held_before') {
+      await this.ctx.evidence.append('postcondition_held_before', { step: step.id, postconditions: step.post ?? [], screen: shown.label });
+      throw new InDoubt(
+        `after ${step.id} the page stayed on ${shown.label ?? 'its screen'} and every postcondition already held before the press, so none shows its effect`,
+      );
     }
     if (effect === 'commit') await observed();
     return null;

@@ -1,0 +1,212 @@
+// What a commit's SUCCESS must rest on (docs/ARCHITECTURE.md, "Settling", "Postconditions"): a look taken while the
+// app is still busy (a request out, a busy region) proves nothing, and a postcondition that already held on the
+// screen the commit was pressed on cannot show that the press did anything.
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Replay } from '../../runner/engine/engine.ts';
+import { Evidence, LOG_FILE } from '../../runner/evidence.ts';
+import { Capability, type CapabilityInput } from '../../shared/schema/capability.ts';
+import { Masker } from '../../shared/secrets.ts';
+import type { RunResult } from '../../shared/schema/result.ts';
+import { MemorySurface, type MemoryApp } from '../fixtures/memory-surface.ts';
+
+const layout = (s: string): string[] => 'ABCDEFGHIJKLM'.split('').map((c) => `table>row>cell '${s} ${c}'`);
+
+let dir: string;
+beforeEach(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'handrail-proof-'));
+});
+afterEach(async () => {
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+/** The surface, with its looks busy (as the browser surface reports a request to the app still out) for `n` looks after each act. */
+function busyAfterActs(s: MemorySurface, n: number): MemorySurface {
+  let left = 0;
+  const act = s.act.bind(s);
+  s.act = async (ref, op) => {
+    const r = await act(ref, op);
+    left = n;
+    return r;
+  };
+  const evaluate = s.evaluate.bind(s);
+  s.evaluate = async (q) => {
+    const a = await evaluate(q);
+    if (a.kind === 'observe' && left > 0) {
+      left--;
+      return { ...a, observation: { ...a.observation, busy: true } };
+    }
+    return a;
+  };
+  return s;
+}
+
+async function run(s: MemorySurface, card: CapabilityInput, inputs: Record<string, string> = {}): Promise<{ result: RunResult; log: string }> {
+  const parsed = Capability.parse(card);
+  const masker = new Masker();
+  const evidence = await Evidence.create(dir, masker, 'r1');
+  const result = await new Replay({ card: parsed, inputs, entry: parsed.entry, runId: 'r1', masker, evidence, journal: null }, s).run();
+  await evidence.close();
+  return { result, log: await fs.readFile(path.join(dir, LOG_FILE), 'utf8') };
+}
+
+describe('a commit is proven only on a screen at rest', () => {
+  // The app shows its success screen at once (an optimistic update) and its refusal when the server answers.
+  const app: MemoryApp = {
+    screens: {
+      review: {
+        title: 'Review',
+        furniture: layout('review'),
+        elements: [{ role: 'button', name: 'Post', ancestors: ['form'], on: { invoke: { to: 'refused', after: 4, via: 'posted' } } }],
+      },
+      posted: { title: 'Result', furniture: ["heading 'Hold Posted'"], elements: [{ role: 'link', name: 'Sign Off' }] },
+      refused: { title: 'Result', furniture: ["heading 'Refused'"], text: 'HOLD NOT POSTED', elements: [] },
+    },
+  };
+  const card = (s: MemorySurface): CapabilityInput => ({
+    schema: 'handrail.capability/v1',
+    id: 'post_hold',
+    intent: 'post a hold',
+    surface: 'browser',
+    entry: 'memory://review',
+    inputs: {},
+    outputs: {},
+    screens: Object.fromEntries(['review', 'posted', 'refused'].map((k) => [k, s.screenRecord(k)])),
+    targets: {
+      post: { role: 'button', name: { eq: 'Post' }, supports: ['invoke'], ladder: [{ rung: 'role_name', cost: 100 }], fingerprint: { over: ['role'] } },
+    },
+    steps: [
+      {
+        id: 'post',
+        screen: 'review',
+        op: { verb: 'invoke' },
+        target: 'post',
+        effect: { kind: 'commit', confirmed_by: { owner: 'o' } },
+        settle: { kind: 'screen_in', screens: ['posted'], timeout_ms: 2000 },
+        expect: { screen_in: ['posted'] },
+      },
+    ],
+    outcomes: { success: { screens: ['posted'] }, business: {}, recovery: {}, failure: { refused: { screen: 'refused', code: 'REFUSED_BY_BANK' } } },
+    lifecycle: { state: 'verified' },
+  });
+
+  it('a success screen seen while the request is still out is not SUCCESS: the refusal that follows is the word', async () => {
+    const s = busyAfterActs(new MemorySurface(app), 4);
+    const { result } = await run(s, card(s));
+    expect(result.word).toBe('FAILED');
+    expect(result.code).toBe('REFUSED_BY_BANK');
+  });
+
+  it('a commit whose screen stays busy to the end of its wait is in doubt, never SUCCESS', async () => {
+    const quiet: MemoryApp = { screens: { ...app.screens, review: { ...app.screens['review']!, elements: [{ role: 'button', name: 'Post', on: { invoke: { to: 'posted' } } }] } } };
+    const s = busyAfterActs(new MemorySurface(quiet), 10_000);
+    const c = card(s);
+    (c.steps[0]!.settle as { timeout_ms: number }).timeout_ms = 300;
+    const { result } = await run(s, c);
+    expect([result.word, result.code]).toEqual(['UNSAFE_TO_RETRY', 'COMMIT_IN_DOUBT']);
+    expect(result.message).toMatch(/busy/);
+  });
+
+  it('the same app at rest after the press ends SUCCESS (the check waits, it does not refuse)', async () => {
+    const quiet: MemoryApp = { screens: { ...app.screens, review: { ...app.screens['review']!, elements: [{ role: 'button', name: 'Post', on: { invoke: { to: 'posted' } } }] } } };
+    const s = busyAfterActs(new MemorySurface(quiet), 3);
+    const { result } = await run(s, card(s));
+    expect(result.word).toBe('SUCCESS');
+  });
+});
+
+describe('a postcondition that held before the press proves nothing', () => {
+  const COMMENT = 'Please call the member back';
+  // A comment box that is a contenteditable editor: what is typed is in the page's text before Send is pressed.
+  const app = (sendTo: string): MemoryApp => ({
+    screens: {
+      compose: {
+        title: 'Case',
+        furniture: ["heading 'Case C-#'", "form>button 'Send'"],
+        text: `Comments ${COMMENT}`,
+        elements: [{ role: 'button', name: 'Send', on: { invoke: { to: sendTo, after: 4 } } }],
+      },
+      failed: {
+        title: 'Case',
+        furniture: ["heading 'Case C-#'", "form>button 'Send'"],
+        text: `Could not send: you are offline. ${COMMENT}`,
+        elements: [{ role: 'button', name: 'Send' }],
+      },
+      sent: {
+        title: 'Case',
+        furniture: ["heading 'Case C-#'", "form>button 'Send'"],
+        text: `Comment sent. ${COMMENT}`,
+        elements: [{ role: 'button', name: 'Send' }],
+      },
+    },
+  });
+  const card = (s: MemorySurface, post: { kind: 'text'; contains: string }[]): CapabilityInput => ({
+    schema: 'handrail.capability/v1',
+    id: 'comment',
+    intent: 'send a comment',
+    surface: 'browser',
+    entry: 'memory://compose',
+    inputs: { comment: { type: 'string' } },
+    outputs: {},
+    screens: { compose: s.screenRecord('compose') },
+    targets: {
+      send: { role: 'button', name: { eq: 'Send' }, supports: ['invoke'], ladder: [{ rung: 'role_name', cost: 100 }], fingerprint: { over: ['role'] } },
+    },
+    steps: [
+      {
+        id: 'send',
+        screen: 'compose',
+        op: { verb: 'invoke' },
+        target: 'send',
+        effect: { kind: 'commit', confirmed_by: { owner: 'o' } },
+        settle: { kind: 'screen_is', screen: 'compose', timeout_ms: 1000 },
+        post,
+      },
+    ],
+    outcomes: { success: { screens: ['compose'] }, business: {}, recovery: {}, failure: {} },
+    lifecycle: { state: 'verified' },
+  });
+
+  it('only the comment, already on the page before Send: in doubt, and the evidence says why', async () => {
+    const s = new MemorySurface(app('failed'));
+    const { result, log } = await run(s, card(s, [{ kind: 'text', contains: '{{input.comment}}' }]), { comment: COMMENT });
+    expect([result.word, result.code]).toEqual(['UNSAFE_TO_RETRY', 'COMMIT_IN_DOUBT']);
+    expect(result.message).toMatch(/already held before/);
+    expect(log).toContain('"postcondition_held_before"');
+  });
+
+  it('one postcondition the press made true (the app said it sent) is proof: SUCCESS', async () => {
+    const s = new MemorySurface(app('sent'));
+    const { result } = await run(s, card(s, [{ kind: 'text', contains: 'Comment sent' }, { kind: 'text', contains: '{{input.comment}}' }]), { comment: COMMENT });
+    expect(result.message).toBe('ended on compose');
+    expect(result.word).toBe('SUCCESS');
+  });
+
+  it('the refusal never shows the new sign: in doubt, not SUCCESS', async () => {
+    const s = new MemorySurface(app('failed'));
+    const { result } = await run(s, card(s, [{ kind: 'text', contains: 'Comment sent' }, { kind: 'text', contains: '{{input.comment}}' }]), { comment: COMMENT });
+    expect([result.word, result.code]).toEqual(['UNSAFE_TO_RETRY', 'COMMIT_IN_DOUBT']);
+  });
+
+  // Known and not fixed (session 12): postconditions are still read on a busy look. Waiting for rest there turned
+  // CASEDESK's rename-in-place card into UNDECLARED_OUTCOME — authoring recorded its landing on the busy screen, not
+  // the page at rest — so authoring's landing must be fixed first (docs/ARCHITECTURE.md, "Settling").
+  it.fails('postconditions seen only while the request is out, then the refusal: the refusal is the word', async () => {
+    const base = app('failed');
+    const optimistic: MemoryApp = {
+      screens: {
+        ...base.screens,
+        compose: { ...base.screens['compose']!, elements: [{ role: 'button', name: 'Send', on: { invoke: { to: 'refused', after: 4, via: 'sent' } } }] },
+        refused: { title: 'Case', furniture: ["heading 'Case C-#'", "alert 'Could not send'"], text: 'Could not send', elements: [] },
+      },
+    };
+    const s = busyAfterActs(new MemorySurface(optimistic), 4);
+    const c = card(s, [{ kind: 'text', contains: 'Comment sent' }]);
+    c.screens['refused'] = s.screenRecord('refused');
+    c.outcomes = { ...c.outcomes, failure: { refused: { screen: 'refused', code: 'NOT_SENT' } } };
+    const { result } = await run(s, c, { comment: COMMENT });
+    expect([result.word, result.code]).toEqual(['FAILED', 'NOT_SENT']);
+  });
+});
