@@ -93,6 +93,12 @@ export class ConsolePerson implements Person {
 
 const Form = z.record(z.string(), z.string());
 
+/** What a person may do while a commit is in flight: follow a link, or do what reads (hover to reveal, read). */
+function followsOnly(row: MenuRow): boolean {
+  if (row.verb === 'invoke') return row.control.role === 'link';
+  return row.verb === 'hover' || row.verb === 'read' || row.verb === 'read_rows';
+}
+
 class ConsoleSession implements Owner {
   readonly #q: PersonQuestion;
   readonly #opts: ConsoleOptions;
@@ -245,6 +251,12 @@ class ConsoleSession implements Owner {
     if (this.#declared === 'commit') return refuse(`${mask(renderRow(row))} commits: a person does not commit through the console (the card's commit stays journalled by the run)`);
     if (this.#q.commitInFlight && this.#declared !== null && this.#declared !== 'navigate' && this.#declared !== 'read') {
       return refuse('a commit is in flight: only look and follow what navigates');
+    }
+    // With a commit in flight the page says "look and follow links": that is what is allowed, whatever a press is
+    // declared to do. A button or a key may submit a form (the commit's own button shown again, "Try again"), and its
+    // write would pass for the commit's own in the engine's window (docs/ARCHITECTURE.md, "A person on the ladder").
+    if (this.#q.commitInFlight && !followsOnly(row)) {
+      return refuse(`a commit is in flight: only links are followed and pages looked at, not ${mask(renderRow(row))}`);
     }
     if (this.#declared === null) return refuse(`say what pressing ${mask(renderRow(row))} does (navigate, stage): the guard asks before a press nobody classified`);
     // The guard refuses an act on a screen nobody named; the person's pages get neutral labels in the book.

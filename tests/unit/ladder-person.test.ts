@@ -271,6 +271,20 @@ describe('the person rung: a console on 127.0.0.1 with a one-time token', () => 
     expect(without.result.escalated_to_human).toBeUndefined();
     expect(without.lines.some((l) => l.kind === 'baton')).toBe(false);
   });
+
+  it('with a commit in flight a button is not pressed even when the person calls it navigate: only links are followed', async () => {
+    const { s, card } = noticeAfter('review', 0);
+    const c = atConsole(async (url) => {
+      const row = String(rowOf(await stateOf(url), "button 'Accept Terms'"));
+      const said = await (await form(url, '/act', { name: 'Dee', row, verb: 'invoke', effect: 'navigate' })).json();
+      expect(said).toMatchObject({ ok: false, text: expect.stringMatching(/commit is in flight.*links/) as unknown });
+      await form(url, '/handback', { name: 'Dee', label: 'posted' });
+    });
+    const { result } = await run(s, card, { person: c.person });
+    await c.done();
+    expect(result).toMatchObject({ word: 'UNSAFE_TO_RETRY', code: 'COMMIT_IN_DOUBT', escalated_to_human: true });
+    expect(s.presses('Accept Terms')).toBe(0);
+  });
 });
 
 /** A referee that answers the control question as told, whatever the menu shows. */
