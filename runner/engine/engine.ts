@@ -26,7 +26,7 @@ import { judge, judgeControl, type ControlQuestion, type Judgement, type Referee
 import type { Scout } from '../escalate/scout.ts';
 import { failpoint } from './failpoint.ts';
 import type { KeyJournal } from './journal-store.ts';
-import { WriteCheck } from './writes.ts';
+import { WriteCheck, type WriteEnding } from './writes.ts';
 
 export interface ReplayContext {
   card: Capability;
@@ -579,7 +579,7 @@ export class Replay {
       }
       current = null;
       await Promise.all([this.notesWritten(), this.journalWritten()]);
-      if (end.word === 'SUCCESS') end = (await this.writes.end()) ?? this.finalWord();
+      if (end.word === 'SUCCESS') end = (await this.heldInDoubt(await this.writes.end())) ?? this.finalWord();
     } catch (e) {
       await this.shotsTaken();
       if (e instanceof JournalReceipt) return await this.replayedReceipt(e.step);
@@ -591,6 +591,20 @@ export class Replay {
     await this.ctx.evidence.append('run_end', result);
     // The receipt is journalled by the caller (runner/run.ts) once the evidence is sealed, with its head.
     return result;
+  }
+
+  /**
+   * A step that is no commit but wrote to the application changed it as a commit would: with a journal, that step is
+   * journalled as a commit dispatched and never observed, so the key is in doubt and the same call again is refused
+   * (JOURNAL_IN_DOUBT) instead of replayed and sending the write twice, until a person settles it (docs/ARCHITECTURE.md,
+   * "Never twice"). Without a journal the word alone says it.
+   */
+  private async heldInDoubt(end: WriteEnding | null): Promise<Ending | null> {
+    const journal = this.ctx.journal;
+    if (!end || !journal) return end;
+    await this.journalWritten();
+    await journal.dispatched(this.ctx.runId, end.atStep, 'commit');
+    return { ...end, message: `${end.message}; the journal holds this key in doubt until a person settles it (handrail journal settle)` };
   }
 
   /**
@@ -693,7 +707,7 @@ export class Replay {
     }
     // Side-effect detection: the previous step's writes are judged, this step's are watched from here.
     const wrote = await this.timed('write watch', () => this.writes.begin(step));
-    if (wrote) return wrote;
+    if (wrote) return await this.heldInDoubt(wrote);
     // 3. Journal. The last moment a cancellation can stop a commit: after its `dispatched` line it may be pressed.
     if (step.effect.kind === 'commit') {
       const stop = this.cancelled(step);

@@ -226,6 +226,25 @@ test('replaying a card whose non-commit step writes ends UNSAFE_TO_RETRY with th
   expect(evidence).toContain('"undeclared_write"');
   expect(evidence).toContain(`${bank.url}/prefs/paperless`);
 
+  // With a journal, the write holds the key in doubt: the same call again is refused, not replayed (it would toggle
+  // the preference back), until a person settles it.
+  const journalPath = join(scratch, 'paperless.journal');
+  const again = async () =>
+    await runCapability({
+      card: loaded.value,
+      inputs: { member_number: '400513' },
+      env: { BASE_URL: bank.url },
+      surface: () => BrowserSurface.launch(),
+      evidenceDir: await mkdtemp(join(scratch, 'ev-')),
+      journalPath,
+      allowUnapproved: true,
+    });
+  const first = await again();
+  expect(first).toMatchObject({ word: 'UNSAFE_TO_RETRY', code: 'UNDECLARED_WRITE' });
+  expect(first.message).toMatch(/in doubt until a person settles it/);
+  const second = await again();
+  expect(second).toMatchObject({ word: 'UNSAFE_TO_RETRY', code: 'JOURNAL_IN_DOUBT' });
+
   // The same endpoint declared ignorable: the run succeeds.
   const ignoring = loadCapability(await toggleCard({ ignore: ['POST /prefs/paperless'] }));
   if (!ignoring.ok) throw new Error(JSON.stringify(ignoring.issues));
