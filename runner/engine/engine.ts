@@ -179,6 +179,8 @@ export class Replay {
   private lastSignature: string | null = null;
   private current: Named | null = null;
   private pressedCommit = false;
+  /** The latest commit whose outcome this run proved (said when a later read misses an output). */
+  private committed: string | null = null;
   private lastShotLabel: string | null = null;
   /** The latest queued evidence line (`note`); the log's lock writes them in call order. */
   private notes: Promise<void> = Promise.resolve();
@@ -737,7 +739,10 @@ export class Replay {
     const op = step.op.value === undefined ? { verb: step.op.verb } : { verb: step.op.verb, value: this.fill(step.op.value), ...(secret ? { secret: true } : {}) };
     const acted = await this.timed('act', () => this.surface.act(found.ref, op));
     failpoint(step.id, 'after_act');
-    if (step.op.verb === 'read') this.extract(step, acted.read ?? '');
+    if (step.op.verb === 'read') {
+      const missing = this.extract(step, acted.read ?? '');
+      if (missing) return { word: 'FAILED', code: 'OUTPUT_NOT_FOUND', message: missing, atStep: step.id };
+    }
     if (step.op.verb === 'read_rows') {
       const missing = this.extractRows(step, acted.rows ?? [], acted.headers);
       if (missing) return { word: 'FAILED', code: 'OUTPUT_NOT_FOUND', message: missing, atStep: step.id };
@@ -796,6 +801,7 @@ export class Replay {
       failpoint(step.id, 'after_settle');
       // Observed only with its evidence written: a step whose lines could not be kept is not called done.
       await this.notesWritten();
+      if (effect === 'commit') this.committed = step.id;
       const journal = journalled ? this.ctx.journal : null;
       if (!journal) return;
       if (effect === 'commit') {
@@ -1131,12 +1137,21 @@ export class Replay {
     });
   }
 
-  private extract(step: Step, text: string): void {
+  /**
+   * Fills the text outputs a read step feeds; names the first whose pattern the text does not match (a SUCCESS
+   * promises its outputs, as a rows output missing its column fails too), else null.
+   */
+  private extract(step: Step, text: string): string | null {
     for (const [name, out] of Object.entries(this.card.outputs)) {
       if (out.from_step !== step.id || out.kind === 'rows') continue;
       const m = compileSafe(out.regex).exec(text);
-      if (m) this.outputs[name] = m[1] ?? m[0];
+      if (!m) {
+        const landed = this.committed ? `; the commit ${this.committed} was observed, so it landed: only this output is missing` : '';
+        return `output ${name}: the text ${step.id} read has no match for its pattern${landed}`;
+      }
+      this.outputs[name] = m[1] ?? m[0];
     }
+    return null;
   }
 
   /**
