@@ -305,12 +305,30 @@ export class BrowserSurface implements Surface {
     }
     let n = 0;
     for (const [req, since] of this.inflight) {
-      if (now - since > LONG_POLL_MS) {
-        this.inflight.delete(req);
-        continue;
-      }
+      // Kept in the map (it leaves when answered or failed): a write out this long is still a write out.
+      if (now - since > LONG_POLL_MS) continue;
       const o = originOf(req.url());
       if (!this.holding.has(req) && o !== null && origins.has(o)) n++;
+    }
+    return n;
+  }
+
+  /**
+   * Writes (fetch/XHR other than GET/HEAD/OPTIONS) out and not answered, to the app's origins or the card's declared
+   * ones (the write watch's scope: an app calling its API on a sibling origin), however long they have been out —
+   * never taken for a long poll. A write held for an owner's answer is not the app's.
+   */
+  writesOut(): number {
+    const origins = new Set<string>(this.watch?.scope.origins ?? []);
+    for (const f of this.page.frames()) {
+      const o = originOf(f.url());
+      if (o) origins.add(o);
+    }
+    let n = 0;
+    for (const req of this.inflight.keys()) {
+      if (this.holding.has(req) || /^(GET|HEAD|OPTIONS)$/i.test(req.method())) continue;
+      const o = originOf(req.url());
+      if (o !== null && origins.has(o)) n++;
     }
     return n;
   }

@@ -376,12 +376,18 @@ export class Replay {
       await this.loadsEnded(Math.min(timeout, quiet));
       return { named: await this.look(), settled: true, ms: 0 };
     }
-    // A commit proven by its screen alone reads that screen only at rest: a look taken while the app is still busy (a
-    // request to it out, a busy region, a progress bar) may be an optimistic screen its answer then replaces. A commit
-    // with postconditions is proven by them; they are still read on any look (docs/ARCHITECTURE.md, "Settling": what
-    // waiting for rest there would need first).
+    // A commit proven by its screen alone reads that screen only once the app has answered its writes: a look taken
+    // while one is out may be an optimistic screen the answer then replaces. Only writes count, not the wider `busy`
+    // (a long poll, a progress bar or an `aria-busy` a library never clears would hold a good commit in doubt). A
+    // commit with postconditions is proven by them; they are still read on any look (docs/ARCHITECTURE.md,
+    // "Settling": what waiting there would need first).
     const atRest = step.effect.kind === 'commit' && !step.post?.length;
     return this.waitFor(wanted, { ...this.timing(step), leaving: step.screen, atRest });
+  }
+
+  /** Whether the app has a write out and unanswered (`Surface.writesOut`; none when the surface cannot tell). */
+  private writing(): boolean {
+    return (this.surface.writesOut?.() ?? 0) > 0;
   }
 
   /**
@@ -421,9 +427,12 @@ export class Replay {
       try {
         // A load still on its way after `quiet` is left to the looks: a page that never finishes parsing is still seen.
         await this.loadsEnded(Math.min(opts.quiet, deadline - this.now()));
+        // For a commit proven by its screen: no write of the app's out before the look nor after it (one answered
+        // while the page was walked may have been drawn after the walk saw the old screen).
+        const writingBefore = opts.atRest && this.writing();
         last = await this.look();
         const ms = this.now() - began;
-        const proof = !(opts.atRest && last.obs.busy);
+        const proof = !(opts.atRest && (writingBefore || this.writing()));
         if (proof && last.label && wanted.includes(last.label)) return { named: last, settled: true, ms };
         if (proof && this.outcomeOf(last)) return { named: last, settled: true, ms };
         if (!rest.see(last) && last.label !== opts.leaving && rest.ms >= opts.quiet) {
@@ -436,7 +445,7 @@ export class Replay {
       }
       if (this.now() >= deadline) {
         const named = last ?? (await this.look());
-        return { named, settled: false, why: opts.atRest && named.obs.busy ? 'busy' : 'timeout', ms: this.now() - began };
+        return { named, settled: false, why: opts.atRest && this.writing() ? 'busy' : 'timeout', ms: this.now() - began };
       }
       await this.timed('settle: pause between looks', () => sleep(POLL_STEPS_MS[Math.min(attempt++, POLL_STEPS_MS.length - 1)] ?? 100));
     }
@@ -581,7 +590,11 @@ export class Replay {
       }
       current = null;
       await Promise.all([this.notesWritten(), this.journalWritten()]);
-      if (end.word === 'SUCCESS') end = (await this.heldInDoubt(await this.writes.end())) ?? this.finalWord();
+      // The last step's write window is judged on every ending: a stage that wrote and then a run stopped (a screen
+      // mismatch, a cancellation that would say "safe to try again") is UNSAFE_TO_RETRY, never retried blind.
+      const wrote = await this.heldInDoubt(await this.writes.end());
+      if (end.word === 'SUCCESS') end = wrote ?? this.finalWord();
+      else if (wrote && (end.word === 'FAILED' || end.word === 'RECOVERABLE')) end = wrote;
     } catch (e) {
       await this.shotsTaken();
       if (e instanceof JournalReceipt) return await this.replayedReceipt(e.step);
@@ -604,8 +617,13 @@ export class Replay {
   private async heldInDoubt(end: WriteEnding | null): Promise<Ending | null> {
     const journal = this.ctx.journal;
     if (!end || !journal) return end;
-    await this.journalWritten();
-    await journal.dispatched(this.ctx.runId, end.atStep, 'commit');
+    try {
+      await this.journalWritten();
+      await journal.dispatched(this.ctx.runId, end.atStep, 'commit');
+    } catch (e) {
+      // The write went out whatever the journal could keep: the word stays UNSAFE_TO_RETRY and says what is missing.
+      return { ...end, message: `${end.message}; the journal could not hold this key in doubt (${(e as Error).message}): do not run it again before checking` };
+    }
     return { ...end, message: `${end.message}; the journal holds this key in doubt until a person settles it (handrail journal settle)` };
   }
 
@@ -774,7 +792,7 @@ export class Replay {
           settled.why === 'stable'
             ? `after ${step.id} the page settled on ${showing}, which is none of the outcomes the card declares`
             : settled.why === 'busy'
-              ? `after ${step.id} the app was still busy (a request to it out, or a busy region) when the wait ended, on ${showing}`
+              ? `after ${step.id} the app had still not answered its write when the wait ended, on ${showing}`
               : `after ${step.id} the screen never became ${this.wanted(step)?.join(' or ')}`,
         );
       }

@@ -22,7 +22,10 @@ afterEach(async () => {
   await fs.rm(dir, { recursive: true, force: true });
 });
 
-/** The surface, with its looks busy (as the browser surface reports a request to the app still out) for `n` looks after each act. */
+/**
+ * The surface with the app's write out (as the browser surface counts a POST not yet answered) for `n` looks after
+ * each act; the looks meanwhile are busy too, as the browser surface reports them.
+ */
 function busyAfterActs(s: MemorySurface, n: number): MemorySurface {
   let left = 0;
   const act = s.act.bind(s);
@@ -40,6 +43,7 @@ function busyAfterActs(s: MemorySurface, n: number): MemorySurface {
     }
     return a;
   };
+  (s as MemorySurface & { writesOut: () => number }).writesOut = () => (left > 0 ? 1 : 0);
   return s;
 }
 
@@ -99,14 +103,14 @@ describe('a commit is proven only on a screen at rest', () => {
     expect(result.code).toBe('REFUSED_BY_BANK');
   });
 
-  it('a commit whose screen stays busy to the end of its wait is in doubt, never SUCCESS', async () => {
+  it('a commit whose write is still unanswered at the end of its wait is in doubt, never SUCCESS', async () => {
     const quiet: MemoryApp = { screens: { ...app.screens, review: { ...app.screens['review']!, elements: [{ role: 'button', name: 'Post', on: { invoke: { to: 'posted' } } }] } } };
     const s = busyAfterActs(new MemorySurface(quiet), 10_000);
     const c = card(s);
     (c.steps[0]!.settle as { timeout_ms: number }).timeout_ms = 300;
     const { result } = await run(s, c);
     expect([result.word, result.code]).toEqual(['UNSAFE_TO_RETRY', 'COMMIT_IN_DOUBT']);
-    expect(result.message).toMatch(/busy/);
+    expect(result.message).toMatch(/not answered its write/);
   });
 
   it('the same app at rest after the press ends SUCCESS (the check waits, it does not refuse)', async () => {
