@@ -298,11 +298,7 @@ export class BrowserSurface implements Surface {
    * out so long that they are a long poll. Another origin's requests (analytics) never keep the screen busy.
    */
   loading(now = Date.now()): number {
-    const origins = new Set<string>();
-    for (const f of this.page.frames()) {
-      const o = originOf(f.url());
-      if (o) origins.add(o);
-    }
+    const origins = this.appOrigins();
     let n = 0;
     for (const [req, since] of this.inflight) {
       // Kept in the map (it leaves when answered or failed): a write out this long is still a write out.
@@ -313,17 +309,23 @@ export class BrowserSurface implements Surface {
     return n;
   }
 
+  /** The origins of the page's frames (the app's), with any given beside them. */
+  private appOrigins(also: readonly string[] = []): Set<string> {
+    const origins = new Set<string>(also);
+    for (const f of this.page.frames()) {
+      const o = originOf(f.url());
+      if (o) origins.add(o);
+    }
+    return origins;
+  }
+
   /**
    * Writes (fetch/XHR other than GET/HEAD/OPTIONS) out and not answered, to the app's origins or the card's declared
    * ones (the write watch's scope: an app calling its API on a sibling origin), however long they have been out —
    * never taken for a long poll. A write held for an owner's answer is not the app's.
    */
   writesOut(): number {
-    const origins = new Set<string>(this.watch?.scope.origins ?? []);
-    for (const f of this.page.frames()) {
-      const o = originOf(f.url());
-      if (o) origins.add(o);
-    }
+    const origins = this.appOrigins(this.watch?.scope.origins);
     let n = 0;
     for (const req of this.inflight.keys()) {
       if (this.holding.has(req) || /^(GET|HEAD|OPTIONS)$/i.test(req.method())) continue;
