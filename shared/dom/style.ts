@@ -19,6 +19,8 @@ export interface DomCache {
   revealable: Map<Element, boolean>;
   /** Per document or shadow root: each labeled control's <label>s in tree order (name.ts labelsOf). */
   labels: Map<Node, Map<Element, HTMLLabelElement[]>>;
+  /** Per document or shadow root: the selectors that set `visibility` under :hover or :focus-within (shownByPointer). */
+  pointerRules: Map<Node, string[]>;
 }
 
 export function newCache(): DomCache {
@@ -35,6 +37,7 @@ export function newCache(): DomCache {
     name: new Map(),
     revealable: new Map(),
     labels: new Map(),
+    pointerRules: new Map(),
   };
 }
 
@@ -189,6 +192,91 @@ export function isRevealable(c: DomCache, el: Element): boolean {
   }
   c.revealable.set(el, out);
   return out;
+}
+
+const POINTER_STATE = /:(?:hover|focus-within)(?![\w-])/i;
+
+/** A selector list split at its top-level commas (a comma inside :is(…) or [attr="a,b"] does not split it). */
+function selectorParts(list: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let quote = '';
+  let start = 0;
+  for (let i = 0; i < list.length; i++) {
+    const ch = list[i];
+    if (quote) {
+      if (ch === '\\') i++;
+      else if (ch === quote) quote = '';
+    } else if (ch === '"' || ch === "'") quote = ch;
+    else if (ch === '(' || ch === '[') depth++;
+    else if (ch === ')' || ch === ']') depth--;
+    else if (ch === ',' && depth === 0) {
+      parts.push(list.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  parts.push(list.slice(start).trim());
+  return parts;
+}
+
+function collectPointerRules(rules: CSSRuleList, out: string[]): void {
+  for (const rule of rules) {
+    if ('selectorText' in rule) {
+      // A style rule; one nested inside it (CSS Nesting) has a relative selector that matches() cannot take: not read.
+      const r = rule as CSSStyleRule;
+      if (r.style.getPropertyValue('visibility') && POINTER_STATE.test(r.selectorText)) {
+        for (const part of selectorParts(r.selectorText)) if (POINTER_STATE.test(part)) out.push(part);
+      }
+    } else if ('cssRules' in rule) {
+      collectPointerRules((rule as CSSGroupingRule).cssRules, out);
+    } else if ('styleSheet' in rule && (rule as CSSImportRule).styleSheet) {
+      try {
+        collectPointerRules((rule as CSSImportRule).styleSheet!.cssRules, out);
+      } catch {
+        // A cross-origin sheet's rules cannot be read: what it reveals counts as furniture, as before.
+      }
+    }
+  }
+}
+
+/**
+ * Whether a row's control that shows now is shown by the pointer or the focus being in its row: an author rule under
+ * :hover or :focus-within that sets `visibility` applies to it or to an ancestor of it inside the row (the same
+ * hiding isRevealable lifts). Such a control is not the screen's furniture (docs/ARCHITECTURE.md "The walker"): where
+ * the clerk's pointer happens to rest must not change the screen's signature, or a look taken while it rests on a row
+ * and the next taken after it left would be two screens with no action between them.
+ */
+export function shownByPointer(c: DomCache, el: Element, row: Element): boolean {
+  if (!row.matches(':hover, :focus-within')) return false;
+  const root = el.getRootNode() as Document | ShadowRoot;
+  let selectors = c.pointerRules.get(root);
+  if (!selectors) {
+    selectors = [];
+    for (const sheet of [...(root.styleSheets ?? []), ...(root.adoptedStyleSheets ?? [])]) {
+      try {
+        collectPointerRules(sheet.cssRules, selectors);
+      } catch {
+        // Cross-origin: unreadable, as above.
+      }
+    }
+    c.pointerRules.set(root, selectors);
+  }
+  for (const selector of selectors) {
+    let hit: Element | null = null;
+    try {
+      hit = el.closest(selector);
+    } catch {
+      // A selector matches() cannot take (a pseudo-element in it): it reveals nothing here.
+    }
+    if (hit && inside(hit, row)) return true;
+  }
+  return false;
+}
+
+/** Whether `node` is `row` or inside it, across shadow roots (a row's actions are often in its host's shadow tree). */
+function inside(node: Node, row: Element): boolean {
+  for (let at: Node | null = node; at; at = at.parentNode ?? (at instanceof ShadowRoot ? at.host : null)) if (at === row) return true;
+  return false;
 }
 
 /** Display types whose element, once it has a box at all, is one CSS box (CSS Display 3 §2: block containers, flex and

@@ -9,7 +9,7 @@ import { LANDMARK_ROLES, SCOPE_LINK_OF } from './scopes.ts';
 import { isHeaderRow, newRowCache, plainText, rowKey, rowKind, tableRows, type RowCache } from './rows.ts';
 import type { WalkAt } from './gestures.ts';
 import { ariaDisabledBelow, isDisabled } from './state.ts';
-import { isHiddenForAria, isIgnoredName, isIgnoredTag, isRevealable, liftedCache, newCache, styleOf, type DomCache } from './style.ts';
+import { isHiddenForAria, isIgnoredName, isIgnoredTag, isRevealable, liftedCache, newCache, shownByPointer, styleOf, type DomCache } from './style.ts';
 
 /** The closed vocabulary per role (docs/ARCHITECTURE.md "The six verbs"); a role missing here is not a control. */
 export const VERBS_BY_ROLE: Readonly<Record<string, readonly Verb[]>> = {
@@ -361,7 +361,9 @@ export function walkDocument(doc: Document, c: DomCache, at?: (el: Element, ctx:
         if (role === 'link') label = ctx.dataRow ? '' : name;
         else if (verbs.includes('invoke')) label = name;
         else label = ctx.dataRow ? name : name || control.hint || '';
-        addPath(ctx, role, label);
+        // A row's action shown only while the pointer or the focus is in its row is no more furniture than when it
+        // is hidden (above): the screen is the same wherever the pointer rests.
+        if (!(ctx.row && verbs.includes('invoke') && shownByPointer(c, el, ctx.row))) addPath(ctx, role, label);
       }
     } else if (role === 'heading' || role === 'columnheader' || (role === 'rowheader' && !ctx.dataRow)) {
       if (visible(el, tag)) addPath(ctx, role, accessibleName(c, el));

@@ -42,12 +42,12 @@ function expectAgreement(lines: TraceLine[], compiled: CompileResult): void {
   expect(compiled.card.steps.map((s) => s.screen)).toEqual(guardSaw);
 }
 
-test('rename: the guard says ALREADY_LABELLED on the rename screen (it has the row actions screen`s furniture and one field more), and the compiler names it the same', async () => {
+test('rename: the guard says ALREADY_LABELLED on the rename screen (it has the list`s furniture and one field more: the row actions the focus shows are no furniture), and the compiler names it the same', async () => {
   test.setTimeout(120_000);
   const script = parseScript(await readFile(here('../fixtures/author/casedesk-rename-case.json'), 'utf8'));
   const { lines, compiled } = await evening('rename', script, [{ name: 'case_title', value: LOCKED_SHED, secret: false }, { name: 'new_title', value: 'Stolen bicycle from a garden shed', secret: false }], (c) => c.includes("'Case title'"));
   expect(lines.filter((l) => l.kind === 'refusal').map((l) => l.kind === 'refusal' && [l.tool, l.code, l.message])).toEqual([
-    ['assert_screen', 'ALREADY_LABELLED', 'this screen is already labelled row_actions'],
+    ['assert_screen', 'ALREADY_LABELLED', 'this screen is already labelled cases'],
   ]);
   expectAgreement(lines, compiled);
 });

@@ -64,9 +64,8 @@ test('record mode: the clerk presses Enter in two fields, hovers a row and click
   await expect.poll(async () => (await pageState(page)).items).toEqual(['Buy milk', 'Walk the dog', 'Feed the cat']);
   // The worker has looked at the list with the new item (its Delete hidden like the others) before the clerk moves on.
   await expect(panel.getByText("hover button 'Delete item' in row 'Feed the cat'")).toBeVisible({ timeout: 20_000 });
-  // And the Enter's line is in the book (its landing seen) before the pointer moves: a hover while that settle is still
-  // looking is booked as the Enter's landing, a change no line explains (a product race, left open in session 12's note).
-  await expect(book(panel).filter({ hasText: 'Pressed Enter in New item' })).toHaveCount(1, { timeout: 20_000 });
+  // The pointer moves on at once, maybe while the guard still looks at the Enter's landing: where the pointer rests
+  // is no part of the screen (a row's actions it shows are no furniture), so that look and the hover's agree.
 
   // Hover "Buy milk" and click its Delete, shown only while the row is hovered: a hover step, then the press.
   const row = page.locator('#items li').filter({ hasText: 'Buy milk' });

@@ -85,15 +85,46 @@ test('hover: a row action shown only on hover is offered to be hovered, then rev
   const found = await surface.resolve(target(hidden, ['hover']));
   expect(found).toMatchObject({ ok: true, ref: hidden.ref });
 
+  const away = o.signature;
   await surface.act(hidden.ref, { verb: 'hover' });
   o = await surface.observe();
   const shown = one(o, named('Delete item', 'Walk the dog'));
   expect(shown.verbs).toEqual(['invoke']);
   expect(one(o, named('Delete item', 'Buy milk')).verbs).toEqual(['hover']);
+  // Shown by the pointer, it is still no furniture: the screen is the same wherever the pointer rests (a clerk's
+  // pointer resting on a row while the recorder looks is not a change of screen).
+  expect(o.paths.some((p) => p.includes('Delete item'))).toBe(false);
+  expect(o.signature).toBe(away);
   const press = await surface.resolve(target(shown, ['invoke']));
   if (!press.ok) throw new Error(press.detail);
   await surface.act(press.ref, { verb: 'invoke' });
   await expect(surface.page.getByRole('status')).toHaveText('Deleted Walk the dog');
+});
+
+test('a row action shown by the focus in its row is no furniture either; a button always shown in a hovered row is furniture, hovered or not', async () => {
+  const away = (await surface.observe()).signature;
+  // Focus in a row (:focus-within shows its actions, as a rename field in the row does): the same screen.
+  await surface.page.evaluate(() => {
+    const row = document.querySelectorAll('#items li')[1] as HTMLLIElement;
+    row.tabIndex = -1;
+    row.focus();
+  });
+  let o = await surface.observe();
+  expect(one(o, named('Delete item', 'Walk the dog')).verbs).toEqual(['invoke']);
+  expect(o.signature).toBe(away);
+  // A button that shows in the row whether hovered or not is the screen's furniture, hovered or not.
+  await surface.page.evaluate(() => {
+    (document.activeElement as HTMLElement | null)?.blur();
+    const row = document.querySelectorAll('#items li')[1] as HTMLLIElement;
+    row.insertAdjacentHTML('beforeend', '<button type="button">Pin item</button>');
+  });
+  const pinned = (await surface.observe()).paths.filter((p) => p.includes('Pin item'));
+  expect(pinned).toHaveLength(1);
+  await surface.page.locator('#items li').nth(1).hover();
+  o = await surface.observe();
+  expect(one(o, named('Delete item', 'Walk the dog')).verbs).toEqual(['invoke']);
+  expect(o.paths.filter((p) => p.includes('Pin item'))).toEqual(pinned);
+  expect(o.paths.some((p) => p.includes('Delete item'))).toBe(false);
 });
 
 test('double_click is offered beside the vocabulary of a control that listens for it; nothing else in the observation moves', async () => {
