@@ -20,7 +20,7 @@ export interface DomCache {
   /** Per document or shadow root: each labeled control's <label>s in tree order (name.ts labelsOf). */
   labels: Map<Node, Map<Element, HTMLLabelElement[]>>;
   /** Per document or shadow root: the selectors that set `visibility` under :hover or :focus-within (shownByPointer). */
-  pointerRules: Map<Node, string[]>;
+  pointerRules: Map<Node, PointerRule[]>;
 }
 
 export function newCache(): DomCache {
@@ -195,8 +195,9 @@ export function isRevealable(c: DomCache, el: Element): boolean {
 }
 
 const POINTER_STATE = /:(?:hover|focus-within)(?![\w-])/i;
+const POINTER_STATES = /:(?:hover|focus-within)(?![\w-])/gi;
 
-/** A selector list split at its top-level commas (a comma inside :is(…) or [attr="a,b"] does not split it). */
+/** A selector list split at its top-level commas (not one inside :is(…), [attr="a,b"] or escaped as `\,`). */
 function selectorParts(list: string): string[] {
   const parts: string[] = [];
   let depth = 0;
@@ -204,9 +205,9 @@ function selectorParts(list: string): string[] {
   let start = 0;
   for (let i = 0; i < list.length; i++) {
     const ch = list[i];
-    if (quote) {
-      if (ch === '\\') i++;
-      else if (ch === quote) quote = '';
+    if (ch === '\\') i++;
+    else if (quote) {
+      if (ch === quote) quote = '';
     } else if (ch === '"' || ch === "'") quote = ch;
     else if (ch === '(' || ch === '[') depth++;
     else if (ch === ')' || ch === ']') depth--;
@@ -219,19 +220,47 @@ function selectorParts(list: string): string[] {
   return parts;
 }
 
-function collectPointerRules(rules: CSSRuleList, out: string[]): void {
+/** A nested rule's selector made whole (CSS Nesting §3: `&` is the parent; without one, a descendant of it). */
+function nestedIn(child: string, parent: string): string {
+  return selectorParts(child)
+    .map((part) => (part.includes('&') ? part.replaceAll('&', `:is(${parent})`) : `:is(${parent}) ${part}`))
+    .join(', ');
+}
+
+/** A rule that reveals under the pointer or the focus: its selector with those states taken out, and its media. */
+export interface PointerRule {
+  selector: string;
+  media: readonly string[];
+}
+
+function pushPointerRule(selectorList: string, media: readonly string[], out: PointerRule[]): void {
+  for (const part of selectorParts(selectorList)) {
+    if (!POINTER_STATE.test(part)) continue;
+    const selector = part.replace(POINTER_STATES, '').trim();
+    if (selector) out.push({ selector, media });
+  }
+}
+
+function collectPointerRules(rules: CSSRuleList, parent: string, media: readonly string[], out: PointerRule[]): void {
   for (const rule of rules) {
     if ('selectorText' in rule) {
-      // A style rule; one nested inside it (CSS Nesting) has a relative selector that matches() cannot take: not read.
       const r = rule as CSSStyleRule;
-      if (r.style.getPropertyValue('visibility') && POINTER_STATE.test(r.selectorText)) {
-        for (const part of selectorParts(r.selectorText)) if (POINTER_STATE.test(part)) out.push(part);
-      }
+      const selector = parent ? nestedIn(r.selectorText, parent) : r.selectorText;
+      if (r.style.getPropertyValue('visibility') && POINTER_STATE.test(selector)) pushPointerRule(selector, media, out);
+      if (r.cssRules?.length) collectPointerRules(r.cssRules, selector, media, out);
+    } else if ('style' in rule && !('cssRules' in rule)) {
+      // Declarations nested after rules or inside an @media within a style rule (CSSNestedDeclarations): the
+      // enclosing rule's selector applies (Tailwind 4 writes `group-hover:visible` so).
+      const style = (rule as CSSRule & { style: CSSStyleDeclaration }).style;
+      if (parent && style.getPropertyValue('visibility') && POINTER_STATE.test(parent)) pushPointerRule(parent, media, out);
+    } else if ('media' in rule && 'cssRules' in rule) {
+      const m = rule as CSSMediaRule;
+      collectPointerRules(m.cssRules, parent, [...media, m.media.mediaText], out);
     } else if ('cssRules' in rule) {
-      collectPointerRules((rule as CSSGroupingRule).cssRules, out);
+      collectPointerRules((rule as CSSGroupingRule).cssRules, parent, media, out);
     } else if ('styleSheet' in rule && (rule as CSSImportRule).styleSheet) {
       try {
-        collectPointerRules((rule as CSSImportRule).styleSheet!.cssRules, out);
+        collectPointerRules((rule as CSSImportRule).styleSheet!.cssRules, parent, media, out);
       } catch {
         // A cross-origin sheet's rules cannot be read: what it reveals counts as furniture, as before.
       }
@@ -239,43 +268,65 @@ function collectPointerRules(rules: CSSRuleList, out: string[]): void {
   }
 }
 
+/** Each sheet's pointer rules, read again only when its number of rules changed (a page's sheets rarely change). */
+const sheetPointerRules = new WeakMap<CSSStyleSheet, { count: number; rules: PointerRule[] }>();
+
+function pointerRulesOf(c: DomCache, root: Node): PointerRule[] {
+  let rules = c.pointerRules.get(root);
+  if (rules) return rules;
+  rules = [];
+  const r = root as Document | ShadowRoot;
+  for (const sheet of [...(r.styleSheets ?? []), ...(r.adoptedStyleSheets ?? [])]) {
+    try {
+      const count = sheet.cssRules.length;
+      let known = sheetPointerRules.get(sheet);
+      if (!known || known.count !== count) {
+        known = { count, rules: [] };
+        collectPointerRules(sheet.cssRules, '', [], known.rules);
+        sheetPointerRules.set(sheet, known);
+      }
+      rules.push(...known.rules);
+    } catch {
+      // Cross-origin: unreadable, as above.
+    }
+  }
+  c.pointerRules.set(root, rules);
+  return rules;
+}
+
 /**
- * Whether a row's control that shows now is shown by the pointer or the focus being in its row: an author rule under
- * :hover or :focus-within that sets `visibility` applies to it or to an ancestor of it inside the row (the same
- * hiding isRevealable lifts). Such a control is not the screen's furniture (docs/ARCHITECTURE.md "The walker"): where
- * the clerk's pointer happens to rest must not change the screen's signature, or a look taken while it rests on a row
- * and the next taken after it left would be two screens with no action between them.
+ * Whether a row's control is one the pointer or the focus in its row shows: an author rule under :hover or
+ * :focus-within that sets `visibility` would apply to it, or to an ancestor of it inside the row, were the row
+ * hovered (the same hiding isRevealable lifts). Such a control is not the screen's furniture (docs/ARCHITECTURE.md
+ * "The walker"): where the clerk's pointer happens to rest must not change the screen's signature. The answer is the
+ * same whether the pointer is there or not (the rule's selector is matched with those states taken out); rules are
+ * read in each tree from the control's up to the row's (a document rule may reveal a host in the row).
  */
 export function shownByPointer(c: DomCache, el: Element, row: Element): boolean {
-  if (!row.matches(':hover, :focus-within')) return false;
-  const root = el.getRootNode() as Document | ShadowRoot;
-  let selectors = c.pointerRules.get(root);
-  if (!selectors) {
-    selectors = [];
-    for (const sheet of [...(root.styleSheets ?? []), ...(root.adoptedStyleSheets ?? [])]) {
+  const view = el.ownerDocument.defaultView;
+  let node: Element | null = el;
+  while (node) {
+    const root = node.getRootNode();
+    for (const rule of pointerRulesOf(c, root)) {
+      if (rule.media.length && !rule.media.every((m) => view?.matchMedia(m).matches !== false)) continue;
+      let hit: Element | null = null;
       try {
-        collectPointerRules(sheet.cssRules, selectors);
+        hit = node.closest(rule.selector);
       } catch {
-        // Cross-origin: unreadable, as above.
+        // A selector matches() cannot take (a pseudo-element, `:not()` emptied by taking a state out): it reveals nothing.
       }
+      if (hit && inside(hit, row)) return true;
     }
-    c.pointerRules.set(root, selectors);
-  }
-  for (const selector of selectors) {
-    let hit: Element | null = null;
-    try {
-      hit = el.closest(selector);
-    } catch {
-      // A selector matches() cannot take (a pseudo-element in it): it reveals nothing here.
-    }
-    if (hit && inside(hit, row)) return true;
+    node = root instanceof ShadowRoot && inside(root.host, row) ? root.host : null;
   }
   return false;
 }
 
-/** Whether `node` is `row` or inside it, across shadow roots (a row's actions are often in its host's shadow tree). */
+/** Whether `node` is `row` or inside it in the flat tree (a slot's assigned nodes, a shadow root's host). */
 function inside(node: Node, row: Element): boolean {
-  for (let at: Node | null = node; at; at = at.parentNode ?? (at instanceof ShadowRoot ? at.host : null)) if (at === row) return true;
+  for (let at: Node | null = node; at; at = (at instanceof Element ? at.assignedSlot : null) ?? at.parentNode ?? (at instanceof ShadowRoot ? at.host : null)) {
+    if (at === row) return true;
+  }
   return false;
 }
 

@@ -127,6 +127,42 @@ test('a row action shown by the focus in its row is no furniture either; a butto
   expect(o.paths.some((p) => p.includes('Delete item'))).toBe(false);
 });
 
+/** Rows whose actions show on hover in the ways real pages write it, each with one row action always shown too. */
+const REVEALS = `<!doctype html><title>Reveals</title>
+<style>
+  .hidden-act { visibility: hidden; }
+  /* Tailwind 4's group-hover:visible: a nested rule, its declarations inside a nested @media. */
+  .gh-visible { &:is(:where(.group):hover *) { @media (min-width: 1px) { visibility: visible; } } }
+  /* A pinned action shows in every state, named by a rule under :hover as well. */
+  ul.plain li:hover .acts, ul.plain .acts .pinned { visibility: visible; }
+  ul.plain .acts { visibility: hidden; }
+  /* A document rule reveals a host whose button is in its shadow tree. */
+  ul.hosts li:hover x-acts { visibility: visible; }
+  x-acts { visibility: hidden; }
+</style>
+<ul class="tw" aria-label="Tailwind"><li class="group"><span>Alpha</span> <button class="hidden-act gh-visible" aria-label="Archive">A</button></li></ul>
+<ul class="plain" aria-label="Plain"><li><span>Beta</span> <span class="acts"><button aria-label="Remove">R</button><button class="pinned" aria-label="Pinned">P</button></span></li></ul>
+<ul class="hosts" aria-label="Hosts"><li><span>Gamma</span> <x-acts></x-acts></li></ul>
+<script>
+  customElements.define('x-acts', class extends HTMLElement {
+    connectedCallback() { this.attachShadow({ mode: 'open' }).innerHTML = '<button aria-label="Flag">F</button>'; }
+  });
+</script>`;
+
+test('the pointer resting on a row changes no signature, however the page reveals its actions: a nested Tailwind rule, a rule that also names an always-shown action, a document rule over a shadow host', async () => {
+  await surface.page.setContent(REVEALS);
+  const away = await surface.observe();
+  for (const [row, action] of [['Alpha', 'Archive'], ['Beta', 'Remove'], ['Gamma', 'Flag']] as const) {
+    expect(one(away, named(action, row)).verbs, action).toEqual(['hover']);
+    await surface.page.locator('li').filter({ hasText: row }).hover();
+    const hovered = await surface.observe();
+    expect(one(hovered, named(action, row)).verbs, action).toEqual(['invoke']);
+    expect(hovered.signature, `hovering ${row}`).toBe(away.signature);
+    expect(hovered.paths).toEqual(away.paths);
+    await surface.page.mouse.move(0, 0);
+  }
+});
+
 test('double_click is offered beside the vocabulary of a control that listens for it; nothing else in the observation moves', async () => {
   const o = await surface.observe();
   const record = one(o, named('Open record'));
