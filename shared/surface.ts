@@ -103,11 +103,13 @@ export interface Surface {
   loaded?(ms: number): Promise<boolean>;
   /**
    * How many writes (requests other than GET/HEAD/OPTIONS) the page has out to the application and not yet answered.
-   * A commit proven by its screen alone is read only off a look with none out before or after it: a success screen
+   * A commit (its screen, its postconditions) is read only off a look with none out before or after it: a success screen
    * drawn while the app's write is unanswered may be replaced by its refusal (docs/ARCHITECTURE.md, "Settling").
-   * Optional: a surface without it (a terminal, whose host answers before it redraws) is taken as having none.
+   * With `since` (ms since the epoch), only writes sent at or after it count: one the page sent before the press (a
+   * stream opened on load) is not the press's. Optional: a surface without it (a terminal, whose host answers before
+   * it redraws) is taken as having none.
    */
-  writesOut?(): number;
+  writesOut?(since?: number): number;
   /**
    * The menu item behind `ref` (of the latest observation): where it is reached from, or null when it is in no one
    * menu button's menu. The guard asks it to write a model's press on a menu button and then on an item of its menu

@@ -324,10 +324,11 @@ export class BrowserSurface implements Surface {
    * ones (the write watch's scope: an app calling its API on a sibling origin), however long they have been out —
    * never taken for a long poll. A write held for an owner's answer is not the app's.
    */
-  writesOut(): number {
+  writesOut(since?: number): number {
     const origins = this.appOrigins(this.watch?.scope.origins);
     let n = 0;
-    for (const req of this.inflight.keys()) {
+    for (const [req, sent] of this.inflight) {
+      if (since !== undefined && sent < since) continue;
       if (this.holding.has(req) || /^(GET|HEAD|OPTIONS)$/i.test(req.method())) continue;
       const o = originOf(req.url());
       if (o !== null && origins.has(o)) n++;

@@ -108,7 +108,7 @@ type Resolved = { ok: true; ref: string; rung: ResolvedBy; control: Control | nu
 type Ending = { word: Word; code: string; message: string; outcome?: string; atStep?: string };
 
 /** Why a commit's postconditions do not prove its effect. */
-type Shortfall = { kind: 'unmet'; unmet: Postcondition } | { kind: 'held_before' };
+type Shortfall = { kind: 'unmet'; unmet: Postcondition } | { kind: 'held_before' } | { kind: 'unanswered' };
 
 /**
  * How a wait for a declared screen ended: the screen came, the page settled on something else, time ran out, or (for
@@ -181,6 +181,8 @@ export class Replay {
   private pressedCommit = false;
   /** The latest commit whose outcome this run proved (said when a later read misses an output). */
   private committed: string | null = null;
+  /** When the last act was begun (ms since the epoch): writes sent before it are not that act's (`writing`). */
+  private actedAt: number | null = null;
   private lastShotLabel: string | null = null;
   /** The latest queued evidence line (`note`); the log's lock writes them in call order. */
   private notes: Promise<void> = Promise.resolve();
@@ -376,18 +378,21 @@ export class Replay {
       await this.loadsEnded(Math.min(timeout, quiet));
       return { named: await this.look(), settled: true, ms: 0 };
     }
-    // A commit proven by its screen alone reads that screen only once the app has answered its writes: a look taken
+    // A commit's screen, and its postconditions, are read only once the app has answered its writes: a look taken
     // while one is out may be an optimistic screen the answer then replaces. Only writes count, not the wider `busy`
-    // (a long poll, a progress bar or an `aria-busy` a library never clears would hold a good commit in doubt). A
-    // commit with postconditions is proven by them; they are still read on any look (docs/ARCHITECTURE.md,
-    // "Settling": what waiting there would need first).
-    const atRest = step.effect.kind === 'commit' && !step.post?.length;
+    // (a long poll, a progress bar or an `aria-busy` a library never clears would hold a good commit in doubt)
+    // (docs/ARCHITECTURE.md, "Settling").
+    const atRest = step.effect.kind === 'commit';
     return this.waitFor(wanted, { ...this.timing(step), leaving: step.screen, atRest });
   }
 
-  /** Whether the app has a write out and unanswered (`Surface.writesOut`; none when the surface cannot tell). */
+  /**
+   * Whether the app has a write out and unanswered that it sent since the last act began (`Surface.writesOut`; none
+   * when the surface cannot tell). One sent before the press is not the commit's: a stream the page opened on load
+   * (a long-lived POST) would otherwise hold every commit in doubt.
+   */
   private writing(): boolean {
-    return (this.surface.writesOut?.() ?? 0) > 0;
+    return (this.surface.writesOut?.(this.actedAt ?? undefined) ?? 0) > 0;
   }
 
   /**
@@ -433,9 +438,11 @@ export class Replay {
         last = await this.look();
         const ms = this.now() - began;
         const proof = !(opts.atRest && (writingBefore || this.writing()));
-        if (proof && last.label && wanted.includes(last.label)) return { named: last, settled: true, ms };
-        if (proof && this.outcomeOf(last)) return { named: last, settled: true, ms };
-        if (!rest.see(last) && last.label !== opts.leaving && rest.ms >= opts.quiet) {
+        const known = (last.label !== null && wanted.includes(last.label)) || this.outcomeOf(last) !== null;
+        if (proof && known) return { named: last, settled: true, ms };
+        // A wanted screen or an outcome still waiting for its write's answer is not "at rest elsewhere": it is waited
+        // on to the deadline (then `busy`), never taken for an unknown screen.
+        if (!rest.see(last) && last.label !== opts.leaving && rest.ms >= opts.quiet && !(known && !proof)) {
           return { named: last, settled: false, why: 'stable', ms };
         }
       } catch (e) {
@@ -480,7 +487,7 @@ export class Replay {
    * did something from one that did nothing: a typed comment, a value another row already shows). Null when they
    * prove the effect.
    */
-  private async postconditions(step: Step, settled: Named, pressedOn: Named | null): Promise<Shortfall | null> {
+  private async postconditions(step: Step, settled: Named, pressedOn: Named | null, settledAtRest: boolean): Promise<Shortfall | null> {
     if (!step.post?.length) return null;
     if (pressedOn && settled.label !== null && settled.label === pressedOn.label && !this.unmetPostcondition(step, pressedOn)) {
       return { kind: 'held_before' };
@@ -488,17 +495,24 @@ export class Replay {
     const { timeout, quiet } = this.timing(step);
     const began = this.now();
     let named = settled;
+    // The settled look counts only if settle took it with no write out before and after (a step settled on `none`
+    // looked without asking); each later look must have none out before and after it either.
+    let answered = settledAtRest && !this.writing();
     const rest = new Rest(this.now);
     rest.see(named);
     let attempt = 0;
     for (;;) {
       const unmet = this.unmetPostcondition(step, named);
-      if (!unmet) return null;
-      if (rest.ms >= quiet || this.now() - began >= timeout) return { kind: 'unmet', unmet };
+      if (!unmet && answered) return null;
+      // Postconditions that hold while a write is still out are waited on to the step's timeout: its answer may
+      // replace them (an optimistic screen, then the refusal).
+      if ((unmet && answered && rest.ms >= quiet) || this.now() - began >= timeout) return unmet ? { kind: 'unmet', unmet } : { kind: 'unanswered' };
       await sleep(POLL_STEPS_MS[Math.min(attempt++, POLL_STEPS_MS.length - 1)] ?? 100);
       try {
         await this.loadsEnded(Math.min(quiet, timeout - (this.now() - began)));
+        const writingBefore = this.writing();
         named = await this.look();
+        answered = !writingBefore && !this.writing();
         rest.see(named);
       } catch (e) {
         // A part changing under the observer (a form submitted) is the effect still arriving.
@@ -599,6 +613,10 @@ export class Replay {
       await this.shotsTaken();
       if (e instanceof JournalReceipt) return await this.replayedReceipt(e.step);
       end = this.crashEnding(e, commitInFlight, current);
+      // The open window's writes go into the evidence whatever ended the run (a commit in doubt keeps what it sent);
+      // one a step that is no commit sent is judged as above. A surface that died cannot say: nothing is added.
+      const wrote = await this.heldInDoubt(await this.writes.end().catch(() => null));
+      if (wrote && (end.word === 'FAILED' || end.word === 'RECOVERABLE')) end = wrote;
     }
     await this.shotsTaken();
     if (end.word !== 'SUCCESS' && end.word !== 'BUSINESS_OUTCOME') await this.failureEvidence(end);
@@ -755,15 +773,16 @@ export class Replay {
     await this.timed('wait for the screenshot and evidence', () => Promise.all([this.shotsTaken(), this.notesWritten()]));
     failpoint(step.id, 'before_act');
     const op = step.op.value === undefined ? { verb: step.op.verb } : { verb: step.op.verb, value: this.fill(step.op.value), ...(secret ? { secret: true } : {}) };
+    this.actedAt = Date.now();
     const acted = await this.timed('act', () => this.surface.act(found.ref, op));
     failpoint(step.id, 'after_act');
     if (step.op.verb === 'read') {
       const missing = this.extract(step, acted.read ?? '');
-      if (missing) return { word: 'FAILED', code: 'OUTPUT_NOT_FOUND', message: missing, atStep: step.id };
+      if (missing) return this.outputMissing(missing, step);
     }
     if (step.op.verb === 'read_rows') {
       const missing = this.extractRows(step, acted.rows ?? [], acted.headers);
-      if (missing) return { word: 'FAILED', code: 'OUTPUT_NOT_FOUND', message: missing, atStep: step.id };
+      if (missing) return this.outputMissing(missing, step);
     }
     // 5. Settle.
     let settled = await this.timed('settle (looks included)', () => this.settle(step));
@@ -852,7 +871,7 @@ export class Replay {
     }
     // A commit must show its effect: when its screen cannot tell, its postconditions must hold.
     const shown = settled.named;
-    const short = step.effect.kind === 'commit' ? await this.timed('postconditions', () => this.postconditions(step, shown, pressedOn)) : null;
+    const short = step.effect.kind === 'commit' ? await this.timed('postconditions', () => this.postconditions(step, shown, pressedOn, settled.settled && this.wanted(step) !== null)) : null;
     if (short?.kind === 'unmet') {
       await this.ctx.evidence.append('postcondition_failed', { step: step.id, postcondition: short.unmet, screen: this.current?.label ?? null });
       throw new InDoubt(`after ${step.id} the screen shows no sign of its effect: ${describePost(short.unmet)} does not hold`);
@@ -862,6 +881,10 @@ export class Replay {
       throw new InDoubt(
         `after ${step.id} the page stayed on ${shown.label ?? 'its screen'} and every postcondition already held before the press, so none shows its effect`,
       );
+    }
+    if (short?.kind === 'unanswered') {
+      await this.ctx.evidence.append('postcondition_unanswered', { step: step.id, screen: shown.label });
+      throw new InDoubt(`after ${step.id} its postconditions held only while the application had still not answered its write`);
     }
     if (effect === 'commit') await observed();
     return null;
@@ -992,16 +1015,19 @@ export class Replay {
     let outcome: AttemptOutcome = 'unavailable';
     let named: Named | null = null;
     try {
-      const answer = await person.ask({
-        step: step.id,
-        options,
-        commitInFlight,
-        surface: this.surface,
-        masker: this.ctx.masker,
-        goal: this.card.intent,
-        inputs: Object.entries(this.ctx.inputs).map(([name, value]) => ({ name, value, secret: this.card.inputs[name]?.secret === true })),
-        record,
-      });
+      const ask = (): ReturnType<Person['ask']> =>
+        person.ask({
+          step: step.id,
+          options,
+          commitInFlight,
+          surface: this.surface,
+          masker: this.ctx.masker,
+          goal: this.card.intent,
+          inputs: Object.entries(this.ctx.inputs).map(([name, value]) => ({ name, value, secret: this.card.inputs[name]?.secret === true })),
+          record,
+        });
+      // With a commit in flight nothing the person does may write (a link whose script posts): every write is stopped.
+      const answer = commitInFlight ? await this.writes.refusing(ask) : await ask();
       await this.personEvidence('person-after');
       // The engine takes the run back whatever the answer: to go on, or to end it with the word it has.
       const held = answer.steps.some((h) => h.effect !== null) ? Baton.enum.HUMAN_CONTROL : Baton.enum.PAUSED;
@@ -1153,6 +1179,16 @@ export class Replay {
       paths: named.obs.paths,
       text: this.pageText(named),
     });
+  }
+
+  /**
+   * An output the card promises that a read could not take. After a commit this run proved it has its own code: the
+   * commit landed (the journal answers the same call with this receipt), so a caller must not treat it as "nothing was
+   * done" and send the work again some other way.
+   */
+  private outputMissing(missing: string, step: Step): Ending {
+    const code = this.committed ? 'OUTPUT_MISSING_AFTER_COMMIT' : 'OUTPUT_NOT_FOUND';
+    return { word: 'FAILED', code, message: missing, atStep: step.id };
   }
 
   /**

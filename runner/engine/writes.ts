@@ -4,7 +4,7 @@
 // UNSAFE_TO_RETRY / UNDECLARED_WRITE with the requests (masked by the evidence) in the evidence.
 import type { Capability, Step } from '../../shared/schema/capability.ts';
 import type { Surface } from '../../shared/surface.ts';
-import { describeWrite, originOf, scopeOf, type WriteScope } from '../../shared/writes.ts';
+import { describeWrite, originOf, scopeOf, type SeenWrite, type WriteScope } from '../../shared/writes.ts';
 import type { Evidence } from '../evidence.ts';
 
 export interface WriteEnding {
@@ -18,6 +18,8 @@ export class WriteCheck {
   readonly #scope: WriteScope;
   readonly #enforced: boolean;
   #step: Step | null = null;
+  /** The open window's writes, taken out while a person acted with every write stopped (`refusing`). */
+  #carried: SeenWrite[] = [];
 
   constructor(
     private readonly surface: Surface,
@@ -45,12 +47,39 @@ export class WriteCheck {
     return null;
   }
 
+  /**
+   * Runs `fn` — a person at the console while a commit is in flight — with every write to the card's origins held and
+   * stopped (docs/ARCHITECTURE.md, "A person on the ladder"): a link whose script posts would otherwise send a write
+   * that passes for the commit's own in this window. What the window saw before is kept; what was stopped goes into
+   * the evidence as `writes_stopped`. Without an open window or a surface that can hold writes, `fn` runs as it is.
+   */
+  async refusing<T>(fn: () => Promise<T>): Promise<T> {
+    const step = this.#step;
+    if (!step || !this.#can) return fn();
+    this.#carried.push(...((await this.surface.takeWrites?.()) ?? []));
+    await this.surface.watchWrites?.(this.#scope, () => Promise.resolve(false));
+    try {
+      return await fn();
+    } finally {
+      const stopped = (await this.surface.takeWrites?.()) ?? [];
+      await this.surface.watchWrites?.(this.#scope);
+      if (stopped.length) {
+        await this.evidence.append('writes_stopped', {
+          step: step.id,
+          by: 'person',
+          writes: stopped.map((w) => ({ method: w.method, url: w.url, via: w.via, fate: w.fate })),
+        });
+      }
+    }
+  }
+
   /** Closes the open window: its writes go into the evidence; one from a step that is no commit ends the run. */
   async end(): Promise<WriteEnding | null> {
     const step = this.#step;
     this.#step = null;
     if (!step) return null;
-    const writes = (await this.surface.takeWrites?.()) ?? [];
+    const writes = [...this.#carried, ...((await this.surface.takeWrites?.()) ?? [])];
+    this.#carried = [];
     if (writes.length === 0) return null;
     const undeclared = step.effect.kind !== 'commit';
     await this.evidence.append(undeclared ? 'undeclared_write' : 'writes', {

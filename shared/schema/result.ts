@@ -34,6 +34,8 @@ export const Code = z.enum([
   'BROWSER_CRASHED',
   'ACTION_FAILED',
   'OUTPUT_NOT_FOUND',
+  /** As OUTPUT_NOT_FOUND, after a commit this run proved: it landed (do not send it again), only the output is missing. */
+  'OUTPUT_MISSING_AFTER_COMMIT',
   'UNDECLARED_OUTCOME',
   'COMMIT_IN_DOUBT',
   /** The caller cancelled (or the server is stopping) before any commit was dispatched: nothing was pressed. */

@@ -266,10 +266,10 @@ describe('the memory surface is a surface the engine cannot tell from a browser'
 });
 
 describe('SUCCESS', () => {
-  it('promises its outputs: a read whose text has no match for an output is OUTPUT_NOT_FOUND, saying the commit landed', async () => {
+  it('promises its outputs: a read after the commit whose text has no match for an output is OUTPUT_MISSING_AFTER_COMMIT, saying the commit landed', async () => {
     const s = new MemorySurface(bank());
     const { result } = await replay(s, cardFor(s, (c) => (c.outputs = { confirmation: { from_step: 'read_result', regex: 'HZ-(\\d{6})' } })));
-    expect(result).toMatchObject({ word: 'FAILED', code: 'OUTPUT_NOT_FOUND', at_step: 'read_result' });
+    expect(result).toMatchObject({ word: 'FAILED', code: 'OUTPUT_MISSING_AFTER_COMMIT', at_step: 'read_result' });
     expect(result.outputs).toEqual({});
     expect(result.message).toMatch(/output confirmation.*commit post was observed/);
   });

@@ -285,6 +285,31 @@ describe('the person rung: a console on 127.0.0.1 with a one-time token', () => 
     expect(result).toMatchObject({ word: 'UNSAFE_TO_RETRY', code: 'COMMIT_IN_DOUBT', escalated_to_human: true });
     expect(s.presses('Accept Terms')).toBe(0);
   });
+
+  it('with a commit in flight a link the person follows may not write: its script\'s POST is stopped and named in the evidence, and the commit\'s own write is kept', async () => {
+    const { app, s, card } = noticeAfter('review', 0);
+    const origins = { network: { origins: ['http://memory.test'] } };
+    const networked = Capability.parse({ ...card, ...origins });
+    // The commit sends its own write; the notice's "Continue" link posts too (a script on the link), then navigates.
+    const post = app.screens['review']!.elements[0]!;
+    post.writes = { invoke: ['POST http://memory.test/post'] };
+    const cont = app.screens['notice']!.elements[0]!;
+    cont.writes = { invoke: ['POST http://memory.test/terms-accepted'] };
+    const c = atConsole(async (url) => {
+      const row = String(rowOf(await stateOf(url), "link 'Continue'"));
+      const said = await (await form(url, '/act', { name: 'Dee', row, verb: 'invoke', effect: 'navigate' })).json();
+      expect(said).toMatchObject({ ok: true });
+      await form(url, '/handback', { name: 'Dee', label: 'posted' });
+    });
+    const { result, lines } = await run(s, networked, { person: c.person });
+    await c.done();
+    expect(s.sent).toEqual(['POST http://memory.test/post']);
+    expect(lines.find((l) => l.kind === 'writes_stopped')?.data).toMatchObject({ step: 'post', by: 'person', writes: [{ method: 'POST', url: 'http://memory.test/terms-accepted', fate: 'blocked' }] });
+    // The commit's window still has its own write, and only that.
+    expect(lines.filter((l) => l.kind === 'writes').map((l) => l.data['writes'])).toEqual([[{ method: 'POST', url: 'http://memory.test/post', via: 'request' }]]);
+    expect(result).toMatchObject({ escalated_to_human: true });
+    expect(s.presses('F10=Post Hold')).toBe(1);
+  });
 });
 
 /** A referee that answers the control question as told, whatever the menu shows. */
