@@ -629,11 +629,12 @@ export class BrowserSurface implements Surface {
   }
 
   async watchWrites(scope: WriteScope, gate?: WriteGate): Promise<void> {
-    if (gate && !this.routed) {
-      await this.context.route('**/*', (route) => this.held(route));
-      this.routed = true;
-    }
+    // The watch first: a write sent while the route is being installed is still recorded (unheld, `unasked`).
     this.watch = { scope, gate, seen: new Map(), pending: new Set() };
+    if (gate && !this.routed) {
+      this.routed = true;
+      await this.context.route('**/*', (route) => this.held(route));
+    }
   }
 
   async takeWrites(): Promise<SeenWrite[]> {

@@ -114,7 +114,9 @@ type Shortfall = { kind: 'unmet'; unmet: Postcondition } | { kind: 'held_before'
  * How a wait for a declared screen ended: the screen came, the page settled on something else, time ran out, or (for
  * a commit proven by its screen alone) time ran out while the app was still busy.
  */
-type Waited = { named: Named; settled: true; ms: number } | { named: Named; settled: false; why: 'timeout' | 'stable' | 'busy'; ms: number };
+type Waited =
+  | { named: Named; settled: true; ms: number; /** Proven off a look with no write of the app's out before or after. */ atRest?: boolean }
+  | { named: Named; settled: false; why: 'timeout' | 'stable' | 'busy'; ms: number };
 
 const DEFAULT_SETTLE_TIMEOUT_MS = 10_000;
 const DEFAULT_QUIET_MS = 1_000;
@@ -376,7 +378,8 @@ export class Replay {
     if (!wanted) {
       const { timeout, quiet } = this.timing(step);
       await this.loadsEnded(Math.min(timeout, quiet));
-      return { named: await this.look(), settled: true, ms: 0 };
+      // A commit that stays on its screen is read, as any commit, off a look with its write answered.
+      return step.effect.kind === 'commit' ? await this.lookAtRest(timeout) : { named: await this.look(), settled: true, ms: 0 };
     }
     // A commit's screen, and its postconditions, are read only once the app has answered its writes: a look taken
     // while one is out may be an optimistic screen the answer then replaces. Only writes count, not the wider `busy`
@@ -384,6 +387,20 @@ export class Replay {
     // (docs/ARCHITECTURE.md, "Settling").
     const atRest = step.effect.kind === 'commit';
     return this.waitFor(wanted, { ...this.timing(step), leaving: step.screen, atRest });
+  }
+
+  /** A look with no write of the app's out before or after it, or `busy` when none came before `timeout`. */
+  private async lookAtRest(timeout: number): Promise<Waited> {
+    const began = this.now();
+    let attempt = 0;
+    for (;;) {
+      const writingBefore = this.writing();
+      const named = await this.look();
+      const ms = this.now() - began;
+      if (!writingBefore && !this.writing()) return { named, settled: true, ms, atRest: true };
+      if (ms >= timeout) return { named, settled: false, why: 'busy', ms };
+      await sleep(POLL_STEPS_MS[Math.min(attempt++, POLL_STEPS_MS.length - 1)] ?? 100);
+    }
   }
 
   /**
@@ -439,7 +456,7 @@ export class Replay {
         const ms = this.now() - began;
         const proof = !(opts.atRest && (writingBefore || this.writing()));
         const known = (last.label !== null && wanted.includes(last.label)) || this.outcomeOf(last) !== null;
-        if (proof && known) return { named: last, settled: true, ms };
+        if (proof && known) return { named: last, settled: true, ms, atRest: opts.atRest === true };
         // A wanted screen or an outcome still waiting for its write's answer is not "at rest elsewhere": it is waited
         // on to the deadline (then `busy`), never taken for an unknown screen.
         if (!rest.see(last) && last.label !== opts.leaving && rest.ms >= opts.quiet && !(known && !proof)) {
@@ -495,8 +512,8 @@ export class Replay {
     const { timeout, quiet } = this.timing(step);
     const began = this.now();
     let named = settled;
-    // The settled look counts only if settle took it with no write out before and after (a step settled on `none`
-    // looked without asking); each later look must have none out before and after it either.
+    // The settled look counts only if it was taken with no write out before and after (`Waited.atRest`: a rung's name
+    // alone is not); each later look must have none out before and after it either.
     let answered = settledAtRest && !this.writing();
     const rest = new Rest(this.now);
     rest.see(named);
@@ -803,6 +820,9 @@ export class Replay {
       await this.unknownScreen(step, settled.named);
       const named = settled.named.label ? null : await this.climb(step, settled.named, this.wanted(step) ?? [], step.effect.kind === 'commit');
       if (named) settled = { named, settled: true, ms: settled.ms };
+      // A rung names the look it was shown, which may have been taken while the commit's write was out: the commit
+      // counts once a look at rest shows that screen again (the rung's name is kept by its signature).
+      if (named?.label && step.effect.kind === 'commit') settled = await this.waitFor([named.label], { ...this.timing(step), leaving: null, atRest: true });
     }
     if (!settled.settled) {
       const showing = settled.named.label ?? 'an unrecognised screen';
@@ -871,7 +891,7 @@ export class Replay {
     }
     // A commit must show its effect: when its screen cannot tell, its postconditions must hold.
     const shown = settled.named;
-    const short = step.effect.kind === 'commit' ? await this.timed('postconditions', () => this.postconditions(step, shown, pressedOn, settled.settled && this.wanted(step) !== null)) : null;
+    const short = step.effect.kind === 'commit' ? await this.timed('postconditions', () => this.postconditions(step, shown, pressedOn, settled.settled && settled.atRest === true)) : null;
     if (short?.kind === 'unmet') {
       await this.ctx.evidence.append('postcondition_failed', { step: step.id, postcondition: short.unmet, screen: this.current?.label ?? null });
       throw new InDoubt(`after ${step.id} the screen shows no sign of its effect: ${describePost(short.unmet)} does not hold`);
@@ -1015,19 +1035,19 @@ export class Replay {
     let outcome: AttemptOutcome = 'unavailable';
     let named: Named | null = null;
     try {
-      const ask = (): ReturnType<Person['ask']> =>
-        person.ask({
-          step: step.id,
-          options,
-          commitInFlight,
-          surface: this.surface,
-          masker: this.ctx.masker,
-          goal: this.card.intent,
-          inputs: Object.entries(this.ctx.inputs).map(([name, value]) => ({ name, value, secret: this.card.inputs[name]?.secret === true })),
-          record,
-        });
-      // With a commit in flight nothing the person does may write (a link whose script posts): every write is stopped.
-      const answer = commitInFlight ? await this.writes.refusing(ask) : await ask();
+      const answer = await person.ask({
+        step: step.id,
+        options,
+        commitInFlight,
+        surface: this.surface,
+        masker: this.ctx.masker,
+        goal: this.card.intent,
+        inputs: Object.entries(this.ctx.inputs).map(([name, value]) => ({ name, value, secret: this.card.inputs[name]?.secret === true })),
+        record,
+        // With a commit in flight nothing the person does may write (a link whose script posts): each of their acts
+        // runs with every write stopped; between their acts the app's own writes (the commit's) go out as they would.
+        ...(commitInFlight ? { refusingWrites: <T>(act: () => Promise<T>) => this.writes.refusing(act) } : {}),
+      });
       await this.personEvidence('person-after');
       // The engine takes the run back whatever the answer: to go on, or to end it with the word it has.
       const held = answer.steps.some((h) => h.effect !== null) ? Baton.enum.HUMAN_CONTROL : Baton.enum.PAUSED;

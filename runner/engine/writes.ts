@@ -48,21 +48,24 @@ export class WriteCheck {
   }
 
   /**
-   * Runs `fn` — a person at the console while a commit is in flight — with every write to the card's origins held and
-   * stopped (docs/ARCHITECTURE.md, "A person on the ladder"): a link whose script posts would otherwise send a write
+   * Runs `fn` — one act of a person at the console while a commit is in flight — with every write to the card's
+   * origins held and stopped (docs/ARCHITECTURE.md, "A person on the ladder"): a link whose script posts would otherwise send a write
    * that passes for the commit's own in this window. What the window saw before is kept; what was stopped goes into
    * the evidence as `writes_stopped`. Without an open window or a surface that can hold writes, `fn` runs as it is.
    */
   async refusing<T>(fn: () => Promise<T>): Promise<T> {
     const step = this.#step;
-    if (!step || !this.#can) return fn();
+    if (!step || !this.#can || this.surface.writesUnheld) return fn();
     this.#carried.push(...((await this.surface.takeWrites?.()) ?? []));
     await this.surface.watchWrites?.(this.#scope, () => Promise.resolve(false));
     try {
       return await fn();
     } finally {
-      const stopped = (await this.surface.takeWrites?.()) ?? [];
+      const seen = (await this.surface.takeWrites?.()) ?? [];
       await this.surface.watchWrites?.(this.#scope);
+      // What could not be held (a WebSocket frame) reached the app: it stays the window's, judged with the rest.
+      const stopped = seen.filter((w) => w.fate === 'blocked');
+      this.#carried.push(...seen.filter((w) => w.fate !== 'blocked'));
       if (stopped.length) {
         await this.evidence.append('writes_stopped', {
           step: step.id,
@@ -76,10 +79,11 @@ export class WriteCheck {
   /** Closes the open window: its writes go into the evidence; one from a step that is no commit ends the run. */
   async end(): Promise<WriteEnding | null> {
     const step = this.#step;
+    const carried = this.#carried;
     this.#step = null;
-    if (!step) return null;
-    const writes = [...this.#carried, ...((await this.surface.takeWrites?.()) ?? [])];
     this.#carried = [];
+    if (!step) return null;
+    const writes = [...carried, ...((await this.surface.takeWrites?.()) ?? [])];
     if (writes.length === 0) return null;
     const undeclared = step.effect.kind !== 'commit';
     await this.evidence.append(undeclared ? 'undeclared_write' : 'writes', {

@@ -61,6 +61,11 @@ export interface PersonQuestion {
   inputs: readonly EveningInput[];
   /** Appends one evidence line to the run's log (the engine's). */
   record(kind: string, data: Record<string, unknown>): Promise<void>;
+  /**
+   * Runs one of the person's acts with every write to the app stopped (the engine's write window): given while a
+   * commit is in flight, so nothing the person does can send a write that would pass for the commit's own.
+   */
+  refusingWrites?<T>(act: () => Promise<T>): Promise<T>;
 }
 
 export type PersonAnswer =
@@ -264,7 +269,8 @@ class ConsoleSession implements Owner {
     const value = form['value'];
     const input = takesValue(row.verb) ? { row: n, verb: row.verb, value: value ?? '' } : { row: n, verb: row.verb };
     const before = this.#book.length;
-    const outcome = await this.#guard.handle({ id: `console-${++this.#calls}`, name: 'act', input });
+    const press = (): ReturnType<Guard['handle']> => this.#guard.handle({ id: `console-${++this.#calls}`, name: 'act', input });
+    const outcome = this.#q.commitInFlight && this.#q.refusingWrites ? await this.#q.refusingWrites(press) : await press();
     const act = this.#book.slice(before).find((l) => l.kind === 'act');
     const after = await this.#guard.show();
     if (!this.#controlled && act) {

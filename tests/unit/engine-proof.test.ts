@@ -126,6 +126,20 @@ describe('a commit is proven only on a screen at rest', () => {
     expect(log).not.toContain('"screen_unrecognised"');
   });
 
+  it('a commit that settles on none (it stays on its screen) is read only off a look with its write answered', async () => {
+    // The same screen (same furniture) with the app's word on it: the postcondition the press made true.
+    const review = { ...app.screens['review']!, elements: [{ role: 'button', name: 'Post', on: { invoke: 'review_posted' } }] };
+    const stays: MemoryApp = { screens: { ...app.screens, review, review_posted: { ...review, text: 'Hold posted' } } };
+    const s = new MemorySurface(stays);
+    (s as MemorySurface & { writesOut: () => number }).writesOut = () => (s.acts.length > 0 ? 1 : 0);
+    const c = card(s);
+    c.steps[0] = { ...c.steps[0]!, settle: { kind: 'none' }, expect: { screen_in: ['review'] }, post: [{ kind: 'text', contains: 'Hold posted' }] };
+    c.outcomes = { ...c.outcomes, success: { screens: ['review'] } };
+    const { result } = await run(s, c);
+    expect([result.word, result.code]).toEqual(['UNSAFE_TO_RETRY', 'COMMIT_IN_DOUBT']);
+    expect(result.message).toMatch(/not answered its write/);
+  });
+
   it('a write the page sent before the press (a stream opened on load, never answered) is not the commit\'s: SUCCESS', async () => {
     const quiet: MemoryApp = { screens: { ...app.screens, review: { ...app.screens['review']!, elements: [{ role: 'button', name: 'Post', on: { invoke: { to: 'posted' } } }] } } };
     const s = new MemorySurface(quiet);

@@ -287,7 +287,8 @@ describe('the person rung: a console on 127.0.0.1 with a one-time token', () => 
   });
 
   it('with a commit in flight a link the person follows may not write: its script\'s POST is stopped and named in the evidence, and the commit\'s own write is kept', async () => {
-    const { app, s, card } = noticeAfter('review', 0);
+    const { app, card } = noticeAfter('review', 0);
+    const s = new MemorySurface(app, { writes: true });
     const origins = { network: { origins: ['http://memory.test'] } };
     const networked = Capability.parse({ ...card, ...origins });
     // The commit sends its own write; the notice's "Continue" link posts too (a script on the link), then navigates.
