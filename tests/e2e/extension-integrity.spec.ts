@@ -21,8 +21,12 @@ const INPUTS = [
   { name: 'password', value: PASSWORD, secret: true },
 ];
 
-/** How long a step may take on the page that floods its own main thread (measured: 11–22 s alone, past 20 s under load). */
-const FLOODED_MS = 60_000;
+/**
+ * How long a step may take on the page that floods its own main thread (measured: 11–22 s a round trip alone, past
+ * 20 s under load; labelling a screen takes three: a look, the label, a look). 60 s was not enough for the label in a
+ * fresh-clone CI with two workers (session 13); it is a bound on a hostile page, not a speed figure.
+ */
+const FLOODED_MS = 120_000;
 
 let bank: Bank;
 let ext: Loaded;
@@ -95,7 +99,7 @@ async function beHostile(page: Page, id: string): Promise<void> {
 test('a page that fires every event and message it can while the clerk records does not stop the recorder: every action is in the book, and the page never hears the extension id', async () => {
   // Every round trip to a page that floods its own main thread is slow (11–22 s a question alone, more under load):
   // this test is about nothing being lost, so each step waits up to FLOODED_MS.
-  test.setTimeout(240_000);
+  test.setTimeout(480_000);
   const page = await ext.context.newPage();
   await listenForLeaks(page, ext.id);
   await page.goto(`${bank.url}/signon`);
