@@ -14,10 +14,16 @@ export const MAX_PATTERN_LENGTH = 1_000;
 export const MAX_PROGRAM_SIZE = 300;
 
 /**
- * Card regexes look at most this many characters of a screen's text (page text is the application's, and unbounded);
- * `exec` (captures, for outputs) at most MATCH_BUDGET / program size, so one extraction costs about the same whatever
- * the pattern (~0.3 s at worst on this machine; `HX-(\d{6})`, 13 instructions, sees the first 76,000 characters).
+ * How much of a screen's text (the application's, and unbounded) a card regex looks at. `test` (an outcome's text:
+ * is the refusal there?) runs RE2's DFA with its literal prefilter, milliseconds a megabyte here, and sees at most
+ * MAX_TEST_TEXT characters, fewer for a large program (TEST_BUDGET / program size). `exec` (captures, for outputs) runs
+ * the slower NFA and sees at most MAX_MATCH_TEXT, fewer by MATCH_BUDGET / program size (~0.3 s at worst on this
+ * machine; `HX-(\d{6})`, 13 instructions, sees the first 76,000 characters). A text longer than a matcher's window
+ * that has no match in it is not known to lack one: `covers` says so, and the engine then says it cannot tell
+ * (docs/ARCHITECTURE.md, "The truth of the word").
  */
+export const MAX_TEST_TEXT = 2_000_000;
+export const TEST_BUDGET = 200_000_000;
 export const MAX_MATCH_TEXT = 100_000;
 export const MATCH_BUDGET = 1_000_000;
 
@@ -26,7 +32,11 @@ export interface SafeMatcher {
   readonly source: string;
   /** RE2's measure of the compiled program: matching costs about this much per character. */
   readonly programSize: number;
+  /** How many characters of a text `test` searches (its head). */
+  readonly testWindow: number;
   test(text: string): boolean;
+  /** Whether `test` searched all of `text`: when not, a false answer means "not in the head", not "absent". */
+  covers(text: string): boolean;
   exec(text: string): [string, ...(string | undefined)[]] | null;
 }
 
@@ -79,11 +89,14 @@ function compile(pattern: string, full: boolean): SafeMatcher {
   }
   // `test` runs RE2's DFA; `exec` needs captures, which RE2 computes with a slower NFA: it gets the smaller window.
   const execLimit = Math.min(MAX_MATCH_TEXT, Math.floor(MATCH_BUDGET / Math.max(1, re.programSize())));
+  const testWindow = Math.min(MAX_TEST_TEXT, Math.floor(TEST_BUDGET / Math.max(1, re.programSize())));
   const upTo = (text: string, n: number): string => (text.length > n ? text.slice(0, n) : text);
   return {
     source: pattern,
     programSize: re.programSize(),
-    test: (text) => re.test(upTo(text, MAX_MATCH_TEXT)),
+    testWindow,
+    test: (text) => re.test(upTo(text, testWindow)),
+    covers: (text) => text.length <= testWindow,
     exec: (text) => {
       const t = upTo(text, execLimit);
       return re.test(t) ? (re.exec(t) as [string, ...(string | undefined)[]] | null) : null;

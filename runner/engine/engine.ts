@@ -126,8 +126,23 @@ const PAGE_TEXT_MAX = 1_500;
 const POLL_STEPS_MS = [0, 10, 20, 40, 80, 120];
 
 /** Unrecoverable when a commit's fate is unknown: the one thing a retry must never do is press again. */
+/** A declared outcome a screen shows; `undecided` when its text could be neither found nor ruled out (outcomeOf). */
+interface Declared {
+  kind: 'business' | 'failure' | 'recovery';
+  name: string;
+  rule: OutcomeRule;
+  undecided?: { length: number; searched: number };
+}
+
 class InDoubt extends Error {
   override readonly name = 'InDoubt';
+  /** The commit in doubt, when it is not the one this run has in flight (a key an earlier run left in doubt). */
+  constructor(
+    message: string,
+    readonly step?: string,
+  ) {
+    super(message);
+  }
 }
 
 
@@ -346,17 +361,32 @@ export class Replay {
     }
   }
 
-  /** The declared outcome (business, failure, recovery) the screen shows, if any. */
-  private outcomeOf(named: Named): { kind: 'business' | 'failure' | 'recovery'; name: string; rule: OutcomeRule } | null {
+  /**
+   * The declared outcome (business, failure, recovery) the screen shows, if any, the first in that order. A rule whose
+   * text was not found in the part of a very long screen a card regex searches is not known to be absent: it comes back
+   * `undecided` when it or a rule before it cannot be ruled out, and the run then says it cannot tell
+   * (docs/ARCHITECTURE.md, "The truth of the word").
+   */
+  private outcomeOf(named: Named): Declared | null {
     if (!named.label) return null;
+    let undecided: Declared | null = null;
     for (const kind of ['business', 'failure', 'recovery'] as const) {
       for (const [name, rule] of Object.entries(this.card.outcomes[kind])) {
         if (rule.screen !== named.label) continue;
-        if (rule.text !== undefined && !compileSafe(this.fillPattern(rule.text)).test(named.text)) continue;
-        return { kind, name, rule };
+        if (rule.text === undefined) return undecided ?? { kind, name, rule };
+        const matcher = compileSafe(this.fillPattern(rule.text));
+        if (matcher.test(named.text)) return undecided ?? { kind, name, rule };
+        if (!matcher.covers(named.text)) undecided ??= { kind, name, rule, undecided: { length: named.text.length, searched: matcher.testWindow } };
       }
     }
-    return null;
+    return undecided;
+  }
+
+  /** Why a declared outcome could be neither seen nor ruled out on the screen. */
+  private static undecidedWhy(outcome: Declared, screen: string | null): string {
+    const n = (v: number): string => v.toLocaleString('en-US');
+    const u = outcome.undecided;
+    return `the screen ${screen ?? ''} has ${n(u?.length ?? 0)} characters of text and the ${outcome.kind} outcome ${outcome.name}'s text was searched in the first ${n(u?.searched ?? 0)} only, so whether it shows cannot be told`;
   }
 
   /** An outcome's text pattern with its input blanks filled by the values, escaped: a value is text, never a pattern. */
@@ -569,7 +599,15 @@ export class Replay {
     return text.length > PAGE_TEXT_MAX ? `${text.slice(0, PAGE_TEXT_MAX)}…` : text;
   }
 
-  private endingFor(outcome: NonNullable<ReturnType<Replay['outcomeOf']>>, step: Step): Ending {
+  private endingFor(outcome: Declared, step: Step): Ending {
+    if (outcome.undecided) {
+      const why = Replay.undecidedWhy(outcome, outcome.rule.screen);
+      if (this.pressedCommit) {
+        const commit = this.committed ?? step.id;
+        return { word: 'UNSAFE_TO_RETRY', code: 'COMMIT_IN_DOUBT', message: `${why}; a commit (${commit}) was pressed this run: do not retry until a person settles it`, atStep: commit };
+      }
+      return { word: 'FAILED', code: 'OUTCOME_UNDECIDED', message: `${why}; nothing was committed`, atStep: step.id };
+    }
     const what = outcome.rule.description ?? outcome.name;
     if (outcome.kind === 'business') {
       return { word: 'BUSINESS_OUTCOME', code: outcome.rule.code, outcome: outcome.name, message: what, atStep: step.id };
@@ -685,11 +723,13 @@ export class Replay {
     const code = e instanceof SurfaceError ? e.code : 'INTERNAL';
     const detail = e instanceof Error ? e.message.split('\n')[0] ?? e.message : String(e);
     if (commitInFlight || e instanceof InDoubt) {
+      const commit = commitInFlight ?? (e instanceof InDoubt ? e.step : undefined);
+      const what = commitInFlight ? `commit step ${commitInFlight} was dispatched and its outcome was never observed (${detail})` : detail;
       return {
         word: 'UNSAFE_TO_RETRY',
         code: 'COMMIT_IN_DOUBT',
-        message: `commit step ${commitInFlight ?? ''} was dispatched and its outcome was never observed (${detail}); do not retry until a person or a read-only probe settles it`,
-        ...(commitInFlight ? { atStep: commitInFlight } : {}),
+        message: `${what}; do not retry until a person or a read-only probe settles it`,
+        ...(commit ? { atStep: commit } : {}),
       };
     }
     const word: Word = code === 'SURFACE_UNREACHABLE' && this.stepsDone === 0 ? 'RECOVERABLE' : 'FAILED';
@@ -772,7 +812,7 @@ export class Replay {
     const effect = step.effect.kind as 'stage' | 'commit';
     if (journalled && this.ctx.journal) {
       const state = this.ctx.journal.state(step.id);
-      if (effect === 'commit' && state === 'dispatched') throw new InDoubt(`commit ${step.id} is in doubt in the journal`);
+      if (effect === 'commit' && state === 'dispatched') throw new InDoubt(`an earlier run pressed ${step.id} and its outcome was never observed; the journal holds the key in doubt`, step.id);
       if (effect === 'commit' && state === 'observed') throw new JournalReceipt(step.id);
       const journal = this.ctx.journal;
       // Every queued line is down before `dispatched`: a line the disk refused ends the run here, FAILED, and never
@@ -875,6 +915,7 @@ export class Replay {
     if (effect !== 'commit') await observed();
     // 6. Expected screen? A declared outcome (already held, bad password) ends the run here.
     const outcome = this.outcomeOf(settled.named);
+    if (outcome?.undecided && effect === 'commit') throw new InDoubt(`after ${step.id} ${Replay.undecidedWhy(outcome, settled.named.label)}`);
     if (outcome) {
       if (effect === 'commit') await observed();
       this.stepsDone++;

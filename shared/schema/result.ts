@@ -37,6 +37,8 @@ export const Code = z.enum([
   /** As OUTPUT_NOT_FOUND, after a commit this run proved: it landed (do not send it again), only the output is missing. */
   'OUTPUT_MISSING_AFTER_COMMIT',
   'UNDECLARED_OUTCOME',
+  /** A declared outcome's text could not be searched to the end of a very long screen, and no commit was pressed. */
+  'OUTCOME_UNDECIDED',
   'COMMIT_IN_DOUBT',
   /** The caller cancelled (or the server is stopping) before any commit was dispatched: nothing was pressed. */
   'CANCELLED',

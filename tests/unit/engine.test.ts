@@ -16,6 +16,7 @@ import { NONE, type Referee, type RefereeQuestion, type Verdict } from '../../ru
 import { Capability, type CapabilityInput } from '../../shared/schema/capability.ts';
 import { RunResult } from '../../shared/schema/result.ts';
 import { Masker } from '../../shared/secrets.ts';
+import { MAX_TEST_TEXT } from '../../shared/regex.ts';
 import { proposeMarks } from '../../shared/marks.ts';
 import { MemorySurface, type MemoryApp, type MemoryElement } from '../fixtures/memory-surface.ts';
 
@@ -498,7 +499,7 @@ describe('UNSAFE_TO_RETRY', () => {
   // The in-doubt refusal of a later run does not say which commit is in doubt: the InDoubt thrown at the journal
   // checkpoint reaches crashEnding with no commit in flight, so at_step is missing and the message reads
   // "commit step  was dispatched". It should name the step, as the run that left it in doubt does.
-  it.fails('names the commit in doubt when a later run refuses to press it', async () => {
+  it('names the commit in doubt when a later run refuses to press it', async () => {
     const file = path.join(tmp, 'journal.jsonl');
     const s = new MemorySurface(bank());
     const card = cardFor(s);
@@ -507,6 +508,8 @@ describe('UNSAFE_TO_RETRY', () => {
     await j.close();
     const { result } = await replay(s, card, { journal: file });
     expect(result).toMatchObject({ word: 'UNSAFE_TO_RETRY', at_step: 'post' });
+    expect(result.message).toMatch(/^an earlier run pressed post and its outcome was never observed/);
+    expect(s.presses('F10=Post Hold')).toBe(0);
   });
 
   it('when the screen never settles after a commit', async () => {
@@ -778,6 +781,55 @@ describe('the truth of the word (docs/ARCHITECTURE.md, "The truth of the word")'
     expect(result.page_text).toContain('HOLD NOT POSTED: ALREADY HELD (FRAUD_REVIEW)');
     const log = await fs.readFile(path.join(evidence, LOG_FILE), 'utf8');
     expect(log).toContain('screen_unrecognised');
+  });
+
+  describe('a declared text far down a long screen', () => {
+    /** The result page, its refusal words after `before` characters of other text (a long statement above them). */
+    function longResult(before: number, words: string): MemoryApp {
+      const app = bank();
+      const posted = app.screens['posted'];
+      if (!posted) throw new Error('no posted screen');
+      posted.text = `${'LINE OF STATEMENT 0123456789 '.repeat(Math.ceil(before / 29)).slice(0, before)} ${words}`;
+      return app;
+    }
+    /** The card with a business outcome on the success screen itself, told apart by its text only. */
+    const refusalOnPosted = (c: CapabilityInput): void => {
+      c.outcomes.business = { already_held: { screen: 'posted', text: 'ALREADY HELD', code: 'ALREADY_PROCESSED' } };
+    };
+
+    it('is found past the first 100,000 characters: the business outcome, not SUCCESS', async () => {
+      const s = new MemorySurface(longResult(150_000, 'ALREADY HELD'));
+      const { result } = await replay(s, cardFor(s, refusalOnPosted));
+      expect(result).toMatchObject({ word: 'BUSINESS_OUTCOME', code: 'ALREADY_PROCESSED', at_step: 'post' });
+    });
+
+    it('past what is searched, the commit is in doubt: whether the refusal shows cannot be told', async () => {
+      const s = new MemorySurface(longResult(MAX_TEST_TEXT + 10, 'ALREADY HELD'));
+      const { result } = await replay(s, cardFor(s, refusalOnPosted));
+      expect(result).toMatchObject({ word: 'UNSAFE_TO_RETRY', code: 'COMMIT_IN_DOUBT', at_step: 'post' });
+      expect(result.message).toMatch(/already_held/);
+      expect(result.message).toMatch(/2,000,000/);
+    });
+
+    it('a screen past what is searched that no commit led to is FAILED OUTCOME_UNDECIDED, safe to run again', async () => {
+      const app = longResult(MAX_TEST_TEXT + 10, 'nothing to see');
+      const s = new MemorySurface(app);
+      const card = cardFor(s, (c) => {
+        c.outcomes.failure = { bad_password: { screen: 'review', text: 'BAD PASSWORD', code: 'BAD_CREDENTIALS' } };
+      });
+      const review = app.screens['review'];
+      if (!review) throw new Error('no review screen');
+      review.text = 'x'.repeat(MAX_TEST_TEXT + 10);
+      const { result } = await replay(s, card);
+      expect(result).toMatchObject({ word: 'FAILED', code: 'OUTCOME_UNDECIDED', at_step: 'sign_on' });
+      expect(s.presses('F10=Post Hold')).toBe(0);
+    });
+
+    it('a short screen without the text is the success it shows (the window is no excuse for doubt)', async () => {
+      const s = new MemorySurface(longResult(1_000, 'all good'));
+      const { result } = await replay(s, cardFor(s, refusalOnPosted));
+      expect(result).toMatchObject({ word: 'SUCCESS' });
+    });
   });
 
   it('the same card names the real result screen when a banner was added (all marks present)', async () => {
