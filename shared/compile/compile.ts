@@ -19,6 +19,7 @@ import {
   type Rung,
   type Step,
   type Target,
+  landingSeenBefore,
 } from '../schema/capability.ts';
 import type { ScopeLink } from '../schema/observation.ts';
 import { continuityHoles } from './continuity.ts';
@@ -394,14 +395,16 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
       hole(done.line, 'UNKNOWN_POSTCONDITION_STEP', `a postcondition was given for step "${id}", which is no commit step of this book (commits: ${commits.map((c) => c.id).join(', ') || 'none'})`);
     }
   }
-  for (const step of steps) {
-    // A commit that lands on the screen it started on cannot show by its screen that it did anything.
-    const lands = step.settle.kind === 'screen_is' ? step.settle.screen : step.screen;
-    if (step.effect.kind === 'commit' && lands === step.screen && !step.post?.length) {
+  for (const [i, step] of steps.entries()) {
+    // A commit that lands on the screen it started on, or on one the evening showed before it (the list its dialog
+    // was opened from), cannot show by its screen that it did anything (docs/ARCHITECTURE.md, "Postconditions").
+    const seen = step.effect.kind === 'commit' && !step.post?.length ? landingSeenBefore(steps, i) : null;
+    if (seen) {
+      const where = seen.step === step.id ? `the screen it started on (${seen.screen})` : `${seen.screen}, which the evening showed before it (step "${seen.step}"): a refusal may show it again`;
       hole(
         stepLines.get(step.id) ?? done.line,
         'NO_VISIBLE_EFFECT',
-        `commit step "${step.id}" ends on the screen it started on (${step.screen}): nothing on the screen shows it did anything. ` +
+        `commit step "${step.id}" ends on ${where}: nothing on the screen shows it did anything. ` +
           `Supply a postcondition for it (handrail compile --post '${step.id}=text:{{input.<name>}}'), e.g. the added row's text`,
       );
     }

@@ -508,6 +508,21 @@ function landingOf(step: Pick<Step, 'settle' | 'expect' | 'screen'>): string[] {
   return declared.length ? declared : [step.screen];
 }
 
+/**
+ * A screen the commit at `index` can land on that the steps showed already, up to its own press, and the first step
+ * that ran on it — or null. Such a screen cannot show by itself that the commit did anything: the app showed it
+ * without the commit's effect (a list the dialog was opened from, which a refusal may close back to), so the commit
+ * must declare a postcondition (docs/ARCHITECTURE.md, "Postconditions").
+ */
+export function landingSeenBefore(steps: readonly Pick<Step, 'id' | 'settle' | 'expect' | 'screen'>[], index: number): { screen: string; step: string } | null {
+  const step = steps[index];
+  if (!step) return null;
+  const lands = new Set(landingOf(step));
+  if (lands.has(step.screen)) return { screen: step.screen, step: step.id };
+  for (const earlier of steps.slice(0, index + 1)) if (lands.has(earlier.screen)) return { screen: earlier.screen, step: earlier.id };
+  return null;
+}
+
 // ── Probe (docs/ARCHITECTURE.md, "Never twice") ──────────────────────────────────────────────────
 /**
  * A read-only capability that answers "did the effect happen?" for an in-doubt commit: `card` is its file, relative
@@ -572,12 +587,14 @@ function checkReferences(card: Shape, ctx: Ctx): void {
     if (s.post && s.effect.kind !== 'commit') {
       ctx.addIssue({ code: 'custom', path: ['steps', i, 'post'], message: `only a commit step may declare postconditions; "${s.id}" is ${s.effect.kind}` });
     }
-    if (s.effect.kind === 'commit' && !s.post?.length && landingOf(s).includes(s.screen)) {
+    const seen = s.effect.kind === 'commit' && !s.post?.length ? landingSeenBefore(card.steps, i) : null;
+    if (seen) {
+      const where = seen.step === s.id ? `the screen it started on (${seen.screen})` : `${seen.screen}, a screen the card showed before it (step "${seen.step}")`;
       ctx.addIssue({
         code: 'custom',
         path: ['steps', i, 'post'],
         message:
-          `commit step "${s.id}" can end on the screen it started on (${s.screen}), so the screen alone cannot show that it did anything; ` +
+          `commit step "${s.id}" can end on ${where}, so the screen alone cannot show that it did anything; ` +
           'declare a postcondition (what must be on the screen afterwards, e.g. {"kind":"text","contains":"{{input.note}}"})',
       });
     }

@@ -83,6 +83,25 @@ describe('commits must be able to show their effect', () => {
     expect(hole?.message).toContain('post_hold');
   });
 
+  it('refuses a commit that lands on a screen the evening showed before it (a refusal may close back to it), naming that step', () => {
+    // As if F10=Post Hold closed the review and showed the member's page again, the page the hold form was opened from.
+    const lines = book();
+    const i = lines.findIndex((l) => l.kind === 'act' && l.effect.kind === 'commit');
+    const commit = lines[i] as TraceAct;
+    const openHold = lines.find((l): l is TraceAct => l.kind === 'act' && l.seq === 12);
+    if (!openHold) throw new Error('the fixture book has no act on line 12 (the member page\'s Place Hold)');
+    commit.after = { ...openHold.before };
+    const finish = lines.find((l) => l.kind === 'finish');
+    if (!finish || finish.kind !== 'finish') throw new Error('the fixture book has no finish');
+    const numbered = renumbered([...lines.slice(0, i + 1), { ...finish, label: 'member', screen: openHold.before }]);
+    const r = compile(numbered, { id: 'closes_back' });
+    const hole = r.ok ? undefined : r.holes.find((h) => h.code === 'NO_VISIBLE_EFFECT');
+    expect(hole?.line).toBe(i + 1);
+    expect(hole?.message).toMatch(/post_hold" ends on member, which the evening showed before it \(step "open_hold"\)/);
+    const given = compile(numbered, { id: 'closes_back', post: { post_hold: [{ kind: 'text', contains: 'HOLD' }] } });
+    expect(given.ok ? [] : given.holes.map((h) => h.code)).toEqual([]);
+  });
+
   it('compiles it once a reviewer supplies a postcondition, and refuses one for a step that is no commit', () => {
     const { lines } = stuckBook();
     const r = compile(lines, { id: 'stuck', post: { post_hold: [{ kind: 'text', contains: 'HOLD POSTED' }] } });

@@ -57,6 +57,23 @@ describe('capability schema', () => {
     expect(issues.find((i) => i.path === 'steps[1].effect.confirmed_by')?.message).toMatch(/never confirmed by an owner/);
   });
 
+  it('refuses a commit without a postcondition that can land on a screen an earlier step ran on, naming that step', () => {
+    const issues = refuse((c) => {
+      // As if the press were made in a dialog over the result page and could close back to the sign-on page the
+      // card started on.
+      c.steps[1]!.screen = 'posted';
+      c.steps[1]!.settle = { kind: 'screen_in', screens: ['posted_again', 'signon'] };
+      c.steps[1]!.expect = { screen_in: ['posted_again', 'signon'] };
+    });
+    expect(issues.find((i) => i.path === 'steps[1].post')?.message).toMatch(/can end on signon, a screen the card showed before it \(step "enter_password"\)/);
+    // Landing on its own screen is said as such.
+    const own = refuse((c) => {
+      c.steps[1]!.settle = { kind: 'screen_in', screens: ['posted', 'signon'] };
+      c.steps[1]!.expect = { screen_in: ['posted', 'signon'] };
+    });
+    expect(own.find((i) => i.path === 'steps[1].post')?.message).toMatch(/can end on the screen it started on \(signon\)/);
+  });
+
   it('a commit nobody confirmed may stay a draft', () => {
     const card = structuredClone(minimalCard());
     delete (card.steps[1]!.effect as { confirmed_by?: unknown }).confirmed_by;
