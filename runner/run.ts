@@ -320,7 +320,12 @@ async function runOnce(req: RunRequest): Promise<RunResult> {
     }
     const down = await timed(req, 'run: reachability check', () => unreachable(chosen.driver.declaration, ready.entry));
     if (down) return keyed(resultBeforeRun(req.card.id, runId, 'RECOVERABLE', 'SURFACE_UNREACHABLE', `${ready.entry}: ${down}`));
-    const result = keyed(await drive(req, runId, ready, journal, chosen.driver));
+    let result: RunResult;
+    try {
+      result = keyed(await drive(req, runId, ready, journal, chosen.driver));
+    } catch (e) {
+      return keyed(stoppedRun(req.card, runId, journal, masker, e));
+    }
     // Kept after the evidence is sealed, so a later "already done" answer carries this run's evidence head.
     const held = journal;
     if (held && held.view.committedBy(runId)) await timed(req, 'run: journal receipt', () => held.receipt(runId, masker.maskDeep(result)));
@@ -331,6 +336,28 @@ async function runOnce(req: RunRequest): Promise<RunResult> {
       await release?.();
     });
   }
+}
+
+/**
+ * A run stopped by what none of its steps can meet (the disk full under its evidence, most often): a typed receipt,
+ * never a rejected promise, with the word the journal proves. A commit this run dispatched and never saw land is in
+ * doubt; one it saw land happened, but its evidence is incomplete, so the call must not be made blind again; with no
+ * journal, a card that commits cannot say whether it pressed, and says so (docs/ARCHITECTURE.md, "The truth of the word").
+ */
+function stoppedRun(card: Capability, runId: string, journal: KeyJournal | null, masker: Masker, e: unknown): RunResult {
+  const why = masker.mask((e instanceof Error ? e.message : String(e)).split('\n')[0] ?? '');
+  const code = (e as { code?: string }).code === 'EVIDENCE_IO' ? 'EVIDENCE_UNWRITABLE' : 'INTERNAL';
+  const pressed = journal?.inDoubt().filter((step) => journal.view.dispatcherOf(step) === runId) ?? [];
+  if (pressed.length) {
+    return resultBeforeRun(card.id, runId, 'UNSAFE_TO_RETRY', 'COMMIT_IN_DOUBT', `the run stopped after commit ${pressed.join(', ')} was dispatched, before its outcome was seen (${why}); the journal holds the key in doubt: do not retry until a person or a read-only probe settles it`);
+  }
+  if (journal?.view.committedBy(runId)) {
+    return resultBeforeRun(card.id, runId, 'UNSAFE_TO_RETRY', code, `the commit landed (the journal saw it), but the run could not finish (${why}): its evidence is incomplete; do not run it again before checking`);
+  }
+  if (!journal && card.steps.some((s) => s.effect.kind === 'commit')) {
+    return resultBeforeRun(card.id, runId, 'UNSAFE_TO_RETRY', code, `the run stopped (${why}) and, with no journal, whether its commit was pressed is not known: check before running it again`);
+  }
+  return resultBeforeRun(card.id, runId, 'FAILED', code, `the run stopped (${why}); nothing was committed`);
 }
 
 async function drive(

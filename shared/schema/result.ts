@@ -39,6 +39,8 @@ export const Code = z.enum([
   'UNDECLARED_OUTCOME',
   /** A declared outcome's text could not be searched to the end of a very long screen, and no commit was pressed. */
   'OUTCOME_UNDECIDED',
+  /** The run's evidence could not be written (a full disk): it stopped; UNSAFE_TO_RETRY when a commit may have been pressed. */
+  'EVIDENCE_UNWRITABLE',
   'COMMIT_IN_DOUBT',
   /** The caller cancelled (or the server is stopping) before any commit was dispatched: nothing was pressed. */
   'CANCELLED',

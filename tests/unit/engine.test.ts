@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Replay, type StepEvent } from '../../runner/engine/engine.ts';
 import { Journal } from '../../runner/engine/journal.ts';
-import { Evidence, LOG_FILE, verifyEvidence } from '../../runner/evidence.ts';
+import { Evidence, EvidenceError, LOG_FILE, verifyEvidence } from '../../runner/evidence.ts';
 import { intentOf, storeIn } from '../../runner/intent.ts';
 import { runCapability } from '../../runner/run.ts';
 import { LocalReferee } from '../../runner/escalate/local.ts';
@@ -714,6 +714,68 @@ describe('REFUSED, before any surface opens (runner/run.ts preflight)', () => {
     const { result, opened } = await run(cardFor(s), INPUTS);
     expect(result).toMatchObject({ word: 'SUCCESS', outputs: { confirmation: '123456' } });
     expect(opened).toBe(1);
+  });
+});
+
+describe('a disk that fills during a run (the evidence cannot be written)', () => {
+  /** Every evidence line after the first `ok` fails as a full disk makes it fail. */
+  function diskFullAfter(ok: number): () => void {
+    let lines = 0;
+    const real = Object.getOwnPropertyDescriptor(Evidence.prototype, 'append')?.value as Evidence['append'];
+    Evidence.prototype.append = function (this: Evidence, kind, data) {
+      if (++lines > ok) return Promise.reject(new EvidenceError('EVIDENCE_IO', 'cannot write run.jsonl: ENOSPC'));
+      return real.call(this, kind, data);
+    };
+    return () => {
+      Evidence.prototype.append = real;
+    };
+  }
+
+  const runWith = async (s: MemorySurface, store: ReturnType<typeof storeIn> | null) =>
+    runCapability({
+      card: cardFor(s),
+      inputs: INPUTS,
+      env: {},
+      ...(store ? { store } : {}),
+      surface: () => Promise.resolve(s),
+      evidenceDir: path.join(tmp, `full-${++runs}`),
+      allowUnapproved: true,
+    });
+
+  it('after the commit was pressed: a typed UNSAFE_TO_RETRY, never a rejected promise, and the key stays in doubt', async () => {
+    const store = storeIn(path.join(tmp, 'home'));
+    const s = new MemorySurface(bank());
+    // Fill the disk as the commit is pressed.
+    let restore: () => void = () => undefined;
+    s.onAct = (a) => {
+      if (a.element === 'F10=Post Hold') restore = diskFullAfter(0);
+      return undefined;
+    };
+    let result;
+    try {
+      result = await runWith(s, store);
+    } finally {
+      restore();
+    }
+    expect(result).toMatchObject({ word: 'UNSAFE_TO_RETRY', code: 'COMMIT_IN_DOUBT' });
+    expect(result.message).toMatch(/ENOSPC/);
+    expect(s.presses('F10=Post Hold')).toBe(1);
+    // The same call again is not pressed a second time.
+    const again = await runWith(s, store);
+    expect(again.word).toBe('UNSAFE_TO_RETRY');
+    expect(s.presses('F10=Post Hold')).toBe(1);
+  });
+
+  it('before anything was pressed: FAILED EVIDENCE_UNWRITABLE, naming the disk\'s answer', async () => {
+    const restore = diskFullAfter(0);
+    let result;
+    try {
+      result = await runWith(new MemorySurface(bank()), storeIn(path.join(tmp, 'home2')));
+    } finally {
+      restore();
+    }
+    expect(result).toMatchObject({ word: 'FAILED', code: 'EVIDENCE_UNWRITABLE' });
+    expect(result.message).toMatch(/ENOSPC/);
   });
 });
 
