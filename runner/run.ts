@@ -320,15 +320,24 @@ async function runOnce(req: RunRequest): Promise<RunResult> {
     }
     const down = await timed(req, 'run: reachability check', () => unreachable(chosen.driver.declaration, ready.entry));
     if (down) return keyed(resultBeforeRun(req.card.id, runId, 'RECOVERABLE', 'SURFACE_UNREACHABLE', `${ready.entry}: ${down}`));
+    const began: { replay: Replay | null } = { replay: null };
     let result: RunResult;
     try {
-      result = keyed(await drive(req, runId, ready, journal, chosen.driver));
+      result = keyed(await drive(req, runId, ready, journal, chosen.driver, began));
     } catch (e) {
-      return keyed(stoppedRun(req.card, runId, journal, masker, e));
+      return keyed(stoppedRun(req.card, runId, journal, began.replay?.pressed ?? false, masker, e));
     }
-    // Kept after the evidence is sealed, so a later "already done" answer carries this run's evidence head.
+    // Kept after the evidence is sealed, so a later "already done" answer carries this run's evidence head. A receipt
+    // the journal cannot keep changes nothing that happened: the key holds the commit observed, and a later call is
+    // refused UNSAFE_TO_RETRY for want of it, never pressed again.
     const held = journal;
-    if (held && held.view.committedBy(runId)) await timed(req, 'run: journal receipt', () => held.receipt(runId, masker.maskDeep(result)));
+    if (held && held.view.committedBy(runId)) {
+      try {
+        await timed(req, 'run: journal receipt', () => held.receipt(runId, masker.maskDeep(result)));
+      } catch (e) {
+        req.progress?.(`note: the journal could not keep this run's receipt (${masker.mask(firstLine(e))}); a later call is refused until a person checks`);
+      }
+    }
     return result;
   } finally {
     await timed(req, 'run: journal close + lease release', async () => {
@@ -344,18 +353,18 @@ async function runOnce(req: RunRequest): Promise<RunResult> {
  * doubt; one it saw land happened, but its evidence is incomplete, so the call must not be made blind again; with no
  * journal, a card that commits cannot say whether it pressed, and says so (docs/ARCHITECTURE.md, "The truth of the word").
  */
-function stoppedRun(card: Capability, runId: string, journal: KeyJournal | null, masker: Masker, e: unknown): RunResult {
-  const why = masker.mask((e instanceof Error ? e.message : String(e)).split('\n')[0] ?? '');
-  const code = (e as { code?: string }).code === 'EVIDENCE_IO' ? 'EVIDENCE_UNWRITABLE' : 'INTERNAL';
-  const pressed = journal?.inDoubt().filter((step) => journal.view.dispatcherOf(step) === runId) ?? [];
-  if (pressed.length) {
-    return resultBeforeRun(card.id, runId, 'UNSAFE_TO_RETRY', 'COMMIT_IN_DOUBT', `the run stopped after commit ${pressed.join(', ')} was dispatched, before its outcome was seen (${why}); the journal holds the key in doubt: do not retry until a person or a read-only probe settles it`);
+function stoppedRun(card: Capability, runId: string, journal: KeyJournal | null, pressed: boolean, masker: Masker, e: unknown): RunResult {
+  const why = masker.mask(firstLine(e));
+  const code = (e as { code?: unknown } | null | undefined)?.code === 'EVIDENCE_IO' ? 'EVIDENCE_UNWRITABLE' : 'INTERNAL';
+  const inDoubt = journal?.inDoubt().filter((step) => journal.view.dispatcherOf(step) === runId) ?? [];
+  if (inDoubt.length) {
+    return resultBeforeRun(card.id, runId, 'UNSAFE_TO_RETRY', 'COMMIT_IN_DOUBT', `the run stopped after commit ${inDoubt.join(', ')} was dispatched, before its outcome was seen (${why}); the journal holds the key in doubt: do not retry until a person or a read-only probe settles it`);
   }
   if (journal?.view.committedBy(runId)) {
     return resultBeforeRun(card.id, runId, 'UNSAFE_TO_RETRY', code, `the commit landed (the journal saw it), but the run could not finish (${why}): its evidence is incomplete; do not run it again before checking`);
   }
-  if (!journal && card.steps.some((s) => s.effect.kind === 'commit')) {
-    return resultBeforeRun(card.id, runId, 'UNSAFE_TO_RETRY', code, `the run stopped (${why}) and, with no journal, whether its commit was pressed is not known: check before running it again`);
+  if (pressed) {
+    return resultBeforeRun(card.id, runId, 'UNSAFE_TO_RETRY', code, `the run stopped (${why}) after it dispatched a commit, which no journal holds: check before running it again`);
   }
   return resultBeforeRun(card.id, runId, 'FAILED', code, `the run stopped (${why}); nothing was committed`);
 }
@@ -366,6 +375,7 @@ async function drive(
   ready: { masker: Masker; values: Record<string, string>; entry: string },
   journal: KeyJournal | null,
   driver: SurfaceDriver,
+  began: { replay: Replay | null },
 ): Promise<RunResult> {
   const { masker } = ready;
   // Ran although nothing binds an approval to this content: said in the receipt and on every evidence line.
@@ -374,6 +384,7 @@ async function drive(
     Evidence.create(resolve(req.evidenceDir ?? `runs/${runId}`), masker, runId, unapproved ? { stamp: { unapproved: true } } : {}),
   );
   let surface: Surface | null = null;
+  let done: RunResult | null = null;
   try {
     try {
       const open = req.surface ?? (() => driver.open(req.open ?? {}));
@@ -387,7 +398,7 @@ async function drive(
         evidence: evidence.dir,
       });
       await evidence.append('run_end', result);
-      return await sealRun(result, evidence, masker, req);
+      return (done = await sealRun(result, evidence, masker, req));
     }
     const replay = new Replay(
       {
@@ -414,16 +425,55 @@ async function drive(
       },
       surface,
     );
+    began.replay = replay;
     const result = await replay.run();
     if (replay.repairs.length) await proposeRepair(req, runId, evidence.dir, replay.repairs, masker);
-    return await timed(req, 'run: evidence seal (fsync)', () => sealRun(unapproved ? { ...result, unapproved: true } : result, evidence, masker, req));
+    const stamped = unapproved ? { ...result, unapproved: true } : result;
+    try {
+      if (replay.evidenceLost) throw replay.evidenceLost;
+      done = await timed(req, 'run: evidence seal (fsync)', () => sealRun(stamped, evidence, masker, req));
+    } catch (e) {
+      done = unsealed(stamped, replay.pressed, masker.mask(firstLine(e)));
+    }
+    return done;
   } finally {
     const opened = surface;
-    await timed(req, 'run: surface close (browser context)', async () => {
-      await opened?.close();
-      await evidence.close();
-    });
+    try {
+      await timed(req, 'run: surface close (browser context)', async () => {
+        await opened?.close();
+        await evidence.close();
+      });
+    } catch (e) {
+      // Once the run has its word, a close that fails (an fsync on a full disk) is said, never put in its place.
+      if (!done) throw e;
+      req.progress?.(`note: closing the run's surface or evidence failed: ${masker.mask(firstLine(e))}`);
+    }
   }
+}
+
+/**
+ * A run whose word is proven but whose evidence could not be written to its end (a full disk): a word that claims
+ * something (SUCCESS, a business outcome) is not given without its evidence — UNSAFE_TO_RETRY when a commit was
+ * pressed (it may have landed), else FAILED; any other word stands, with what is missing said.
+ */
+function unsealed(result: RunResult, pressed: boolean, why: string): RunResult {
+  if (result.word !== 'SUCCESS' && result.word !== 'BUSINESS_OUTCOME') {
+    return RunResult.parse({ ...result, message: `${result.message}; its evidence could not be written to its end (${why})` });
+  }
+  const word = pressed ? 'UNSAFE_TO_RETRY' : 'FAILED';
+  const said = result.word === 'SUCCESS' ? 'it ended as it should' : `it ended on ${result.outcome ?? result.code}`;
+  return RunResult.parse({
+    ...result,
+    word,
+    code: 'EVIDENCE_UNWRITABLE',
+    retryable: RETRYABLE.has(word),
+    message: `${said}, but its evidence could not be written (${why})${pressed ? ': a commit was pressed, so check before running it again' : '; nothing was committed'}`,
+  });
+}
+
+/** The first line of an error's message (never its stack). */
+function firstLine(e: unknown): string {
+  return (e instanceof Error ? e.message : String(e)).split('\n')[0] ?? '';
 }
 
 /**

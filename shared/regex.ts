@@ -20,7 +20,7 @@ export const MAX_PROGRAM_SIZE = 300;
  * the slower NFA and sees at most MAX_MATCH_TEXT, fewer by MATCH_BUDGET / program size (~0.3 s at worst on this
  * machine; `HX-(\d{6})`, 13 instructions, sees the first 76,000 characters). A text longer than a matcher's window
  * that has no match in it is not known to lack one: `covers` says so, and the engine then says it cannot tell
- * (docs/ARCHITECTURE.md, "The truth of the word").
+ * (docs/ARCHITECTURE.md, "A declared text on a long screen").
  */
 export const MAX_TEST_TEXT = 2_000_000;
 export const TEST_BUDGET = 200_000_000;
@@ -89,13 +89,17 @@ function compile(pattern: string, full: boolean): SafeMatcher {
   }
   // `test` runs RE2's DFA; `exec` needs captures, which RE2 computes with a slower NFA: it gets the smaller window.
   const execLimit = Math.min(MAX_MATCH_TEXT, Math.floor(MATCH_BUDGET / Math.max(1, re.programSize())));
-  const testWindow = Math.min(MAX_TEST_TEXT, Math.floor(TEST_BUDGET / Math.max(1, re.programSize())));
+  // Never less than the 100,000 characters every pattern was searched in before (a long filled-in value makes a large
+  // program). A pattern that may anchor at the end is not tried on a cut text (`$` would match at the cut): on a text
+  // longer than the window it finds nothing, and `covers` says the text was not searched to its end.
+  const testWindow = Math.max(MAX_MATCH_TEXT, Math.min(MAX_TEST_TEXT, Math.floor(TEST_BUDGET / Math.max(1, re.programSize()))));
+  const anchorsAtEnd = /\$|\\z/.test(pattern);
   const upTo = (text: string, n: number): string => (text.length > n ? text.slice(0, n) : text);
   return {
     source: pattern,
     programSize: re.programSize(),
     testWindow,
-    test: (text) => re.test(upTo(text, testWindow)),
+    test: (text) => (text.length > testWindow && anchorsAtEnd ? false : re.test(upTo(text, testWindow))),
     covers: (text) => text.length <= testWindow,
     exec: (text) => {
       const t = upTo(text, execLimit);

@@ -125,7 +125,6 @@ const DEFAULT_LADDER_CEILING_MS = 60_000;
 const PAGE_TEXT_MAX = 1_500;
 const POLL_STEPS_MS = [0, 10, 20, 40, 80, 120];
 
-/** Unrecoverable when a commit's fate is unknown: the one thing a retry must never do is press again. */
 /** A declared outcome a screen shows; `undecided` when its text could be neither found nor ruled out (outcomeOf). */
 interface Declared {
   kind: 'business' | 'failure' | 'recovery';
@@ -134,6 +133,7 @@ interface Declared {
   undecided?: { length: number; searched: number };
 }
 
+/** Unrecoverable when a commit's fate is unknown: the one thing a retry must never do is press again. */
 class InDoubt extends Error {
   override readonly name = 'InDoubt';
   /** The commit in doubt, when it is not the one this run has in flight (a key an earlier run left in doubt). */
@@ -196,6 +196,14 @@ export class Replay {
   private lastSignature: string | null = null;
   private current: Named | null = null;
   private pressedCommit = false;
+  /** Why the run's last evidence lines could not be written, when they could not (run() still returns its word). */
+  evidenceLost: unknown = null;
+  /** Whether this run dispatched a commit (pressed it, or was about to). */
+  get pressed(): boolean {
+    return this.pressedCommit;
+  }
+  /** The last look at each declared screen this run showed, by label (a commit's postconditions compare against it). */
+  private readonly shown = new Map<string, Named>();
   /** The latest commit whose outcome this run proved (said when a later read misses an output). */
   private committed: string | null = null;
   /** When the last act was begun (ms since the epoch): writes sent before it are not that act's (`writing`). */
@@ -294,6 +302,7 @@ export class Replay {
     // A page a rung named in this run (the furniture agreed) keeps that name while it shows the same furniture.
     const current = { obs, label: named?.label ?? this.namedByRung.get(obs.signature) ?? null, text };
     this.current = current;
+    if (current.label) this.shown.set(current.label, current);
     if (obs.signature !== this.lastSignature) {
       this.lastSignature = obs.signature;
       // The line is queued before the picture is asked for, so the log reads screen → screenshot.
@@ -365,7 +374,7 @@ export class Replay {
    * The declared outcome (business, failure, recovery) the screen shows, if any, the first in that order. A rule whose
    * text was not found in the part of a very long screen a card regex searches is not known to be absent: it comes back
    * `undecided` when it or a rule before it cannot be ruled out, and the run then says it cannot tell
-   * (docs/ARCHITECTURE.md, "The truth of the word").
+   * (docs/ARCHITECTURE.md, "A declared text on a long screen").
    */
   private outcomeOf(named: Named): Declared | null {
     if (!named.label) return null;
@@ -485,7 +494,9 @@ export class Replay {
         last = await this.look();
         const ms = this.now() - began;
         const proof = !(opts.atRest && (writingBefore || this.writing()));
-        const known = (last.label !== null && wanted.includes(last.label)) || this.outcomeOf(last) !== null;
+        // An outcome that cannot be told on the screen being left is that screen still showing, not an answer.
+        const outcome = this.outcomeOf(last);
+        const known = (last.label !== null && wanted.includes(last.label)) || (outcome !== null && (!outcome.undecided || last.label !== opts.leaving));
         if (proof && known) return { named: last, settled: true, ms, atRest: opts.atRest === true };
         // A wanted screen or an outcome still waiting for its write's answer is not "at rest elsewhere": it is waited
         // on to the deadline (then `busy`), never taken for an unknown screen.
@@ -534,9 +545,14 @@ export class Replay {
    * did something from one that did nothing: a typed comment, a value another row already shows). Null when they
    * prove the effect.
    */
-  private async postconditions(step: Step, settled: Named, pressedOn: Named | null, settledAtRest: boolean): Promise<Shortfall | null> {
+  /**
+   * `before`: the last look before the press at the screen the commit landed on — the screen it was pressed on, or one
+   * the run showed earlier (the list a dialog was opened from) — or null when the run never showed it before. Every
+   * postcondition holding there already proves nothing (docs/ARCHITECTURE.md, "Postconditions").
+   */
+  private async postconditions(step: Step, settled: Named, before: Named | null, settledAtRest: boolean): Promise<Shortfall | null> {
     if (!step.post?.length) return null;
-    if (pressedOn && settled.label !== null && settled.label === pressedOn.label && !this.unmetPostcondition(step, pressedOn)) {
+    if (before && settled.label !== null && settled.label === before.label && !this.unmetPostcondition(step, before)) {
       return { kind: 'held_before' };
     }
     const { timeout, quiet } = this.timing(step);
@@ -602,9 +618,13 @@ export class Replay {
   private endingFor(outcome: Declared, step: Step): Ending {
     if (outcome.undecided) {
       const why = Replay.undecidedWhy(outcome, outcome.rule.screen);
+      // A commit this run saw land happened (the journal holds it observed): the run cannot say how it ended, but
+      // nothing is in doubt for a person to settle, and a second call is answered from the journal.
+      if (this.committed) {
+        return { word: 'UNSAFE_TO_RETRY', code: 'OUTCOME_UNDECIDED', message: `${why}; the commit ${this.committed} landed before it: do not run this again before checking`, atStep: step.id };
+      }
       if (this.pressedCommit) {
-        const commit = this.committed ?? step.id;
-        return { word: 'UNSAFE_TO_RETRY', code: 'COMMIT_IN_DOUBT', message: `${why}; a commit (${commit}) was pressed this run: do not retry until a person settles it`, atStep: commit };
+        return { word: 'UNSAFE_TO_RETRY', code: 'COMMIT_IN_DOUBT', message: `${why}; a commit was pressed this run: do not retry until a person settles it`, atStep: step.id };
       }
       return { word: 'FAILED', code: 'OUTCOME_UNDECIDED', message: `${why}; nothing was committed`, atStep: step.id };
     }
@@ -674,9 +694,15 @@ export class Replay {
       if (wrote && (end.word === 'FAILED' || end.word === 'RECOVERABLE')) end = wrote;
     }
     await this.shotsTaken();
-    if (end.word !== 'SUCCESS' && end.word !== 'BUSINESS_OUTCOME') await this.failureEvidence(end);
     const result = this.result(end);
-    await this.ctx.evidence.append('run_end', result);
+    try {
+      if (end.word !== 'SUCCESS' && end.word !== 'BUSINESS_OUTCOME') await this.failureEvidence(end);
+      await this.ctx.evidence.append('run_end', result);
+    } catch (e) {
+      // The evidence cannot be written (a full disk): the word this run proved stands, and the caller, which seals
+      // the evidence, says what is missing (runner/run.ts, docs/ARCHITECTURE.md "A run stopped from outside its steps").
+      this.evidenceLost = e;
+    }
     // The receipt is journalled by the caller (runner/run.ts) once the evidence is sealed, with its head.
     return result;
   }
@@ -720,7 +746,9 @@ export class Replay {
   }
 
   private crashEnding(e: unknown, commitInFlight: string | null, current: string | null): Ending {
-    const code = e instanceof SurfaceError ? e.code : 'INTERNAL';
+    // The evidence's own failure (runner/evidence.ts EVIDENCE_IO, a full disk) is duck-typed: the engine does not import it.
+    const evidenceIo = (e as { code?: unknown } | null | undefined)?.code === 'EVIDENCE_IO';
+    const code = e instanceof SurfaceError ? e.code : evidenceIo ? 'EVIDENCE_UNWRITABLE' : 'INTERNAL';
     const detail = e instanceof Error ? e.message.split('\n')[0] ?? e.message : String(e);
     if (commitInFlight || e instanceof InDoubt) {
       const commit = commitInFlight ?? (e instanceof InDoubt ? e.step : undefined);
@@ -825,8 +853,10 @@ export class Replay {
       this.pressedCommit = true;
     }
     if (JOURNALLED.has(step.effect.kind)) this.tell('dispatched', step, index);
-    // 4. Act. The screen it acts on, kept for the commit's postconditions (what held before the press proves nothing).
+    // 4. Act. The screen it acts on, and the last showing of every screen before the press, kept for the commit's
+    // postconditions (what held before the press proves nothing).
     const pressedOn = this.current;
+    const shownBefore = new Map(this.shown);
     await this.timed('wait for the screenshot and evidence', () => Promise.all([this.shotsTaken(), this.notesWritten()]));
     failpoint(step.id, 'before_act');
     const op = step.op.value === undefined ? { verb: step.op.verb } : { verb: step.op.verb, value: this.fill(step.op.value), ...(secret ? { secret: true } : {}) };
@@ -932,7 +962,7 @@ export class Replay {
     }
     // A commit must show its effect: when its screen cannot tell, its postconditions must hold.
     const shown = settled.named;
-    const short = step.effect.kind === 'commit' ? await this.timed('postconditions', () => this.postconditions(step, shown, pressedOn, settled.settled && settled.atRest === true)) : null;
+    const short = step.effect.kind === 'commit' ? await this.timed('postconditions', () => this.postconditions(step, shown, shown.label === pressedOn?.label ? pressedOn : shown.label ? (shownBefore.get(shown.label) ?? null) : null, settled.settled && settled.atRest === true)) : null;
     if (short?.kind === 'unmet') {
       await this.ctx.evidence.append('postcondition_failed', { step: step.id, postcondition: short.unmet, screen: this.current?.label ?? null });
       throw new InDoubt(`after ${step.id} the screen shows no sign of its effect: ${describePost(short.unmet)} does not hold`);
@@ -940,7 +970,9 @@ export class Replay {
     if (short?.kind === 'held_before') {
       await this.ctx.evidence.append('postcondition_held_before', { step: step.id, postconditions: step.post ?? [], screen: shown.label });
       throw new InDoubt(
-        `after ${step.id} the page stayed on ${shown.label ?? 'its screen'} and every postcondition already held before the press, so none shows its effect`,
+        shown.label === pressedOn?.label
+          ? `after ${step.id} the page stayed on ${shown.label ?? 'its screen'} and every postcondition already held before the press, so none shows its effect`
+          : `after ${step.id} the page went back to ${shown.label ?? 'a screen'}, which the run showed before the press, and every postcondition already held before the press there, so none shows its effect`,
       );
     }
     if (short?.kind === 'unanswered') {

@@ -514,10 +514,15 @@ function landingOf(step: Pick<Step, 'settle' | 'expect' | 'screen'>): string[] {
  * without the commit's effect (a list the dialog was opened from, which a refusal may close back to), so the commit
  * must declare a postcondition (docs/ARCHITECTURE.md, "Postconditions").
  */
-export function landingSeenBefore(steps: readonly Pick<Step, 'id' | 'settle' | 'expect' | 'screen'>[], index: number): { screen: string; step: string } | null {
+export function landingSeenBefore(
+  steps: readonly Pick<Step, 'id' | 'settle' | 'expect' | 'screen'>[],
+  index: number,
+  /** Screens that are a declared outcome's and no success screen (a session-expired sign-on): their rule decides, not a postcondition. */
+  decided: ReadonlySet<string> = new Set(),
+): { screen: string; step: string } | null {
   const step = steps[index];
   if (!step) return null;
-  const lands = new Set(landingOf(step));
+  const lands = new Set(landingOf(step).filter((l) => !decided.has(l)));
   if (lands.has(step.screen)) return { screen: step.screen, step: step.id };
   for (const earlier of steps.slice(0, index + 1)) if (lands.has(earlier.screen)) return { screen: earlier.screen, step: earlier.id };
   return null;
@@ -545,6 +550,14 @@ function checkReferences(card: Shape, ctx: Ctx): void {
     }
   };
   const stepIds = new Set<string>();
+  // Screens only a declared outcome's rule decides (not success screens): a commit landing there needs no postcondition.
+  const decidedScreens = new Set<string>();
+  tolerant(() => {
+    const success = new Set(card.outcomes.success.screens);
+    for (const k of ['business', 'failure', 'recovery'] as const) {
+      for (const r of Object.values(card.outcomes[k])) if (!success.has(r.screen)) decidedScreens.add(r.screen);
+    }
+  });
   card.steps.forEach((s, i) => tolerant(() => {
     if (stepIds.has(s.id)) ctx.addIssue({ code: 'custom', path: ['steps', i, 'id'], message: `step id "${s.id}" is used twice` });
     stepIds.add(s.id);
@@ -587,7 +600,7 @@ function checkReferences(card: Shape, ctx: Ctx): void {
     if (s.post && s.effect.kind !== 'commit') {
       ctx.addIssue({ code: 'custom', path: ['steps', i, 'post'], message: `only a commit step may declare postconditions; "${s.id}" is ${s.effect.kind}` });
     }
-    const seen = s.effect.kind === 'commit' && !s.post?.length ? landingSeenBefore(card.steps, i) : null;
+    const seen = s.effect.kind === 'commit' && !s.post?.length ? landingSeenBefore(card.steps, i, decidedScreens) : null;
     if (seen) {
       const where = seen.step === s.id ? `the screen it started on (${seen.screen})` : `${seen.screen}, a screen the card showed before it (step "${seen.step}")`;
       ctx.addIssue({

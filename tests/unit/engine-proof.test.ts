@@ -230,6 +230,81 @@ describe('a postcondition that held before the press proves nothing', () => {
     expect([result.word, result.code]).toEqual(['UNSAFE_TO_RETRY', 'COMMIT_IN_DOUBT']);
   });
 
+  describe('on the list a dialog was opened from, which the commit closes back to', () => {
+    // The list already shows Ann Lee on another row; Save in the assign dialog closes back to the list whether the
+    // app assigned or refused (a refusal said only in a toast, which is no path).
+    const desk = (saveTo: string): MemoryApp => ({
+      screens: {
+        cases: {
+          title: 'Cases',
+          furniture: ["heading 'Cases'", 'table>row>cell'],
+          text: 'C-1 Printer on fire Ann Lee open C-2 Stolen bicycle Unassigned open',
+          elements: [{ role: 'button', name: 'Assign', on: { invoke: 'assign' } }],
+        },
+        assign: {
+          title: 'Cases',
+          furniture: ["dialog>heading 'Assign case'", "dialog>button 'Save'"],
+          elements: [{ role: 'button', name: 'Save', ancestors: ['dialog'], on: { invoke: { to: saveTo, after: 2 } } }],
+        },
+        refused: {
+          title: 'Cases',
+          furniture: ["heading 'Cases'", 'table>row>cell'],
+          text: 'Could not assign C-2: it changed. C-1 Printer on fire Ann Lee open C-2 Stolen bicycle Unassigned open',
+          elements: [{ role: 'button', name: 'Assign', on: { invoke: 'assign' } }],
+        },
+        assigned: {
+          title: 'Cases',
+          furniture: ["heading 'Cases'", 'table>row>cell'],
+          text: 'Assigned C-2 to Ann Lee C-1 Printer on fire Ann Lee open C-2 Stolen bicycle Ann Lee open',
+          elements: [{ role: 'button', name: 'Assign', on: { invoke: 'assign' } }],
+        },
+      },
+    });
+    const deskCard = (s: MemorySurface, post: { kind: 'text'; contains: string }[]): CapabilityInput => ({
+      schema: 'handrail.capability/v1',
+      id: 'assign',
+      intent: 'assign a case',
+      surface: 'browser',
+      entry: 'memory://cases',
+      inputs: { assignee: { type: 'string' } },
+      outputs: {},
+      screens: { cases: s.screenRecord('cases'), assign: s.screenRecord('assign') },
+      targets: {
+        assign: { role: 'button', name: { eq: 'Assign' }, supports: ['invoke'], ladder: [{ rung: 'role_name', cost: 100 }], fingerprint: { over: ['role'] } },
+        save: { role: 'button', name: { eq: 'Save' }, supports: ['invoke'], ladder: [{ rung: 'role_name', cost: 100 }], fingerprint: { over: ['role'] } },
+      },
+      steps: [
+        { id: 'open', screen: 'cases', op: { verb: 'invoke' }, target: 'assign', effect: { kind: 'navigate' }, settle: { kind: 'screen_is', screen: 'assign', timeout_ms: 1000 } },
+        {
+          id: 'save',
+          screen: 'assign',
+          op: { verb: 'invoke' },
+          target: 'save',
+          effect: { kind: 'commit', confirmed_by: { owner: 'o' } },
+          settle: { kind: 'screen_is', screen: 'cases', timeout_ms: 1000 },
+          expect: { screen_in: ['cases'] },
+          post,
+        },
+      ],
+      outcomes: { success: { screens: ['cases'] }, business: {}, recovery: {}, failure: {} },
+      lifecycle: { state: 'verified' },
+    });
+
+    it('a postcondition the list showed before the dialog opened proves nothing: in doubt, not SUCCESS', async () => {
+      const s = new MemorySurface(desk('refused'));
+      const { result, log } = await run(s, deskCard(s, [{ kind: 'text', contains: '{{input.assignee}}' }]), { assignee: 'Ann Lee' });
+      expect([result.word, result.code, result.at_step]).toEqual(['UNSAFE_TO_RETRY', 'COMMIT_IN_DOUBT', 'save']);
+      expect(result.message).toMatch(/already held before/);
+      expect(log).toContain('"postcondition_held_before"');
+    });
+
+    it('one the save made true (the app said it assigned) is proof: SUCCESS', async () => {
+      const s = new MemorySurface(desk('assigned'));
+      const { result } = await run(s, deskCard(s, [{ kind: 'text', contains: 'Assigned' }, { kind: 'text', contains: '{{input.assignee}}' }]), { assignee: 'Ann Lee' });
+      expect(result.word).toBe('SUCCESS');
+    });
+  });
+
   // Postconditions are read only on looks with no write out (seen failing first in session 12, kept as it.fails while
   // CASEDESK's rename-in-place card had its landing on a screen its row's focus made; docs/ARCHITECTURE.md "Settling").
   it('postconditions seen only while the request is out, then the refusal: the refusal is the word', async () => {

@@ -496,9 +496,8 @@ describe('UNSAFE_TO_RETRY', () => {
     expect((await phases(file)).filter((p) => p.startsWith('post'))).toEqual(['post dispatched']);
   });
 
-  // The in-doubt refusal of a later run does not say which commit is in doubt: the InDoubt thrown at the journal
-  // checkpoint reaches crashEnding with no commit in flight, so at_step is missing and the message reads
-  // "commit step  was dispatched". It should name the step, as the run that left it in doubt does.
+  // The in-doubt refusal of a later run names the commit an earlier run left in doubt (the InDoubt thrown at the
+  // journal checkpoint carries its step; until session 14 the message read "commit step  was dispatched").
   it('names the commit in doubt when a later run refuses to press it', async () => {
     const file = path.join(tmp, 'journal.jsonl');
     const s = new MemorySurface(bank());
@@ -718,12 +717,14 @@ describe('REFUSED, before any surface opens (runner/run.ts preflight)', () => {
 });
 
 describe('a disk that fills during a run (the evidence cannot be written)', () => {
-  /** Every evidence line after the first `ok` fails as a full disk makes it fail. */
-  function diskFullAfter(ok: number): () => void {
+  /** Every evidence line after the first `ok` (or, with `from`, from the first line of that kind on) fails as a full disk makes it fail. */
+  function diskFullAfter(ok: number, from?: string): () => void {
     let lines = 0;
+    let full = false;
     const real = Object.getOwnPropertyDescriptor(Evidence.prototype, 'append')?.value as Evidence['append'];
     Evidence.prototype.append = function (this: Evidence, kind, data) {
-      if (++lines > ok) return Promise.reject(new EvidenceError('EVIDENCE_IO', 'cannot write run.jsonl: ENOSPC'));
+      full ||= from === undefined ? ++lines > ok : kind === from;
+      if (full) return Promise.reject(new EvidenceError('EVIDENCE_IO', 'cannot write run.jsonl: ENOSPC'));
       return real.call(this, kind, data);
     };
     return () => {
@@ -776,6 +777,42 @@ describe('a disk that fills during a run (the evidence cannot be written)', () =
     }
     expect(result).toMatchObject({ word: 'FAILED', code: 'EVIDENCE_UNWRITABLE' });
     expect(result.message).toMatch(/ENOSPC/);
+  });
+
+  it('after a proven commit, its last evidence line lost: not SUCCESS without its evidence, and never pressed again', async () => {
+    const store = storeIn(path.join(tmp, 'home3'));
+    const s = new MemorySurface(bank());
+    const restore = diskFullAfter(0, 'run_end');
+    let result;
+    try {
+      result = await runWith(s, store);
+    } finally {
+      restore();
+    }
+    expect(result).toMatchObject({ word: 'UNSAFE_TO_RETRY', code: 'EVIDENCE_UNWRITABLE', outputs: { confirmation: '123456' } });
+    expect(result.message).toMatch(/^it ended as it should, but its evidence could not be written \(.*ENOSPC/);
+    const again = await runWith(s, store);
+    expect(again.word).toBe('UNSAFE_TO_RETRY');
+    expect(s.presses('F10=Post Hold')).toBe(1);
+  });
+
+  it('a receipt the journal cannot keep leaves the proven word, and a later call is never pressed again', async () => {
+    const store = storeIn(path.join(tmp, 'home4'));
+    const s = new MemorySurface(bank());
+    // The method is the sealed journal's (runner/engine/journal.ts SealedJournal), which every store's journal shares.
+    const sealed = Object.getPrototypeOf(Journal.prototype) as Journal;
+    const real = sealed.receipt;
+    sealed.receipt = () => Promise.reject(new Error('ENOSPC: no space left on device, write'));
+    let result;
+    try {
+      result = await runWith(s, store);
+    } finally {
+      sealed.receipt = real;
+    }
+    expect(result).toMatchObject({ word: 'SUCCESS', outputs: { confirmation: '123456' } });
+    const again = await runWith(s, store);
+    expect(again.word).toBe('UNSAFE_TO_RETRY');
+    expect(s.presses('F10=Post Hold')).toBe(1);
   });
 });
 

@@ -66,6 +66,14 @@ describe('capability schema', () => {
       c.steps[1]!.expect = { screen_in: ['posted_again', 'signon'] };
     });
     expect(issues.find((i) => i.path === 'steps[1].post')?.message).toMatch(/can end on signon, a screen the card showed before it \(step "enter_password"\)/);
+    // A screen only a declared outcome's rule decides (the sign-on page a session timeout shows) needs none.
+    const decided = structuredClone(minimalCard());
+    decided.steps[1]!.screen = 'posted';
+    decided.steps[1]!.settle = { kind: 'screen_in', screens: ['posted_again', 'signon'] };
+    decided.steps[1]!.expect = { screen_in: ['posted_again', 'signon'] };
+    decided.outcomes.recovery = { session_expired: { screen: 'signon', code: 'SESSION_EXPIRED' } };
+    const r = loadCapability(decided);
+    expect(r.ok ? [] : r.issues.filter((i) => i.path === 'steps[1].post')).toEqual([]);
     // Landing on its own screen is said as such.
     const own = refuse((c) => {
       c.steps[1]!.settle = { kind: 'screen_in', screens: ['posted', 'signon'] };
