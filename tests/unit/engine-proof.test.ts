@@ -233,31 +233,24 @@ describe('a postcondition that held before the press proves nothing', () => {
   describe('on the list a dialog was opened from, which the commit closes back to', () => {
     // The list already shows Ann Lee on another row; Save in the assign dialog closes back to the list whether the
     // app assigned or refused (a refusal said only in a toast, which is no path).
+    /** The case list, as the app shows it with `text` in its page (the same furniture whatever it says). */
+    const list = (text: string): MemoryApp['screens'][string] => ({
+      title: 'Cases',
+      furniture: ["heading 'Cases'", 'table>row>cell'],
+      text,
+      elements: [{ role: 'button', name: 'Assign', on: { invoke: 'assign' } }],
+    });
+    const ROWS = 'C-1 Printer on fire Ann Lee open C-2 Stolen bicycle';
     const desk = (saveTo: string): MemoryApp => ({
       screens: {
-        cases: {
-          title: 'Cases',
-          furniture: ["heading 'Cases'", 'table>row>cell'],
-          text: 'C-1 Printer on fire Ann Lee open C-2 Stolen bicycle Unassigned open',
-          elements: [{ role: 'button', name: 'Assign', on: { invoke: 'assign' } }],
-        },
+        cases: list(`${ROWS} Unassigned open`),
         assign: {
           title: 'Cases',
           furniture: ["dialog>heading 'Assign case'", "dialog>button 'Save'"],
           elements: [{ role: 'button', name: 'Save', ancestors: ['dialog'], on: { invoke: { to: saveTo, after: 2 } } }],
         },
-        refused: {
-          title: 'Cases',
-          furniture: ["heading 'Cases'", 'table>row>cell'],
-          text: 'Could not assign C-2: it changed. C-1 Printer on fire Ann Lee open C-2 Stolen bicycle Unassigned open',
-          elements: [{ role: 'button', name: 'Assign', on: { invoke: 'assign' } }],
-        },
-        assigned: {
-          title: 'Cases',
-          furniture: ["heading 'Cases'", 'table>row>cell'],
-          text: 'Assigned C-2 to Ann Lee C-1 Printer on fire Ann Lee open C-2 Stolen bicycle Ann Lee open',
-          elements: [{ role: 'button', name: 'Assign', on: { invoke: 'assign' } }],
-        },
+        refused: list(`Could not assign C-2: it changed. ${ROWS} Unassigned open`),
+        assigned: list(`Assigned C-2 to Ann Lee ${ROWS} Ann Lee open`),
       },
     });
     const deskCard = (s: MemorySurface, post: { kind: 'text'; contains: string }[]): CapabilityInput => ({
