@@ -87,6 +87,15 @@ function replay(home: string, share: string, opts: { reason?: string; card?: str
     child.on('error', fail);
     child.on('close', (code, signal) => {
       if (timer) clearTimeout(timer);
+      // A failpoint kills the runner alone: its Chromium, orphaned in the group, may still be sending the press.
+      // The group goes with it, so no browser outlives the run that started it.
+      if (signal) {
+        try {
+          process.kill(-(child.pid ?? 0), 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
       const tag = `replay-${began}-${randomBytes(3).toString('hex')}`;
       const kept = Promise.all([writeFile(join(scratch, 'logs', `${tag}.stdout`), out), writeFile(join(scratch, 'logs', `${tag}.stderr`), errText)]);
       let receipt: RunResult | null = null;
@@ -194,6 +203,19 @@ async function races(): Promise<void> {
   rows.push({ section: `races (${RACE_PROCS} processes at once; 1 key, then 2 keys)`, trials: RACE_ROUNDS * 2, outcome: tally(words), maxPresses, violations });
 }
 
+/** The bank's press count for a share once it has not changed for a second and a half (at most ten seconds). */
+async function settledPresses(share: string): Promise<number> {
+  const until = Date.now() + 10_000;
+  let seen = presses(share);
+  let since = Date.now();
+  while (Date.now() < until && Date.now() - since < 1500) {
+    await new Promise((r) => setTimeout(r, 100));
+    const now = presses(share);
+    if (now !== seen) [seen, since] = [now, Date.now()];
+  }
+  return seen;
+}
+
 /** Each damage applied to a copy of one real in-doubt journal (a run killed right after pressing Post Hold). */
 async function damage(): Promise<void> {
   bank.store.reset();
@@ -201,6 +223,10 @@ async function damage(): Promise<void> {
   const origin = await home();
   const crashed = await replay(origin, share, { env: { HANDRAIL_FAILPOINT: 'post_hold:after_act' } });
   const violations: string[] = crashed.signal === 'SIGKILL' ? [] : [`the crash run ended ${word(crashed)}`];
+  // The press the crashed run dispatched may reach the bank after its process is gone (it was in flight, or its
+  // orphaned browser sent it): count from when the bank has stopped changing, so only the damaged runs' presses count.
+  // Seen in a CI run: the crashed run's own press arrived after `before` was read and was counted as a new one.
+  const before = await settledPresses(share);
   const name = (await readdir(join(origin, 'journals'))).find((n) => n.endsWith('.jsonl')) ?? '';
   const text = await readFile(join(origin, 'journals', name), 'utf8');
   const lines = text.split('\n');
@@ -216,7 +242,6 @@ async function damage(): Promise<void> {
     ['journal deleted, head kept', () => null],
   ];
   const words: string[] = [];
-  const before = presses(share);
   for (const [what, mutate] of hurt) {
     const h = await home();
     await cp(join(origin, 'journals'), join(h, 'journals'), { recursive: true });
