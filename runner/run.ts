@@ -351,7 +351,8 @@ async function runOnce(req: RunRequest): Promise<RunResult> {
  * A run stopped by what none of its steps can meet (the disk full under its evidence, most often): a typed receipt,
  * never a rejected promise, with the word the journal proves. A commit this run dispatched and never saw land is in
  * doubt; one it saw land happened, but its evidence is incomplete, so the call must not be made blind again; with no
- * journal, a card that commits cannot say whether it pressed, and says so (docs/ARCHITECTURE.md, "The truth of the word").
+ * journal to ask, a run that dispatched a commit (`pressed`) cannot say whether it landed, and says so; one that
+ * dispatched none committed nothing (docs/ARCHITECTURE.md, "A run stopped from outside its steps").
  */
 function stoppedRun(card: Capability, runId: string, journal: KeyJournal | null, pressed: boolean, masker: Masker, e: unknown): RunResult {
   const why = masker.mask(firstLine(e));
