@@ -1,6 +1,7 @@
 // The side panel's state logic, kept out of the components so it can be tested without a browser: the new-session
 // form, what a session's record and book say to show, and what compiling a book gave.
 import { compile, cardBytes, type Hole } from '../../shared/compile/compile.ts';
+import { Postcondition } from '../../shared/schema/capability.ts';
 import type { TraceLine } from '../../shared/schema/trace.ts';
 import { PanelCommand, SessionInput, type Mode } from './messages.ts';
 import type { SessionRecord } from './store.ts';
@@ -151,12 +152,58 @@ export function toLabel(text: string): string {
     .replace(/^[^a-z]+|_+$/g, '');
 }
 
-export type CompileView = { ok: true; id: string; steps: number; notes: string[]; bytes: string } | { ok: false; holes: Hole[] };
+/**
+ * What compiling a book in the panel gave. A failing one names the commit steps that only a postcondition can let
+ * through (`needsPost`: each lands where nothing on its screen shows it did anything, or was given one the card
+ * refused), so the panel can ask for one as `handrail compile --post` does (docs/ARCHITECTURE.md, "Postconditions").
+ */
+export type CompileView = { ok: true; id: string; steps: number; notes: string[]; bytes: string } | { ok: false; holes: Hole[]; needsPost: string[] };
 
-export function compileBook(lines: readonly TraceLine[], id?: string): CompileView {
-  const r = compile(lines, id ? { id } : {});
-  if (!r.ok) return { ok: false, holes: r.holes };
+/** Postconditions a reviewer gave in the panel, by compiled step id. */
+export type PostBySteps = Readonly<Record<string, readonly Postcondition[]>>;
+
+export function compileBook(lines: readonly TraceLine[], opts: { id?: string; post?: PostBySteps } = {}): CompileView {
+  const r = compile(lines, { ...(opts.id ? { id: opts.id } : {}), ...(opts.post ? { post: opts.post } : {}) });
+  if (!r.ok) {
+    // The steps given one stay in the list: a postcondition the card refuses (a blank naming no input) is corrected
+    // where it was typed, not lost with the form.
+    const needsPost = [...new Set([...Object.keys(opts.post ?? {}), ...r.holes.flatMap((h) => (h.code === 'NO_VISIBLE_EFFECT' && h.step ? [h.step] : []))])];
+    return { ok: false, holes: r.holes, needsPost };
+  }
   return { ok: true, id: r.card.id, steps: r.card.steps.length, notes: r.notes, bytes: cardBytes(r.card) };
+}
+
+/** A postcondition as the reviewer fills it in: text the screen shows after the commit, or a control it offers. */
+export interface PostForm {
+  kind: 'text' | 'control';
+  text: string;
+  role: string;
+  name: string;
+}
+
+export const emptyPost = (): PostForm => ({ kind: 'text', text: '', role: '', name: '' });
+
+/** The postcondition a filled-in form stands for, or what is wrong with it in words for the panel. */
+export function postOf(step: string, f: PostForm): { ok: true; post: Postcondition } | { ok: false; problem: string } {
+  if (f.kind === 'text') {
+    if (!f.text.trim()) return { ok: false, problem: `Say what text the screen shows once "${step}" has worked, e.g. {{input.title}} for the added row.` };
+    return { ok: true, post: Postcondition.parse({ kind: 'text', contains: f.text }) };
+  }
+  const role = f.role.trim();
+  if (!/^[a-z]+$/.test(role)) return { ok: false, problem: `Give the role of the control "${step}" leaves on the screen in lower-case letters (e.g. link, row, button).` };
+  if (!f.name.trim()) return { ok: false, problem: `Give the name of the ${role} "${step}" leaves on the screen, e.g. {{input.title}}.` };
+  return { ok: true, post: Postcondition.parse({ kind: 'control', role, name: f.name }) };
+}
+
+/** Every form made into postconditions by step, or the first problem; steps with no form are left out. */
+export function postsOf(forms: Readonly<Record<string, PostForm>>): { ok: true; post: Record<string, Postcondition[]> } | { ok: false; problem: string } {
+  const post: Record<string, Postcondition[]> = {};
+  for (const [step, f] of Object.entries(forms)) {
+    const r = postOf(step, f);
+    if (!r.ok) return r;
+    post[step] = [r.post];
+  }
+  return { ok: true, post };
 }
 
 /** Why a capability id the reviewer typed cannot be used, in words for the panel; null when it can. */

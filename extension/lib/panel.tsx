@@ -7,7 +7,7 @@ import { blankFor } from '../../shared/schema/blanks.ts';
 import type { TraceLine } from '../../shared/schema/trace.ts';
 import { refusalLine } from '../../shared/errors.ts';
 import { Changed, CommandReply, type PanelCommand } from './messages.ts';
-import { busyOf, cardIdProblem, compileBook, emptyForm, fileStem, noteOf, sessionView, startCommand, toLabel, type CompileView, type StartForm } from './panel-state.ts';
+import { busyOf, cardIdProblem, compileBook, emptyForm, emptyPost, fileStem, noteOf, postsOf, sessionView, startCommand, toLabel, type CompileView, type PostBySteps, type PostForm, type StartForm } from './panel-state.ts';
 import { DEFAULT_BASE_URL, DEFAULT_MODEL, readSettings, saveSettings, viewOf, type SettingsView } from './settings.ts';
 import { BookStore, toJsonl, type SessionRecord } from './store.ts';
 
@@ -400,21 +400,43 @@ function Live(props: { s: SessionRecord; lines: TraceLine[]; owner: string }) {
 }
 
 function Saved(props: { store: BookStore; sessions: SessionRecord[]; onOpen: (id: string) => void; onChanged: () => void }) {
-  const [compiled, setCompiled] = useState<{ id: string; view: CompileView } | null>(null);
+  /** The last compile: its session, what it gave, and the postconditions it was given (carried into the download). */
+  const [compiled, setCompiled] = useState<{ id: string; view: CompileView; post: PostBySteps } | null>(null);
   /** The session whose Delete was pressed once: deleting asks first. */
   const [deleting, setDeleting] = useState<string | null>(null);
+  /** Postconditions being filled in, by commit step, for a book whose commits cannot show their effect. */
+  const [posts, setPosts] = useState<Record<string, PostForm>>({});
+  const [postProblem, setPostProblem] = useState<string | null>(null);
   const exportBook = async (s: SessionRecord): Promise<void> => download(`${fileStem(s)}.trace.jsonl`, toJsonl(await props.store.lines(s.id)), 'application/jsonl');
   const compileIt = async (s: SessionRecord): Promise<void> => {
     const view = compileBook(await props.store.lines(s.id));
-    setCompiled({ id: s.id, view });
+    setCompiled({ id: s.id, view, post: {} });
     setCardId(view.ok ? view.id : '');
+    setPosts(Object.fromEntries((view.ok ? [] : view.needsPost).map((step) => [step, emptyPost()])));
+    setPostProblem(null);
   };
+  /** The same book again with the postconditions filled in (as `handrail compile --post` does). */
+  const compileWithPosts = async (): Promise<void> => {
+    if (!compiled) return;
+    const given = postsOf(posts);
+    if (!given.ok) {
+      setPostProblem(given.problem);
+      return;
+    }
+    setPostProblem(null);
+    const view = compileBook(await props.store.lines(compiled.id), { post: given.post });
+    setCompiled({ id: compiled.id, view, post: given.post });
+    setCardId(view.ok ? view.id : '');
+    // A step still wanting one keeps its form; one a new hole names gets one.
+    if (!view.ok) setPosts((was) => Object.fromEntries(view.needsPost.map((step) => [step, was[step] ?? emptyPost()])));
+  };
+  const setPost = (step: string, change: Partial<PostForm>): void => setPosts((was) => ({ ...was, [step]: { ...(was[step] ?? emptyPost()), ...change } }));
   /** The capability id the reviewer may change before download; the card is compiled again under it. */
   const [cardId, setCardId] = useState('');
   const idProblem = cardIdProblem(cardId);
   const downloadCard = async (): Promise<void> => {
     if (!compiled || idProblem) return;
-    const view = compileBook(await props.store.lines(compiled.id), cardId);
+    const view = compileBook(await props.store.lines(compiled.id), { id: cardId, post: compiled.post });
     if (view.ok) download(`${view.id}.json`, view.bytes, 'application/json');
   };
   return (
@@ -474,6 +496,13 @@ function Saved(props: { store: BookStore; sessions: SessionRecord[]; onOpen: (id
               <p>
                 Compiled <b>{compiled.view.id}</b>: {compiled.view.steps} steps, a draft for review.
               </p>
+              {Object.keys(compiled.post).length > 0 && (
+                <ul data-testid="posts-given">
+                  {Object.entries(compiled.post).map(([step, list]) =>
+                    list.map((p) => <li>{p.kind === 'text' ? `after ${step} the screen shows the text "${p.contains}"` : `after ${step} the screen offers the ${p.role} "${p.name}"`}</li>),
+                  )}
+                </ul>
+              )}
               <ul>
                 {compiled.view.notes.map((n) => (
                   <li>{n}</li>
@@ -502,6 +531,44 @@ function Saved(props: { store: BookStore; sessions: SessionRecord[]; onOpen: (id
                   </li>
                 ))}
               </ul>
+              {compiled.view.needsPost.length > 0 && (
+                <div data-testid="posts">
+                  <p>
+                    A commit that lands where nothing on the screen shows it worked needs a postcondition: what the screen must show once it has. Use{' '}
+                    <code>{'{{input.name}}'}</code> for an input's value.
+                  </p>
+                  {compiled.view.needsPost.map((step) => {
+                    const f = posts[step] ?? emptyPost();
+                    return (
+                      <fieldset data-testid="post-form" data-step={step}>
+                        <legend>
+                          After <b>{step}</b> the screen shows
+                        </legend>
+                        <select data-testid="post-kind" value={f.kind} onChange={(e) => setPost(step, { kind: (e.target as HTMLSelectElement).value === 'control' ? 'control' : 'text' })}>
+                          <option value="text">the text</option>
+                          <option value="control">a control</option>
+                        </select>{' '}
+                        {f.kind === 'text' ? (
+                          <input data-testid="post-text" aria-label={`Text shown after ${step}`} value={f.text} onInput={(e) => setPost(step, { text: (e.target as HTMLInputElement).value })} />
+                        ) : (
+                          <>
+                            <input data-testid="post-role" aria-label={`Role of the control shown after ${step}`} placeholder="role, e.g. row" value={f.role} onInput={(e) => setPost(step, { role: (e.target as HTMLInputElement).value })} />{' '}
+                            <input data-testid="post-name" aria-label={`Name of the control shown after ${step}`} placeholder="name" value={f.name} onInput={(e) => setPost(step, { name: (e.target as HTMLInputElement).value })} />
+                          </>
+                        )}
+                      </fieldset>
+                    );
+                  })}
+                  {postProblem && (
+                    <p class="error" role="alert" data-testid="post-error">
+                      {postProblem}
+                    </p>
+                  )}
+                  <button data-testid="compile-with-posts" onClick={() => void compileWithPosts()}>
+                    Compile with these
+                  </button>
+                </div>
+              )}
             </>
           )}
         </div>

@@ -60,6 +60,8 @@ export interface Hole {
   line: number;
   code: HoleCode;
   message: string;
+  /** The compiled step the hole is about, where it is one a reviewer can act on by id (a commit wanting a postcondition). */
+  step?: string;
 }
 
 export interface CompileOptions {
@@ -255,8 +257,8 @@ export function entryOf(entry: string, surface: SurfaceName, blank: boolean): st
 
 export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}): CompileResult {
   const holes: Hole[] = continuityHoles(lines);
-  const hole = (line: number, code: HoleCode, message: string): void => {
-    holes.push({ line, code, message });
+  const hole = (line: number, code: HoleCode, message: string, step?: string): void => {
+    holes.push({ line, code, message, ...(step !== undefined ? { step } : {}) });
   };
   const startAt = lines.findIndex((l) => l.kind === 'start');
   const start = lines[startAt] as TraceStart | undefined;
@@ -392,7 +394,7 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
   for (const id of Object.keys(opts.post ?? {})) {
     const step = steps.find((s) => s.id === id);
     if (!step || step.effect.kind !== 'commit') {
-      hole(done.line, 'UNKNOWN_POSTCONDITION_STEP', `a postcondition was given for step "${id}", which is no commit step of this book (commits: ${commits.map((c) => c.id).join(', ') || 'none'})`);
+      hole(done.line, 'UNKNOWN_POSTCONDITION_STEP', `a postcondition was given for step "${id}", which is no commit step of this book (commits: ${commits.map((c) => c.id).join(', ') || 'none'})`, id);
     }
   }
   for (const [i, step] of steps.entries()) {
@@ -406,6 +408,7 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
         'NO_VISIBLE_EFFECT',
         `commit step "${step.id}" ends on ${where}: nothing on the screen shows it did anything. ` +
           `Supply a postcondition for it (handrail compile --post '${step.id}=text:{{input.<name>}}'), e.g. the added row's text`,
+        step.id,
       );
     }
   }

@@ -1,9 +1,12 @@
 // A clerk records, and a model drives, the verbs a page script cannot fake in the extension — Enter in a field (adding an item, submitting a form), a row's action revealed by hovering, a pick in a custom combobox — done with trusted input (chrome.debugger); the page's own state proves each happened and the recorded card replays.
+import { readFile, writeFile } from 'node:fs/promises';
 import { test, expect, type Page } from '@playwright/test';
+import { Capability } from '../../shared/schema/capability.ts';
+import { handrail } from './support/cli.ts';
 import { parseScript } from '../../shared/author/scripted.ts';
 import { startFakeAnthropic } from '../fixtures/fake-anthropic.ts';
 import { serveFixtures, type FixtureServer } from '../fixtures/server.ts';
-import { actsOf, answer, book, exportBook, exportCompileReplay, labelScreen, launchWithExtension, openPanel, parseBook, startModelSession, startSession, type Loaded, finishSession } from '../fixtures/extension/harness.ts';
+import { actsOf, answer, replayWithRunner, book, exportBook, exportCompileReplay, labelScreen, launchWithExtension, openPanel, parseBook, startModelSession, startSession, type Loaded, finishSession } from '../fixtures/extension/harness.ts';
 
 const API_KEY = `sk-fake-${Math.random().toString(36).slice(2, 10)}`;
 const GOAL = 'Add an item, delete "Buy milk", assign the list to Sam Okafor and search for milk';
@@ -162,3 +165,64 @@ test('model mode: a scripted model presses Enter, hovers, deletes, picks and sub
     await fake.close();
   }
 });
+
+test('a commit that stays on its screen is refused in the panel until the reviewer says what must show after it; the card carries it, byte for byte what handrail compile --post gives', async () => {
+  test.setTimeout(180_000);
+  const page = await ext.context.newPage();
+  await page.goto(`${server.url}/verbs.html`);
+  const panel = await openPanel(ext, server.url);
+  await startSession(panel, { mode: 'record', goal: 'Add an item to the list', owner: 'Dana Clerk', inputs: [{ name: 'item', value: 'Feed the cat' }] });
+  await labelScreen(panel, 'list', 'Verbs');
+  // The owner calls adding the item a commit; the list it lands on is the list it started on.
+  await page.locator('#new-item').click();
+  await page.keyboard.type('Feed the cat');
+  await page.keyboard.press('Enter');
+  await answer(panel, "textbox 'New item'", 'commit');
+  await expect.poll(async () => (await pageState(page)).items).toEqual(['Buy milk', 'Walk the dog', 'Feed the cat']);
+  await expect(book(panel).last()).toContainText('Enter', { timeout: 20_000 });
+  await finishSession(panel);
+
+  await panel.getByTestId('saved-compile').first().click();
+  await expect(panel.getByTestId('holes')).toContainText('NO_VISIBLE_EFFECT');
+  await expect(panel.getByTestId('download-card')).toHaveCount(0);
+  const form = panel.getByTestId('post-form');
+  await expect(form).toHaveCount(1);
+  const step = await form.getAttribute('data-step');
+  expect(step).toMatch(/^[a-z][a-z0-9_]*$/);
+  // Left empty, the form says what is missing and compiles nothing.
+  await panel.getByTestId('compile-with-posts').click();
+  await expect(panel.getByTestId('post-error')).toContainText(`Say what text the screen shows once "${step}" has worked`);
+  await expect(panel.getByTestId('holes')).toContainText('NO_VISIBLE_EFFECT');
+  // A blank naming no input is refused by the card, and the form stays to be corrected, what was typed kept.
+  await form.getByTestId('post-text').fill('{{input.itme}}');
+  await panel.getByTestId('compile-with-posts').click();
+  await expect(panel.getByTestId('holes')).toContainText('{{input.itme}} names no declared input');
+  await expect(panel.getByTestId('post-form').getByTestId('post-text')).toHaveValue('{{input.itme}}');
+  await panel.getByTestId('post-form').getByTestId('post-text').fill('{{input.item}}');
+  await panel.getByTestId('compile-with-posts').click();
+  await expect(panel.getByTestId('download-card')).toBeVisible();
+  await expect(panel.getByTestId('posts-given')).toContainText(`after ${step} the screen shows the text "{{input.item}}"`);
+  await panel.getByTestId('card-id').fill('add_item');
+  const [download] = await Promise.all([panel.waitForEvent('download'), panel.getByTestId('download-card').click()]);
+  const fromPanel = await readFile(await download.path(), 'utf8');
+  const card = Capability.parse(JSON.parse(fromPanel));
+  expect(card.steps.find((s) => s.id === step)?.post).toEqual([{ kind: 'text', contains: '{{input.item}}' }]);
+
+  // The CLI, given the same book and the same postcondition, writes the same bytes.
+  const bookFile = test.info().outputPath('add.trace.jsonl');
+  const cardFile = test.info().outputPath('add_item.json');
+  await writeFile(bookFile, await exportBook(panel));
+  const refused = await handrail(['compile', bookFile, '--id', 'add_item', '--out', cardFile], { ...process.env });
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toContain('NO_VISIBLE_EFFECT');
+  const cli = await handrail(['compile', bookFile, '--id', 'add_item', '--post', `${step}=text:{{input.item}}`, '--out', cardFile], { ...process.env });
+  expect(cli.code, cli.stderr).toBe(0);
+  expect(fromPanel).toBe(await readFile(cardFile, 'utf8'));
+
+  // The card the panel made replays: the added item is what proves the commit did something.
+  const result = await replayWithRunner(card, { inputs: { item: 'Water the plants' }, baseUrl: server.url, evidenceDir: test.info().outputPath('evidence-add') });
+  expect(result).toMatchObject({ word: 'SUCCESS', llm_calls: 0 });
+  await page.close();
+  await panel.close();
+});
+

@@ -1,11 +1,14 @@
 // The side panel's logic without a browser: the new-session form says what is wrong in a clerk's words, a
 // session's phase and book read as the panel shows them, a typed value equal to an input becomes its blank, and
 // compiling in the panel shows the holes.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { busyOf, cardIdProblem, compileBook, describeLine, emptyForm, fileStem, noteOf, phaseOf, plainLine, sessionView, startCommand, toLabel } from '../../extension/lib/panel-state.ts';
+import { busyOf, cardIdProblem, compileBook, describeLine, emptyForm, emptyPost, fileStem, noteOf, phaseOf, plainLine, postOf, postsOf, sessionView, startCommand, toLabel } from '../../extension/lib/panel-state.ts';
 import { valueForGuard } from '../../extension/lib/record.ts';
 import type { SessionRecord } from '../../extension/lib/store.ts';
-import { TRACE_SCHEMA_ID, type TraceLine } from '../../shared/schema/trace.ts';
+import { Capability } from '../../shared/schema/capability.ts';
+import { TRACE_SCHEMA_ID, TraceLine, type TraceAct } from '../../shared/schema/trace.ts';
 
 const form = () => ({
   ...emptyForm(),
@@ -175,6 +178,51 @@ describe('compiling in the panel', () => {
     const r = compileBook([{ seq: 1, at: 't', kind: 'start', schema: TRACE_SCHEMA_ID, goal: 'g', entry: 'http://x/', inputs: [], walker: 'w', author: { kind: 'human' } }]);
     expect(r.ok).toBe(false);
     expect(!r.ok && r.holes.map((h) => h.code)).toContain('NO_FINISH');
+  });
+
+  /** PLUMBLINE's book as if F10=Post Hold had left the review showing: its screen cannot show the hold was posted. */
+  function stuckBook(): TraceLine[] {
+    const lines = readFileSync(fileURLToPath(new URL('../fixtures/author/plumbline.trace.jsonl', import.meta.url)), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => TraceLine.parse(JSON.parse(l)));
+    const i = lines.findIndex((l) => l.kind === 'act' && l.effect.kind === 'commit');
+    const commit = lines[i] as TraceAct;
+    commit.after = { ...commit.before };
+    const finish = lines.find((l) => l.kind === 'finish');
+    if (!finish || finish.kind !== 'finish') throw new Error('the fixture book has no finish');
+    return [...lines.slice(0, i + 1), { ...finish, label: 'hold_review', screen: commit.before }].map((l, n) => ({ ...l, seq: n + 1 }));
+  }
+
+  it('asks for a postcondition for a commit that cannot show its effect, and compiles once one is given, into the card it downloads', () => {
+    const stuck = compileBook(stuckBook());
+    if (stuck.ok) throw new Error('a commit that stays on its screen compiled without a postcondition');
+    expect(stuck.holes.map((h) => h.code)).toContain('NO_VISIBLE_EFFECT');
+    expect(stuck.needsPost).toEqual(['post_hold']);
+    const given = postsOf({ post_hold: { ...emptyPost(), text: 'HOLD POSTED' } });
+    if (!given.ok) throw new Error(given.problem);
+    const card = compileBook(stuckBook(), { id: 'stuck_hold', post: given.post });
+    if (!card.ok) throw new Error(JSON.stringify(card.holes));
+    const parsed = Capability.parse(JSON.parse(card.bytes));
+    expect(parsed.id).toBe('stuck_hold');
+    expect(parsed.steps.find((s) => s.id === 'post_hold')?.post).toEqual([{ kind: 'text', contains: 'HOLD POSTED' }]);
+    // A postcondition the card refuses (a blank naming no input) keeps its step's form, with the reason in the holes.
+    const bad = compileBook(stuckBook(), { post: { post_hold: [{ kind: 'text', contains: '{{input.nope}}' }] } });
+    expect(bad.ok ? [] : bad.needsPost).toEqual(['post_hold']);
+    expect(bad.ok ? '' : bad.holes.map((h) => h.message).join('\n')).toContain('{{input.nope}} names no declared input');
+    // A book whose commits show their effect asks for none.
+    const fine = compileBook(stuckBook().slice(0, 3));
+    expect(fine.ok ? [] : fine.needsPost).toEqual([]);
+  });
+
+  it('says what is missing from a postcondition the reviewer left half filled in, and takes a control by role and name', () => {
+    expect(postOf('post_hold', emptyPost())).toEqual({ ok: false, problem: expect.stringMatching(/Say what text the screen shows once "post_hold" has worked/) });
+    expect(postOf('post_hold', { ...emptyPost(), text: '   ' }).ok).toBe(false);
+    expect(postOf('assign', { kind: 'control', text: '', role: 'Row!', name: 'x' })).toEqual({ ok: false, problem: expect.stringMatching(/role .* lower-case letters/) });
+    expect(postOf('assign', { kind: 'control', text: '', role: 'row', name: ' ' })).toEqual({ ok: false, problem: expect.stringMatching(/Give the name of the row "assign"/) });
+    expect(postOf('assign', { kind: 'control', text: 'ignored', role: ' row ', name: '{{input.case_id}}' })).toEqual({ ok: true, post: { kind: 'control', role: 'row', name: '{{input.case_id}}' } });
+    // One bad form stops the lot: nothing is compiled with half the postconditions.
+    expect(postsOf({ a: { ...emptyPost(), text: 'ok' }, b: emptyPost() }).ok).toBe(false);
   });
 });
 
