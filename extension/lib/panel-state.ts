@@ -1,7 +1,8 @@
 // The side panel's state logic, kept out of the components so it can be tested without a browser: the new-session
 // form, what a session's record and book say to show, and what compiling a book gave.
 import { compile, cardBytes, type Hole } from '../../shared/compile/compile.ts';
-import { Postcondition } from '../../shared/schema/capability.ts';
+import { postconditionOf, type PostWords } from '../../shared/compile/post.ts';
+import type { Postcondition } from '../../shared/schema/capability.ts';
 import type { TraceLine } from '../../shared/schema/trace.ts';
 import { PanelCommand, SessionInput, type Mode } from './messages.ts';
 import type { SessionRecord } from './store.ts';
@@ -153,55 +154,52 @@ export function toLabel(text: string): string {
 }
 
 /**
- * What compiling a book in the panel gave. A failing one names the commit steps that only a postcondition can let
- * through (`needsPost`: each lands where nothing on its screen shows it did anything, or was given one the card
- * refused), so the panel can ask for one as `handrail compile --post` does (docs/ARCHITECTURE.md, "Postconditions").
+ * What compiling a book in the panel gave. A failing one names the commit steps a postcondition is wanted for
+ * (`needsPost`: each lands where nothing on its screen shows it did anything, or was given one the card refused), so
+ * the panel can ask for them as `handrail compile --post` takes them (docs/ARCHITECTURE.md, "Postconditions");
+ * `inputs` are the book's inputs a postcondition may name as blanks.
  */
-export type CompileView = { ok: true; id: string; steps: number; notes: string[]; bytes: string } | { ok: false; holes: Hole[]; needsPost: string[] };
+export type CompileView =
+  | { ok: true; id: string; steps: number; notes: string[]; bytes: string; inputs: string[] }
+  | { ok: false; holes: Hole[]; needsPost: string[]; inputs: string[] };
 
 /** Postconditions a reviewer gave in the panel, by compiled step id. */
 export type PostBySteps = Readonly<Record<string, readonly Postcondition[]>>;
 
 export function compileBook(lines: readonly TraceLine[], opts: { id?: string; post?: PostBySteps } = {}): CompileView {
+  const start = lines.find((l) => l.kind === 'start');
+  const inputs = start?.kind === 'start' ? start.inputs.map((i) => i.name) : [];
   const r = compile(lines, { ...(opts.id ? { id: opts.id } : {}), ...(opts.post ? { post: opts.post } : {}) });
   if (!r.ok) {
-    // The steps given one stay in the list: a postcondition the card refuses (a blank naming no input) is corrected
-    // where it was typed, not lost with the form.
-    const needsPost = [...new Set([...Object.keys(opts.post ?? {}), ...r.holes.flatMap((h) => (h.code === 'NO_VISIBLE_EFFECT' && h.step ? [h.step] : []))])];
-    return { ok: false, holes: r.holes, needsPost };
+    const needsPost = [...new Set(r.holes.flatMap((h) => (h.step && (h.code === 'NO_VISIBLE_EFFECT' || h.code === 'INVALID_CARD') ? [h.step] : [])))];
+    return { ok: false, holes: r.holes, needsPost, inputs };
   }
-  return { ok: true, id: r.card.id, steps: r.card.steps.length, notes: r.notes, bytes: cardBytes(r.card) };
+  return { ok: true, id: r.card.id, steps: r.card.steps.length, notes: r.notes, bytes: cardBytes(r.card), inputs };
 }
 
-/** A postcondition as the reviewer fills it in: text the screen shows after the commit, or a control it offers. */
-export interface PostForm {
-  kind: 'text' | 'control';
-  text: string;
-  role: string;
-  name: string;
-}
+/** A postcondition as the reviewer fills it in (shared/compile/post.ts, the same words `--post` takes). */
+export type PostForm = PostWords;
 
 export const emptyPost = (): PostForm => ({ kind: 'text', text: '', role: '', name: '' });
 
+/** A postcondition as the form shows it again (after a compile, to be changed). */
+export const formOf = (p: Postcondition): PostForm => (p.kind === 'text' ? { ...emptyPost(), text: p.contains } : { kind: 'control', text: '', role: p.role, name: p.name });
+
 /** The postcondition a filled-in form stands for, or what is wrong with it in words for the panel. */
 export function postOf(step: string, f: PostForm): { ok: true; post: Postcondition } | { ok: false; problem: string } {
-  if (f.kind === 'text') {
-    if (!f.text.trim()) return { ok: false, problem: `Say what text the screen shows once "${step}" has worked, e.g. {{input.title}} for the added row.` };
-    return { ok: true, post: Postcondition.parse({ kind: 'text', contains: f.text }) };
-  }
-  const role = f.role.trim();
-  if (!/^[a-z]+$/.test(role)) return { ok: false, problem: `Give the role of the control "${step}" leaves on the screen in lower-case letters (e.g. link, row, button).` };
-  if (!f.name.trim()) return { ok: false, problem: `Give the name of the ${role} "${step}" leaves on the screen, e.g. {{input.title}}.` };
-  return { ok: true, post: Postcondition.parse({ kind: 'control', role, name: f.name }) };
+  const r = postconditionOf(f);
+  return r.ok ? r : { ok: false, problem: `After "${step}": ${r.problem}.` };
 }
 
-/** Every form made into postconditions by step, or the first problem; steps with no form are left out. */
-export function postsOf(forms: Readonly<Record<string, PostForm>>): { ok: true; post: Record<string, Postcondition[]> } | { ok: false; problem: string } {
+/** Every step's forms made into postconditions, or the first problem; a step with no forms is left out. */
+export function postsOf(forms: Readonly<Record<string, readonly PostForm[]>>): { ok: true; post: Record<string, Postcondition[]> } | { ok: false; problem: string } {
   const post: Record<string, Postcondition[]> = {};
-  for (const [step, f] of Object.entries(forms)) {
-    const r = postOf(step, f);
-    if (!r.ok) return r;
-    post[step] = [r.post];
+  for (const [step, list] of Object.entries(forms)) {
+    for (const f of list) {
+      const r = postOf(step, f);
+      if (!r.ok) return r;
+      (post[step] ??= []).push(r.post);
+    }
   }
   return { ok: true, post };
 }

@@ -1,13 +1,13 @@
 // The side panel (Preact). It reads sessions and books straight from IndexedDB and sends commands to the worker;
 // it never holds the API key (only whether one is saved) and shows secrets only as their blanks.
-import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { browser } from 'wxt/browser';
 import type { BookEdit } from '../../shared/author/book-edit.ts';
 import { blankFor } from '../../shared/schema/blanks.ts';
 import type { TraceLine } from '../../shared/schema/trace.ts';
 import { refusalLine } from '../../shared/errors.ts';
 import { Changed, CommandReply, type PanelCommand } from './messages.ts';
-import { busyOf, cardIdProblem, compileBook, emptyForm, emptyPost, fileStem, noteOf, postsOf, sessionView, startCommand, toLabel, type CompileView, type PostBySteps, type PostForm, type StartForm } from './panel-state.ts';
+import { busyOf, cardIdProblem, compileBook, emptyForm, emptyPost, fileStem, formOf, noteOf, postsOf, sessionView, startCommand, toLabel, type CompileView, type PostBySteps, type PostForm, type StartForm } from './panel-state.ts';
 import { DEFAULT_BASE_URL, DEFAULT_MODEL, readSettings, saveSettings, viewOf, type SettingsView } from './settings.ts';
 import { BookStore, toJsonl, type SessionRecord } from './store.ts';
 
@@ -399,21 +399,129 @@ function Live(props: { s: SessionRecord; lines: TraceLine[]; owner: string }) {
   );
 }
 
+/**
+ * The postconditions a reviewer gives for commits that cannot show their effect by their screen: per step, one or
+ * more, each the text the screen shows once it worked or a control (role and name) it offers.
+ */
+function PostForms(props: {
+  steps: string[];
+  posts: Record<string, PostForm[]>;
+  inputs: string[];
+  problem: string | null;
+  changed: boolean;
+  onEdit: (change: (was: Record<string, PostForm[]>) => Record<string, PostForm[]>) => void;
+  onCompile: () => void;
+}) {
+  const set = (step: string, i: number, change: Partial<PostForm>): void =>
+    props.onEdit((was) => ({ ...was, [step]: (was[step] ?? [emptyPost()]).map((f, j) => (j === i ? { ...f, ...change } : f)) }));
+  const blanks = props.inputs.map((n) => `{{input.${n}}}`).join(', ');
+  return (
+    <div data-testid="posts">
+      <p>
+        A commit that lands where nothing on the screen shows it worked needs a postcondition: what the screen must show once it has.
+        {blanks ? ` An input's value is written as its blank: ${blanks}.` : ''}
+      </p>
+      {props.steps.map((step) => {
+        const list = props.posts[step]?.length ? (props.posts[step] as PostForm[]) : [emptyPost()];
+        return (
+          <fieldset data-testid="post-form" data-step={step}>
+            <legend>
+              After <b>{step}</b> the screen shows
+            </legend>
+            {list.map((f, i) => (
+              <div data-testid="post-row">
+                <select
+                  data-testid="post-kind"
+                  aria-label={`Kind of postcondition ${i + 1} after ${step}`}
+                  value={f.kind}
+                  onChange={(e) => set(step, i, { kind: (e.target as HTMLSelectElement).value === 'control' ? 'control' : 'text' })}
+                >
+                  <option value="text">the text</option>
+                  <option value="control">a control</option>
+                </select>{' '}
+                {f.kind === 'text' ? (
+                  <input
+                    data-testid="post-text"
+                    aria-label={`Text shown after ${step}`}
+                    aria-describedby={props.problem ? 'post-error' : undefined}
+                    value={f.text}
+                    onInput={(e) => set(step, i, { text: (e.target as HTMLInputElement).value })}
+                  />
+                ) : (
+                  <>
+                    <input
+                      data-testid="post-role"
+                      aria-label={`Role of the control shown after ${step}`}
+                      aria-describedby={props.problem ? 'post-error' : undefined}
+                      placeholder="role, e.g. row"
+                      value={f.role}
+                      onInput={(e) => set(step, i, { role: (e.target as HTMLInputElement).value })}
+                    />{' '}
+                    <input
+                      data-testid="post-name"
+                      aria-label={`Name of the control shown after ${step}`}
+                      aria-describedby={props.problem ? 'post-error' : undefined}
+                      placeholder="name"
+                      value={f.name}
+                      onInput={(e) => set(step, i, { name: (e.target as HTMLInputElement).value })}
+                    />
+                  </>
+                )}{' '}
+                {list.length > 1 && (
+                  <button data-testid="post-remove" aria-label={`Remove postcondition ${i + 1} after ${step}`} onClick={() => props.onEdit((was) => ({ ...was, [step]: list.filter((_, j) => j !== i) }))}>
+                    Remove
+                  </button>
+                )}
+              </div>
+            ))}
+            <button data-testid="post-add" onClick={() => props.onEdit((was) => ({ ...was, [step]: [...list, emptyPost()] }))}>
+              Add another
+            </button>
+          </fieldset>
+        );
+      })}
+      {props.problem && (
+        <p class="error" role="alert" id="post-error" data-testid="post-error">
+          {props.problem}
+        </p>
+      )}
+      <button data-testid="compile-with-posts" onClick={props.onCompile}>
+        Compile with these
+      </button>
+    </div>
+  );
+}
+
 function Saved(props: { store: BookStore; sessions: SessionRecord[]; onOpen: (id: string) => void; onChanged: () => void }) {
   /** The last compile: its session, what it gave, and the postconditions it was given (carried into the download). */
   const [compiled, setCompiled] = useState<{ id: string; view: CompileView; post: PostBySteps } | null>(null);
   /** The session whose Delete was pressed once: deleting asks first. */
   const [deleting, setDeleting] = useState<string | null>(null);
-  /** Postconditions being filled in, by commit step, for a book whose commits cannot show their effect. */
-  const [posts, setPosts] = useState<Record<string, PostForm>>({});
+  /** Postconditions being filled in, by commit step (several each, as `--post` may be repeated). */
+  const [posts, setPosts] = useState<Record<string, PostForm[]>>({});
+  /** What is wrong with the forms, or with a download that could not be made; null when nothing is. */
   const [postProblem, setPostProblem] = useState<string | null>(null);
+  const [downloadProblem, setDownloadProblem] = useState<string | null>(null);
+  /** The forms changed since the last compile: the download would not carry them, so it waits for a compile. */
+  const [postsChanged, setPostsChanged] = useState(false);
+  /** Each compile's number: a slow one that a later Compile overtook does not overwrite what the later one showed. */
+  const latest = useRef(0);
   const exportBook = async (s: SessionRecord): Promise<void> => download(`${fileStem(s)}.trace.jsonl`, toJsonl(await props.store.lines(s.id)), 'application/jsonl');
-  const compileIt = async (s: SessionRecord): Promise<void> => {
-    const view = compileBook(await props.store.lines(s.id));
-    setCompiled({ id: s.id, view, post: {} });
+  const show = (id: string, view: CompileView, post: PostBySteps, forms: Record<string, PostForm[]>): void => {
+    setCompiled({ id, view, post });
     setCardId(view.ok ? view.id : '');
-    setPosts(Object.fromEntries((view.ok ? [] : view.needsPost).map((step) => [step, emptyPost()])));
+    // A step the compiler asks about gets a form; one given before keeps what was typed.
+    const wanted = view.ok ? [] : view.needsPost;
+    setPosts({ ...forms, ...Object.fromEntries(wanted.filter((step) => !forms[step]?.length).map((step) => [step, [emptyPost()]])) });
+    setPostsChanged(false);
+    setDownloadProblem(null);
+  };
+  const compileIt = async (s: SessionRecord): Promise<void> => {
+    const mine = ++latest.current;
+    const view = compileBook(await props.store.lines(s.id));
+    if (mine !== latest.current) return;
     setPostProblem(null);
+    show(s.id, view, {}, {});
   };
   /** The same book again with the postconditions filled in (as `handrail compile --post` does). */
   const compileWithPosts = async (): Promise<void> => {
@@ -424,21 +532,36 @@ function Saved(props: { store: BookStore; sessions: SessionRecord[]; onOpen: (id
       return;
     }
     setPostProblem(null);
+    const mine = ++latest.current;
     const view = compileBook(await props.store.lines(compiled.id), { post: given.post });
-    setCompiled({ id: compiled.id, view, post: given.post });
-    setCardId(view.ok ? view.id : '');
-    // A step still wanting one keeps its form; one a new hole names gets one.
-    if (!view.ok) setPosts((was) => Object.fromEntries(view.needsPost.map((step) => [step, was[step] ?? emptyPost()])));
+    if (mine !== latest.current) return;
+    show(compiled.id, view, given.post, Object.fromEntries(Object.entries(given.post).map(([step, list]) => [step, list.map(formOf)])));
   };
-  const setPost = (step: string, change: Partial<PostForm>): void => setPosts((was) => ({ ...was, [step]: { ...(was[step] ?? emptyPost()), ...change } }));
+  const editPosts = (change: (was: Record<string, PostForm[]>) => Record<string, PostForm[]>): void => {
+    setPosts(change);
+    setPostsChanged(true);
+  };
   /** The capability id the reviewer may change before download; the card is compiled again under it. */
   const [cardId, setCardId] = useState('');
   const idProblem = cardIdProblem(cardId);
   const downloadCard = async (): Promise<void> => {
-    if (!compiled || idProblem) return;
+    if (!compiled || idProblem || postsChanged) return;
     const view = compileBook(await props.store.lines(compiled.id), { id: cardId, post: compiled.post });
     if (view.ok) download(`${view.id}.json`, view.bytes, 'application/json');
+    else setDownloadProblem(`Not downloaded: under this id the card does not compile: ${view.holes.map((h) => `${h.code} — ${h.message}`).join('; ')}`);
   };
+  const postSteps = compiled ? [...new Set([...Object.keys(compiled.post), ...(compiled.view.ok ? [] : compiled.view.needsPost)])] : [];
+  const forms = compiled && postSteps.length > 0 && (
+    <PostForms
+      steps={postSteps}
+      posts={posts}
+      inputs={compiled.view.inputs}
+      problem={postProblem}
+      changed={postsChanged}
+      onEdit={editPosts}
+      onCompile={() => void compileWithPosts()}
+    />
+  );
   return (
     <section data-testid="saved">
       <h2>Saved traces</h2>
@@ -503,6 +626,7 @@ function Saved(props: { store: BookStore; sessions: SessionRecord[]; onOpen: (id
                   )}
                 </ul>
               )}
+              {forms}
               <ul>
                 {compiled.view.notes.map((n) => (
                   <li>{n}</li>
@@ -517,9 +641,15 @@ function Saved(props: { store: BookStore; sessions: SessionRecord[]; onOpen: (id
                   {idProblem}
                 </p>
               )}
-              <button data-testid="download-card" disabled={idProblem !== null} onClick={() => void downloadCard()}>
+              <button data-testid="download-card" disabled={idProblem !== null || postsChanged} onClick={() => void downloadCard()}>
                 Download draft card
               </button>
+              {postsChanged && <p class="note">The postconditions changed: compile with them before the card is downloaded.</p>}
+              {downloadProblem && (
+                <p class="error" role="alert" data-testid="download-error">
+                  {downloadProblem}
+                </p>
+              )}
             </>
           ) : (
             <>
@@ -531,44 +661,7 @@ function Saved(props: { store: BookStore; sessions: SessionRecord[]; onOpen: (id
                   </li>
                 ))}
               </ul>
-              {compiled.view.needsPost.length > 0 && (
-                <div data-testid="posts">
-                  <p>
-                    A commit that lands where nothing on the screen shows it worked needs a postcondition: what the screen must show once it has. Use{' '}
-                    <code>{'{{input.name}}'}</code> for an input's value.
-                  </p>
-                  {compiled.view.needsPost.map((step) => {
-                    const f = posts[step] ?? emptyPost();
-                    return (
-                      <fieldset data-testid="post-form" data-step={step}>
-                        <legend>
-                          After <b>{step}</b> the screen shows
-                        </legend>
-                        <select data-testid="post-kind" value={f.kind} onChange={(e) => setPost(step, { kind: (e.target as HTMLSelectElement).value === 'control' ? 'control' : 'text' })}>
-                          <option value="text">the text</option>
-                          <option value="control">a control</option>
-                        </select>{' '}
-                        {f.kind === 'text' ? (
-                          <input data-testid="post-text" aria-label={`Text shown after ${step}`} value={f.text} onInput={(e) => setPost(step, { text: (e.target as HTMLInputElement).value })} />
-                        ) : (
-                          <>
-                            <input data-testid="post-role" aria-label={`Role of the control shown after ${step}`} placeholder="role, e.g. row" value={f.role} onInput={(e) => setPost(step, { role: (e.target as HTMLInputElement).value })} />{' '}
-                            <input data-testid="post-name" aria-label={`Name of the control shown after ${step}`} placeholder="name" value={f.name} onInput={(e) => setPost(step, { name: (e.target as HTMLInputElement).value })} />
-                          </>
-                        )}
-                      </fieldset>
-                    );
-                  })}
-                  {postProblem && (
-                    <p class="error" role="alert" data-testid="post-error">
-                      {postProblem}
-                    </p>
-                  )}
-                  <button data-testid="compile-with-posts" onClick={() => void compileWithPosts()}>
-                    Compile with these
-                  </button>
-                </div>
-              )}
+              {forms}
             </>
           )}
         </div>

@@ -2,6 +2,7 @@
 // its book line, and the exit code is non-zero; the card is written only when there is none.
 import { writeFile } from 'node:fs/promises';
 import { cardBytes, compile, type CompileOptions } from '../../shared/compile/compile.ts';
+import { postconditionOf } from '../../shared/compile/post.ts';
 import type { Postcondition } from '../../shared/schema/capability.ts';
 import { readBook } from '../author/book.ts';
 import { UsageError } from './errors.ts';
@@ -13,21 +14,19 @@ export interface CompileFlags {
   post?: string[];
 }
 
-/** Parses `--post step=text:{{input.note}}` / `--post step=control:link:{{input.note}}` into postconditions by step. */
+/** Parses `--post step=text:{{input.note}}` / `--post step=control:link:{{input.note}}` into postconditions by step
+ *  (shared/compile/post.ts makes each, as the extension's panel does). */
 export function parsePost(specs: readonly string[] = []): Record<string, Postcondition[]> {
   const out: Record<string, Postcondition[]> = {};
   for (const spec of specs) {
-    const m = /^([a-z][a-z0-9_]*)=(text|control):(.+)$/s.exec(spec);
+    const m = /^([a-z][a-z0-9_]*)=(text|control):(.*)$/s.exec(spec);
     if (!m) throw new UsageError(`--post expects step=text:WORDS or step=control:ROLE:NAME, got "${spec.length > 60 ? `${spec.slice(0, 60)}…` : spec}"`);
-    const [, step, kind, rest] = m as unknown as [string, string, string, string];
-    let p: Postcondition;
-    if (kind === 'text') p = { kind: 'text', contains: rest };
-    else {
-      const i = rest.indexOf(':');
-      if (i <= 0 || i === rest.length - 1) throw new UsageError(`--post ${step}=control: expects ROLE:NAME, got "${rest}"`);
-      p = { kind: 'control', role: rest.slice(0, i), name: rest.slice(i + 1) };
-    }
-    (out[step] ??= []).push(p);
+    const [, step, kind, rest] = m as unknown as [string, string, 'text' | 'control', string];
+    const i = rest.indexOf(':');
+    if (kind === 'control' && i < 0) throw new UsageError(`--post ${step}=control: expects ROLE:NAME, got "${rest}"`);
+    const r = postconditionOf(kind === 'text' ? { kind, text: rest, role: '', name: '' } : { kind, text: '', role: rest.slice(0, i), name: rest.slice(i + 1) });
+    if (!r.ok) throw new UsageError(`--post ${step}=${kind}: ${r.problem}`);
+    (out[step] ??= []).push(r.post);
   }
   return out;
 }

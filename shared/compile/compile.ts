@@ -460,11 +460,16 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
   if (!parsed.success) {
     return {
       ok: false,
-      holes: parsed.error.issues.map((x) => ({
-        line: done.line,
-        code: 'INVALID_CARD' as const,
-        message: `the compiled card does not load: ${x.path.join('.')}: ${x.message}`,
-      })),
+      holes: parsed.error.issues.map((x) => {
+        // An issue inside a step (a postcondition the reviewer gave, most often) names that step, for the panel's form.
+        const step = x.path[0] === 'steps' && typeof x.path[1] === 'number' ? steps[x.path[1]]?.id : undefined;
+        return {
+          line: done.line,
+          code: 'INVALID_CARD' as const,
+          message: `the compiled card does not load: ${x.path.join('.')}${step ? ` (step "${step}")` : ''}: ${x.message}`,
+          ...(step ? { step } : {}),
+        };
+      }),
     };
   }
   return { ok: true, card: parsed.data, notes };

@@ -166,9 +166,20 @@ export type Expect = z.infer<typeof Expect>;
  * blanks (`{{input.note}}`). `text`: the screen text contains it; `control`: a control with this role and
  * name (and, when given, inside a scope whose names match) is on the screen.
  */
+/** A postcondition's words: the walker's names and screen text are trimmed, so words with a space at either end never match. */
+const PostWords = z
+  .string()
+  .min(1)
+  .refine((t) => t.trim() === t && t.trim() !== '', { message: 'must not be blank or begin or end with a space (screen text and names are compared trimmed, so it could never match)' });
+
 export const Postcondition = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('text'), contains: z.string().min(1) }),
-  z.strictObject({ kind: z.literal('control'), role: z.string().min(1), name: z.string().min(1), scope: z.array(ScopeLink).optional() }),
+  z.strictObject({ kind: z.literal('text'), contains: PostWords }),
+  z.strictObject({
+    kind: z.literal('control'),
+    role: z.string().regex(/^[a-z]+$/, 'expected a role in lower-case letters (button, link, row, …)'),
+    name: PostWords,
+    scope: z.array(ScopeLink).optional(),
+  }),
 ]);
 export type Postcondition = z.infer<typeof Postcondition>;
 
@@ -489,6 +500,12 @@ function checkBlanks(card: Shape, ctx: Ctx): void {
       else {
         check(p.name, ['steps', i, 'post', j, 'name'], false);
         p.scope?.forEach((l, k) => check(l.name, ['steps', i, 'post', j, 'scope', k, 'name'], false));
+      }
+      // Compared against the page's text and named in the evidence when it fails: a secret never proves a commit.
+      for (const b of blanksIn(p.kind === 'text' ? p.contains : [p.name, ...(p.scope ?? []).map((l) => l.name)].join(' '))) {
+        if (b.source === 'input' && card.inputs[b.name]?.secret) {
+          ctx.addIssue({ code: 'custom', path: ['steps', i, 'post', j], message: `{{input.${b.name}}} is a secret: a secret never proves a commit (it would be compared against page text)` });
+        }
       }
     }),
   );

@@ -1,5 +1,6 @@
 // A clerk records, and a model drives, the verbs a page script cannot fake in the extension — Enter in a field (adding an item, submitting a form), a row's action revealed by hovering, a pick in a custom combobox — done with trusted input (chrome.debugger); the page's own state proves each happened and the recorded card replays.
 import { readFile, writeFile } from 'node:fs/promises';
+import AxeBuilder from '@axe-core/playwright';
 import { test, expect, type Page } from '@playwright/test';
 import { Capability } from '../../shared/schema/capability.ts';
 import { handrail } from './support/cli.ts';
@@ -191,7 +192,7 @@ test('a commit that stays on its screen is refused in the panel until the review
   expect(step).toMatch(/^[a-z][a-z0-9_]*$/);
   // Left empty, the form says what is missing and compiles nothing.
   await panel.getByTestId('compile-with-posts').click();
-  await expect(panel.getByTestId('post-error')).toContainText(`Say what text the screen shows once "${step}" has worked`);
+  await expect(panel.getByTestId('post-error')).toContainText(`After "${step}": say what text the screen shows once it has worked`);
   await expect(panel.getByTestId('holes')).toContainText('NO_VISIBLE_EFFECT');
   // A blank naming no input is refused by the card, and the form stays to be corrected, what was typed kept.
   await form.getByTestId('post-text').fill('{{input.itme}}');
@@ -199,9 +200,25 @@ test('a commit that stays on its screen is refused in the panel until the review
   await expect(panel.getByTestId('holes')).toContainText('{{input.itme}} names no declared input');
   await expect(panel.getByTestId('post-form').getByTestId('post-text')).toHaveValue('{{input.itme}}');
   await panel.getByTestId('post-form').getByTestId('post-text').fill('{{input.item}}');
+  // A second one, a control: the item's own row.
+  await panel.getByTestId('post-add').click();
+  await panel.getByTestId('post-kind').nth(1).selectOption('control');
+  await panel.getByTestId('post-role').fill('listitem');
+  await panel.getByTestId('post-name').fill('{{input.item}}');
   await panel.getByTestId('compile-with-posts').click();
   await expect(panel.getByTestId('download-card')).toBeVisible();
   await expect(panel.getByTestId('posts-given')).toContainText(`after ${step} the screen shows the text "{{input.item}}"`);
+  // The forms, two rows of them, pass axe-core with no serious or critical violation (each control is named).
+  const axe = await new AxeBuilder({ page: panel }).include('[data-testid=posts]').analyze();
+  expect(axe.passes.map((p) => p.id)).toEqual(expect.arrayContaining(['button-name', 'label']));
+  expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').flatMap((v) => v.nodes.map((n) => `${v.id}: ${n.target.join(' ')}`))).toEqual([]);
+  // Changed after the compile, the forms must be compiled again before anything is downloaded; removing the control
+  // and compiling again gives a card with the text alone.
+  await panel.getByTestId('post-remove').nth(1).click();
+  await expect(panel.getByTestId('download-card')).toBeDisabled();
+  await panel.getByTestId('compile-with-posts').click();
+  await expect(panel.getByTestId('download-card')).toBeEnabled();
+  await expect(panel.getByTestId('posts-given').locator('li')).toHaveCount(1);
   await panel.getByTestId('card-id').fill('add_item');
   const [download] = await Promise.all([panel.waitForEvent('download'), panel.getByTestId('download-card').click()]);
   const fromPanel = await readFile(await download.path(), 'utf8');

@@ -85,17 +85,19 @@ function replay(home: string, share: string, opts: { reason?: string; card?: str
       }
     }, opts.killAfterMs);
     child.on('error', fail);
+    // A failpoint kills the runner alone: its Chromium, orphaned in the group, may still be sending the press. The
+    // group goes with it as soon as the runner is seen dead (its pipes may stay open while the orphan holds them), so
+    // no browser outlives the run that started it.
+    child.on('exit', (_code, signal) => {
+      if (!signal) return;
+      try {
+        process.kill(-(child.pid ?? 0), 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    });
     child.on('close', (code, signal) => {
       if (timer) clearTimeout(timer);
-      // A failpoint kills the runner alone: its Chromium, orphaned in the group, may still be sending the press.
-      // The group goes with it, so no browser outlives the run that started it.
-      if (signal) {
-        try {
-          process.kill(-(child.pid ?? 0), 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      }
       const tag = `replay-${began}-${randomBytes(3).toString('hex')}`;
       const kept = Promise.all([writeFile(join(scratch, 'logs', `${tag}.stdout`), out), writeFile(join(scratch, 'logs', `${tag}.stderr`), errText)]);
       let receipt: RunResult | null = null;
@@ -203,17 +205,21 @@ async function races(): Promise<void> {
   rows.push({ section: `races (${RACE_PROCS} processes at once; 1 key, then 2 keys)`, trials: RACE_ROUNDS * 2, outcome: tally(words), maxPresses, violations });
 }
 
-/** The bank's press count for a share once it has not changed for a second and a half (at most ten seconds). */
-async function settledPresses(share: string): Promise<number> {
+/**
+ * The bank's press count for a share once it has not changed for a second and a half; `settled` false when it was
+ * still changing after ten seconds (something outside any run is still pressing: a finding, never a baseline).
+ */
+async function settledPresses(share: string): Promise<{ count: number; settled: boolean }> {
   const until = Date.now() + 10_000;
   let seen = presses(share);
   let since = Date.now();
-  while (Date.now() < until && Date.now() - since < 1500) {
+  while (Date.now() - since < 1500) {
+    if (Date.now() >= until) return { count: seen, settled: false };
     await new Promise((r) => setTimeout(r, 100));
     const now = presses(share);
     if (now !== seen) [seen, since] = [now, Date.now()];
   }
-  return seen;
+  return { count: seen, settled: true };
 }
 
 /** Each damage applied to a copy of one real in-doubt journal (a run killed right after pressing Post Hold). */
@@ -226,7 +232,11 @@ async function damage(): Promise<void> {
   // The press the crashed run dispatched may reach the bank after its process is gone (it was in flight, or its
   // orphaned browser sent it): count from when the bank has stopped changing, so only the damaged runs' presses count.
   // Seen in a CI run: the crashed run's own press arrived after `before` was read and was counted as a new one.
-  const before = await settledPresses(share);
+  const settled = await settledPresses(share);
+  const before = settled.count;
+  if (!settled.settled) violations.push(`the bank's presses of ${share} were still changing 10 s after the crashed run`);
+  // Killed right after its act, the crashed run pressed at most once (its request left or it did not).
+  if (before > 1) violations.push(`the crashed run alone pressed ${share} ${before} times`);
   const name = (await readdir(join(origin, 'journals'))).find((n) => n.endsWith('.jsonl')) ?? '';
   const text = await readFile(join(origin, 'journals', name), 'utf8');
   const lines = text.split('\n');
@@ -254,7 +264,9 @@ async function damage(): Promise<void> {
     if (!/line \d+/.test(r.receipt?.message ?? '')) violations.push(`${what}: the message names no line`);
     log(`  damage ${what}: ${r.receipt?.word ?? '?'} ${r.receipt?.code ?? ''}`);
   }
-  const added = presses(share) - before;
+  const after = await settledPresses(share);
+  if (!after.settled) violations.push(`the bank's presses of ${share} were still changing 10 s after the last damaged run`);
+  const added = after.count - before;
   if (added !== 0) violations.push(`${added} presses after damage`);
   rows.push({ section: 'damage matrix (each on a real in-doubt journal)', trials: hurt.length, outcome: `${tally(words)} · new presses ${added}`, maxPresses: presses(share), violations });
 }

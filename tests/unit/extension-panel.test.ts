@@ -4,7 +4,9 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { busyOf, cardIdProblem, compileBook, describeLine, emptyForm, emptyPost, fileStem, noteOf, phaseOf, plainLine, postOf, postsOf, sessionView, startCommand, toLabel } from '../../extension/lib/panel-state.ts';
+import { busyOf, cardIdProblem, compileBook, describeLine, emptyForm, emptyPost, fileStem, noteOf, phaseOf, plainLine, postOf, postsOf, sessionView, startCommand, toLabel, type PostForm } from '../../extension/lib/panel-state.ts';
+import { parsePost } from '../../runner/cli/compile.ts';
+import { cardBytes, compile } from '../../shared/compile/compile.ts';
 import { valueForGuard } from '../../extension/lib/record.ts';
 import type { SessionRecord } from '../../extension/lib/store.ts';
 import { Capability } from '../../shared/schema/capability.ts';
@@ -180,12 +182,15 @@ describe('compiling in the panel', () => {
     expect(!r.ok && r.holes.map((h) => h.code)).toContain('NO_FINISH');
   });
 
-  /** PLUMBLINE's book as if F10=Post Hold had left the review showing: its screen cannot show the hold was posted. */
-  function stuckBook(): TraceLine[] {
-    const lines = readFileSync(fileURLToPath(new URL('../fixtures/author/plumbline.trace.jsonl', import.meta.url)), 'utf8')
+  const plumblineBook = (): TraceLine[] =>
+    readFileSync(fileURLToPath(new URL('../fixtures/author/plumbline.trace.jsonl', import.meta.url)), 'utf8')
       .split('\n')
       .filter(Boolean)
       .map((l) => TraceLine.parse(JSON.parse(l)));
+
+  /** PLUMBLINE's book as if F10=Post Hold had left the review showing: its screen cannot show the hold was posted. */
+  function stuckBook(): TraceLine[] {
+    const lines = plumblineBook();
     const i = lines.findIndex((l) => l.kind === 'act' && l.effect.kind === 'commit');
     const commit = lines[i] as TraceAct;
     commit.after = { ...commit.before };
@@ -199,30 +204,60 @@ describe('compiling in the panel', () => {
     if (stuck.ok) throw new Error('a commit that stays on its screen compiled without a postcondition');
     expect(stuck.holes.map((h) => h.code)).toContain('NO_VISIBLE_EFFECT');
     expect(stuck.needsPost).toEqual(['post_hold']);
-    const given = postsOf({ post_hold: { ...emptyPost(), text: 'HOLD POSTED' } });
+    expect(stuck.inputs).toEqual(['operator_id', 'password', 'member_number', 'share_id', 'reason']);
+    const given = postsOf({ post_hold: [{ ...emptyPost(), text: 'HOLD POSTED' }, { kind: 'control', text: '', role: 'row', name: '{{input.share_id}}' }] });
     if (!given.ok) throw new Error(given.problem);
     const card = compileBook(stuckBook(), { id: 'stuck_hold', post: given.post });
     if (!card.ok) throw new Error(JSON.stringify(card.holes));
     const parsed = Capability.parse(JSON.parse(card.bytes));
     expect(parsed.id).toBe('stuck_hold');
-    expect(parsed.steps.find((s) => s.id === 'post_hold')?.post).toEqual([{ kind: 'text', contains: 'HOLD POSTED' }]);
-    // A postcondition the card refuses (a blank naming no input) keeps its step's form, with the reason in the holes.
-    const bad = compileBook(stuckBook(), { post: { post_hold: [{ kind: 'text', contains: '{{input.nope}}' }] } });
-    expect(bad.ok ? [] : bad.needsPost).toEqual(['post_hold']);
-    expect(bad.ok ? '' : bad.holes.map((h) => h.message).join('\n')).toContain('{{input.nope}} names no declared input');
-    // A book whose commits show their effect asks for none.
-    const fine = compileBook(stuckBook().slice(0, 3));
-    expect(fine.ok ? [] : fine.needsPost).toEqual([]);
+    expect(parsed.steps.find((s) => s.id === 'post_hold')?.post).toEqual([
+      { kind: 'text', contains: 'HOLD POSTED' },
+      { kind: 'control', role: 'row', name: '{{input.share_id}}' },
+    ]);
+    // A book whose commit shows its effect compiles with no question.
+    const fine = compileBook(plumblineBook());
+    expect(fine.ok).toBe(true);
+  });
+
+  it('writes the bytes handrail compile --post writes for the same words, text and control, spaces and all', () => {
+    const words: [string, PostForm][] = [
+      ['post_hold=text:  HOLD POSTED ', { ...emptyPost(), text: '  HOLD POSTED ' }],
+      ['post_hold=control: row : {{input.share_id}} ', { kind: 'control', text: '', role: ' row ', name: ' {{input.share_id}} ' }],
+    ];
+    for (const [spec, form] of words) {
+      const panel = postsOf({ post_hold: [form] });
+      if (!panel.ok) throw new Error(panel.problem);
+      const fromPanel = compileBook(stuckBook(), { id: 'stuck_hold', post: panel.post });
+      const fromCli = compile(stuckBook(), { id: 'stuck_hold', post: parsePost([spec]) });
+      if (!fromPanel.ok || !fromCli.ok) throw new Error(spec);
+      expect(fromPanel.bytes, spec).toBe(cardBytes(fromCli.card));
+    }
+  });
+
+  it('keeps the form of a postcondition the card refuses, naming its step: a blank naming no input, or a secret', () => {
+    for (const [blank, why] of [
+      ['{{input.nope}}', '{{input.nope}} names no declared input'],
+      ['{{input.password}}', 'a secret never proves a commit'],
+    ] as const) {
+      const bad = compileBook(stuckBook(), { post: { post_hold: [{ kind: 'text', contains: blank }] } });
+      if (bad.ok) throw new Error(`${blank} compiled`);
+      expect(bad.needsPost).toEqual(['post_hold']);
+      expect(bad.holes.find((h) => h.step === 'post_hold' && h.code === 'INVALID_CARD')?.message).toContain(why);
+    }
+    // A hole elsewhere in the book does not ask for a postcondition the book already has.
+    const unfinished = compileBook(stuckBook().slice(0, -1), { post: { post_hold: [{ kind: 'text', contains: 'HOLD' }] } });
+    expect(unfinished.ok ? [] : unfinished.needsPost).toEqual([]);
   });
 
   it('says what is missing from a postcondition the reviewer left half filled in, and takes a control by role and name', () => {
-    expect(postOf('post_hold', emptyPost())).toEqual({ ok: false, problem: expect.stringMatching(/Say what text the screen shows once "post_hold" has worked/) });
+    expect(postOf('post_hold', emptyPost())).toEqual({ ok: false, problem: expect.stringMatching(/After "post_hold": say what text the screen shows once it has worked/) });
     expect(postOf('post_hold', { ...emptyPost(), text: '   ' }).ok).toBe(false);
-    expect(postOf('assign', { kind: 'control', text: '', role: 'Row!', name: 'x' })).toEqual({ ok: false, problem: expect.stringMatching(/role .* lower-case letters/) });
-    expect(postOf('assign', { kind: 'control', text: '', role: 'row', name: ' ' })).toEqual({ ok: false, problem: expect.stringMatching(/Give the name of the row "assign"/) });
+    expect(postOf('assign', { kind: 'control', text: '', role: 'Row!', name: 'x' })).toEqual({ ok: false, problem: expect.stringMatching(/role in lower-case letters/) });
+    expect(postOf('assign', { kind: 'control', text: '', role: 'row', name: ' ' })).toEqual({ ok: false, problem: expect.stringMatching(/give the name of the row/) });
     expect(postOf('assign', { kind: 'control', text: 'ignored', role: ' row ', name: '{{input.case_id}}' })).toEqual({ ok: true, post: { kind: 'control', role: 'row', name: '{{input.case_id}}' } });
     // One bad form stops the lot: nothing is compiled with half the postconditions.
-    expect(postsOf({ a: { ...emptyPost(), text: 'ok' }, b: emptyPost() }).ok).toBe(false);
+    expect(postsOf({ a: [{ ...emptyPost(), text: 'ok' }], b: [emptyPost()] }).ok).toBe(false);
   });
 });
 

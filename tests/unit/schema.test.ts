@@ -82,6 +82,15 @@ describe('capability schema', () => {
     expect(own.find((i) => i.path === 'steps[1].post')?.message).toMatch(/can end on the screen it started on \(signon\)/);
   });
 
+  it('refuses a postcondition that could never match or would hold a secret: spaces at an end, a role not in lower case, a secret blank', () => {
+    const spaced = refuse((c) => (c.steps[1]!.post = [{ kind: 'text', contains: 'HOLD POSTED ' }]));
+    expect(spaced.find((i) => i.path === 'steps[1].post[0].contains')?.message).toMatch(/must not be blank or begin or end with a space/);
+    const role = refuse((c) => (c.steps[1]!.post = [{ kind: 'control', role: 'Row', name: 'x' }]));
+    expect(role.find((i) => i.path === 'steps[1].post[0].role')?.message).toMatch(/lower-case letters/);
+    const secret = refuse((c) => (c.steps[1]!.post = [{ kind: 'control', role: 'row', name: 'Signed on {{input.password}}' }]));
+    expect(secret.find((i) => i.path === 'steps[1].post[0]')?.message).toMatch(/\{\{input.password\}\} is a secret: a secret never proves a commit/);
+  });
+
   it('a commit nobody confirmed may stay a draft', () => {
     const card = structuredClone(minimalCard());
     delete (card.steps[1]!.effect as { confirmed_by?: unknown }).confirmed_by;
