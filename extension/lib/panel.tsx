@@ -415,6 +415,17 @@ function PostForms(props: {
   const set = (step: string, i: number, change: Partial<PostForm>): void =>
     props.onEdit((was) => ({ ...was, [step]: (was[step] ?? [emptyPost()]).map((f, j) => (j === i ? { ...f, ...change } : f)) }));
   const blanks = props.inputs.map((n) => `{{input.${n}}}`).join(', ');
+  /** One of a postcondition's words, named for a screen reader and tied to the problem when there is one. */
+  const field = (step: string, i: number, f: PostForm, key: 'text' | 'role' | 'name', label: string, placeholder?: string) => (
+    <input
+      data-testid={`post-${key}`}
+      aria-label={label}
+      aria-describedby={props.problem ? 'post-error' : undefined}
+      placeholder={placeholder}
+      value={f[key]}
+      onInput={(e) => set(step, i, { [key]: (e.target as HTMLInputElement).value })}
+    />
+  );
   return (
     <div data-testid="posts">
       <p>
@@ -440,31 +451,11 @@ function PostForms(props: {
                   <option value="control">a control</option>
                 </select>{' '}
                 {f.kind === 'text' ? (
-                  <input
-                    data-testid="post-text"
-                    aria-label={`Text shown after ${step}`}
-                    aria-describedby={props.problem ? 'post-error' : undefined}
-                    value={f.text}
-                    onInput={(e) => set(step, i, { text: (e.target as HTMLInputElement).value })}
-                  />
+                  field(step, i, f, 'text', `Text shown after ${step}`)
                 ) : (
                   <>
-                    <input
-                      data-testid="post-role"
-                      aria-label={`Role of the control shown after ${step}`}
-                      aria-describedby={props.problem ? 'post-error' : undefined}
-                      placeholder="role, e.g. row"
-                      value={f.role}
-                      onInput={(e) => set(step, i, { role: (e.target as HTMLInputElement).value })}
-                    />{' '}
-                    <input
-                      data-testid="post-name"
-                      aria-label={`Name of the control shown after ${step}`}
-                      aria-describedby={props.problem ? 'post-error' : undefined}
-                      placeholder="name"
-                      value={f.name}
-                      onInput={(e) => set(step, i, { name: (e.target as HTMLInputElement).value })}
-                    />
+                    {field(step, i, f, 'role', `Role of the control shown after ${step}`, 'role, e.g. row')}{' '}
+                    {field(step, i, f, 'name', `Name of the control shown after ${step}`, 'name')}
                   </>
                 )}{' '}
                 {list.length > 1 && (
