@@ -407,7 +407,7 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
         stepLines.get(step.id) ?? done.line,
         'NO_VISIBLE_EFFECT',
         `commit step "${step.id}" ends on ${where}: nothing on the screen shows it did anything. ` +
-          `Supply a postcondition for it (handrail compile --post '${step.id}=text:{{input.<name>}}'), e.g. the added row's text`,
+          `Supply a postcondition for it, e.g. the added row's text: handrail compile --post '${step.id}=text:{{input.<name>}}', or the form under this hole in the extension's panel`,
         step.id,
       );
     }
