@@ -408,7 +408,6 @@ function PostForms(props: {
   posts: Record<string, PostForm[]>;
   inputs: string[];
   problem: string | null;
-  changed: boolean;
   onEdit: (change: (was: Record<string, PostForm[]>) => Record<string, PostForm[]>) => void;
   onCompile: () => void;
 }) {
@@ -490,8 +489,9 @@ function Saved(props: { store: BookStore; sessions: SessionRecord[]; onOpen: (id
   const [deleting, setDeleting] = useState<string | null>(null);
   /** Postconditions being filled in, by commit step (several each, as `--post` may be repeated). */
   const [posts, setPosts] = useState<Record<string, PostForm[]>>({});
-  /** What is wrong with the forms, or with a download that could not be made; null when nothing is. */
+  /** What is wrong with the forms; null when nothing is. */
   const [postProblem, setPostProblem] = useState<string | null>(null);
+  /** Why the last download could not be made; null when nothing stopped it. */
   const [downloadProblem, setDownloadProblem] = useState<string | null>(null);
   /** The forms changed since the last compile: the download would not carry them, so it waits for a compile. */
   const [postsChanged, setPostsChanged] = useState(false);
@@ -548,7 +548,6 @@ function Saved(props: { store: BookStore; sessions: SessionRecord[]; onOpen: (id
       posts={posts}
       inputs={compiled.view.inputs}
       problem={postProblem}
-      changed={postsChanged}
       onEdit={editPosts}
       onCompile={() => void compileWithPosts()}
     />

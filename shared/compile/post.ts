@@ -1,7 +1,7 @@
 // A reviewer's postcondition as typed — on the command line (`handrail compile --post`) or in the extension's panel —
 // made into the card's Postcondition by one function, so both write the same bytes for the same words
 // (docs/ARCHITECTURE.md, "Postconditions").
-import { Postcondition } from '../schema/capability.ts';
+import { POST_ROLE, Postcondition } from '../schema/capability.ts';
 
 /** What a reviewer typed: text the screen shows once the commit worked, or a control it offers (role and name). */
 export interface PostWords {
@@ -22,7 +22,7 @@ export function postconditionOf(w: PostWords): { ok: true; post: Postcondition }
     return { ok: true, post: Postcondition.parse({ kind: 'text', contains: text }) };
   }
   const role = w.role.trim();
-  if (!/^[a-z]+$/.test(role)) return { ok: false, problem: `give the control's role in lower-case letters (button, link, row, …), got "${role}"` };
+  if (!POST_ROLE.test(role)) return { ok: false, problem: `give the control's role in lower-case letters (button, link, row, …), got "${role}"` };
   const name = w.name.trim();
   if (!name) return { ok: false, problem: `give the name of the ${role} the screen shows once it has worked, e.g. {{input.<name>}}` };
   return { ok: true, post: Postcondition.parse({ kind: 'control', role, name }) };

@@ -160,24 +160,27 @@ export type Settle = z.infer<typeof Settle>;
 export const Expect = z.strictObject({ screen_in: z.array(Id).min(1) });
 export type Expect = z.infer<typeof Expect>;
 
+/** A postcondition's words: the walker's names and screen text are trimmed, so words with a space at either end never match. */
+const PostText = z
+  .string()
+  .min(1)
+  .refine((t) => t.trim() === t, { message: 'must not be blank or begin or end with a space (screen text and names are compared trimmed, so it could never match)' });
+
+/** A postcondition control's role, as the walker reports roles. */
+export const POST_ROLE = /^[a-z]+$/;
+
 /**
  * A postcondition: what must hold on the screen after a commit for its effect to count as shown — the proof
  * a commit did something when its outcome screen looks like the screen it started on. Values may hold input
  * blanks (`{{input.note}}`). `text`: the screen text contains it; `control`: a control with this role and
  * name (and, when given, inside a scope whose names match) is on the screen.
  */
-/** A postcondition's words: the walker's names and screen text are trimmed, so words with a space at either end never match. */
-const PostWords = z
-  .string()
-  .min(1)
-  .refine((t) => t.trim() === t && t.trim() !== '', { message: 'must not be blank or begin or end with a space (screen text and names are compared trimmed, so it could never match)' });
-
 export const Postcondition = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('text'), contains: PostWords }),
+  z.strictObject({ kind: z.literal('text'), contains: PostText }),
   z.strictObject({
     kind: z.literal('control'),
-    role: z.string().regex(/^[a-z]+$/, 'expected a role in lower-case letters (button, link, row, …)'),
-    name: PostWords,
+    role: z.string().regex(POST_ROLE, 'expected a role in lower-case letters (button, link, row, …)'),
+    name: PostText,
     scope: z.array(ScopeLink).optional(),
   }),
 ]);

@@ -77,24 +77,20 @@ function replay(home: string, share: string, opts: { reason?: string; card?: str
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     // Captured for the secret scan at the end (a child's stderr is its progress and any error it printed).
     child.stderr.on('data', (d: Buffer) => (errText += d.toString()));
-    const timer = opts.killAfterMs === undefined ? undefined : setTimeout(() => {
+    const killGroup = (): void => {
       try {
         process.kill(-(child.pid ?? 0), 'SIGKILL');
       } catch {
         // already gone
       }
-    }, opts.killAfterMs);
+    };
+    const timer = opts.killAfterMs === undefined ? undefined : setTimeout(killGroup, opts.killAfterMs);
     child.on('error', fail);
     // A failpoint kills the runner alone: its Chromium, orphaned in the group, may still be sending the press. The
     // group goes with it as soon as the runner is seen dead (its pipes may stay open while the orphan holds them), so
     // no browser outlives the run that started it.
     child.on('exit', (_code, signal) => {
-      if (!signal) return;
-      try {
-        process.kill(-(child.pid ?? 0), 'SIGKILL');
-      } catch {
-        // already gone
-      }
+      if (signal) killGroup();
     });
     child.on('close', (code, signal) => {
       if (timer) clearTimeout(timer);
