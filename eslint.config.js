@@ -2,7 +2,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.output/', '.wxt/', 'dist/', 'test-results/', 'playwright-report/', 'bin/'] },
+  { ignores: ['node_modules/', '.output/', '.wxt/', 'dist/', 'test-results/', 'playwright-report/', 'bin/', 'scripts/'] },
   ...tseslint.configs.recommended,
   {
     languageOptions: {

@@ -11,6 +11,7 @@ process.env['HANDRAIL_HOME'] ??= mkdtempSync(join(tmpdir(), 'handrail-home-e2e-'
 export default defineConfig({
   testDir: 'tests/e2e',
   testMatch: '**/*.spec.ts',
+  globalSetup: './tests/tools/build-first.ts',
   timeout: 60_000,
   fullyParallel: false,
   workers: 2,

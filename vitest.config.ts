@@ -10,6 +10,7 @@ process.env['HANDRAIL_HOME'] ??= mkdtempSync(join(tmpdir(), 'handrail-home-unit-
 export default defineConfig({
   test: {
     include: ['tests/unit/**/*.test.ts'],
+    globalSetup: ['./tests/tools/build-first.ts'],
     exclude: ['tests/e2e/**', 'node_modules/**'],
     testTimeout: 30_000,
     hookTimeout: 30_000,

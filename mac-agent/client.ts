@@ -46,7 +46,9 @@ const here = (p: string): string => fileURLToPath(new URL(p, import.meta.url));
 
 /** Where `swift build -c release` in mac-agent/helper puts the helper. */
 export const BUILT_HELPER = here('./helper/.build/release/handrail-mac-helper');
-export const FAKE_HELPER = here('./fake/main.ts');
+/** The fake helper: compiled beside this file in dist/, or its TypeScript source (run through tsx) in a clone. */
+const FROM_SOURCE = import.meta.url.endsWith('.ts');
+export const FAKE_HELPER = here(FROM_SOURCE ? './fake/main.ts' : './fake/main.js');
 export const DEFAULT_TIMEOUT_MS = 5_000;
 
 /**
@@ -55,6 +57,7 @@ export const DEFAULT_TIMEOUT_MS = 5_000;
  */
 export function helperCommand(spec: string | undefined, platform: NodeJS.Platform = process.platform): { command: string; args: string[] } {
   if (spec === 'fake') {
+    if (!FROM_SOURCE) return { command: process.execPath, args: [FAKE_HELPER] };
     const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
     return { command: process.execPath, args: ['--import', tsx, FAKE_HELPER] };
   }

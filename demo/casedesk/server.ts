@@ -1,12 +1,12 @@
-// CASEDESK's server on 127.0.0.1: a shell page, the bundled client (client/app.ts, built with esbuild at start), a
+// CASEDESK's server on 127.0.0.1: a shell page, the bundled client (client/app.ts, bundled by `npm run build`), a
 // JSON API behind a session cookie with a random delay on every answer (so settling meets spinners honestly), and a
 // judge on /_judge/ that reads the store directly. node:http with no framework, like PLUMBLINE.
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { build } from 'esbuild';
 import { seeded } from '../random.ts';
 import { CaseStore, PEOPLE, UNASSIGNED, type Outcome } from './store.ts';
 
@@ -35,7 +35,9 @@ export interface Desk {
 export const DEMO_PASSWORD = 'desk-2026';
 const COOKIE = 'CDSESS';
 const MAX_BODY = 16 * 1024;
-const CLIENT = fileURLToPath(new URL('./client/app.ts', import.meta.url));
+// Bundled by scripts/build.mjs into dist/demo/casedesk/client.js: beside this file when it runs compiled, under the
+// package's dist/ when it runs from its TypeScript source.
+const CLIENT = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? '../../dist/demo/casedesk/client.js' : './client.js', import.meta.url));
 
 const SHELL = `<!doctype html>
 <html lang="en">
@@ -97,8 +99,9 @@ export async function startCaseDesk(opts: DeskOptions = {}): Promise<Desk> {
   const [min, max] = opts.delayMs ?? [300, 3000];
   const next = seeded(opts.seed ?? 20261201);
   const sessions = new Map<string, string>();
-  const bundle = await build({ entryPoints: [CLIENT], bundle: true, write: false, format: 'iife', target: 'chrome120', logLevel: 'silent' });
-  const appJs = bundle.outputFiles[0]?.text ?? '';
+  const appJs = await readFile(CLIENT, 'utf8').catch(() => {
+    throw new Error(`CASEDESK's client is not built (${CLIENT}): run \`npm run build\``);
+  });
 
   const userOf = (req: IncomingMessage): string | undefined => {
     for (const part of (req.headers.cookie ?? '').split(';')) {

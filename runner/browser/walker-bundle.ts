@@ -1,44 +1,33 @@
-// Builds the in-page walker (shared/dom) into one IIFE string with esbuild, once per process. The same modules
-// are bundled into the extension's content script, so authoring and replay compute the same roles and names.
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+// The in-page walker (shared/dom) as one script, generated at build time (scripts/build.mjs) and read from disk once
+// per process: nothing bundles on a run's hot path. The same modules are bundled into the extension's content
+// script, so authoring and replay compute the same roles and names.
+import { readFile } from 'node:fs/promises';
 import { GLOBAL_NAME } from '../../shared/dom/api.ts';
 import { WALKER_VERSION } from '../../shared/dom/version.ts';
+import { packageFile } from '../package-root.ts';
+import { walkerFile, type PageScript } from './walker-files.ts';
 
 export { WALKER_VERSION };
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const cache = new Map<PageScript, Promise<string>>();
 
-let cached: Promise<string> | undefined;
-
-async function bundle(contents = "import { install } from './shared/dom/index.ts'; install();", sourcefile = 'walker-entry.ts'): Promise<string> {
-  const result = await build({
-    stdin: {
-      contents,
-      resolveDir: ROOT,
-      sourcefile,
-      loader: 'ts',
-    },
-    bundle: true,
-    write: false,
-    format: 'iife',
-    platform: 'browser',
-    target: 'chrome110',
-    minify: false,
-    legalComments: 'none',
-  });
-  const out = result.outputFiles[0];
-  if (!out) throw new Error('esbuild produced no walker bundle');
-  return `/* ${WALKER_VERSION} */\n${out.text}`;
+function pageScript(kind: PageScript): Promise<string> {
+  let text = cache.get(kind);
+  if (!text) {
+    const path = packageFile(walkerFile(kind));
+    text = readFile(path, 'utf8').catch((err: unknown) => {
+      cache.delete(kind);
+      const missing = err instanceof Error && 'code' in err && err.code === 'ENOENT';
+      throw missing ? new Error(`the ${kind} script for ${WALKER_VERSION} is not built (${path}): run \`npm run build\``) : err;
+    });
+    cache.set(kind, text);
+  }
+  return text;
 }
 
 /** The walker as a script: evaluating it in a document installs `globalThis.__handrail` (idempotent). */
 export function walkerSource(): Promise<string> {
-  cached ??= bundle().catch((err: unknown) => {
-    cached = undefined;
-    throw err;
-  });
-  return cached;
+  return pageScript('walker');
 }
 
 /**
@@ -52,16 +41,10 @@ export async function walkerInitScript(): Promise<string> {
   return `delete globalThis[${JSON.stringify(GLOBAL_NAME)}];\n${await walkerSource()}`;
 }
 
-let probe: Promise<string> | undefined;
-
 /**
  * The init script that records which elements get a `dblclick` or `contextmenu` listener (shared/dom/gestures.ts
  * `recordListeners`): run in every document before its own scripts, so the walker can offer those gestures.
  */
 export function gestureProbeSource(): Promise<string> {
-  probe ??= bundle("import { recordListeners } from './shared/dom/gestures.ts'; recordListeners();", 'gesture-probe.ts').catch((err: unknown) => {
-    probe = undefined;
-    throw err;
-  });
-  return probe;
+  return pageScript('gesture-probe');
 }

@@ -2,14 +2,14 @@
 // demo member, print the receipt, ask the bank's judge whether the hold is really there, and stop the bank.
 // `--terminal` does the same on the bank's green screen with the 3270 card (docs/ARCHITECTURE.md, "The terminal surface").
 // This file is the one place the product may import demo/ (docs/ARCHITECTURE.md, "Layers and import rules").
-import { fileURLToPath } from 'node:url';
 import { startBank } from '../../demo/plumbline/server.ts';
 import { approvalStatus } from '../approval.ts';
+import { packageFile } from '../package-root.ts';
 import { runCapability } from '../run.ts';
 import { printResult, readCard } from './replay.ts';
 
-export const DEMO_CARD = fileURLToPath(new URL('../../capabilities/plumbline-place-hold.json', import.meta.url));
-export const DEMO_TERMINAL_CARD = fileURLToPath(new URL('../../capabilities/plumbline-3270-place-hold.json', import.meta.url));
+export const DEMO_CARD = packageFile('capabilities/plumbline-place-hold.json');
+export const DEMO_TERMINAL_CARD = packageFile('capabilities/plumbline-3270-place-hold.json');
 
 /** The demo bank's own password: it opens nothing but PLUMBLINE on 127.0.0.1 (override: PLUMBLINE_PASSWORD). */
 const DEMO_BANK_PASSWORD = 'plumb-2026';

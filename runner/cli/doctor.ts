@@ -4,8 +4,7 @@
 // and for each thing missing the one command that fixes it. Exit 0 when ready, 1 naming what is missing.
 import { constants as fsc } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
 import { secretEnvName } from '../../shared/inputs.ts';
 import {
@@ -21,6 +20,7 @@ import { JournalError } from '../engine/journal.ts';
 import { FileJournalStore, JournalStoreError, type JournalStore } from '../engine/journal-store.ts';
 import { stateHome, storeIn } from '../intent.ts';
 import { journalStoreFor } from '../journals.ts';
+import { packageFile } from '../package-root.ts';
 import { loadCatalog } from '../mcp/catalog.ts';
 
 /** `ready` checks decide the exit code; `info` checks are reported (absent model key, a journal in doubt) but do not. */
@@ -51,8 +51,7 @@ export interface DoctorOptions {
   launchTimeoutMs?: number;
 }
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const BIN = join(ROOT, 'bin', 'handrail.mjs');
+const BIN = packageFile('bin/handrail.mjs');
 
 const firstLine = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split('\n').find((l) => l.trim())?.trim() ?? 'unknown error';
 
@@ -239,7 +238,7 @@ export function mcpConfig(capabilities: string, secretNames: readonly string[]):
 
 export async function diagnose(opts: DoctorOptions = {}): Promise<Diagnosis> {
   const env = opts.env ?? process.env;
-  const capabilities = opts.capabilities ?? join(ROOT, 'capabilities');
+  const capabilities = opts.capabilities ?? packageFile('capabilities');
   const home = stateHome(env);
   const served = await servedSecrets(capabilities);
   const checks = [

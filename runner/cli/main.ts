@@ -1,8 +1,8 @@
 // The `handrail` command line. Results go to stdout, progress and errors to stderr; exit codes follow
 // the typed word of a run (see EXIT_CODE in shared/schema/result.ts and the README).
 import { Command, CommanderError } from 'commander';
+import { packageVersion } from '../package-root.ts';
 import { EXIT_USAGE, reportError } from './errors.ts';
-import { schemaText } from './schema.ts';
 
 function program(setExit: (code: number) => void): Command {
   const cli = new Command('handrail')
@@ -10,13 +10,15 @@ function program(setExit: (code: number) => void): Command {
     .exitOverride()
     .configureOutput({ writeOut: (s) => process.stdout.write(s), writeErr: (s) => process.stderr.write(s) })
     .showHelpAfterError()
+    .version(packageVersion(), '-V, --version', 'print the version of handrail')
     .option('--config <file>', 'handrail.config.json to read (default: ./handrail.config.json if present); flags win over it');
   type Cmd = { optsWithGlobals<T>(): T };
 
   cli
     .command('schema')
     .description('print the JSON Schema of a capability (generated from the zod source)')
-    .action(() => {
+    .action(async () => {
+      const { schemaText } = await import('./schema.ts');
       process.stdout.write(schemaText());
       setExit(0);
     });

@@ -19,7 +19,7 @@ import { bankScene } from './support/bank.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const NODE = process.execPath;
-// The same command an MCP client configures: `handrail serve <dir>` (bin/handrail.mjs runs runner/cli/main.ts).
+// The same command an MCP client configures: `handrail serve <dir>` (bin/handrail.mjs runs the compiled CLI).
 const ENTRY = join(ROOT, 'bin/handrail.mjs');
 const PASSWORD = `pw-${randomBytes(6).toString('hex')}`;
 const TOKEN = `tok-${randomBytes(12).toString('hex')}`;

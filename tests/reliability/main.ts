@@ -53,7 +53,7 @@ const rows: Row[] = [];
 
 function replayArgs(share: string, opts: { reason?: string; card?: string; url?: string; wait?: number }): string[] {
   return [
-    '--import', 'tsx', join(ROOT, 'runner/cli/main.ts'), 'replay', opts.card ?? CARD, '--base-url', opts.url ?? bank.url,
+    join(ROOT, 'bin/handrail.mjs'), 'replay', opts.card ?? CARD, '--base-url', opts.url ?? bank.url,
     '--evidence', join(scratch, 'runs', `ev-${randomBytes(4).toString('hex')}`),
     '--input', 'operator_id=OP1001', '--input', `member_number=${share.slice(0, 6)}`, '--input', `share_id=${share}`,
     '--input', `reason=${opts.reason ?? 'LEGAL'}`, '--settle-timeout', '8000', '--wait', String(opts.wait ?? 0),

@@ -1,7 +1,6 @@
 // Runs the real `handrail` command as a child process, the way an operator or CI does, and collects what it printed.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join, resolve as resolvePath } from 'node:path';
-import { pathToFileURL } from 'node:url';
 
 export interface Ran {
   code: number | null;
@@ -21,9 +20,9 @@ export interface ChildIo {
 }
 
 const ROOT = resolvePath(import.meta.dirname, '../../..');
-// tsx and the CLI by their files, so the child may run in any directory (one without node_modules, with its own config).
-const TSX = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
-const MAIN = join(ROOT, 'runner/cli/main.ts');
+// The command a user runs: the compiled CLI (dist/, which the test configs build first), by its file, so the child may
+// run in any directory (one without node_modules, with its own config).
+const BIN = join(ROOT, 'bin/handrail.mjs');
 
 /** Runs `node <argv>` with exactly `env` in `cwd` and collects what it printed. */
 export function node(argv: readonly string[], env: NodeJS.ProcessEnv, cwd = ROOT, io: ChildIo = {}): Promise<Ran> {
@@ -49,7 +48,7 @@ export function node(argv: readonly string[], env: NodeJS.ProcessEnv, cwd = ROOT
  * (default the repository).
  */
 export function handrail(args: readonly string[], env: NodeJS.ProcessEnv, cwd = ROOT, io: ChildIo = {}): Promise<Ran> {
-  return node(['--import', TSX, MAIN, ...args], env, cwd, io);
+  return node([BIN, ...args], env, cwd, io);
 }
 
 /** `handrail <args>` as `handrail` does, with `out`: both streams in the order they arrived, as a terminal shows them. */

@@ -8,7 +8,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
-/** The same command an MCP client configures: bin/handrail.mjs runs runner/cli/main.ts. */
+/** The same command an MCP client configures: bin/handrail.mjs runs the compiled CLI (dist/runner/cli/main.js). */
 export const HANDRAIL = join(ROOT, 'bin/handrail.mjs');
 
 /** A client transport over a child process's stdin/stdout, framed by the SDK's own ReadBuffer and serializer. */
