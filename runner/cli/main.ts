@@ -2,7 +2,6 @@
 // the typed word of a run (see EXIT_CODE in shared/schema/result.ts and the README).
 import { Command, CommanderError } from 'commander';
 import { packageVersion } from '../package-root.ts';
-import { EXIT_USAGE, reportError } from './errors.ts';
 
 function program(setExit: (code: number) => void): Command {
   const cli = new Command('handrail')
@@ -278,7 +277,10 @@ export async function main(argv: readonly string[]): Promise<number> {
     await program((code) => (exit = code)).parseAsync([...argv], { from: 'user' });
     return exit;
   } catch (e) {
-    if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : EXIT_USAGE;
+    // A usage error has said its piece already (commander printed it). The rest are loaded only on the way out:
+    // the error words pull in zod, which `--help` and every command that ends well do without.
+    if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2; // EXIT_USAGE (errors.ts)
+    const { reportError } = await import('./errors.ts');
     return reportError(e);
   }
 }
@@ -287,6 +289,6 @@ const invokedDirectly = process.argv[1] !== undefined && import.meta.url.endsWit
 if (invokedDirectly) {
   main(process.argv.slice(2)).then(
     (code) => (process.exitCode = code),
-    (e: unknown) => (process.exitCode = reportError(e)),
+    async (e: unknown) => (process.exitCode = (await import('./errors.ts')).reportError(e)),
   );
 }
