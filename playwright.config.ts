@@ -15,7 +15,8 @@ export default defineConfig({
   timeout: 60_000,
   fullyParallel: false,
   workers: 2,
-  reporter: [['list']],
+  // The list as each test ends, then where the time went (tests/tools/time-reporter.ts).
+  reporter: [['list'], ['./tests/tools/time-reporter.ts']],
   use: {
     headless: true,
     launchOptions: findChromium().launchOptions,
