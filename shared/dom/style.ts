@@ -119,6 +119,17 @@ function inHiddenChain(c: DomCache, el: Element): boolean {
  *  `checkVisibilityCSS` is the same option's first name, the one Chrome 105–120 reads (the extension runs there too). */
 const SHOWN: CheckVisibilityOptions = { visibilityProperty: true, checkVisibilityCSS: true };
 
+/** The image that uses the area's map (`usemap="#name"`, matched ASCII case-insensitively as HTML says), if any. */
+function mapImageOf(area: Element): Element | null {
+  const map = area.closest('map');
+  const name = (map?.getAttribute('name') || map?.id || '').toLowerCase();
+  if (!name) return null;
+  for (const img of area.ownerDocument.querySelectorAll('img[usemap]')) {
+    if ((img.getAttribute('usemap') || '').toLowerCase() === `#${name}`) return img;
+  }
+  return null;
+}
+
 /**
  * Excluded from the accessibility tree (WAI-ARIA 1.2 §4.3 "Excluding Elements from the Accessibility Tree"):
  * display:none, visibility:hidden/collapse, aria-hidden="true", the `hidden` attribute (UA display:none).
@@ -133,6 +144,12 @@ export function isHiddenForAria(c: DomCache, el: Element, tag?: string): boolean
   let hidden: boolean;
   if (IGNORED.has(name)) {
     hidden = true;
+  } else if (name === 'AREA') {
+    // An <area> has no box of its own: the <img> that uses its <map> draws it (HTML §4.8.14 "Image maps"), and
+    // Chromium exposes it as a link while that image is shown. checkVisibility() on the area itself answers
+    // differently across Chromium builds (true in 156.0.8078.73, false in .129), so the image is asked instead.
+    const img = mapImageOf(el);
+    hidden = !img || isHiddenForAria(c, img) || inAriaHiddenChain(c, el);
   } else if (name !== 'SLOT' && name !== 'OPTION' && el.checkVisibility(SHOWN)) {
     // The common case in one native call (docs/ARCHITECTURE.md "The walker"): a box that is laid out and
     // visibility:visible is neither display:contents (no box) nor display:none (self or flat-tree ancestor) nor
