@@ -50,11 +50,11 @@ const owner: Owner & { asked: string[] } = {
   },
 };
 
-test('the PLUMBLINE evening is authored, compiles to the golden card, verifies on three members, is approved, and replays for a fourth', async () => {
+test('the PLUMBLINE evening is authored, compiles to the golden card, verifies on three members, is approved, and replays for a fourth', async ({ browser }) => {
   test.setTimeout(120_000);
   const bookPath = join(dir, 'trace.jsonl');
   const model = new AnthropicModel({ apiKey: API_KEY, baseURL: fake.url, model: 'claude-fake' });
-  const surface = await BrowserSurface.launch();
+  const surface = await BrowserSurface.launch({ browser });
   const book = await JsonlBook.create(bookPath);
   let evening;
   try {
@@ -125,7 +125,7 @@ test('the PLUMBLINE evening is authored, compiles to the golden card, verifies o
     // A compiled draft declares no expected change; the reviewer gives it to verify (the hand-written card carries it).
     change: { before: { held: false }, after: { held: true, reason: '{{reason}}' } },
     env: { BASE_URL: bank.url, HANDRAIL_SECRET_PASSWORD: PASSWORD },
-    surfaceFactory: () => BrowserSurface.launch(),
+    surfaceFactory: () => BrowserSurface.launch({ browser }),
     evidenceRoot: join(dir, 'verify'),
   });
   expect(report, JSON.stringify(report.plates)).toMatchObject({ verified: true, k: 3, n: 3 });
@@ -142,7 +142,7 @@ test('the PLUMBLINE evening is authored, compiles to the golden card, verifies o
     requireApproved: true,
     inputs: { operator_id: 'OP1001', password: PASSWORD, member_number: '400513', share_id: '400513-S0002', reason: 'LEGAL' },
     env: { BASE_URL: bank.url },
-    surface: () => BrowserSurface.launch(),
+    surface: () => BrowserSurface.launch({ browser }),
     evidenceDir: join(dir, 'evidence'),
   });
   expect(result).toMatchObject({ word: 'SUCCESS', llm_calls: 0, classifier_calls: 0 });

@@ -61,8 +61,8 @@ test('a read target of role text takes no gesture walk; a gesture target walks o
   expect(await walks()).toBe(3);
 });
 
-test('the surface takes the path from what the target supports: a double-click target of role text resolves, a read target by its text', async () => {
-  const surface = await BrowserSurface.launch();
+test('the surface takes the path from what the target supports: a double-click target of role text resolves, a read target by its text', async ({ browser }) => {
+  const surface = await BrowserSurface.launch({ browser });
   try {
     await surface.open(`${server.url}/gestures.html`);
     const o = await surface.observe();

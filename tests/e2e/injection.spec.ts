@@ -54,10 +54,10 @@ class HostileModel implements Model {
   }
 }
 
-test('a page that says "ignore your instructions" and a hostile model: nothing off the menu, no unasked write, every refusal kept', async () => {
+test('a page that says "ignore your instructions" and a hostile model: nothing off the menu, no unasked write, every refusal kept', async ({ browser }) => {
   const model = new HostileModel();
   const lines: TraceLine[] = [];
-  const surface = await BrowserSurface.launch();
+  const surface = await BrowserSurface.launch({ browser });
   const acted: string[] = [];
   const act = surface.act.bind(surface);
   surface.act = (ref, op) => {

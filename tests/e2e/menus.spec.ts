@@ -18,8 +18,8 @@ test.beforeAll(async () => {
 test.afterAll(async () => {
   await server.close();
 });
-test.beforeEach(async () => {
-  surface = await BrowserSurface.launch();
+test.beforeEach(async ({ browser }) => {
+  surface = await BrowserSurface.launch({ browser });
   await surface.open(`${server.url}/menus.html`);
 });
 test.afterEach(async () => {

@@ -25,9 +25,9 @@ test.afterAll(async () => {
   await app.close();
   await rm(dir, { recursive: true, force: true });
 });
-test.beforeEach(async () => {
+test.beforeEach(async ({ browser }) => {
   app.bootstrap.length = 0;
-  surface = await BrowserSurface.launch();
+  surface = await BrowserSurface.launch({ browser });
   await surface.open(`${app.url}/bootstrap`);
   await expect.poll(async () => controls(await surface.observe()).length).toBeGreaterThan(10);
 });

@@ -33,8 +33,8 @@ test.beforeEach(() => {
 
 
 for (const framework of ['react', 'vue'] as const) {
-  test(`${framework}: set_value reaches the controlled input, Enter submits its form, and the title's double-click is offered and renames in place`, async () => {
-    const surface = await BrowserSurface.launch();
+  test(`${framework}: set_value reaches the controlled input, Enter submits its form, and the title's double-click is offered and renames in place`, async ({ browser }) => {
+    const surface = await BrowserSurface.launch({ browser });
     try {
       await surface.open(`${app.url}/${framework}`);
       let o = await surface.observe();
@@ -56,7 +56,7 @@ for (const framework of ['react', 'vue'] as const) {
     }
   });
 
-  test(`${framework}: a rename in place is authored, compiled and replayed with no model; a taken title is not called SUCCESS`, async () => {
+  test(`${framework}: a rename in place is authored, compiled and replayed with no model; a taken title is not called SUCCESS`, async ({ browser }) => {
     test.setTimeout(120_000);
     const script = parseScript(await readFile(fileURLToPath(new URL('../fixtures/real/rename.json', import.meta.url)), 'utf8'));
     const bookPath = join(dir, `${framework}.jsonl`);
@@ -88,7 +88,7 @@ for (const framework of ['react', 'vue'] as const) {
 
     app.renames.length = 0;
     const replay = (inputs: Record<string, string>, n: string) =>
-      runCapability({ card, allowUnapproved: true, inputs, env: { BASE_URL: app.url }, surface: () => BrowserSurface.launch(), evidenceDir: join(dir, `${framework}-${n}`) });
+      runCapability({ card, allowUnapproved: true, inputs, env: { BASE_URL: app.url }, surface: () => BrowserSurface.launch({ browser }), evidenceDir: join(dir, `${framework}-${n}`) });
     const ok = await replay({ task: 'Renew the lease', new_title: 'Renew the lease by May' }, 'ok');
     expect(ok, JSON.stringify(ok)).toMatchObject({ word: 'SUCCESS', llm_calls: 0 });
     expect(app.renames).toEqual([{ from: 'Renew the lease', to: 'Renew the lease by May' }]);

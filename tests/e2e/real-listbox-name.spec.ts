@@ -93,7 +93,7 @@ test('a label that is a prefix, or that holds the value\'s word, is another list
   }
 });
 
-test('a card authored on the Headless UI Listbox while it held Claims replays from Fraud, and not on a listbox labelled "Queue owner"', async () => {
+test('a card authored on the Headless UI Listbox while it held Claims replays from Fraud, and not on a listbox labelled "Queue owner"', async ({ browser }) => {
   test.setTimeout(120_000);
   const asked: string[] = [];
   const owner: Owner = {
@@ -136,7 +136,7 @@ test('a card authored on the Headless UI Listbox while it held Claims replays fr
       allowUnapproved: true,
       inputs: { queue },
       env: { BASE_URL: app.url },
-      surface: () => BrowserSurface.launch(),
+      surface: () => BrowserSurface.launch({ browser }),
       evidenceDir: join(dir, `listbox-${n}`),
     });
   const fromFraud = await replay('list_queue=Fraud', 'Claims', 'fraud');

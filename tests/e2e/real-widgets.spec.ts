@@ -61,8 +61,8 @@ const PICKS = [
 ] as const;
 
 for (const pick of PICKS) {
-  test(`${pick.library}: offered choose, and choose '${pick.value}' is what the widget then holds`, async () => {
-    const surface = await BrowserSurface.launch();
+  test(`${pick.library}: offered choose, and choose '${pick.value}' is what the widget then holds`, async ({ browser }) => {
+    const surface = await BrowserSurface.launch({ browser });
     try {
       await surface.open(`${app.url}/widgets`);
       await expect.poll(async () => controls(await surface.observe()).length).toBeGreaterThan(5);
@@ -81,8 +81,8 @@ for (const pick of PICKS) {
   });
 }
 
-test('a name no option has fails by name, nothing is picked, and the widget keeps what it held', async () => {
-  const surface = await BrowserSurface.launch();
+test('a name no option has fails by name, nothing is picked, and the widget keeps what it held', async ({ browser }) => {
+  const surface = await BrowserSurface.launch({ browser });
   try {
     await surface.open(`${app.url}/widgets`);
     await expect.poll(async () => controls(await surface.observe()).length).toBeGreaterThan(5);
@@ -97,7 +97,7 @@ test('a name no option has fails by name, nothing is picked, and the widget keep
   }
 });
 
-test('a card authored over MUI and Radix pickers compiles, replays with no model, and the judge sees what it chose', async () => {
+test('a card authored over MUI and Radix pickers compiles, replays with no model, and the judge sees what it chose', async ({ browser }) => {
   test.setTimeout(120_000);
   const script = parseScript(await readFile(fileURLToPath(new URL('../fixtures/real/widgets.json', import.meta.url)), 'utf8'));
   const asked: string[] = [];
@@ -126,7 +126,7 @@ test('a card authored over MUI and Radix pickers compiles, replays with no model
 
   app.widgets.length = 0;
   const replay = (inputs: Record<string, string>, n: string) =>
-    runCapability({ card, allowUnapproved: true, inputs, env: { BASE_URL: app.url }, surface: () => BrowserSurface.launch(), evidenceDir: join(dir, `widgets-${n}`) });
+    runCapability({ card, allowUnapproved: true, inputs, env: { BASE_URL: app.url }, surface: () => BrowserSurface.launch({ browser }), evidenceDir: join(dir, `widgets-${n}`) });
   const ok = await replay({ priority: 'Low', reviewer: 'Ada Lovelace' }, 'ok');
   expect(ok, JSON.stringify(ok)).toMatchObject({ word: 'SUCCESS', llm_calls: 0 });
   expect(app.widgets).toMatchObject([{ priority: 'Low', reviewer: 'Ada Lovelace', action: 'Escalated' }]);
@@ -162,8 +162,8 @@ test('Radix DropdownMenu, whose open menu hides the rest of the page: a model th
   expect(acts).toEqual(["choose button 'Case actions' Export › PDF"]);
 });
 
-test('MUI Autocomplete inside MUI Dialog: a pick, and a failed pick, never close the dialog', async () => {
-  const surface = await BrowserSurface.launch();
+test('MUI Autocomplete inside MUI Dialog: a pick, and a failed pick, never close the dialog', async ({ browser }) => {
+  const surface = await BrowserSurface.launch({ browser });
   try {
     await surface.open(`${app.url}/widgets-dialog`);
     await expect.poll(async () => controls(await surface.observe()).some((c) => c.role === 'combobox')).toBe(true);
@@ -178,8 +178,8 @@ test('MUI Autocomplete inside MUI Dialog: a pick, and a failed pick, never close
   }
 });
 
-test('MUI Select inside MUI Dialog: a failed pick closes its modal menu and not the dialog', async () => {
-  const surface = await BrowserSurface.launch();
+test('MUI Select inside MUI Dialog: a failed pick closes its modal menu and not the dialog', async ({ browser }) => {
+  const surface = await BrowserSurface.launch({ browser });
   try {
     await surface.open(`${app.url}/widgets-dialog`);
     await expect.poll(async () => controls(await surface.observe()).some((c) => c.role === 'combobox' && c.name === 'Priority')).toBe(true);
@@ -197,7 +197,7 @@ test('MUI Select inside MUI Dialog: a failed pick closes its modal menu and not 
   }
 });
 
-test('Headless UI Listbox and MUI Select: a model that presses a list open and then an option writes one choose on the control, and the card replays SUCCESS with other values', async () => {
+test('Headless UI Listbox and MUI Select: a model that presses a list open and then an option writes one choose on the control, and the card replays SUCCESS with other values', async ({ browser }) => {
   test.setTimeout(180_000);
   const asked: string[] = [];
   const owner = saveIsTheCommit(asked);
@@ -249,7 +249,7 @@ test('Headless UI Listbox and MUI Select: a model that presses a list open and t
     allowUnapproved: true,
     inputs: { queue: 'Fraud', priority: 'Low' },
     env: { BASE_URL: app.url },
-    surface: () => BrowserSurface.launch(),
+    surface: () => BrowserSurface.launch({ browser }),
     evidenceDir: join(dir, 'list-presses-replay'),
   });
   expect(replay, JSON.stringify(replay)).toMatchObject({ word: 'SUCCESS', llm_calls: 0 });

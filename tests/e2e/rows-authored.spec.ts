@@ -109,7 +109,7 @@ async function openCases(assignee: string): Promise<unknown[]> {
   return ((await res.json()) as { rows: unknown[] }).rows;
 }
 
-test('CASEDESK open cases: authored with read_rows, verified 3 of 3 against the judge, replayed with the judge confirming the rows; no case is SUCCESS with zero rows', async () => {
+test('CASEDESK open cases: authored with read_rows, verified 3 of 3 against the judge, replayed with the judge confirming the rows; no case is SUCCESS with zero rows', async ({ browser }) => {
   test.setTimeout(240_000);
   desk.store.reset();
   const { card } = await authorRows({
@@ -148,7 +148,7 @@ test('CASEDESK open cases: authored with read_rows, verified 3 of 3 against the 
   // Replayed after the desk changed: the rows follow the record, as the judge confirms.
   expect(desk.store.assign('C-1003', 'Ada Okafor').ok).toBe(true);
   const run = async (assignee: string) =>
-    runCapability({ card: committed, requireApproved: true, inputs: { user: 'clerk', password: DEMO_PASSWORD, assignee }, env, surface: () => BrowserSurface.launch(), evidenceDir: join(dir, `run-${assignee.replace(/\W/g, '_')}`) });
+    runCapability({ card: committed, requireApproved: true, inputs: { user: 'clerk', password: DEMO_PASSWORD, assignee }, env, surface: () => BrowserSurface.launch({ browser }), evidenceDir: join(dir, `run-${assignee.replace(/\W/g, '_')}`) });
   const ada = await run('Ada Okafor');
   expect(ada).toMatchObject({ word: 'SUCCESS', code: 'OK' });
   expect(ada.outputs['cases']).toEqual(await openCases('Ada Okafor'));

@@ -22,8 +22,8 @@ test.beforeAll(async () => {
 test.afterAll(async () => {
   await server.close();
 });
-test.beforeEach(async () => {
-  surface = await BrowserSurface.launch();
+test.beforeEach(async ({ browser }) => {
+  surface = await BrowserSurface.launch({ browser });
   await surface.open(`${server.url}/rows.html`);
   await surface.observe();
 });

@@ -64,8 +64,8 @@ test('a secret is not typed into a field that shows it unless the step says so',
   expect(r.message).toContain('not report as a password field');
 });
 
-test('a screenshot masks the box of a field holding a secret, and says how many it masked', async () => {
-  const surface = await BrowserSurface.launch();
+test('a screenshot masks the box of a field holding a secret, and says how many it masked', async ({ browser }) => {
+  const surface = await BrowserSurface.launch({ browser });
   try {
     await surface.open(`${bank.url}/signon`);
     const obs = await surface.observe();
@@ -104,7 +104,7 @@ test('a screenshot masks the box of a field holding a secret, and says how many 
   }
 });
 
-test('a field holding a secret inside a shadow root is found and masked too, and a page without one is not masked', async () => {
+test('a field holding a secret inside a shadow root is found and masked too, and a page without one is not masked', async ({ browser }) => {
   // The tag is counted with one evaluate per frame (not a locator), so it must look into shadow roots as the mask does.
   const html = `<!doctype html><title>Shadow sign-on</title><x-login></x-login><script>
     customElements.define('x-login', class extends HTMLElement {
@@ -113,7 +113,7 @@ test('a field holding a secret inside a shadow root is found and masked too, and
       }
     });
   </script>`;
-  const surface = await BrowserSurface.launch();
+  const surface = await BrowserSurface.launch({ browser });
   try {
     await surface.open(`data:text/html,${encodeURIComponent(html)}`);
     const field = (await surface.observe()).parts.flatMap((p) => p.controls).find((c) => c.secret === true);

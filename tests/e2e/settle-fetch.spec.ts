@@ -36,8 +36,8 @@ test.beforeAll(async () => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE(analytics.url));
   });
 });
-test.beforeEach(async () => {
-  surface = await BrowserSurface.launch();
+test.beforeEach(async ({ browser }) => {
+  surface = await BrowserSurface.launch({ browser });
   await surface.open(`${app.url}/`);
 });
 test.afterEach(async () => {

@@ -65,8 +65,8 @@ test.beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   app = { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 });
-test.beforeEach(async () => {
-  surface = await BrowserSurface.launch();
+test.beforeEach(async ({ browser }) => {
+  surface = await BrowserSurface.launch({ browser });
   await surface.open(`${app.url}/`);
   expect(await surface.loaded(5_000)).toBe(true);
 });

@@ -24,8 +24,8 @@ test.afterAll(async () => {
 
 const owner: Owner = { ask: (q) => Promise.resolve({ answer: q.control.includes('Send') ? 'commit' : 'navigate', name: 'Dana Reviewer' }) };
 
-test('observing names the unnamed frames #0 and #1', async () => {
-  const surface = await BrowserSurface.launch();
+test('observing names the unnamed frames #0 and #1', async ({ browser }) => {
+  const surface = await BrowserSurface.launch({ browser });
   try {
     await surface.open(`${server.url}/unnamed-frame.html`);
     await surface.page.frameLocator('iframe >> nth=1').getByRole('button', { name: 'Send' }).waitFor();
@@ -48,7 +48,7 @@ test('observing names the unnamed frames #0 and #1', async () => {
   }
 });
 
-test('a step inside an unnamed iframe is authored, and the card compiled from it replays', async () => {
+test('a step inside an unnamed iframe is authored, and the card compiled from it replays', async ({ browser }) => {
   test.setTimeout(60_000);
   const bookPath = join(dir, 'trace.jsonl');
   const { evening, lines } = await eveningInBrowser(bookPath, {
@@ -84,7 +84,7 @@ test('a step inside an unnamed iframe is authored, and the card compiled from it
     card,
     inputs: { reference: 'TRX-REPLAYED' },
     env: { BASE_URL: server.url },
-    surface: async () => (replayed = await BrowserSurface.launch()),
+    surface: async () => (replayed = await BrowserSurface.launch({ browser })),
     // The compiled card is a draft that commits: it runs here as verify runs drafts, in the test's isolation.
     allowUnapproved: true,
     evidenceDir: join(dir, 'replay'),

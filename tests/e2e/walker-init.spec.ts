@@ -22,8 +22,8 @@ test.beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   app = { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 });
-test.beforeEach(async () => {
-  surface = await BrowserSurface.launch();
+test.beforeEach(async ({ browser }) => {
+  surface = await BrowserSurface.launch({ browser });
 });
 test.afterEach(async () => {
   await surface.close();

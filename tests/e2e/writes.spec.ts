@@ -45,9 +45,9 @@ async function writesOf(member: string): Promise<Record<string, number>> {
 const settle = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 for (const a of ACTIONS) {
-  test(`${a.what} is reported as a write, and a gate that says no keeps it from the store`, async () => {
+  test(`${a.what} is reported as a write, and a gate that says no keeps it from the store`, async ({ browser }) => {
     const scope: WriteScope = { origins: [bank.url], ignore: [] };
-    const surface = await BrowserSurface.launch();
+    const surface = await BrowserSurface.launch({ browser });
     try {
       await surface.open(`${bank.url}/prefs?m=${MEMBER}`);
       // Watched without a gate (replay): the write goes out and is reported.
@@ -78,8 +78,8 @@ for (const a of ACTIONS) {
   });
 }
 
-test('reads and navigation are not writes, nor are requests to other origins or ignored endpoints', async () => {
-  const surface = await BrowserSurface.launch();
+test('reads and navigation are not writes, nor are requests to other origins or ignored endpoints', async ({ browser }) => {
+  const surface = await BrowserSurface.launch({ browser });
   try {
     await surface.open(`${bank.url}/prefs?m=${MEMBER}`);
     await surface.watchWrites({ origins: [bank.url], ignore: ['POST /prefs/flag'] });
@@ -112,7 +112,7 @@ const SCRIPT: ScriptCall[][] = [
   [{ tool: 'finish', label: 'prefs' }],
 ];
 
-test('authoring over the four controls asks the owner about every write before it leaves', async () => {
+test('authoring over the four controls asks the owner about every write before it leaves', async ({ browser }) => {
   const member = '400337';
   const asked: OwnerQuestion[] = [];
   const owner: Owner = {
@@ -122,7 +122,7 @@ test('authoring over the four controls asks the owner about every write before i
     },
   };
   const book = memoryBook();
-  const surface = await BrowserSurface.launch();
+  const surface = await BrowserSurface.launch({ browser });
   try {
     const r = await runEvening({
       surface,
@@ -150,11 +150,11 @@ test('authoring over the four controls asks the owner about every write before i
   expect(await writesOf(member)).toEqual({ flag: 1, paperless: 1, cycle: 1, nickname: 1 });
 });
 
-test('an owner who does not answer in time is a no: the write is stopped, the book says so, the compiler refuses', async () => {
+test('an owner who does not answer in time is a no: the write is stopped, the book says so, the compiler refuses', async ({ browser }) => {
   const member = '400445';
   const owner: Owner = { ask: () => new Promise(() => undefined) };
   const book = memoryBook();
-  const surface = await BrowserSurface.launch();
+  const surface = await BrowserSurface.launch({ browser });
   try {
     await runEvening({
       surface,
@@ -209,14 +209,14 @@ async function toggleCard(network: CapabilityInput['network']): Promise<Capabili
   };
 }
 
-test('replaying a card whose non-commit step writes ends UNSAFE_TO_RETRY with the request in the evidence', async () => {
+test('replaying a card whose non-commit step writes ends UNSAFE_TO_RETRY with the request in the evidence', async ({ browser }) => {
   const loaded = loadCapability(await toggleCard({ ignore: [] }));
   if (!loaded.ok) throw new Error(JSON.stringify(loaded.issues));
   const r = await runCapability({
     card: loaded.value,
     inputs: { member_number: '400513' },
     env: { BASE_URL: bank.url },
-    surface: () => BrowserSurface.launch(),
+    surface: () => BrowserSurface.launch({ browser }),
     evidenceDir: await mkdtemp(join(scratch, 'ev-')),
     allowUnapproved: true,
   });
@@ -234,7 +234,7 @@ test('replaying a card whose non-commit step writes ends UNSAFE_TO_RETRY with th
       card: loaded.value,
       inputs: { member_number: '400513' },
       env: { BASE_URL: bank.url },
-      surface: () => BrowserSurface.launch(),
+      surface: () => BrowserSurface.launch({ browser }),
       evidenceDir: await mkdtemp(join(scratch, 'ev-')),
       journalPath,
       allowUnapproved: true,
@@ -252,20 +252,20 @@ test('replaying a card whose non-commit step writes ends UNSAFE_TO_RETRY with th
     card: ignoring.value,
     inputs: { member_number: '400513' },
     env: { BASE_URL: bank.url },
-    surface: () => BrowserSurface.launch(),
+    surface: () => BrowserSurface.launch({ browser }),
     evidenceDir: await mkdtemp(join(scratch, 'ev-')),
     allowUnapproved: true,
   });
   expect(ok).toMatchObject({ word: 'SUCCESS' });
 });
 
-test('a fetch PUT and a beacon are writes too, each held for the owner and stopped on a no', async () => {
+test('a fetch PUT and a beacon are writes too, each held for the owner and stopped on a no', async ({ browser }) => {
   const { serveFixtures } = await import('../fixtures/server.ts');
   const page = `<!doctype html><title>effects</title>
 <button onclick="fetch('/api/item', { method: 'PUT', body: 'x' })">Save Item</button>
 <button onclick="navigator.sendBeacon('/beacon', 'seen')">Send Beacon</button>`;
   const server = await serveFixtures({ '/effects': page });
-  const surface = await BrowserSurface.launch();
+  const surface = await BrowserSurface.launch({ browser });
   try {
     await surface.open(`${server.url}/effects`);
     const scope: WriteScope = { origins: [server.url], ignore: [] };
@@ -289,7 +289,7 @@ test('a fetch PUT and a beacon are writes too, each held for the owner and stopp
   }
 });
 
-test('a WebSocket message cannot be held: authoring records an unasked commit and the compiler refuses that step', async () => {
+test('a WebSocket message cannot be held: authoring records an unasked commit and the compiler refuses that step', async ({ browser }) => {
   const { createHash } = await import('node:crypto');
   const { createServer } = await import('node:http');
   // The smallest WebSocket server (RFC 6455 §4.2.2 handshake); it only has to accept, the page sends.
@@ -309,7 +309,7 @@ test('a WebSocket message cannot be held: authoring records an unasked commit an
   const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   const asked: string[] = [];
   const book = memoryBook();
-  const surface = await BrowserSurface.launch();
+  const surface = await BrowserSurface.launch({ browser });
   try {
     await runEvening({
       surface,
@@ -345,13 +345,13 @@ function slowly(model: ScriptedModel): ScriptedModel {
   return model;
 }
 
-test('a write the page sends after the action has settled (a delayed autosave) is stopped, and the book says so', async () => {
+test('a write the page sends after the action has settled (a delayed autosave) is stopped, and the book says so', async ({ browser }) => {
   const { serveFixtures } = await import('../fixtures/server.ts');
   const page = `<!doctype html><title>autosave</title><h1>Draft</h1>
 <button onclick="setTimeout(() => fetch('/api/autosave', { method: 'POST', body: 'draft' }), 1200)">Edit Later</button>`;
   const server = await serveFixtures({ '/autosave': page });
   const book = memoryBook();
-  const surface = await BrowserSurface.launch();
+  const surface = await BrowserSurface.launch({ browser });
   try {
     const r = await runEvening({
       surface,
