@@ -46,6 +46,8 @@ const CODES = {
   SHUTTING_DOWN: 'RECOVERABLE',
   UNDECLARED_WRITE: 'UNSAFE_TO_RETRY',
   SECRET_FIELD: 'FAILED',
+  // A commit's record was not the one the inputs name on the last look before the press: nothing was pressed.
+  WRONG_RECORD: 'FAILED',
   // A person took the app over mid-run: stop; what they did is not known, so not retryable (the engine says
   // UNSAFE_TO_RETRY when a commit was in flight).
   HUMAN_CONTROL: 'FAILED',

@@ -7,8 +7,12 @@ import { StatementCycle } from './store.ts';
 import { HoldReason as HoldReasonEnum } from './store.ts';
 import { z } from 'zod';
 
-/** Drift switches, for the escalation ladder's tests: an extra banner, a reworded result line, a rewritten result page. */
-export const Drift = z.enum(['none', 'banner', 'reword', 'rewrite']);
+/**
+ * Drift switches, for the escalation ladder's tests: an extra banner, a reworded result line, a rewritten result page;
+ * and `wrong_share`, a bank whose Hold link of one share opens the next share's hold form (the wrong record, for the
+ * precondition's tests: docs/ARCHITECTURE.md, "The right record").
+ */
+export const Drift = z.enum(['none', 'banner', 'reword', 'rewrite', 'wrong_share']);
 export type Drift = z.infer<typeof Drift>;
 
 const STRICT = '<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN" "http://www.w3.org/TR/html4/loose.dtd">';

@@ -178,7 +178,10 @@ export async function startBank(opts: BankOptions = {}): Promise<Bank> {
       case '/member':
         return member(url.searchParams.get('m') ?? '');
       case '/hold': {
-        const share = store.share(url.searchParams.get('share') ?? '');
+        const asked = store.share(url.searchParams.get('share') ?? '');
+        // The `wrong_share` drift: the form of the member's next share opens instead of the one asked for.
+        const siblings = asked && session.drift === 'wrong_share' ? store.sharesOf(asked.member) : [];
+        const share = siblings.length > 1 && asked ? siblings[(siblings.findIndex((x) => x.id === asked.id) + 1) % siblings.length] : asked;
         return share ? html(pages.holdPage(share)) : errorReply(404, 'ERR 404', 'SHARE NOT ON FILE');
       }
       case '/review':

@@ -12,23 +12,34 @@ export interface CompileFlags {
   id?: string;
   /** `step=text:WORDS` or `step=control:ROLE:NAME`, repeatable: a commit's postcondition. */
   post?: string[];
+  /** The same forms, repeatable: what a commit's screen shows of its record before the press. */
+  pre?: string[];
+  /** Commit steps that choose no record (commander gives `--no-record X` as `record: [X]`; `false` without steps). */
+  record?: string[] | boolean;
 }
 
 /** Parses `--post step=text:{{input.note}}` / `--post step=control:link:{{input.note}}` into postconditions by step
- *  (shared/compile/post.ts makes each, as the extension's panel does). */
-export function parsePost(specs: readonly string[] = []): Record<string, Postcondition[]> {
+ *  (shared/compile/post.ts makes each, as the extension's panel does); `flag` names the option (`--pre` has the same form). */
+export function parsePost(specs: readonly string[] = [], flag = '--post'): Record<string, Postcondition[]> {
   const out: Record<string, Postcondition[]> = {};
   for (const spec of specs) {
     const m = /^([a-z][a-z0-9_]*)=(text|control):(.*)$/s.exec(spec);
-    if (!m) throw new UsageError(`--post expects step=text:WORDS or step=control:ROLE:NAME, got "${spec.length > 60 ? `${spec.slice(0, 60)}…` : spec}"`);
+    if (!m) throw new UsageError(`${flag} expects step=text:WORDS or step=control:ROLE:NAME, got "${spec.length > 60 ? `${spec.slice(0, 60)}…` : spec}"`);
     const [, step, kind, rest] = m as unknown as [string, string, 'text' | 'control', string];
     const i = rest.indexOf(':');
-    if (kind === 'control' && i < 0) throw new UsageError(`--post ${step}=control: expects ROLE:NAME, got "${rest}"`);
+    if (kind === 'control' && i < 0) throw new UsageError(`${flag} ${step}=control: expects ROLE:NAME, got "${rest}"`);
     const r = postconditionOf(kind === 'text' ? { kind, text: rest, role: '', name: '' } : { kind, text: '', role: rest.slice(0, i), name: rest.slice(i + 1) });
-    if (!r.ok) throw new UsageError(`--post ${step}=${kind}: ${r.problem}`);
+    if (!r.ok) throw new UsageError(`${flag} ${step}=${kind}: ${r.problem}`);
     (out[step] ??= []).push(r.post);
   }
   return out;
+}
+
+/** The steps `--no-record` names, each a step id. */
+export function parseNoRecord(record: CompileFlags['record']): string[] {
+  const steps = Array.isArray(record) ? record : [];
+  for (const s of steps) if (!/^[a-z][a-z0-9_]*$/.test(s)) throw new UsageError(`--no-record expects a step id, got "${s}"`);
+  return steps;
 }
 
 /** Holes in the book: the book is readable but cannot become a card as it stands. */
@@ -48,7 +59,7 @@ export async function compileCommand(tracePath: string, flags: CompileFlags = {}
     for (const p of read.problems) process.stderr.write(`${tracePath}:${p.line}: not a trace line: ${p.message}\n`);
     return EXIT_HOLES;
   }
-  const opts: CompileOptions = { post: parsePost(flags.post) };
+  const opts: CompileOptions = { post: parsePost(flags.post), pre: parsePost(flags.pre, '--pre'), noRecord: parseNoRecord(flags.record) };
   if (flags.id !== undefined) opts.id = flags.id;
   const result = compile(read.lines, opts);
   if (!result.ok) {

@@ -94,6 +94,8 @@ function program(setExit: (code: number) => void): Command {
     .option('-o, --out <card.json>', 'where to write the draft (default stdout)')
     .option('--id <id>', 'the capability id (default derived from the goal)')
     .option('--post <step=kind:value...>', "a commit's postcondition: step=text:WORDS or step=control:ROLE:NAME (blanks allowed)")
+    .option('--pre <step=kind:value...>', "what a commit's screen shows of its record before the press: step=text:WORDS or step=control:ROLE:NAME (blanks allowed)")
+    .option('--no-record <step...>', 'a commit that chooses no record (it adds one, it signs on)')
     .action(async (trace: string, flags: import('./compile.ts').CompileFlags) => {
       const { compileCommand } = await import('./compile.ts');
       setExit(await compileCommand(trace, flags));

@@ -518,7 +518,12 @@ export class Replay {
 
   /** Checks a commit's postconditions on the screen showing; returns the first that does not hold. */
   private unmetPostcondition(step: Step, named: Named): Postcondition | null {
-    for (const p of step.post ?? []) {
+    return this.unmet(step.post ?? [], named);
+  }
+
+  /** The first of `proofs` (a step's pre- or postconditions) that does not hold on the look, or null. */
+  private unmet(proofs: readonly Postcondition[], named: Named): Postcondition | null {
+    for (const p of proofs) {
       if (p.kind === 'text') {
         if (!named.text.includes(this.fill(p.contains))) return p;
         continue;
@@ -583,6 +588,56 @@ export class Replay {
         rest.moved();
       }
     }
+  }
+
+  /**
+   * Whether the screen a commit is about to be pressed on shows the record its inputs name (docs/ARCHITECTURE.md, "The
+   * right record"): every precondition must hold on the last look before the journal's `dispatched` and the press.
+   * A look that lacks one is looked at again while the screen is still arriving (it changes, or has not rested for the
+   * quiet time), never past the step's timeout; a screen at rest without it is the wrong record: FAILED WRONG_RECORD,
+   * nothing journalled, nothing pressed. The screen's words are compared whole, as postconditions are: what a page
+   * announces (alert, status, aria-live) is not yet told apart from what it shows, so an announcement could prove a
+   * record it only names (a known gap; the observation does not separate those regions yet).
+   */
+  private async preconditions(step: Step, here: Named): Promise<Ending | null> {
+    const pre = step.pre ?? [];
+    const { timeout, quiet } = this.timing(step);
+    const began = this.now();
+    const rest = new Rest(this.now);
+    let named = here;
+    rest.see(named);
+    let attempt = 0;
+    for (;;) {
+      const unmet = this.unmet(pre, named);
+      if (!unmet) {
+        this.note('precondition', { step: step.id, held: pre.length, screen: named.label });
+        return null;
+      }
+      if (named.label !== step.screen || rest.ms >= quiet || this.now() - began >= timeout) {
+        await this.ctx.evidence.append('precondition_failed', { step: step.id, precondition: unmet, screen: named.label });
+        return {
+          word: 'FAILED',
+          code: 'WRONG_RECORD',
+          message: `${step.id} must act on the record its inputs name, but ${named.label ?? 'the screen'} does not show it (${this.describeFilled(unmet)} does not hold); nothing was pressed`,
+          atStep: step.id,
+        };
+      }
+      await sleep(POLL_STEPS_MS[Math.min(attempt++, POLL_STEPS_MS.length - 1)] ?? 100);
+      try {
+        named = await this.look();
+        rest.see(named);
+      } catch (e) {
+        if (!(e instanceof SurfaceError && e.code === 'STALE')) throw e;
+        rest.moved();
+      }
+    }
+  }
+
+  /** A pre- or postcondition in words, its blanks filled from the run's inputs (never a secret: the card refuses those). */
+  private describeFilled(p: Postcondition): string {
+    return p.kind === 'text'
+      ? `text ${JSON.stringify(this.fill(p.contains))} on the screen`
+      : `${p.role} ${JSON.stringify(this.fill(p.name))}${p.scope?.length ? ` in ${p.scope.map((l) => `${l.role} ${JSON.stringify(this.fill(l.name))}`).join(' > ')}` : ''} on the screen`;
   }
 
   private result(end: Ending): RunResult {
@@ -806,6 +861,11 @@ export class Replay {
         message: `${step.id} runs on screen ${step.screen}, but ${here.label ?? 'an unrecognised screen'} is showing`,
         atStep: step.id,
       };
+    }
+    // The right record? A commit is pressed only on a screen that shows the record its inputs name.
+    if (step.effect.kind === 'commit' && step.pre?.length) {
+      const wrong = await this.timed('preconditions', () => this.preconditions(step, here));
+      if (wrong) return wrong;
     }
     // 2. Resolve.
     const target = this.bind(step.target);

@@ -16,6 +16,7 @@ import {
   type Output,
   type FingerprintField,
   type Postcondition,
+  type Precondition,
   type Rung,
   type Step,
   type Target,
@@ -23,6 +24,7 @@ import {
 } from '../schema/capability.ts';
 import type { ScopeLink } from '../schema/observation.ts';
 import { continuityHoles } from './continuity.ts';
+import { recordProof } from './identity.ts';
 import type { TraceAct, TraceLabel, TraceLine, TraceStart } from '../schema/trace.ts';
 import { describeWrite, endpointOf, originOf } from '../writes.ts';
 import { labelledAs, labelledScreen, templateScreen, type KnownScreen } from '../screens.ts';
@@ -40,6 +42,9 @@ export type HoleCode =
   | 'COMMIT_WITHOUT_OUTCOME'
   | 'NO_VISIBLE_EFFECT'
   | 'UNKNOWN_POSTCONDITION_STEP'
+  // A commit whose record the book cannot name, and a reviewer's answer for a step that is no commit (identity.ts).
+  | 'NO_RECORD_IDENTITY'
+  | 'UNKNOWN_PRECONDITION_STEP'
   | 'UNASKED_COMMIT'
   | 'WRITE_REFUSED'
   | 'INVALID_CARD'
@@ -76,6 +81,13 @@ export interface CompileOptions {
    * show its effect (it lands where it started). Without one such a commit does not compile.
    */
   post?: Readonly<Record<string, readonly Postcondition[]>>;
+  /**
+   * Preconditions a reviewer supplies, by compiled step id: what the screen shows of the record a commit acts on
+   * before the press, in place of the ones the compiler derives (docs/ARCHITECTURE.md, "The right record").
+   */
+  pre?: Readonly<Record<string, readonly Precondition[]>>;
+  /** Commit steps a reviewer says choose no record (an add, a sign-on): written `no_record: true`. */
+  noRecord?: readonly string[];
 }
 
 export type CompileResult = { ok: true; card: Capability; notes: string[] } | { ok: false; holes: Hole[] };
@@ -395,6 +407,43 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
     const step = steps.find((s) => s.id === id);
     if (!step || step.effect.kind !== 'commit') {
       hole(done.line, 'UNKNOWN_POSTCONDITION_STEP', `a postcondition was given for step "${id}", which is no commit step of this book (commits: ${commits.map((c) => c.id).join(', ') || 'none'})`, id);
+    }
+  }
+  for (const id of [...Object.keys(opts.pre ?? {}), ...(opts.noRecord ?? [])]) {
+    const step = steps.find((s) => s.id === id);
+    if (!step || step.effect.kind !== 'commit') {
+      hole(done.line, 'UNKNOWN_PRECONDITION_STEP', `a record was named for step "${id}", which is no commit step of this book (commits: ${commits.map((c) => c.id).join(', ') || 'none'})`, id);
+    }
+  }
+  // Identity before the press: each commit says what the screen shows of its record, or that it chooses none.
+  const screensByLabel = new Map([...labels.values()].map((l) => [l.label, screenOf(l, inputs)]));
+  for (const [i, step] of steps.entries()) {
+    if (step.effect.kind !== 'commit') continue;
+    const given = opts.pre?.[step.id];
+    if (given?.length) {
+      step.pre = [...given];
+      continue;
+    }
+    if (opts.noRecord?.includes(step.id)) {
+      step.no_record = true;
+      continue;
+    }
+    const targets = steps.slice(0, i + 1).map((s) => [...byKey.values()].find((t) => t.id === s.target)?.target);
+    const pre = recordProof({
+      inputs: inputs.filter((x) => !x.secret).map((x) => x.name),
+      target: targets[i],
+      before: targets.slice(0, i),
+      recordPaths: screensByLabel.get(step.screen)?.record_paths ?? [],
+    });
+    if (pre.length) step.pre = pre;
+    else {
+      hole(
+        stepLines.get(step.id) ?? done.line,
+        'NO_RECORD_IDENTITY',
+        `commit step "${step.id}" acts on a record no input chose on the way (no row, link or title named by an input leads to it), so replay could not prove it is the right one before the press. ` +
+          `Say what its screen shows of the record: handrail compile --pre '${step.id}=text:{{input.<name>}}'; or, if it chooses none (it adds a record, it signs on): handrail compile --no-record ${step.id}; or the form under this hole in the extension's panel`,
+        step.id,
+      );
     }
   }
   for (const [i, step] of steps.entries()) {

@@ -186,6 +186,15 @@ export const Postcondition = z.discriminatedUnion('kind', [
 ]);
 export type Postcondition = z.infer<typeof Postcondition>;
 
+/**
+ * A precondition: what the screen shows of the record a commit acts on, checked on the last look before the press
+ * (docs/ARCHITECTURE.md, "The right record"). The same two kinds as a postcondition, with input blanks: the share id
+ * on the review screen (`text`), the row the commit's control sits in (`control` with its row scope). One that does
+ * not hold ends the run FAILED WRONG_RECORD with nothing pressed.
+ */
+export const Precondition = Postcondition;
+export type Precondition = Postcondition;
+
 export const Step = z.strictObject({
   id: Id,
   intent: z.string().optional(),
@@ -197,6 +206,13 @@ export const Step = z.strictObject({
   expect: Expect.optional(),
   /** Commit steps only: what must hold after the commit (checked on the success path). */
   post: z.array(Postcondition).optional(),
+  /** Commit steps only: what the screen shows of the record the commit acts on, before the press. */
+  pre: z.array(Precondition).min(1).optional(),
+  /**
+   * Commit steps only: a reviewer's word that the commit chooses no record (it adds a new one, it signs on), in place
+   * of `pre`. A commit says one or the other, never neither.
+   */
+  no_record: z.literal(true).optional(),
   /**
    * A reviewer's word that this step may type a secret into a field that shows it (not a password field). Without
    * it, replay refuses to type a secret anywhere the surface does not report as secret.
@@ -453,7 +469,10 @@ function checkSurface(card: Shape, ctx: Ctx): void {
     });
     scopes(t.scope, ['targets', id, 'scope']);
   }
-  card.steps.forEach((s, i) => s.post?.forEach((p, j) => p.kind === 'control' && scopes(p.scope, ['steps', i, 'post', j, 'scope'])));
+  card.steps.forEach((s, i) => {
+    s.post?.forEach((p, j) => p.kind === 'control' && scopes(p.scope, ['steps', i, 'post', j, 'scope']));
+    s.pre?.forEach((p, j) => p.kind === 'control' && scopes(p.scope, ['steps', i, 'pre', j, 'scope']));
+  });
 }
 
 function checkBlanks(card: Shape, ctx: Ctx): void {
@@ -497,21 +516,51 @@ function checkBlanks(card: Shape, ctx: Ctx): void {
   for (const key of ['business', 'recovery', 'failure'] as const) {
     for (const [name, rule] of Object.entries(card.outcomes[key])) check(rule.text, ['outcomes', key, name, 'text'], false);
   }
-  card.steps.forEach((s, i) =>
-    s.post?.forEach((p, j) => {
-      if (p.kind === 'text') check(p.contains, ['steps', i, 'post', j, 'contains'], false);
-      else {
-        check(p.name, ['steps', i, 'post', j, 'name'], false);
-        p.scope?.forEach((l, k) => check(l.name, ['steps', i, 'post', j, 'scope', k, 'name'], false));
-      }
-      // Compared against the page's text and named in the evidence when it fails: a secret never proves a commit.
-      for (const b of blanksIn(p.kind === 'text' ? p.contains : [p.name, ...(p.scope ?? []).map((l) => l.name)].join(' '))) {
-        if (b.source === 'input' && card.inputs[b.name]?.secret) {
-          ctx.addIssue({ code: 'custom', path: ['steps', i, 'post', j], message: `{{input.${b.name}}} is a secret: a secret never proves a commit (it would be compared against page text)` });
+  card.steps.forEach((s, i) => {
+    for (const key of ['post', 'pre'] as const) {
+      s[key]?.forEach((p, j) => {
+        if (p.kind === 'text') check(p.contains, ['steps', i, key, j, 'contains'], false);
+        else {
+          check(p.name, ['steps', i, key, j, 'name'], false);
+          p.scope?.forEach((l, k) => check(l.name, ['steps', i, key, j, 'scope', k, 'name'], false));
         }
-      }
-    }),
-  );
+        // Compared against the page's text and named in the evidence when it fails: a secret never proves a commit.
+        for (const b of blanksIn(proofWords(p))) {
+          if (b.source === 'input' && card.inputs[b.name]?.secret) {
+            const what = key === 'post' ? 'proves a commit' : 'proves a record';
+            ctx.addIssue({ code: 'custom', path: ['steps', i, key, j], message: `{{input.${b.name}}} is a secret: a secret never ${what} (it would be compared against page text)` });
+          }
+        }
+      });
+    }
+  });
+}
+
+/** A pre- or postcondition's words, blanks and all: what it compares with the screen. */
+function proofWords(p: Postcondition): string {
+  return p.kind === 'text' ? p.contains : [p.name, ...(p.scope ?? []).map((l) => l.name)].join(' ');
+}
+
+/**
+ * What is wrong with how a step says which record it acts on (docs/ARCHITECTURE.md, "The right record"): a commit
+ * declares `pre` (the record on the screen before the press, naming at least one input) or `no_record`, exactly one;
+ * any other step neither. Used by the loader and the compiler alike.
+ */
+export function recordProblems(s: Pick<Step, 'id' | 'effect' | 'pre' | 'no_record'>): string[] {
+  if (s.effect.kind !== 'commit') {
+    return s.pre || s.no_record ? [`only a commit step says which record it acts on; "${s.id}" is ${s.effect.kind}`] : [];
+  }
+  if (s.pre && s.no_record) return [`commit step "${s.id}" declares both a precondition and no_record: it either chooses a record or it does not`];
+  if (!s.pre && !s.no_record) {
+    return [
+      `commit step "${s.id}" does not say which record it acts on: declare pre (what the screen shows of the record before ` +
+        'the press, e.g. {"kind":"text","contains":"{{input.share_id}}"}) or "no_record": true (it chooses none: it adds one, it signs on)',
+    ];
+  }
+  if (s.pre && !s.pre.some((p) => blanksIn(proofWords(p)).some((b) => b.source === 'input'))) {
+    return [`commit step "${s.id}": a precondition proves the record the inputs name, so at least one must hold an input blank such as {{input.share_id}}`];
+  }
+  return [];
 }
 
 /** The screens a step may land on: its settle and expect lists. */
@@ -620,6 +669,7 @@ function checkReferences(card: Shape, ctx: Ctx): void {
     if (s.post && s.effect.kind !== 'commit') {
       ctx.addIssue({ code: 'custom', path: ['steps', i, 'post'], message: `only a commit step may declare postconditions; "${s.id}" is ${s.effect.kind}` });
     }
+    recordProblems(s).forEach((message) => ctx.addIssue({ code: 'custom', path: ['steps', i, s.pre ? 'pre' : 'no_record'], message }));
     const seen = s.effect.kind === 'commit' && !s.post?.length ? landingSeenBefore(card.steps, i, decidedScreens) : null;
     if (seen) {
       const where = seen.step === s.id ? `the screen it started on (${seen.screen})` : `${seen.screen}, a screen the card showed before it (step "${seen.step}")`;

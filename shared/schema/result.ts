@@ -50,6 +50,8 @@ export const Code = z.enum([
   'UNDECLARED_WRITE',
   /** A secret would be typed into a field the surface does not report as secret, and the step does not allow it. */
   'SECRET_FIELD',
+  /** The screen before a commit did not show the record its inputs name (its precondition): nothing was pressed. */
+  'WRONG_RECORD',
   /** A person pressed a key or clicked in the app during the run (the mac surface's event tap): the run stopped and left it to them. */
   'HUMAN_CONTROL',
   'INTERNAL',

@@ -69,7 +69,8 @@ async function onOtherBank(opts: BankOptions, settleTimeoutMs?: number) {
       evidenceDir,
       ...(settleTimeoutMs ? { settleTimeoutMs } : {}),
     });
-    return { r, evidenceDir, judge: other.store.holdFor('400118-S0005') };
+    const shares = other.store.sharesOf('400118').map((s) => ({ id: s.id, ...other.store.holdFor(s.id) }));
+    return { r, evidenceDir, judge: other.store.holdFor('400118-S0005'), shares };
   } finally {
     await other.close();
   }
@@ -94,6 +95,16 @@ test.describe('replay', () => {
       for (const [id, t] of Object.entries(card.targets)) expect(r.rungs[id], id).toBe(t.ladder[0]?.rung);
     });
   }
+
+  test('a bank whose Hold link opens another share\'s form: FAILED WRONG_RECORD before F10, and the judge counts no press', async () => {
+    const { r, judge, shares } = await onOtherBank({ drift: 'wrong_share' }, 5_000);
+    expect(r, r.message).toMatchObject({ word: 'FAILED', code: 'WRONG_RECORD', at_step: 'post_hold', screen: 'hold_review', retryable: false });
+    expect(r.message).toContain('400118-S0005');
+    expect(judge).toMatchObject({ held: false, postPresses: 0 });
+    // No share of the member was pressed: not the one named, not the one the bank opened instead.
+    expect(shares.length).toBeGreaterThan(1);
+    expect(shares.map((s) => [s.id, s.postPresses])).toEqual(shares.map((s) => [s.id, 0]));
+  });
 
   test('an already-held share is a business outcome, not a failure, and not retryable', async () => {
     const r = await replay(plate('400226', '400226-S0002'));

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { parsePost } from '../../runner/cli/compile.ts';
+import { parseNoRecord, parsePost } from '../../runner/cli/compile.ts';
 import { cardBytes, compile, entryOf, idFromGoal } from '../../shared/compile/compile.ts';
 import { TRACE_SCHEMA_ID, TraceLine, type TraceAct } from '../../shared/schema/trace.ts';
 import { Guard } from '../../shared/author/guard.ts';
@@ -109,6 +109,45 @@ describe('commits must be able to show their effect', () => {
     expect(r.card.steps.find((s) => s.id === 'post_hold')?.post).toEqual([{ kind: 'text', contains: 'HOLD POSTED' }]);
     const wrong = compile(lines, { id: 'stuck', post: { post_hold: [{ kind: 'text', contains: 'X' }], review: [{ kind: 'text', contains: 'X' }] } });
     expect(wrong.ok ? [] : wrong.holes.map((h) => h.code)).toEqual(['UNKNOWN_POSTCONDITION_STEP']);
+  });
+});
+
+describe('identity before the press: each commit proves its record or says it chooses none', () => {
+  /** The PLUMBLINE book as if its member and share had been chosen by nothing an input names (other values typed). */
+  function unchosen(): TraceLine[] {
+    return book().map((l) =>
+      l.kind === 'start' ? { ...l, inputs: l.inputs.map((i) => (i.name === 'member_number' ? { ...i, value: '999001' } : i.name === 'share_id' ? { ...i, value: '999001-S0009' } : i)) } : l,
+    );
+  }
+
+  it('the inputs that chose the record (the member link, the share row) become preconditions of the commit', () => {
+    const r = compile(book(), { id: 'place_hold' });
+    if (!r.ok) throw new Error(JSON.stringify(r.holes));
+    const post = r.card.steps.find((s) => s.id === 'post_hold');
+    expect(post?.pre).toEqual([
+      { kind: 'text', contains: '{{input.member_number}}' },
+      { kind: 'text', contains: '{{input.share_id}}' },
+    ]);
+    // The reason was typed, not chosen: it chooses no record.
+    expect(JSON.stringify(post?.pre)).not.toContain('reason');
+  });
+
+  it('a commit no input chose is a NO_RECORD_IDENTITY hole naming the step; --pre or --no-record answers it', () => {
+    const lines = unchosen();
+    const r = compile(lines, { id: 'place_hold' });
+    expect(r.ok ? [] : r.holes.map((h) => [h.code, h.step])).toEqual([['NO_RECORD_IDENTITY', 'post_hold']]);
+    expect(r.ok ? '' : r.holes[0]?.message).toMatch(/--pre 'post_hold=text:\{\{input.<name>\}\}'.*--no-record post_hold/);
+    const none = compile(lines, { id: 'place_hold', noRecord: parseNoRecord(['post_hold']) });
+    expect(none.ok && none.card.steps.find((s) => s.id === 'post_hold')).toMatchObject({ no_record: true });
+    const pre = compile(lines, { id: 'place_hold', pre: parsePost(['post_hold=text:{{input.share_id}}'], '--pre') });
+    expect(pre.ok && pre.card.steps.find((s) => s.id === 'post_hold')?.pre).toEqual([{ kind: 'text', contains: '{{input.share_id}}' }]);
+    const wrong = compile(lines, { id: 'place_hold', noRecord: ['post_hold', 'review'] });
+    expect(wrong.ok ? [] : wrong.holes.map((h) => [h.code, h.step])).toEqual([['UNKNOWN_PRECONDITION_STEP', 'review']]);
+  });
+
+  it('a precondition that names no input is refused as the card would refuse it', () => {
+    const r = compile(unchosen(), { id: 'place_hold', pre: { post_hold: [{ kind: 'text', contains: 'HOLD REVIEW' }] } });
+    expect(r.ok ? [] : r.holes.map((h) => [h.code, h.step])).toEqual([['INVALID_CARD', 'post_hold']]);
   });
 });
 

@@ -32,7 +32,7 @@ describe('cardDiff', () => {
     const a = Capability.parse(structuredClone(raw));
     const b = edited((c) => {
       const search = c.steps.find((s) => s.id === 'search');
-      if (search) search.effect = { kind: 'commit', confirmed_by: { owner: 'Riley' } };
+      if (search) Object.assign(search, { effect: { kind: 'commit', confirmed_by: { owner: 'Riley' } }, no_record: true });
       const result = c.screens['hold_result'];
       if (result) {
         result.paths = [...result.paths.filter((p) => !p.includes('HOLD POSTED')), "work>strong 'HOLD ACCEPTED REF HX-#'"];

@@ -147,6 +147,7 @@ function cardFor(surface: MemorySurface, edit: (c: CapabilityInput) => void = ()
         op: { verb: 'invoke' },
         target: 'post_button',
         effect: { kind: 'commit', confirmed_by: { owner: 'dana' } },
+        pre: [{ kind: 'text', contains: '{{input.member}}' }],
         settle: { kind: 'screen_in', screens: ['posted'], timeout_ms: 200 },
         expect: { screen_in: ['posted'] },
       },

@@ -88,6 +88,7 @@ function cardFor(s: MemorySurface, edit: (c: CapabilityInput) => void = () => un
         op: { verb: 'invoke' },
         target: 'post_button',
         effect: { kind: 'commit', confirmed_by: { owner: 'dana' } },
+        no_record: true,
         settle: { kind: 'screen_in', screens: ['posted'], timeout_ms: 300 },
         expect: { screen_in: ['posted'] },
       },

@@ -164,7 +164,7 @@ describe('the operations table', () => {
           op: kind === 'read' ? { verb: 'read' } : { verb: 'set_value', value: 'x' },
           target: 'password_field',
           effect: { kind, ...(kind === 'commit' ? { confirmed_by: { owner: 'dana' } } : {}) },
-          ...(kind === 'commit' ? { settle: { kind: 'screen_is' as const, screen: 'posted' } } : {}),
+          ...(kind === 'commit' ? { settle: { kind: 'screen_is' as const, screen: 'posted' }, no_record: true as const } : {}),
         },
       ];
       card.outputs = {};

@@ -50,7 +50,7 @@ function card(s: MemorySurface): Capability {
         fingerprint: { over: ['role', 'name'], value: s.fingerprintOf('form', 'Save', ['role', 'name']) },
       },
     },
-    steps: [{ id: 'save', screen: 'form', op: { verb: 'invoke' }, target: 'save', effect: { kind: 'commit', confirmed_by: { owner: 'dana' } }, settle: { kind: 'screen_is', screen: 'saved' }, expect: { screen_in: ['saved'] } }],
+    steps: [{ id: 'save', screen: 'form', op: { verb: 'invoke' }, target: 'save', effect: { kind: 'commit', confirmed_by: { owner: 'dana' } }, no_record: true, settle: { kind: 'screen_is', screen: 'saved' }, expect: { screen_in: ['saved'] } }],
     outcomes: { success: { screens: ['saved'] } },
     lifecycle: { state: 'verified' },
   });

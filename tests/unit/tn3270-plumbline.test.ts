@@ -67,6 +67,15 @@ describe('the approved 3270 card', () => {
     expect(verified.code, verified.stdout + verified.stderr).toBe(0);
   });
 
+  it('the line of 400118-S0005 given while naming 400118-S0001: FAILED WRONG_RECORD, and the bank counts no press on either share', async () => {
+    const r = await replay('400118', '2', '400118-S0001');
+    expect(r.receipt, r.stderr).toMatchObject({ word: 'FAILED', code: 'WRONG_RECORD', at_step: 'post_hold', retryable: false });
+    expect(r.code).toBe(EXIT_CODE.FAILED);
+    expect(judge('400118-S0005')).toMatchObject({ held: false, postPresses: 0 });
+    expect(judge('400118-S0001')).toMatchObject({ held: false, postPresses: 0 });
+    expect(r.stderr).not.toContain('invoke (commit)');
+  });
+
   it('a share already held ends BUSINESS_OUTCOME ALREADY_PROCESSED, and the hold is not changed', async () => {
     const before = judge('400226-S0002');
     expect(before).toMatchObject({ held: true, reason: 'LEGAL' });
@@ -155,7 +164,10 @@ describe('handrail author on a tn3270:// entry', () => {
     expect(judge('400337-S0001')).toMatchObject({ held: true, reason: 'FRAUD_REVIEW', postPresses: 1 });
     expect(await readFile(trace, 'utf8')).not.toContain(PASSWORD);
     const out = join(dir, 'card.json');
-    const compiled = await handrail(['compile', trace, '-o', out, '--id', 'green_hold'], env);
+    const refused = await handrail(['compile', trace, '-o', out, '--id', 'green_hold'], env);
+    // The share was chosen by its line number, which names no record: the compiler asks what the screen shows of it.
+    expect(refused.stderr).toMatch(/NO_RECORD_IDENTITY: commit step "post_hold"/);
+    const compiled = await handrail(['compile', trace, '-o', out, '--id', 'green_hold', '--pre', 'post_hold=text:{{input.member_number}}'], env);
     expect(compiled.code, compiled.stderr).toBe(0);
     const card = JSON.parse(await readFile(out, 'utf8')) as { surface: string; steps: { id: string; effect: { kind: string } }[] };
     expect(card.surface).toBe('tn3270');

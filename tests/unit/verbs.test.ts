@@ -24,9 +24,18 @@ function desk(): MemoryApp {
   const rows = (revealed: string | null) =>
     ['Burst pipe', 'Broken window'].map((title) =>
       title === revealed
-        ? { role: 'button', name: 'Assign case', scope: row(title), on: { invoke: 'panel' } }
+        ? { role: 'button', name: 'Assign case', scope: row(title), on: { invoke: `panel_${title === 'Burst pipe' ? 'a' : 'b'}` } }
         : { role: 'button', name: 'Assign case', scope: row(title), verbs: ['hover' as const], on: { hover: `hovered_${title === 'Burst pipe' ? 'a' : 'b'}` } },
     );
+  const panel = (title: string) => ({
+    title: 'Cases',
+    furniture: ["heading 'Assign'"],
+    text: `ASSIGN ${title}`,
+    elements: [
+      { role: 'combobox', name: 'Assignee', verbs: ['choose' as const, 'read' as const], options: ['Ada Okafor', 'Dana Kowalski'] },
+      { role: 'textbox', name: 'Note', on: { press: 'assigned' } },
+    ],
+  });
   const list = (revealed: string | null) => ({
     title: 'Cases',
     furniture: ["heading 'Cases'", ...(revealed ? ["list>button 'Assign case'"] : [])],
@@ -37,14 +46,9 @@ function desk(): MemoryApp {
       cases: list(null),
       hovered_a: list('Burst pipe'),
       hovered_b: list('Broken window'),
-      panel: {
-        title: 'Cases',
-        furniture: ["heading 'Assign'"],
-        elements: [
-          { role: 'combobox', name: 'Assignee', verbs: ['choose', 'read'], options: ['Ada Okafor', 'Dana Kowalski'] },
-          { role: 'textbox', name: 'Note', on: { press: 'assigned' } },
-        ],
-      },
+      // The panel says which case it assigns (the record, shown before the press).
+      panel_a: panel('Burst pipe'),
+      panel_b: panel('Broken window'),
       assigned: { title: 'Cases', furniture: ["heading 'Assigned'"], elements: [{ role: 'link', name: 'Back', on: { invoke: 'cases' } }] },
     },
   };
@@ -134,14 +138,14 @@ describe('hover, choose and press, authored and replayed', () => {
     expect(acts.map((a) => [a.screen, a.verb, a.value ?? null])).toEqual([
       ['cases', 'hover', null],
       ['hovered_b', 'invoke', null],
-      ['panel', 'choose', 'Ada Okafor'],
-      ['panel', 'press', 'Enter'],
+      ['panel_b', 'choose', 'Ada Okafor'],
+      ['panel_b', 'press', 'Enter'],
     ]);
   });
 
   it('a choice that is not in the list fails by name, as the browser does', async () => {
     const surface = new MemorySurface(desk());
-    await surface.open('memory://panel');
+    await surface.open('memory://panel_a');
     const box = (await surface.observe()).parts[0]?.controls.find((c) => c.name === 'Assignee');
     await expect(surface.act(box?.ref ?? '', { verb: 'choose', value: 'Nobody' })).rejects.toMatchObject({ code: 'ACTION_FAILED', message: expect.stringContaining('no option named "Nobody"') as unknown });
   });
@@ -164,6 +168,8 @@ function notes(): MemoryApp {
   const editing = (title: string) => ({
     title: 'Notes',
     furniture: ["heading 'Notes'", "list>textbox 'Note title'"],
+    // The editor says which note it renames: the record, shown before the press.
+    text: `RENAMING ${title}`,
     elements: [{ role: 'textbox', name: 'Note title', value: title, on: { press: 'renamed' } }],
   });
   return {

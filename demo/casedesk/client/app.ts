@@ -87,7 +87,9 @@ class CaseRow extends HTMLElement {
     const title = el<HTMLElement>(this.#root, '.title');
     if (title.querySelector('input')) return;
     const current = this.querySelector('[slot="title"]')?.textContent ?? '';
-    title.innerHTML = `<input aria-label="Case title" maxlength="80">`;
+    // The editor says which case it renames, as the title it covers did: the record stays on the screen until Enter.
+    title.innerHTML = `<input aria-label="Case title" maxlength="80"> <span class="was"></span>`;
+    el<HTMLElement>(title, '.was').textContent = `(was ${current})`;
     const input = el<HTMLInputElement>(title, 'input');
     input.value = current;
     input.focus();

@@ -43,6 +43,8 @@ export interface Evening {
   /** The owner calls the control whose menu row contains this a commit; every other question is a navigation. */
   commitOn: string;
   post: Record<string, Postcondition[]>;
+  /** Commit steps the reviewer says choose no record (`handrail compile --no-record`): add's Enter. */
+  noRecord?: string[];
 }
 
 /** One evening through the real adapter; returns the compiled card and the controls the owner was asked about. */
@@ -72,7 +74,7 @@ export async function authorEvening(e: Evening): Promise<{ card: Capability; ask
   }
   expect(fake.problems).toEqual([]);
   expect(fake.bodies.some((b) => b.includes(DEMO_PASSWORD))).toBe(false);
-  return { card: compiled(lines, { id: `casedesk_${e.name.replaceAll('-', '_')}`, post: e.post }), asked, book: bookPath };
+  return { card: compiled(lines, { id: `casedesk_${e.name.replaceAll('-', '_')}`, post: e.post, noRecord: e.noRecord ?? [] }), asked, book: bookPath };
 }
 
 /** Replays a card with no model against the desk, as `handrail replay` does (a draft as `--allow-unapproved`). */
