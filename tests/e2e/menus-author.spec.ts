@@ -252,7 +252,7 @@ test('a menu item that is a commit, pressed after its menu button: the owner is 
     writes: [{ method: 'POST', fate: 'allowed' }],
     before: { label: 'case' },
   });
-  const card = compiled(lines, { id: 'case_close' });
+  const card = compiled(lines, /* the page shows one record, its own: no input chooses it */ { id: 'case_close', noRecord: ['pick_case_actions'] });
   expect(card.steps.map((s) => [s.op.verb, s.op.value, s.effect.kind])).toEqual([['choose', 'Close case', 'commit']]);
 });
 

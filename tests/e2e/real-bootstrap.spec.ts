@@ -151,7 +151,7 @@ test('a card authored over Bootstrap widgets compiles, replays with no model, an
   expect(evening, JSON.stringify(evening)).toMatchObject({ ok: true });
   const want = { email: 'dana@example.com', channel: 'Phone', urgent: 'true', tab: 'History', action: 'Escalated', closed: 'yes', login: 'dialog, header' };
   expect(app.bootstrap).toMatchObject([want]);
-  const card = compiled(lines, { id: 'bootstrap_close' });
+  const card = compiled(lines, /* the page shows one record, its own: no input chooses it */ { id: 'bootstrap_close', noRecord: ['save'] });
   expect(card.steps.map((s) => `${s.op.verb} ${s.op.value ?? ''}`.trim())).toEqual([
     'set_value {{input.email}}',
     'select {{input.channel}}',

@@ -116,7 +116,7 @@ test('a card authored over MUI and Radix pickers compiles, replays with no model
   // The picks send nothing: Save is the one write the owner is asked about.
   expect(asked).toEqual(["button 'Save'"]);
   expect(app.widgets).toMatchObject([{ priority: 'High', reviewer: 'Grace Hopper', action: 'Escalated' }]);
-  const card = compiled(lines, { id: 'widgets_escalate' });
+  const card = compiled(lines, /* the page shows one record, its own: no input chooses it */ { id: 'widgets_escalate', noRecord: ['save'] });
   expect(card.steps.map((s) => `${s.op.verb} ${s.op.value ?? ''}`.trim())).toEqual([
     'choose {{input.priority}}',
     'choose {{input.reviewer}}',
@@ -240,7 +240,7 @@ test('Headless UI Listbox and MUI Select: a model that presses a list open and t
     { act: "choose combobox 'Priority' {{input.priority}}", presses: [{ role: 'combobox', name: 'Priority' }, { role: 'option', name: 'High' }] },
     { act: "invoke button 'Save'", presses: undefined },
   ]);
-  const card = compiled(lines, { id: 'widgets_queue' });
+  const card = compiled(lines, /* the page shows one record, its own: no input chooses it */ { id: 'widgets_queue', noRecord: ['save'] });
   expect(card.steps.map((s) => `${s.op.verb} ${s.op.value ?? ''}`.trim())).toEqual(['choose {{input.queue}}', 'choose {{input.priority}}', 'invoke']);
 
   app.widgets.length = 0;
