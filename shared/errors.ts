@@ -44,7 +44,9 @@ const CODES = {
   COMMIT_IN_DOUBT: 'UNSAFE_TO_RETRY',
   CANCELLED: 'RECOVERABLE',
   SHUTTING_DOWN: 'RECOVERABLE',
-  UNDECLARED_WRITE: 'UNSAFE_TO_RETRY',
+  // Held before it left (nothing sent; the card is wrong, so not retryable); the engine says UNSAFE_TO_RETRY when
+  // one could not be held and reached the app.
+  UNDECLARED_WRITE: 'FAILED',
   SECRET_FIELD: 'FAILED',
   // A person took the app over mid-run: stop; what they did is not known, so not retryable (the engine says
   // UNSAFE_TO_RETRY when a commit was in flight).

@@ -708,6 +708,7 @@ export class Replay {
   }
 
   /**
+   * A write held before it left is recorded in the journal as such (`held`), and the key stays as it was.
    * A step that is no commit but wrote to the application changed it as a commit would: with a journal, that step is
    * journalled as a commit dispatched and never observed, so the key is in doubt and the same call again is refused
    * (JOURNAL_IN_DOUBT) instead of replayed and sending the write twice, until a person settles it (docs/ARCHITECTURE.md,
@@ -716,6 +717,18 @@ export class Replay {
   private async heldInDoubt(end: WriteEnding | null): Promise<Ending | null> {
     const journal = this.ctx.journal;
     if (!end || !journal) return end;
+    if (end.held) {
+      // Held before it left: nothing reached the app, so nothing is in doubt. The journal says what was stopped in a
+      // record of its own, which leaves the key free for a run of a corrected card.
+      const held = end.held;
+      try {
+        await this.journalWritten();
+        await journal.held(this.ctx.runId, end.atStep, held);
+      } catch (e) {
+        return { ...end, message: `${end.message}; the journal could not record the held write (${(e as Error).message})` };
+      }
+      return end;
+    }
     try {
       await this.journalWritten();
       await journal.dispatched(this.ctx.runId, end.atStep, 'commit');

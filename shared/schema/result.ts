@@ -46,7 +46,7 @@ export const Code = z.enum([
   'CANCELLED',
   /** The server is stopping and takes no new call: try again on another (or after it restarts). */
   'SHUTTING_DOWN',
-  /** A step that is not a commit sent a write to the app (side-effect detection): the card is wrong, and it happened. */
+  /** A step that is not a commit tried to write to the app (side-effect detection): the card is wrong; held (FAILED) or, when it could not be, sent (UNSAFE_TO_RETRY). */
   'UNDECLARED_WRITE',
   /** A secret would be typed into a field the surface does not report as secret, and the step does not allow it. */
   'SECRET_FIELD',
