@@ -51,6 +51,8 @@ const CODES = {
   // A person took the app over mid-run: stop; what they did is not known, so not retryable (the engine says
   // UNSAFE_TO_RETRY when a commit was in flight).
   HUMAN_CONTROL: 'FAILED',
+  REHEARSED: 'REHEARSED',
+  NO_COMMIT: 'REHEARSED',
   INTERNAL: 'FAILED',
   // A surface's "the page moved under the question": the engine reads it as still settling.
   STALE: 'FAILED',

@@ -41,6 +41,8 @@ export class WriteCheck {
     /** The filled entry: `{{env.BASE_URL}}` in an origin is its origin (the one environment blank a card holds). */
     entry: string,
     private readonly evidence: Evidence,
+    /** A rehearsal: the commit's window holds its writes too (nothing a rehearsal does may reach the app). */
+    private readonly rehearsing = false,
   ) {
     const base = originOf(entry) ?? entry;
     this.#scope = scopeOf(entry, card.network, (o) => o.replaceAll('{{env.BASE_URL}}', base));
@@ -53,7 +55,7 @@ export class WriteCheck {
 
   /** Whether `step`'s writes are held: a card that declares its network, a step that is no commit, a surface that can hold. */
   #holds(step: Step): boolean {
-    return this.#enforced && step.effect.kind !== 'commit' && !this.surface.writesUnheld;
+    return this.#enforced && (step.effect.kind !== 'commit' || this.rehearsing) && !this.surface.writesUnheld;
   }
 
   /**

@@ -1,4 +1,4 @@
-// A write nobody declared is held in replay: a step that is no commit never gets its write to the app (FAILED UNDECLARED_WRITE, nothing sent, a journal record of its own), while GETs, ignorable endpoints and the commit's own write go out.
+// A write nobody declared is held in replay: a step that is no commit never gets its write to the app (FAILED UNDECLARED_WRITE, nothing sent, a journal record of its own), while GETs, ignorable endpoints and the commit's own write go out; and a rehearsal runs up to the commit, shows the request it would send, and presses nothing.
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -90,14 +90,14 @@ afterEach(async () => {
   await fs.rm(tmp, { recursive: true, force: true });
 });
 
-async function replay(s: MemorySurface, card: Capability, journalFile?: string): Promise<{ result: RunResult; log: string }> {
+async function replay(s: MemorySurface, card: Capability, journalFile?: string, rehearse = false): Promise<{ result: RunResult; log: string }> {
   const runId = `run-${++runs}`;
   const masker = new Masker([{ name: 'password', value: PASSWORD }]);
   const dir = path.join(tmp, runId);
   const evidence = await Evidence.create(dir, masker, runId);
   const journal = journalFile ? await Journal.open(journalFile, intentOf(card, INPUTS)) : null;
   try {
-    const result = await new Replay({ card, inputs: INPUTS, entry: card.entry, runId, masker, evidence, journal }, s).run();
+    const result = await new Replay({ card, inputs: INPUTS, entry: card.entry, runId, masker, evidence, journal, ...(rehearse ? { rehearse } : {}) }, s).run();
     return { result: RunResult.parse(result), log: await fs.readFile(path.join(dir, LOG_FILE), 'utf8') };
   } finally {
     await journal?.close();
@@ -170,5 +170,82 @@ describe('a write nobody declared is held before it leaves', () => {
     });
     const { result } = await replay(s, cardFor(s, (c) => delete c.network));
     expect(result).toMatchObject({ word: 'SUCCESS' });
+  });
+});
+
+describe('a rehearsal runs up to the first commit and presses nothing', () => {
+  /** The commit's form as the page holds it: the share, and the operator's password carried along. */
+  const form = (app: MemoryApp): void => {
+    app.screens['review']!.elements[0]!.submits = {
+      method: 'post',
+      url: `${ORIGIN}/post`,
+      fields: [
+        { name: 'share', value: SHARE, secret: false },
+        { name: 'pwd', value: PASSWORD, secret: true },
+        { name: 'echo', value: `again ${PASSWORD}`, secret: false },
+      ],
+    };
+  };
+
+  it('REHEARSED with the request the commit would send, secrets masked; the commit is not pressed, its write not sent, the journal not touched', async () => {
+    const s = scripted(form);
+    const journal = path.join(tmp, 'rehearsed.journal');
+    const { result, log } = await replay(s, cardFor(s), journal, true);
+    expect(result).toMatchObject({ word: 'REHEARSED', code: 'REHEARSED', at_step: 'post_hold', retryable: false });
+    expect(result.rehearsal).toEqual({
+      step: 'post_hold',
+      checked: ['screen', 'target'],
+      derived: 'form',
+      request: {
+        method: 'POST',
+        url: `${ORIGIN}/post`,
+        fields: [
+          { name: 'share', value: SHARE, secret: false },
+          { name: 'pwd', value: '[secret:pwd]', secret: true },
+          { name: 'echo', value: 'again [secret:password]', secret: true },
+        ],
+      },
+    });
+    expect(result.message).toContain(`would send POST ${ORIGIN}/post`);
+    expect(s.presses('F10=Post Hold')).toBe(0);
+    expect(s.sent).toEqual([`POST ${ORIGIN}/signon`]);
+    expect(JSON.stringify(result)).not.toContain(PASSWORD);
+    expect(log).toContain('"rehearsal"');
+    expect(log).not.toContain(PASSWORD);
+    // Not a stage, not a commit, nothing: the journal a real run would open is as it was (created empty by the test).
+    const read = await readJournal(journal);
+    expect(read?.records.map((r) => r.phase)).toEqual(['header']);
+    // A real run after it presses, once.
+    const real = await replay(s, cardFor(s), journal);
+    expect(real.result).toMatchObject({ word: 'SUCCESS' });
+    expect(s.presses('F10=Post Hold')).toBe(1);
+  });
+
+  it('a stage that writes is held in a rehearsal too, and the rehearsal ends on it, not at the commit', async () => {
+    const s = scripted((app) => {
+      form(app);
+      app.screens['member']!.elements[0]!.writes = { invoke: [`POST ${ORIGIN}/audit`] };
+    });
+    const { result } = await replay(s, cardFor(s), undefined, true);
+    expect(result).toMatchObject({ word: 'FAILED', code: 'UNDECLARED_WRITE', at_step: 'open_hold' });
+    expect(result.rehearsal).toBeUndefined();
+    expect(s.sent).toEqual([`POST ${ORIGIN}/signon`]);
+  });
+
+  it('a surface that cannot tell what a press sends says so: REHEARSED, derived none, still nothing pressed', async () => {
+    const s = scripted();
+    const { result } = await replay(s, cardFor(s), undefined, true);
+    expect(result).toMatchObject({ word: 'REHEARSED', rehearsal: { derived: 'none', request: null, note: 'it submits no form' } });
+    expect(s.presses('F10=Post Hold')).toBe(0);
+  });
+
+  it('a card without a commit runs every step and ends REHEARSED NO_COMMIT', async () => {
+    const s = scripted();
+    const card = cardFor(s, (c) => {
+      c.steps = c.steps.slice(0, 3);
+      c.outcomes = { success: { screens: ['review'] } };
+    });
+    const { result } = await replay(s, card, undefined, true);
+    expect(result).toMatchObject({ word: 'REHEARSED', code: 'NO_COMMIT' });
   });
 });
