@@ -64,9 +64,13 @@ export class WriteCheck {
    */
   async begin(step: Step): Promise<WriteEnding | null> {
     const taken = await this.#take();
+    // A window with an undeclared write ends the run before `step` acts: what the page sends from now on is still the
+    // step that wrote's doing, and held as its writes were.
+    const ending = taken !== null && this.#enforced && taken.step.effect.kind !== 'commit' && taken.writes.length > 0;
+    const owner = ending ? taken.step : step;
     if (this.#can) {
-      await this.surface.watchWrites?.(this.#scope, this.#holds(step) ? REFUSE : undefined);
-      this.#step = step;
+      await this.surface.watchWrites?.(this.#scope, this.#holds(owner) ? REFUSE : undefined);
+      this.#step = owner;
     }
     return await this.#judge(taken);
   }
