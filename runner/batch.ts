@@ -184,7 +184,7 @@ export class Batch {
 }
 
 /** The words from the most to the least in need of a person: a batch exits with the first one any row ended on. */
-const SEVERITY: readonly Word[] = ['UNSAFE_TO_RETRY', 'FAILED', 'REFUSED', 'BUSY', 'RECOVERABLE', 'BUSINESS_OUTCOME', 'SUCCESS'];
+const SEVERITY: readonly Word[] = ['UNSAFE_TO_RETRY', 'FAILED', 'REFUSED', 'BUSY', 'RECOVERABLE', 'BUSINESS_OUTCOME', 'REHEARSED', 'SUCCESS'];
 
 export function batchExitCode(results: readonly RowResult[]): number {
   const words = new Set(results.map((r) => r.result.word));

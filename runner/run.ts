@@ -94,6 +94,11 @@ export interface RunRequest {
   masker?: Masker;
   /** Where each phase's time is added (`HANDRAIL_PROFILE=1`; docs/ARCHITECTURE.md, "Profiling a replay"). Absent: nothing is timed. */
   profile?: Phases;
+  /**
+   * A rehearsal (docs/ARCHITECTURE.md, "Rehearsal"): up to the first commit with every write held, the commit's
+   * request shown and not sent, word REHEARSED. The journal is read (a real run's first answer), never claimed or written.
+   */
+  rehearse?: boolean;
 }
 
 /** `fn`, its time added to `phase` when the request is profiled; otherwise just the call. */
@@ -133,7 +138,8 @@ export async function preflight(
 ): Promise<RunResult | { masker: Masker; values: Record<string, string>; entry: string; env: Record<string, string | undefined> }> {
   const { card } = req;
   const commits = card.steps.some((s) => s.effect.kind === 'commit');
-  if (req.requireApproved || (commits && !req.allowUnapproved)) {
+  // A rehearsal presses nothing, so a reviewer may rehearse a card before approving it.
+  if (req.requireApproved || (commits && !req.allowUnapproved && !req.rehearse)) {
     const status = approvalStatus(card);
     if (!status.servable) {
       const why = req.requireApproved ? status.reason : `${status.reason}; this card commits, so it runs only when approved (or with --allow-unapproved, which the receipt records)`;
@@ -243,8 +249,28 @@ async function openJournal(req: RunRequest, runId: string, intent: Intent, store
   return { journal, release };
 }
 
+/**
+ * A rehearsal claims no key and writes nothing: the journal is only read, for the answer a real run would give before
+ * driving the app (committed: the recorded receipt; in doubt; damaged). Null when a real run would go and drive it.
+ */
+async function rehearsalAnswer(req: RunRequest, runId: string, intent: Intent, store: JournalStore, masker: Masker): Promise<RunResult | null> {
+  const card = req.card.id;
+  const decorate = (r: RunResult): RunResult => RunResult.parse({ ...r, key: intent.key, journal: store.whereOf(intent.key) });
+  try {
+    const read = await store.read(intent.key);
+    if (!read) return null;
+    const view = read.state;
+    const answer = journalAnswer({ key: intent.key, where: store.whereOf(intent.key), view, status: () => view.status(), inDoubt: () => view.inDoubt(), lastReceipt: () => view.lastReceipt() }, runId, card);
+    return answer ? decorate(answer) : null;
+  } catch (e) {
+    if (e instanceof JournalStoreError) return decorate(resultBeforeRun(card, runId, e.word, e.code, masker.mask(e.message)));
+    if (e instanceof JournalError && e.code === 'JOURNAL_DAMAGED') return decorate(resultBeforeRun(card, runId, 'UNSAFE_TO_RETRY', 'JOURNAL_DAMAGED', masker.mask(e.message)));
+    throw e;
+  }
+}
+
 /** What the journal alone says, or null when the run must go and drive the app. */
-export function journalAnswer(journal: KeyJournal, runId: string, card: string): RunResult | null {
+export function journalAnswer(journal: Pick<KeyJournal, 'key' | 'where' | 'view' | 'status' | 'inDoubt' | 'lastReceipt'>, runId: string, card: string): RunResult | null {
   const status = journal.status();
   if (status === 'in_doubt') {
     const steps = journal.inDoubt();
@@ -306,7 +332,11 @@ async function runOnce(req: RunRequest): Promise<RunResult> {
   const store = journalStoreOf(req);
   let journal: KeyJournal | null = null;
   let release: (() => Promise<void>) | null = null;
-  if (store) {
+  if (store && req.rehearse) {
+    req.progress?.(`rehearsal: journal ${store.whereOf(intent.key)} read, not written · key ${intent.key}`);
+    const answer = await rehearsalAnswer(req, runId, intent, store, masker);
+    if (answer) return answer;
+  } else if (store) {
     req.progress?.(`journal ${store.whereOf(intent.key)} · key ${intent.key}`);
     const opened = await timed(req, 'run: lease + journal open', () => openJournal(req, runId, intent, store, masker));
     if ('answer' in opened) return opened.answer;
@@ -423,6 +453,7 @@ async function drive(
         ...(req.scout ? { scout: req.scout } : {}),
         ...(req.person ? { person: req.person } : {}),
         ...(req.profile ? { profile: req.profile } : {}),
+        ...(req.rehearse ? { rehearse: true } : {}),
       },
       surface,
     );

@@ -44,13 +44,17 @@ const CODES = {
   COMMIT_IN_DOUBT: 'UNSAFE_TO_RETRY',
   CANCELLED: 'RECOVERABLE',
   SHUTTING_DOWN: 'RECOVERABLE',
-  UNDECLARED_WRITE: 'UNSAFE_TO_RETRY',
+  // Held before it left (nothing sent; the card is wrong, so not retryable); the engine says UNSAFE_TO_RETRY when
+  // one could not be held and reached the app.
+  UNDECLARED_WRITE: 'FAILED',
   SECRET_FIELD: 'FAILED',
   // A commit's record was not the one the inputs name on the last look before the press: nothing was pressed.
   WRONG_RECORD: 'FAILED',
   // A person took the app over mid-run: stop; what they did is not known, so not retryable (the engine says
   // UNSAFE_TO_RETRY when a commit was in flight).
   HUMAN_CONTROL: 'FAILED',
+  REHEARSED: 'REHEARSED',
+  NO_COMMIT: 'REHEARSED',
   INTERNAL: 'FAILED',
   // A surface's "the page moved under the question": the engine reads it as still settling.
   STALE: 'FAILED',

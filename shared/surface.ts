@@ -60,6 +60,16 @@ export type Answer = { kind: 'observe'; observation: Observation } | { kind: 'te
  * whose menu holds it (its ref, in the observation the item's ref came from), the `choose` value that picks it (its
  * name, or a path through submenus: shared/menu-path.ts), and whether it opens a submenu itself.
  */
+/**
+ * What pressing a control would send, found without sending it (a rehearsal, docs/ARCHITECTURE.md "Rehearsal"):
+ * read off the form it submits (`form`: nothing pressed), or caught from a press with every request stopped before it
+ * left (`press`: the page is spent, the caller throws it away); `none` when neither can be done, saying why. Field
+ * values are as the page holds them: the caller masks them.
+ */
+export type RehearsedPress =
+  | { derived: 'form' | 'press'; request: { method: string; url: string; fields: { name: string; value: string; secret: boolean }[] } | null; note?: string }
+  | { derived: 'none'; request: null; note: string };
+
 export interface MenuPick {
   button: string;
   /** The button's accessible name: how it is known when the open menu hides it (a modal menu: Radix, MUI). */
@@ -124,6 +134,11 @@ export interface Surface {
    * hold (a WebSocket message) is recorded `unasked`. Optional: a surface without it reports no writes.
    */
   watchWrites?(scope: WriteScope, gate?: WriteGate): Promise<void>;
+  /**
+   * The request pressing `ref` would send, without letting it reach the application (a rehearsal). Optional: a
+   * surface without it cannot tell (the rehearsal says so).
+   */
+  rehearse?(ref: string): Promise<RehearsedPress>;
   /** The writes recorded since `watchWrites`, in the order sent; recording stops. */
   takeWrites?(): Promise<SeenWrite[]>;
   /**

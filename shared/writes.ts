@@ -60,7 +60,8 @@ export function originOf(url: string): string | null {
   }
 }
 
-function pathOf(url: string): string {
+/** A URL's path, without its query (whose values may be a record's) or fragment. */
+export function pathOf(url: string): string {
   try {
     return new URL(url).pathname;
   } catch {

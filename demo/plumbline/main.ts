@@ -1,5 +1,5 @@
 // `npm run bank`: PLUMBLINE on 127.0.0.1 until SIGINT/SIGTERM: the web app and its green screen (TN3270) on one store.
-// Usage: tsx demo/plumbline/main.ts [--port N] [--tn3270-port N] [--latency MS] [--drift none|banner|reword|rewrite]
+// Usage: tsx demo/plumbline/main.ts [--port N] [--tn3270-port N] [--latency MS] [--drift none|banner|reword|rewrite|stray]
 // The ports may also come from PLUMBLINE_PORT and PLUMBLINE_TN3270_PORT; the default is a free port.
 import { parseArgs } from 'node:util';
 import { Drift, startBank, type BankOptions } from './server.ts';

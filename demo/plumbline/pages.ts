@@ -9,10 +9,11 @@ import { z } from 'zod';
 
 /**
  * Drift switches, for the escalation ladder's tests: an extra banner, a reworded result line, a rewritten result page;
- * and `wrong_share`, a bank whose Hold link of one share opens the next share's hold form (the wrong record, for the
- * precondition's tests: docs/ARCHITECTURE.md, "The right record").
+ * `wrong_share`, a bank whose Hold link of one share opens the next share's hold form (the wrong record, for the
+ * precondition's tests: docs/ARCHITECTURE.md, "The right record"); and `stray`, a member page whose script posts to
+ * /audit as it loads (a fetch and a beacon: a write nobody declared).
  */
-export const Drift = z.enum(['none', 'banner', 'reword', 'rewrite', 'wrong_share']);
+export const Drift = z.enum(['none', 'banner', 'reword', 'rewrite', 'wrong_share', 'stray']);
 export type Drift = z.infer<typeof Drift>;
 
 const STRICT = '<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN" "http://www.w3.org/TR/html4/loose.dtd">';
@@ -134,7 +135,16 @@ ${members
   return doc('PLUMBLINE - INQUIRY RESULTS', `${heading('MBRLST', 'INQUIRY RESULTS')}\n${body}\n<p><a href="/inquiry">F3=Return</a></p>`);
 }
 
-export function memberPage(m: Member, shares: readonly Share[], statusOf: (id: string) => string): string {
+/** What the `stray` drift's member page sends as it loads: a script's fetch POST and a beacon, both to /audit. */
+function strayScript(member: string): string {
+  const body = JSON.stringify(`viewed=${member}`);
+  return `<script type="text/javascript">
+fetch('/audit', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: ${body} }).catch(function () {});
+navigator.sendBeacon('/audit', ${body});
+</script>`;
+}
+
+export function memberPage(m: Member, shares: readonly Share[], statusOf: (id: string) => string, opts: { stray?: boolean } = {}): string {
   const rows = shares
     .map(
       (s) =>
@@ -155,7 +165,7 @@ export function memberPage(m: Member, shares: readonly Share[], statusOf: (id: s
 <tr><th>Share ID</th><th>Type</th><th>Balance</th><th>Status</th><th>Action</th></tr>
 ${rows}
 </table>
-<p><a href="/inquiry">F3=Return</a></p>`,
+<p><a href="/inquiry">F3=Return</a></p>${opts.stray ? `\n${strayScript(m.number)}` : ''}`,
   );
 }
 

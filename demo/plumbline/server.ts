@@ -140,6 +140,14 @@ export async function startBank(opts: BankOptions = {}): Promise<Bank> {
         return allow(['GET', 'POST']) ?? (method === 'GET' ? notesGet(url) : notesPost(await readForm(req)));
       case '/prefs':
         return allow(['GET']) ?? prefsGet(url);
+      case '/audit': {
+        // The `stray` drift's member page posts here as it loads; the judge counts what arrived (/_judge/audit).
+        const bad = allow(['POST']);
+        if (bad) return bad;
+        await readForm(req);
+        store.countAudit();
+        return { status: 204, body: '' };
+      }
       case '/prefs/flag':
       case '/prefs/paperless':
       case '/prefs/cycle':
@@ -176,7 +184,7 @@ export async function startBank(opts: BankOptions = {}): Promise<Bank> {
       case '/results':
         return results(url);
       case '/member':
-        return member(url.searchParams.get('m') ?? '');
+        return member(url.searchParams.get('m') ?? '', session);
       case '/hold': {
         const asked = store.share(url.searchParams.get('share') ?? '');
         // The `wrong_share` drift: the form of the member's next share opens instead of the one asked for.
@@ -276,14 +284,14 @@ export async function startBank(opts: BankOptions = {}): Promise<Bank> {
     return html(pages.resultsPage(found, by, value));
   }
 
-  function member(number: string): Reply {
+  function member(number: string, session: Session): Reply {
     const m = store.member(number);
     if (!m) return errorReply(404, 'ERR 404', 'MEMBER NOT ON FILE');
     const status = (id: string): string => {
       const h = store.hold(id);
       return h ? `HELD ${h.reason}` : 'ACTIVE';
     };
-    return html(pages.memberPage(m, store.sharesOf(m.number), status));
+    return html(pages.memberPage(m, store.sharesOf(m.number), status, { stray: session.drift === 'stray' }));
   }
 
   function review(form: URLSearchParams): Reply {
@@ -368,6 +376,10 @@ export async function startBank(opts: BankOptions = {}): Promise<Bank> {
       const member = path.slice(prefsPrefix.length);
       if (!store.member(member)) return json({ error: 'UNKNOWN_MEMBER', message: `no member ${member}` }, 404);
       return json(store.prefsFor(member));
+    }
+    if (path === '/_judge/audit') {
+      if (method !== 'GET') return json({ error: 'METHOD_NOT_ALLOWED', message: `${method} ${path}: use GET` }, 405);
+      return json(store.auditsFor());
     }
     if (path === '/_judge/reset') {
       if (method !== 'POST') return json({ error: 'METHOD_NOT_ALLOWED', message: `${method} ${path}: use POST` }, 405);

@@ -131,6 +131,7 @@ export class Store {
   #notePresses = new Map<string, number>();
   #prefs = new Map<string, Prefs>();
   #prefWrites = new Map<string, number>();
+  #audits = 0;
 
   constructor(opts: StoreOptions = {}) {
     this.#password = opts.operatorPassword ?? process.env['PLUMBLINE_PASSWORD'] ?? DEMO_PASSWORD;
@@ -148,6 +149,17 @@ export class Store {
     this.#notePresses = new Map();
     this.#prefs = new Map();
     this.#prefWrites = new Map();
+    this.#audits = 0;
+  }
+
+  /** One POST to /audit that reached the bank (the `stray` drift's page sends them): what a held write never is. */
+  countAudit(): void {
+    this.#audits++;
+  }
+
+  /** The judge's question: how many audit posts arrived. */
+  auditsFor(): { received: number } {
+    return { received: this.#audits };
   }
 
   prefsOf(member: string): Prefs {

@@ -15,6 +15,7 @@ import {
   type MenuPick,
   type Operation,
   type Query,
+  type RehearsedPress,
   type Resolution,
   type Surface,
 } from '../../shared/surface.ts';
@@ -25,6 +26,7 @@ import { followLoads, Loads } from './loads.ts';
 import { clickTarget, elementOf, findInFrame, listOpen, menuPickOfRef, notChosen, observePage, optionToPick, pendingNavigation, revealer, rowsOfRef, submenuToOpen, textOfRef } from './observe.ts';
 import { CLICK_OPENS_MS, HOVER_OPENS_MS, submenuDidNotOpen } from '../../shared/dom/options.ts';
 import { gestureProbeSource, WALKER_VERSION, walkerInitScript } from './walker-bundle.ts';
+import { pressHeld, submissionOf } from './rehearse.ts';
 
 const NAV_TIMEOUT_MS = 15_000;
 /** The attribute that marks a field a secret was typed into, for the screenshot mask. */
@@ -263,6 +265,8 @@ export class BrowserSurface implements Surface {
   private secretTyped = false;
   maskedLastShot = 0;
   private routed = false;
+  /** WebSockets the page has open (a rehearsal will not press where a message could leave unheld). */
+  private sockets = 0;
   /** Fetches and XHRs the page has sent and not yet seen answered, with when each left. */
   private readonly inflight = new Map<PwRequest, number>();
   /** Writes held at the network while an owner is asked: out, but waiting on a person, not on the app. */
@@ -278,9 +282,11 @@ export class BrowserSurface implements Surface {
     // Side-effect detection: every request and every WebSocket message the page sends is looked at while a
     // watch is on. Holding (the gate) needs routing, installed on the first watch that asks for it.
     context.on('request', (req) => this.record(req, requestOf(req)));
-    page.on('websocket', (ws) =>
-      ws.on('framesent', () => this.record({}, { method: 'SEND', url: ws.url(), via: 'websocket' })),
-    );
+    page.on('websocket', (ws) => {
+      this.sockets++;
+      ws.on('close', () => this.sockets--);
+      ws.on('framesent', () => this.record({}, { method: 'SEND', url: ws.url(), via: 'websocket' }));
+    });
     // Settling on single-page apps: a screen whose data is still on its way is not at rest, whatever it shows.
     page.on('request', (req) => {
       const type = req.resourceType();
@@ -626,6 +632,35 @@ export class BrowserSurface implements Surface {
     await decided;
     w.pending.delete(decided);
     this.holding.delete(req);
+  }
+
+  /**
+   * A rehearsal at a commit (docs/ARCHITECTURE.md, "Rehearsal"): a submit control's form submission, read without
+   * pressing; otherwise a press with every request stopped before it leaves — refused while the page has a WebSocket
+   * open, whose messages cannot be held. In a press every request is stopped, to the card's origins or not. After a
+   * press the page is spent: the caller throws the context away.
+   */
+  async rehearse(ref: string): Promise<RehearsedPress> {
+    this.alive();    const found = await elementOf(this.page, ref);
+    if (!found) throw new SurfaceError('STALE', `element ${ref} is no longer on the page`);
+    const built = await submissionOf(found.el);
+    await found.el.dispose();
+    if (built) return { derived: 'form', request: built };
+    if (this.sockets > 0) {
+      return { derived: 'none', request: null, note: 'it submits no form, and the page has a WebSocket open whose messages cannot be held: pressing it could reach the app' };
+    }
+    // What the page's password fields hold before the press: a caught field carrying one is marked secret (masked).
+    const held = (
+      await Promise.all(
+        this.page.frames().map((f) => f.evaluate(() => [...document.querySelectorAll('input[type=password]')].map((i) => (i as HTMLInputElement).value)).catch(() => [] as string[])),
+      )
+    )
+      .flat()
+      .filter((v) => v.length > 0);
+    const pressed = await pressHeld(this.context, () => this.act(ref, { verb: 'invoke' }), (req) => this.watch?.seen.set(req, { ...requestOf(req), fate: 'blocked' }));
+    if (!pressed.request) return pressed;
+    const fields = pressed.request.fields.map((f) => (held.some((v) => f.value.includes(v)) ? { ...f, secret: true } : f));
+    return { ...pressed, request: { ...pressed.request, fields } };
   }
 
   async watchWrites(scope: WriteScope, gate?: WriteGate): Promise<void> {

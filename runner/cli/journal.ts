@@ -56,6 +56,8 @@ function describe(r: JournalRecord): string {
       return `settled ${r.as} ${r.steps.join(',')} by ${r.by} via ${r.via}: ${r.note}`;
     case 'torn':
       return `torn line ${r.line} excused (a crash mid-append)`;
+    case 'held':
+      return `held ${r.code} ${r.step}: ${r.writes.map((w) => `${w.method} ${w.path}`).join(', ')} stopped before it left (run ${r.run})`;
   }
 }
 

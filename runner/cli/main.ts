@@ -47,6 +47,7 @@ function program(setExit: (code: number) => void): Command {
     .option('--settle-timeout <ms>', 'how long a step may take to settle (default 10000)')
     .option('--allow-unapproved', 'run a card that commits although no approval is bound to its content (the receipt and evidence say so)')
     .option('--probe', 'when the journal holds this intent\'s commit in doubt, run the card\'s read-only probe and let a conclusive answer settle it')
+    .option('--rehearse', 'run up to the first commit with every write held, check it, show the request it would send and press nothing (word REHEARSED, exit 16; the journal is read, not written)')
     .option('--allow-env <name...>', 'an environment variable the card\'s entry may read as {{env.NAME}} besides BASE_URL (never HANDRAIL_*, ANTHROPIC_*)')
     .option('--scout <claude|none>', 'after the referee, seat a model with commit struck off and a four-turn leash to name the page (believed only if the furniture agrees)')
     .option('--referee <local|claude|none>', 'when no tier names a page, ask this referee which expected screen it is (believed only if the furniture agrees; claude reads ANTHROPIC_API_KEY)')

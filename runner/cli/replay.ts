@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { ALLOW_ENV_VAR, envAllowProblem, formatIssues, INPUT_NAME_RE, loadCapability, type Capability } from '../../shared/schema/index.ts';
-import { EXIT_CODE, RunResult } from '../../shared/schema/result.ts';
+import { EXIT_CODE, RunResult, type Rehearsal } from '../../shared/schema/result.ts';
 import { Batch, batchExitCode, readRows, summaryTable } from '../batch.ts';
 import { startBrowser } from '../browser/remote.ts';
 import { Progress } from '../progress.ts';
@@ -54,6 +54,8 @@ export interface ReplayFlags {
   console?: boolean;
   /** How long the console waits for a person before the climb goes on without one (ms). */
   consoleTimeout?: string;
+  /** Run up to the first commit, show the request it would send, press nothing (word REHEARSED). */
+  rehearse?: boolean;
 }
 
 /**
@@ -164,6 +166,15 @@ export async function readCard(path: string): Promise<{ ok: true; card: Capabili
   return { ok: true, card: loaded.value };
 }
 
+/** A rehearsal's finding for a person (stderr): the request the commit would send, one field a line, masked. */
+export function rehearsalText(r: Rehearsal): string {
+  const how = { form: 'read off its form, nothing pressed', press: 'caught from a press with every request stopped', none: 'not known' }[r.derived];
+  const lines = [`rehearsal: commit ${r.step} (${r.checked.join(', ')} checked) would send${r.request ? ` ${r.request.method} ${r.request.url}` : ' nothing that can be shown'} (${how})`];
+  for (const f of r.request?.fields ?? []) lines.push(`  ${f.name} = ${f.value}`);
+  if (r.note) lines.push(`  note: ${r.note}`);
+  return lines.join('\n');
+}
+
 export function printResult(result: RunResult): number {
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   return EXIT_CODE[result.word];
@@ -193,6 +204,8 @@ export async function replayCommand(cardPath: string, flags: ReplayFlags): Promi
     throw new UsageError(`--console-timeout expects milliseconds, got "${String(flags.consoleTimeout).slice(0, 20)}"`);
   }
   if (consoleTimeout !== undefined && !flags.console) throw new UsageError('--console-timeout needs --console');
+  // A probe's answer settles the journal; a rehearsal writes nothing to it.
+  if (flags.rehearse && flags.probe) throw new UsageError('--rehearse writes nothing to the journal, and --probe settles it: use one of them');
   if (flags.inputs === undefined) {
     if (parallel !== undefined) throw new UsageError('--parallel runs the rows of --inputs <rows.csv> side by side; give the rows file');
   } else {
@@ -249,6 +262,7 @@ export async function replayCommand(cardPath: string, flags: ReplayFlags): Promi
       lockWaitMs: wait,
       ...(settle ? { settleTimeoutMs: settle } : {}),
       ...(flags.allowUnapproved ? { allowUnapproved: true } : {}),
+      ...(flags.rehearse ? { rehearse: true } : {}),
       ...(referee ? { referee } : {}),
       ...(scout ? { scout } : {}),
       ...(shared ? { journalStore: shared } : {}),
@@ -284,7 +298,8 @@ export async function replayCommand(cardPath: string, flags: ReplayFlags): Promi
       ...(probe ? { probe } : {}),
       ...(person ? { person } : {}),
     });
-    if (result.unapproved) process.stderr.write('warning: this card ran without an approval bound to its content (--allow-unapproved)\n');
+    if (result.unapproved && !flags.rehearse) process.stderr.write('warning: this card ran without an approval bound to its content (--allow-unapproved)\n');
+    if (result.rehearsal) process.stderr.write(`${rehearsalText(result.rehearsal)}\n`);
     const fromJournal = result.from_journal ? ' · answered from the journal' : '';
     process.stderr.write(`${result.word} ${result.code}${fromJournal}${result.evidence ? ` · evidence ${result.evidence}` : ''}\n`);
     if (trace) process.stderr.write(existsSync(trace) ? `trace ${trace} (open it: npx playwright show-trace ${trace})\n` : `warning: no trace was written to ${trace} (the run opened no browser, or the trace could not be saved)\n`);

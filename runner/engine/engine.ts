@@ -8,7 +8,7 @@ import { JOURNALLED } from '../../shared/operations.ts';
 export { JOURNALLED };
 import { type Capability, type OutcomeRule, type Postcondition, type Step } from '../../shared/schema/capability.ts';
 import type { Observation, SurfaceRow } from '../../shared/schema/observation.ts';
-import { Baton, RETRYABLE, RunResult, type OutputValue, type ResolvedBy, type Word } from '../../shared/schema/result.ts';
+import { Baton, RETRYABLE, RunResult, type OutputValue, type Rehearsal, type ResolvedBy, type Word } from '../../shared/schema/result.ts';
 import type { Control } from '../../shared/schema/observation.ts';
 import { afterCommitScreens } from '../../shared/marks.ts';
 import { Lock } from '../../shared/lock.ts';
@@ -79,6 +79,12 @@ export interface ReplayContext {
   onStep?: (e: StepEvent) => void;
   /** Where each phase's time is added (`HANDRAIL_PROFILE=1`; docs/ARCHITECTURE.md, "Profiling a replay"). Absent: nothing is timed. */
   profile?: Phases;
+  /**
+   * A rehearsal (docs/ARCHITECTURE.md, "Rehearsal"): the steps up to the first commit run with every write held, the
+   * commit's screen and target are checked, and the request it would send is found without sending it; the run ends
+   * REHEARSED. Nothing is journalled (the journal is not used at all), so a real run after it is free to press.
+   */
+  rehearse?: boolean;
 }
 
 /** Where a run is: step `n` of `of` (1-based), on which declared screen; `dispatched` once a journalled act is written ahead. */
@@ -230,11 +236,16 @@ export class Replay {
   private escalated = false;
   /** Signatures a rung named in this run, and the name: a later look at the same furniture is the same screen. */
   private readonly namedByRung = new Map<string, string>();
+  /** What a rehearsal found at the commit (the receipt's `rehearsal`). */
+  private rehearsal: Rehearsal | null = null;
+  private readonly ctx: ReplayContext;
 
   constructor(
-    private readonly ctx: ReplayContext,
+    ctx: ReplayContext,
     private readonly surface: Surface,
   ) {
+    // A rehearsal writes nothing to the journal: not a stage, not a commit, not a held write.
+    this.ctx = ctx.rehearse ? { ...ctx, journal: null } : ctx;
     this.card = ctx.card;
     const afterCommit = afterCommitScreens(ctx.card);
     this.screens = Object.entries(ctx.card.screens).map(([label, s]) => ({
@@ -246,7 +257,7 @@ export class Replay {
       afterCommit: afterCommit.has(label),
     }));
     this.values = publicValues(Object.entries(ctx.inputs).map(([name, value]) => ({ name, value, secret: ctx.card.inputs[name]?.secret !== false })));
-    this.writes = new WriteCheck(surface, ctx.card, ctx.entry, ctx.evidence);
+    this.writes = new WriteCheck(surface, ctx.card, ctx.entry, ctx.evidence, ctx.rehearse === true);
     this.now = ctx.now ?? Date.now;
     this.started = this.now();
   }
@@ -660,6 +671,7 @@ export class Replay {
       evidence: this.ctx.evidence.dir,
       ...(end.word !== 'SUCCESS' && this.current ? { page_text: this.pageText(this.current) } : {}),
       ...(this.escalated ? { escalated_to_human: true } : {}),
+      ...(this.rehearsal ? { rehearsal: this.rehearsal } : {}),
       duration_ms: Math.max(0, this.now() - this.started),
     });
   }
@@ -738,7 +750,9 @@ export class Replay {
       // mismatch, a cancellation that would say "safe to try again") is UNSAFE_TO_RETRY, never retried blind.
       const wrote = await this.heldInDoubt(await this.writes.end());
       if (end.word === 'SUCCESS') end = wrote ?? this.finalWord();
-      else if (wrote && (end.word === 'FAILED' || end.word === 'RECOVERABLE')) end = wrote;
+      else if (wrote && (end.word === 'FAILED' || end.word === 'RECOVERABLE' || end.word === 'REHEARSED')) end = wrote;
+      // A rehearsal of a card without a commit ran every step (its writes held): there was nothing to press.
+      if (this.ctx.rehearse && end.word === 'SUCCESS') end = { word: 'REHEARSED', code: 'NO_COMMIT', message: `the card has no commit: every step ran with its writes held (${end.message}); there was nothing to press` };
     } catch (e) {
       await this.shotsTaken();
       if (e instanceof JournalReceipt) return await this.replayedReceipt(e.step);
@@ -763,6 +777,7 @@ export class Replay {
   }
 
   /**
+   * A write held before it left is recorded in the journal as such (`held`), and the key stays as it was.
    * A step that is no commit but wrote to the application changed it as a commit would: with a journal, that step is
    * journalled as a commit dispatched and never observed, so the key is in doubt and the same call again is refused
    * (JOURNAL_IN_DOUBT) instead of replayed and sending the write twice, until a person settles it (docs/ARCHITECTURE.md,
@@ -771,6 +786,18 @@ export class Replay {
   private async heldInDoubt(end: WriteEnding | null): Promise<Ending | null> {
     const journal = this.ctx.journal;
     if (!end || !journal) return end;
+    if (end.held) {
+      // Held before it left: nothing reached the app, so nothing is in doubt. The journal says what was stopped in a
+      // record of its own, which leaves the key free for a run of a corrected card.
+      const held = end.held;
+      try {
+        await this.journalWritten();
+        await journal.held(this.ctx.runId, end.atStep, held);
+      } catch (e) {
+        return { ...end, message: `${end.message}; the journal could not record the held write (${(e as Error).message})` };
+      }
+      return end;
+    }
     try {
       await this.journalWritten();
       await journal.dispatched(this.ctx.runId, end.atStep, 'commit');
@@ -891,6 +918,8 @@ export class Replay {
     // Side-effect detection: the previous step's writes are judged, this step's are watched from here.
     const wrote = await this.timed('write watch', () => this.writes.begin(step));
     if (wrote) return await this.heldInDoubt(wrote);
+    // A rehearsal stops at its first commit: checked so far, and the request found without sending it.
+    if (step.effect.kind === 'commit' && this.ctx.rehearse) return await this.rehearseAt(step, found.ref);
     // 3. Journal. The last moment a cancellation can stop a commit: after its `dispatched` line it may be pressed.
     if (step.effect.kind === 'commit') {
       const stop = this.cancelled(step);
@@ -1041,6 +1070,35 @@ export class Replay {
     }
     if (effect === 'commit') await observed();
     return null;
+  }
+
+  /**
+   * The rehearsal's end at the commit: the screen and the target (with its fingerprint, when the card holds one) were
+   * checked by the checkpoints before this; the surface finds the request the press would send without letting it
+   * reach the app. Every value is masked (a password field's whatever it holds). Nothing is journalled.
+   */
+  private async rehearseAt(step: Step, ref: string): Promise<Ending> {
+    const fingerprinted = this.card.targets[step.target]?.fingerprint.value !== undefined;
+    const checked: Rehearsal['checked'] = ['screen', 'target', ...(fingerprinted ? (['fingerprint'] as const) : [])];
+    await this.timed('wait for the screenshot and evidence', () => Promise.all([this.shotsTaken(), this.notesWritten()]));
+    const rehearse = this.surface.rehearse?.bind(this.surface);
+    const press = rehearse
+      ? await this.timed('rehearse', () => rehearse(ref))
+      : { derived: 'none' as const, request: null, note: 'this surface cannot tell what a press would send without pressing it' };
+    const mask = (t: string): string => this.ctx.masker.mask(t);
+    const request = press.request
+      ? {
+          method: press.request.method.toUpperCase(),
+          url: mask(press.request.url),
+          fields: press.request.fields.map((f) => ({ name: mask(f.name), value: f.secret ? `[secret:${f.name}]` : mask(f.value), secret: f.secret || this.ctx.masker.has(f.value) })),
+        }
+      : null;
+    this.rehearsal = { step: step.id, checked, derived: press.derived, request, ...(press.note !== undefined ? { note: mask(press.note) } : {}) };
+    await this.ctx.evidence.append('rehearsal', this.rehearsal);
+    const how = press.derived === 'form' ? 'read off its form' : press.derived === 'press' ? 'caught from a press with every request stopped' : 'not known';
+    const sends = request ? `would send ${request.method} ${request.url} (${how})` : `would send what cannot be shown (${press.note ?? how})`;
+    this.say(`${step.id}: rehearsed; ${sends}; nothing was pressed`);
+    return { word: 'REHEARSED', code: 'REHEARSED', message: `rehearsed up to commit ${step.id}: ${checked.join(', ')} checked; it ${sends}; nothing was pressed`, atStep: step.id };
   }
 
   /** Waits for the card's first screen under the settle rules every other screen gets. */

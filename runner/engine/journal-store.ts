@@ -12,6 +12,7 @@ import { Lease, type LeaseInfo } from '../lease.ts';
 import {
   Journal,
   readJournal,
+  type HeldWrite,
   type JournalEffect,
   type JournalIntent,
   type JournalState,
@@ -40,6 +41,8 @@ export interface KeyJournal {
   /** Resolves only once the record is kept: the caller acts after this, never before. */
   dispatched(run: string, step: string, effect: JournalEffect): Promise<void>;
   observed(run: string, step: string, effect: JournalEffect): Promise<void>;
+  /** A non-commit step's writes, held before they left: a record of their own that puts nothing in doubt. */
+  held(run: string, step: string, writes: readonly HeldWrite[]): Promise<void>;
   receipt(run: string, receipt: unknown): Promise<void>;
   settle(as: Settlement, by: string, note: string, via: 'person' | 'probe'): Promise<SettledRecord>;
   close(): Promise<void>;

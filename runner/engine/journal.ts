@@ -4,7 +4,7 @@
 //
 // Format v2, one JSON line per record, never rewritten or erased:
 //   line 1     {"v":2,"n":1,"phase":"header","key":…,"card":…,"content_hash":…,"prev":null,"hash":…}
-//   line k     {"v":2,"n":k,"phase":"dispatched|observed|receipt|settled|torn",…,"prev":<hash of record k-1>,"hash":…}
+//   line k     {"v":2,"n":k,"phase":"dispatched|observed|receipt|settled|torn|held",…,"prev":<hash of record k-1>,"hash":…}
 // `hash` is the sha-256 of the record's canonical JSON without `hash`, so an edited line no longer matches its
 // hash, a deleted or reordered line breaks the `n`/`prev` chain, and `<file>.head` (the count and hash of the
 // last record, rewritten in place after each append) catches a deleted tail, which the chain alone cannot see.
@@ -63,8 +63,23 @@ export const SettledRecord = z.strictObject({
  * that line number, so the fragment stays on disk as a record and the next open does not call it damage.
  */
 export const TornRecord = z.strictObject({ ...Chained, phase: z.literal('torn'), line: z.number().int().positive() });
+/**
+ * A write a step that is no commit tried to send, held and stopped before it left (docs/ARCHITECTURE.md, "Writes"):
+ * the run ended FAILED UNDECLARED_WRITE. It changes no step's state — nothing reached the app, so nothing is in doubt
+ * and a later run may press — and names each write by method and path only (no query, no body: no value is kept).
+ * Added beside the format's other kinds; journals written before it read as they did.
+ */
+export const HeldRecord = z.strictObject({
+  ...Chained,
+  phase: z.literal('held'),
+  run: Id,
+  step: Id,
+  code: z.literal('UNDECLARED_WRITE'),
+  writes: z.array(z.strictObject({ method: z.string().min(1), path: z.string(), via: z.enum(['request', 'form', 'beacon', 'websocket']) })).min(1),
+});
+export type HeldWrite = z.infer<typeof HeldRecord>['writes'][number];
 
-export const JournalRecord = z.discriminatedUnion('phase', [HeaderRecord, StepRecord, ReceiptRecord, SettledRecord, TornRecord]);
+export const JournalRecord = z.discriminatedUnion('phase', [HeaderRecord, StepRecord, ReceiptRecord, SettledRecord, TornRecord, HeldRecord]);
 export type JournalRecord = z.infer<typeof JournalRecord>;
 export type HeaderRecord = z.infer<typeof HeaderRecord>;
 export type StepRecord = z.infer<typeof StepRecord>;
@@ -323,7 +338,7 @@ export async function readJournal(file: string): Promise<(Verified & { state: Jo
 
 /**
  * What every journal of one key does with its records, wherever they are kept: the state of a step, the key's
- * status, and the four kinds of record a run or a person writes. A store appends one sealed record at a time
+ * status, and the five kinds of record a run or a person writes. A store appends one sealed record at a time
  * (`append`) and says where it keeps them; the rules of what may be written live here once (docs/ARCHITECTURE.md,
  * "Never twice").
  */
@@ -362,6 +377,11 @@ export abstract class SealedJournal implements KeyJournal {
 
   async observed(run: string, step: string, effect: JournalEffect): Promise<void> {
     await this.append({ phase: 'observed', run, step, effect });
+  }
+
+  /** Records writes a step that is no commit tried to send and that were held before they left (HeldRecord). */
+  async held(run: string, step: string, writes: readonly HeldWrite[]): Promise<void> {
+    await this.append({ phase: 'held', run, step, code: 'UNDECLARED_WRITE', writes: [...writes] });
   }
 
   /** Stores a run's final result as given: the caller passes it already masked (Masker.maskDeep). */

@@ -22,7 +22,7 @@ import type { Capability } from '../../shared/schema/capability.ts';
 import { contentHash } from '../approval.ts';
 import type { LiveCatalog, Served } from './catalog.ts';
 import type { CallService } from './service.ts';
-import { evidenceUris, guardToolCalls, inputsFromArgs, isAnswer, receiptOf, RUN_ID_RE, RUN_URI_PREFIX, toolSpecFor } from './tools.ts';
+import { evidenceUris, guardToolCalls, inputsFromArgs, isAnswer, receiptOf, rehearsalSpecFor, RUN_ID_RE, RUN_URI_PREFIX, toolSpecFor } from './tools.ts';
 
 export const SERVER_NAME = 'handrail';
 export const SERVER_VERSION = '0.1.0';
@@ -57,7 +57,8 @@ export function buildMcpServer(catalog: LiveCatalog | readonly Served[], service
       instructions:
         'Each tool replays one approved, reviewed capability with no model in the loop. Read the receipt\'s `word`: ' +
         'SUCCESS and BUSINESS_OUTCOME are answers; only RECOVERABLE and BUSY may be retried. A repeated identical call ' +
-        'returns the first receipt (`from_journal: true`). The run\'s evidence is linked as resources.',
+        'returns the first receipt (`from_journal: true`). A card that commits also has `<tool>-rehearse`: the same ' +
+        'inputs, read-only, answering REHEARSED with the request the commit would send, nothing pressed. The run\'s evidence is linked as resources.',
     },
   );
 
@@ -72,12 +73,15 @@ export function buildMcpServer(catalog: LiveCatalog | readonly Served[], service
     send({ method: 'notifications/message', params: { level: at, logger: SERVER_NAME, data } }).catch(() => undefined);
   };
 
-  const tools = new Map<string, { tool: RegisteredTool; hash: string }>();
-  const register = (card: Capability): RegisteredTool => {
+  const tools = new Map<string, { tools: RegisteredTool[]; hash: string }>();
+  /** A card's own tool and, for a card that commits, its rehearsal tool (`<id>-rehearse`, runner/mcp/tools.ts). */
+  const register = (card: Capability): RegisteredTool[] => {
     // Only the bindings this card has an input for: another card's binding would be an unknown input here.
     const own = Object.fromEntries(Object.entries(bind).filter(([name]) => Object.hasOwn(card.inputs, name)));
-    const spec = toolSpecFor(card, own);
-    return server.registerTool(
+    const specs = [{ spec: toolSpecFor(card, own), rehearse: false }];
+    const rehearsal = rehearsalSpecFor(card, own);
+    if (rehearsal) specs.push({ spec: rehearsal, rehearse: true });
+    return specs.map(({ spec, rehearse }) => server.registerTool(
       spec.name,
       { title: spec.annotations.title ?? spec.name, description: spec.description, inputSchema: spec.inputSchema, outputSchema: spec.outputSchema, annotations: spec.annotations },
       async (args: Record<string, unknown>, extra): Promise<CallToolResult> => {
@@ -93,7 +97,7 @@ export function buildMcpServer(catalog: LiveCatalog | readonly Served[], service
           }
         };
         const inputs = { ...inputsFromArgs(args), ...own };
-        const result = await service.call(card, inputs, { signal: extra.signal, onStep, log: (line) => logTo(send, 'info', `${card.id}: ${line}`) });
+        const result = await service.call(card, inputs, { signal: extra.signal, onStep, log: (line) => logTo(send, 'info', `${card.id}: ${line}`), ...(rehearse ? { rehearse } : {}) });
         const receipt = receiptOf(result, card, inputs);
         logTo(send, isAnswer(receipt) ? 'info' : 'warning', `${card.id}: ${receipt.word} ${receipt.code}${receipt.from_journal ? ' (answered from the journal)' : ''}`);
         const links: CallToolResult['content'] = receipt.evidence
@@ -109,7 +113,7 @@ export function buildMcpServer(catalog: LiveCatalog | readonly Served[], service
           isError: !isAnswer(receipt),
         };
       },
-    );
+    ));
   };
   const served = (): readonly Served[] => (Array.isArray(catalog) ? catalog : (catalog as LiveCatalog).served);
   const sync = (): void => {
@@ -117,11 +121,11 @@ export function buildMcpServer(catalog: LiveCatalog | readonly Served[], service
     for (const [id, t] of tools) {
       const card = now.get(id);
       if (!card || contentHash(card) !== t.hash) {
-        t.tool.remove();
+        for (const tool of t.tools) tool.remove();
         tools.delete(id);
       }
     }
-    for (const [id, card] of now) if (!tools.has(id)) tools.set(id, { tool: register(card), hash: contentHash(card) });
+    for (const [id, card] of now) if (!tools.has(id)) tools.set(id, { tools: register(card), hash: contentHash(card) });
   };
   // The SDK installs tools/list and tools/call with the first tool, and capabilities cannot change once connected:
   // a server that starts with no card must still answer tools/list and take the cards added later.

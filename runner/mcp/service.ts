@@ -49,6 +49,8 @@ export interface CallOptions {
   signal?: AbortSignal;
   onStep?: (e: StepEvent) => void;
   log?: (line: string) => void;
+  /** A rehearsal (the card's `<id>-rehearse` tool): up to the commit, its request shown, nothing pressed. */
+  rehearse?: boolean;
 }
 
 /** The key two calls share when they are the same intent (card, content, identifying inputs). */
@@ -282,6 +284,7 @@ export class CallService {
             },
             signal,
             ...(opts.onStep ? { onStep: opts.onStep } : {}),
+            ...(opts.rehearse ? { rehearse: true } : {}),
             ...(this.#opts.notebook ? { notebook: this.#opts.notebook } : {}),
           });
         } catch (e) {

@@ -2,7 +2,8 @@
 import { z } from 'zod';
 import { RungKind } from './capability.ts';
 
-export const Word = z.enum(['SUCCESS', 'BUSINESS_OUTCOME', 'RECOVERABLE', 'BUSY', 'UNSAFE_TO_RETRY', 'REFUSED', 'FAILED']);
+/** REHEARSED: `--rehearse` ran the card up to its first commit and pressed nothing (the receipt's `rehearsal` says what the press would send). */
+export const Word = z.enum(['SUCCESS', 'BUSINESS_OUTCOME', 'RECOVERABLE', 'BUSY', 'UNSAFE_TO_RETRY', 'REFUSED', 'FAILED', 'REHEARSED']);
 export type Word = z.infer<typeof Word>;
 
 /** Stable codes. A word says what to do; the code says why. */
@@ -46,7 +47,7 @@ export const Code = z.enum([
   'CANCELLED',
   /** The server is stopping and takes no new call: try again on another (or after it restarts). */
   'SHUTTING_DOWN',
-  /** A step that is not a commit sent a write to the app (side-effect detection): the card is wrong, and it happened. */
+  /** A step that is not a commit tried to write to the app (side-effect detection): the card is wrong; held (FAILED) or, when it could not be, sent (UNSAFE_TO_RETRY). */
   'UNDECLARED_WRITE',
   /** A secret would be typed into a field the surface does not report as secret, and the step does not allow it. */
   'SECRET_FIELD',
@@ -54,6 +55,10 @@ export const Code = z.enum([
   'WRONG_RECORD',
   /** A person pressed a key or clicked in the app during the run (the mac surface's event tap): the run stopped and left it to them. */
   'HUMAN_CONTROL',
+  /** A rehearsal reached the commit, checked what can be checked before a press, and pressed nothing. */
+  'REHEARSED',
+  /** A rehearsal of a card with no commit: every step ran (writes held as always); there was nothing to press. */
+  'NO_COMMIT',
   'INTERNAL',
 ]);
 export type Code = z.infer<typeof Code>;
@@ -67,6 +72,7 @@ export const EXIT_CODE: Readonly<Record<Word, number>> = {
   REFUSED: 13,
   FAILED: 14,
   BUSY: 15,
+  REHEARSED: 16,
 };
 
 /** Words a caller may simply try again later: nothing was committed (RECOVERABLE) or another run holds the key (BUSY). */
@@ -93,6 +99,30 @@ export type RowsValue = z.infer<typeof RowsValue>;
 /** An output's value: a string (a text output) or rows (a rows output). Outputs that are strings stay strings. */
 export const OutputValue = z.union([z.string(), RowsValue]);
 export type OutputValue = z.infer<typeof OutputValue>;
+
+/** One field of the request a commit would send; a password field's value and every secret input's are masked. */
+export const RehearsedField = z.strictObject({ name: z.string(), value: z.string(), secret: z.boolean() });
+
+/**
+ * What a rehearsal found at the commit (docs/ARCHITECTURE.md, "Rehearsal"): the checks made before the press, and the
+ * request the press would send — read off the form the control submits (`form`: nothing pressed), or caught from a
+ * press with every request stopped before it left (`press`: the browser context is then thrown away), or not known
+ * (`none`: the surface cannot tell without pressing, `note` says why).
+ */
+export const Rehearsal = z.strictObject({
+  step: z.string(),
+  checked: z.array(z.enum(['screen', 'target', 'fingerprint'])),
+  derived: z.enum(['form', 'press', 'none']),
+  request: z
+    .strictObject({
+      method: z.string(),
+      url: z.string(),
+      fields: z.array(RehearsedField),
+    })
+    .nullable(),
+  note: z.string().optional(),
+});
+export type Rehearsal = z.infer<typeof Rehearsal>;
 
 export const RunResult = z
   .strictObject({
@@ -130,6 +160,8 @@ export const RunResult = z
     unapproved: z.boolean().optional(),
     /** True when the run climbed to the person rung: someone at the console was asked (whatever they answered). */
     escalated_to_human: z.boolean().optional(),
+    /** A rehearsal's findings at the commit (word REHEARSED): nothing was pressed. */
+    rehearsal: Rehearsal.optional(),
     duration_ms: z.number().nonnegative(),
   })
   .refine((r) => r.retryable === RETRYABLE.has(r.word), {

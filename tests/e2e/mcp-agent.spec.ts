@@ -318,7 +318,7 @@ test('the tool list follows the folder: added, edited (withdrawn until re-approv
     let n = changes;
     await writeFile(join(dir, 'place-hold.json'), JSON.stringify(approved(raw), null, 2));
     await changed(n);
-    expect(await names()).toEqual([TOOL]);
+    expect(await names()).toEqual([TOOL, `${TOOL}-rehearse`]);
 
     n = changes;
     const edited = { ...raw, intent: 'Place a hold, edited after approval.' };
@@ -331,7 +331,7 @@ test('the tool list follows the folder: added, edited (withdrawn until re-approv
     await writeFile(join(dir, 'place-hold.json'), JSON.stringify(approved(edited), null, 2));
     await changed(n);
     const tools = (await s.client.listTools()).tools;
-    expect(tools.map((t) => t.name)).toEqual([TOOL]);
+    expect(tools.map((t) => t.name)).toEqual([TOOL, `${TOOL}-rehearse`]);
     expect(tools[0]?.description).toContain('edited after approval');
 
     n = changes;

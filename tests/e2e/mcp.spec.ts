@@ -100,7 +100,7 @@ test('the menu shows exactly the approved card, typed, with no password, and say
   const s = await serve();
   try {
     const { tools } = await s.client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['plumbline_place_hold']);
+    expect(tools.map((t) => t.name)).toEqual(['plumbline_place_hold', 'plumbline_place_hold-rehearse']);
     const tool = tools[0];
     const schema = tool?.inputSchema as unknown as { properties: Record<string, Record<string, unknown>>; required: string[]; additionalProperties: boolean };
     expect(Object.keys(schema.properties).sort()).toEqual(['member_number', 'operator_id', 'reason', 'share_id']);
@@ -122,6 +122,25 @@ test('the menu shows exactly the approved card, typed, with no password, and say
     expect(err).toMatch(/edited\.json: edited_after_approval/);
     expect(err).toMatch(/broken\.json: schema_error: not a valid capability:\s+steps: expected array/);
     expect(s.protocolErrors).toEqual([]);
+  } finally {
+    await s.close();
+  }
+});
+
+test('an agent rehearses first: the rehearsal tool shows the request Post Hold would send and presses nothing; the call then posts once', async () => {
+  const s = await serve();
+  try {
+    const rehearsed = (await s.client.callTool({ name: 'plumbline_place_hold-rehearse', arguments: plate('400337', '400337-S0001') })) as CallToolResult;
+    expect(rehearsed.isError).toBe(false);
+    expect(rehearsed.structuredContent).toMatchObject({
+      word: 'REHEARSED',
+      rehearsal: { step: 'post_hold', derived: 'form', request: { method: 'POST', url: `${bank.url}/post`, fields: expect.arrayContaining([{ name: 'share', value: '400337-S0001', secret: false }]) as unknown } },
+    });
+    expect(JSON.stringify(rehearsed)).not.toContain(PASSWORD);
+    expect(bank.store.holdFor('400337-S0001').postPresses).toBe(0);
+    const real = await call(s, plate('400337', '400337-S0001'));
+    expect(real.receipt).toMatchObject({ word: 'SUCCESS', from_journal: false });
+    expect(bank.store.holdFor('400337-S0001').postPresses).toBe(1);
   } finally {
     await s.close();
   }
@@ -306,7 +325,7 @@ test('over HTTP, a request without the bearer token is refused, and one with it 
     const client = new Client({ name: 'handrail-e2e-http', version: '0.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['plumbline_place_hold']);
+    expect(tools.map((t) => t.name)).toEqual(['plumbline_place_hold', 'plumbline_place_hold-rehearse']);
     // A real call over HTTP posts a hold the judge confirms.
     const result = (await client.callTool({
       name: 'plumbline_place_hold',

@@ -209,9 +209,10 @@ async function toggleCard(network: CapabilityInput['network']): Promise<Capabili
   };
 }
 
-test('replaying a card whose non-commit step writes ends UNSAFE_TO_RETRY with the request in the evidence', async ({ browser }) => {
+test('replaying a card whose non-commit step writes holds the write: FAILED UNDECLARED_WRITE, the store unchanged, the key not in doubt', async ({ browser }) => {
   const loaded = loadCapability(await toggleCard({ ignore: [] }));
   if (!loaded.ok) throw new Error(JSON.stringify(loaded.issues));
+  const before = (await writesOf('400513')).paperless;
   const r = await runCapability({
     card: loaded.value,
     inputs: { member_number: '400513' },
@@ -220,14 +221,17 @@ test('replaying a card whose non-commit step writes ends UNSAFE_TO_RETRY with th
     evidenceDir: await mkdtemp(join(scratch, 'ev-')),
     allowUnapproved: true,
   });
-  expect(r).toMatchObject({ word: 'UNSAFE_TO_RETRY', code: 'UNDECLARED_WRITE', at_step: 'toggle_paperless', retryable: false });
-  expect(r.message).toContain(`POST ${bank.url}/prefs/paperless`);
+  expect(r).toMatchObject({ word: 'FAILED', code: 'UNDECLARED_WRITE', at_step: 'toggle_paperless', retryable: false });
+  expect(r.message).toContain('POST /prefs/paperless (form)');
+  expect(r.message).toContain('nothing was sent');
   const evidence = await readFile(join(r.evidence ?? '', 'evidence.jsonl'), 'utf8');
   expect(evidence).toContain('"undeclared_write"');
   expect(evidence).toContain(`${bank.url}/prefs/paperless`);
+  // Held before it left: the store never saw it.
+  expect((await writesOf('400513')).paperless).toBe(before);
 
-  // With a journal, the write holds the key in doubt: the same call again is refused, not replayed (it would toggle
-  // the preference back), until a person settles it.
+  // With a journal, the held write is a `held` record and the key stays free: the same call again meets the same
+  // held write (the card must change), and still nothing reaches the store.
   const journalPath = join(scratch, 'paperless.journal');
   const again = async () =>
     await runCapability({
@@ -239,11 +243,12 @@ test('replaying a card whose non-commit step writes ends UNSAFE_TO_RETRY with th
       journalPath,
       allowUnapproved: true,
     });
-  const first = await again();
-  expect(first).toMatchObject({ word: 'UNSAFE_TO_RETRY', code: 'UNDECLARED_WRITE' });
-  expect(first.message).toMatch(/in doubt until a person settles it/);
-  const second = await again();
-  expect(second).toMatchObject({ word: 'UNSAFE_TO_RETRY', code: 'JOURNAL_IN_DOUBT' });
+  expect(await again()).toMatchObject({ word: 'FAILED', code: 'UNDECLARED_WRITE' });
+  expect(await again()).toMatchObject({ word: 'FAILED', code: 'UNDECLARED_WRITE' });
+  const journal = await readFile(journalPath, 'utf8');
+  expect(journal.match(/"phase":"held"/g)).toHaveLength(2);
+  expect(journal).not.toMatch(/"phase":"dispatched"[^\n]*"effect":"commit"/);
+  expect((await writesOf('400513')).paperless).toBe(before);
 
   // The same endpoint declared ignorable: the run succeeds.
   const ignoring = loadCapability(await toggleCard({ ignore: ['POST /prefs/paperless'] }));

@@ -308,7 +308,7 @@ describe('the person rung: a console on 127.0.0.1 with a one-time token', () => 
     expect(s.sent).toEqual(['POST http://memory.test/post']);
     expect(lines.find((l) => l.kind === 'writes_stopped')?.data).toMatchObject({ step: 'post', by: 'person', writes: [{ method: 'POST', url: 'http://memory.test/terms-accepted', fate: 'blocked' }] });
     // The commit's window still has its own write, and only that.
-    expect(lines.filter((l) => l.kind === 'writes').map((l) => l.data['writes'])).toEqual([[{ method: 'POST', url: 'http://memory.test/post', via: 'request' }]]);
+    expect(lines.filter((l) => l.kind === 'writes').map((l) => l.data['writes'])).toEqual([[{ method: 'POST', url: 'http://memory.test/post', via: 'request', fate: 'unasked' }]]);
     expect(result).toMatchObject({ escalated_to_human: true });
     expect(s.presses('F10=Post Hold')).toBe(1);
   });

@@ -14,6 +14,7 @@ import { CallService, callKey } from '../../runner/mcp/service.ts';
 import { annotationsFor, bindingProblem, blameInputs, inputSchemaFor, isAnswer, type Receipt } from '../../runner/mcp/tools.ts';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Capability } from '../../shared/schema/index.ts';
+import { RunResult } from '../../shared/schema/result.ts';
 import { minimalCard } from '../fixtures/cards/minimal.ts';
 import { approvedCard, lookupCard } from '../fixtures/mcp/cards.ts';
 import { countingService, linkedClient } from '../fixtures/mcp/linked.ts';
@@ -25,6 +26,11 @@ afterEach(async () => {
 
 /** The two cards served over an in-memory transport; `bind` is the server's --bind (values the agent is not asked for). */
 async function connect(env: Record<string, string> = {}, bind?: Record<string, string>): Promise<{ client: Client; opened: () => number }> {
+  const { client, opened } = await connectWithService(env, bind);
+  return { client, opened };
+}
+
+async function connectWithService(env: Record<string, string> = {}, bind?: Record<string, string>): Promise<{ client: Client; opened: () => number; service: CallService }> {
   const place = Capability.parse(approvedCard());
   const lookup = Capability.parse(approvedCard(lookupCard()));
   // Journals go to a temp state dir, never the real ~/.local/state/handrail.
@@ -44,7 +50,7 @@ async function connect(env: Record<string, string> = {}, bind?: Record<string, s
     await close();
     await service.close();
   });
-  return { client, opened };
+  return { client, opened, service };
 }
 
 describe('the tool schema builder', () => {
@@ -89,9 +95,9 @@ describe('the tool schema builder', () => {
     expect(annotationsFor(card)).toMatchObject({ readOnlyHint: true, destructiveHint: false });
   });
 
-  it('calls only SUCCESS and BUSINESS_OUTCOME answers', () => {
-    expect(['SUCCESS', 'BUSINESS_OUTCOME', 'RECOVERABLE', 'UNSAFE_TO_RETRY', 'REFUSED', 'FAILED'].map((word) => isAnswer({ word } as Receipt))).toEqual([
-      true, true, false, false, false, false,
+  it('calls only SUCCESS, BUSINESS_OUTCOME and a rehearsal\'s REHEARSED answers', () => {
+    expect(['SUCCESS', 'BUSINESS_OUTCOME', 'REHEARSED', 'RECOVERABLE', 'UNSAFE_TO_RETRY', 'REFUSED', 'FAILED'].map((word) => isAnswer({ word } as Receipt))).toEqual([
+      true, true, true, false, false, false, false,
     ]);
   });
 
@@ -108,7 +114,7 @@ describe('the MCP server over linked in-memory transports', () => {
   it('lists one tool per approved card with the typed schema, the receipt schema and the hints', async () => {
     const { client } = await connect();
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['demo_lookup', 'demo_place_hold']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['demo_lookup', 'demo_place_hold', 'demo_place_hold-rehearse']);
     const place = tools.find((t) => t.name === 'demo_place_hold');
     expect(place?.inputSchema).toMatchObject({ additionalProperties: false, properties: { member_number: { pattern: '^(?:\\d{6})$' } } });
     expect(Object.keys(place?.inputSchema.properties ?? {})).toEqual(['member_number']);
@@ -117,6 +123,34 @@ describe('the MCP server over linked in-memory transports', () => {
     const lookup = tools.find((t) => t.name === 'demo_lookup');
     expect(lookup?.inputSchema.properties?.['count']).toMatchObject({ type: 'integer' });
     expect(lookup?.annotations).toMatchObject({ readOnlyHint: true });
+  });
+
+  it('offers a card that commits a rehearsal tool: the same inputs, read-only, and its call asks the run to rehearse', async () => {
+    const { client, service } = await connectWithService();
+    const { tools } = await client.listTools();
+    const rehearse = tools.find((t) => t.name === 'demo_place_hold-rehearse');
+    const place = tools.find((t) => t.name === 'demo_place_hold');
+    expect(rehearse?.inputSchema).toEqual(place?.inputSchema);
+    expect(rehearse?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true });
+    expect(rehearse?.description).toMatch(/Nothing is pressed/);
+    const asked: unknown[] = [];
+    vi.spyOn(service, 'call').mockImplementation((card, _inputs, opts) => {
+      asked.push(opts?.rehearse);
+      return Promise.resolve(
+        RunResult.parse({
+          word: 'REHEARSED', code: 'REHEARSED', retryable: false, message: 'rehearsed', card: card.id, run_id: 'run-20261207T000000-abcdef', outputs: {},
+          llm_calls: 0, classifier_calls: 0, rungs: {}, screen: 'review', steps_done: 2, evidence: null, duration_ms: 1, at_step: 'post',
+          rehearsal: { step: 'post', checked: ['screen', 'target'], derived: 'form', request: { method: 'POST', url: 'http://127.0.0.1/post', fields: [{ name: 'member', value: '400118', secret: false }] } },
+        }),
+      );
+    });
+    const result = (await client.callTool({ name: 'demo_place_hold-rehearse', arguments: { member_number: '400118' } })) as CallToolResult;
+    expect(asked).toEqual([true]);
+    expect(result.isError).toBe(false);
+    expect(result.structuredContent).toMatchObject({ word: 'REHEARSED', rehearsal: { derived: 'form', request: { method: 'POST' } } });
+    // The card's own tool is no rehearsal.
+    await client.callTool({ name: 'demo_place_hold', arguments: { member_number: '400118' } });
+    expect(asked).toEqual([true, undefined]);
   });
 
   it.each([
@@ -296,7 +330,7 @@ describe('the live catalog', () => {
     expect((await client.listTools()).tools).toEqual([]);
     await writeFile(join(dir, 'place.json'), JSON.stringify(approvedCard()));
     await vi.waitFor(() => expect(changes).toBe(1), { timeout: 5_000 });
-    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['demo_place_hold']);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['demo_place_hold', 'demo_place_hold-rehearse']);
     // Edited after approval: the content hash no longer matches, so the tool is withdrawn.
     await writeFile(join(dir, 'place.json'), JSON.stringify({ ...approvedCard(), intent: 'Edited.' }));
     await vi.waitFor(() => expect(changes).toBe(2), { timeout: 5_000 });
