@@ -3,7 +3,7 @@
 import { compile, cardBytes, type Hole } from '../../shared/compile/compile.ts';
 import { postconditionOf, type PostWords } from '../../shared/compile/post.ts';
 import type { Postcondition } from '../../shared/schema/capability.ts';
-import type { TraceLine } from '../../shared/schema/trace.ts';
+import { LOST_WHY, lostAction, type TraceLine, type TraceLost } from '../../shared/schema/trace.ts';
 import { PanelCommand, SessionInput, type Mode } from './messages.ts';
 import type { SessionRecord } from './store.ts';
 import { UNASKED_NOTE } from './record.ts';
@@ -90,6 +90,8 @@ export function describeLine(l: TraceLine): string {
       return `${l.seq} end: ${l.outcome}${l.code ? ` ${l.code}` : ''}`;
     case 'edit':
       return `${l.seq} edit by ${l.by}: ${l.op} line ${l.line} (${l.was})`;
+    case 'lost':
+      return `${l.seq} ${l.actor} ${l.verb} ${l.control ? `${l.control.role} '${l.control.name}'` : '?'}${l.value !== undefined ? ` = ${l.value}` : ''} NOT BOOKED (${l.why})`;
   }
 }
 
@@ -127,7 +129,15 @@ export function plainLine(l: TraceLine): string {
       return l.outcome === 'finished' ? 'Finished' : `Ended without finishing${l.code ? ` (${l.code})` : ''}`;
     case 'edit':
       return `Changed by ${l.by}: ${l.what}`;
+    case 'lost':
+      return lostNote(l);
   }
+}
+
+/** What the clerk is told of an action the recorder could not book: which, why, and to do it again. */
+export function lostNote(l: Pick<TraceLost, 'verb' | 'control' | 'value' | 'why'>): string {
+  const what = lostAction(l);
+  return `Not recorded: ${what.charAt(0).toUpperCase()}${what.slice(1)} — ${LOST_WHY[l.why]}. Do that step again, then remove this line.`;
 }
 
 export function sessionView(s: SessionRecord | null, lines: readonly TraceLine[]): SessionView {
