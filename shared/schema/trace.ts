@@ -234,6 +234,15 @@ export const LOST_WHY: Readonly<Record<LostWhy, string>> = {
   failed: 'recording it failed',
 };
 
+/** How a lost action's words begin, in the book's list and in the panel's note. */
+export const LOST_NOTE = 'Not recorded:';
+
+/** What the clerk is told of an action the recorder could not book: which, and why. */
+export function lostNote(l: Pick<TraceLost, 'verb' | 'control' | 'value' | 'why'>): string {
+  const what = lostAction(l);
+  return `${LOST_NOTE} ${what.charAt(0).toUpperCase()}${what.slice(1)} — ${LOST_WHY[l.why]}.`;
+}
+
 export const TraceLine = z.discriminatedUnion('kind', [TraceStart, TraceLabel, TraceAct, TraceRefusal, TraceFinish, TraceEnd, TraceEdit, TraceLost]);
 export type TraceLine = z.infer<typeof TraceLine>;
 export type TraceAct = z.infer<typeof TraceAct>;

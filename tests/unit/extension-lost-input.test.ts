@@ -1,11 +1,17 @@
 // A clerk's own key or click that the recorder caught and could not book is never lost unsaid: it is a `lost` line in the book, the compiler refuses the book there (INPUT_NOT_BOOKED) naming the action in the clerk's words, the panel asks them to do that step again, and removing the line once they have makes the book compile.
+import 'fake-indexeddb/auto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { editBook, reseal } from '../../shared/author/book-edit.ts';
 import { compile } from '../../shared/compile/compile.ts';
 import { Masker } from '../../shared/secrets.ts';
 import { TraceLine, type TraceLost } from '../../shared/schema/trace.ts';
-import { plainLine } from '../../extension/lib/panel-state.ts';
+import { Host, type HostDeps } from '../../extension/lib/host.ts';
+import type { ClerkLost } from '../../extension/lib/messages.ts';
+import { noteOf, plainLine } from '../../extension/lib/panel-state.ts';
+import { BookStore } from '../../extension/lib/store.ts';
+import { Observation } from '../../shared/schema/observation.ts';
+import { fakeTab } from '../fixtures/extension/fake-tab.ts';
 
 const BOOK = new URL('../fixtures/author/plumbline.trace.jsonl', import.meta.url);
 
@@ -61,5 +67,88 @@ describe('the book and the compiler', () => {
     const edited = editBook(withLost(7), { op: 'remove', line: 8 }, { by: 'Dana Clerk', at: new Date('2026-11-30T03:00:00Z'), inputs: [], masker: new Masker() });
     expect(edited.at(-1)).toMatchObject({ kind: 'edit', op: 'remove', line: 8, by: 'Dana Clerk', what: "removed line 8: not recorded, your press of Enter in textbox 'Member number'" });
     expect(compile(edited, { id: 'plumbline_place_hold' }).ok).toBe(true);
+  });
+});
+
+const SIGNON = Observation.parse(JSON.parse(readFileSync(new URL('../fixtures/plumbline-signon.observation.json', import.meta.url), 'utf8')));
+const MEMBER = Observation.parse(JSON.parse(readFileSync(new URL('../fixtures/plumbline-member.observation.json', import.meta.url), 'utf8')));
+const SITE = 'http://plumbline.test/signon';
+let dbn = 0;
+
+/** A worker recording the clerk on tab 1 (PLUMBLINE's sign-on, labelled), over a tab without a browser. */
+async function recording(): Promise<{ host: Host; store: BookStore; id: string }> {
+  const store = await BookStore.open(`lost-input-${dbn++}`);
+  const tab = fakeTab({ signon: SIGNON, member: MEMBER }, 'signon', { 'signon:|c3': 'member' });
+  const vault = new Map<string, Record<string, string>>();
+  let ids = 0;
+  const deps: HostDeps = {
+    store,
+    tab: () => tab,
+    tabUrl: () => Promise.resolve(SITE),
+    vault: { put: (s, v) => Promise.resolve(void vault.set(s, v)), get: (s) => Promise.resolve(vault.get(s) ?? null), drop: (s) => Promise.resolve(void vault.delete(s)) },
+    model: () => Promise.reject(new Error('no model in this test')),
+    changed: () => undefined,
+    keepAlive: () => () => undefined,
+    newId: () => `id-${String(ids++).padStart(6, '0')}`,
+    lookAgainMs: [],
+  };
+  const host = new Host(deps);
+  const r = await host.command({ type: 'start', tabId: 1, mode: 'record', goal: 'Sign on', owner: 'Dana', inputs: [] });
+  if (!r.ok || !r.session) throw new Error(JSON.stringify(r));
+  expect(await host.command({ type: 'label', session: r.session, label: 'signon', title: 'Sign On', signature: SIGNON.signature })).toMatchObject({ ok: true });
+  return { host, store, id: r.session };
+}
+
+const lostEnter: ClerkLost = { type: 'clerk_lost', event: 'e-lost-0001', verb: 'press', control: { role: 'button', name: 'F5=Sign On' }, value: 'Enter', why: 'leaving' };
+
+describe('the worker', () => {
+  it('books a key the frame could not send before its document was left as a lost line, once, and the panel says which and to do it again', async () => {
+    const { host, store, id } = await recording();
+    await host.clerkLost(lostEnter, 1, SITE);
+    await host.clerkLost(lostEnter, 1, SITE);
+    const lines = await store.lines(id);
+    expect(lines.map((l) => l.kind)).toEqual(['start', 'label', 'lost']);
+    expect(lines[2]).toMatchObject({ seq: 3, kind: 'lost', actor: 'human', verb: 'press', control: { role: 'button', name: 'F5=Sign On' }, value: 'Enter', why: 'leaving' });
+    const r = compile(lines);
+    expect(r.ok ? [] : r.holes.filter((h) => h.code === 'INPUT_NOT_BOOKED').map((h) => h.line)).toEqual([3]);
+    expect(noteOf((await store.getSession(id)) ?? null)).toMatchObject({
+      kind: 'error',
+      text: "Your press of Enter in button 'F5=Sign On' — the page was being left before it could be recorded.",
+      next: expect.stringContaining('Do that step again'),
+    });
+  });
+
+  it('writes nothing for an action booked after all, a tab nobody records, or a document of another site', async () => {
+    const { host, store, id } = await recording();
+    await host.clerkLost(lostEnter, 2, SITE);
+    await host.clerkLost(lostEnter, 1, 'https://elsewhere.test/page');
+    expect((await store.lines(id)).map((l) => l.kind)).toEqual(['start', 'label']);
+    // The act itself got through (its event id is booked): the same event is not lost too.
+    await store.updateSession(id, (r) => ({ ...r, events: [...r.events, lostEnter.event] }));
+    await host.clerkLost(lostEnter, 1, SITE);
+    expect((await store.lines(id)).map((l) => l.kind)).toEqual(['start', 'label']);
+  });
+
+  it('a typed text is never in a lost line, only which field', async () => {
+    const { host, store, id } = await recording();
+    await host.clerkLost({ ...lostEnter, verb: 'set_value', control: { role: 'textbox', name: 'Operator ID' }, value: 'OP1001', why: 'gone' }, 1, SITE);
+    const lost = (await store.lines(id)).at(-1);
+    expect(lost).toMatchObject({ kind: 'lost', verb: 'set_value', why: 'gone' });
+    expect(lost && 'value' in lost).toBe(false);
+  });
+
+  it("a key lost while the clerk's press before it is still being asked about is booked after that press, in the clerk's order", async () => {
+    const { host, store, id } = await recording();
+    const press = host.clerkAct({ type: 'clerk_act', event: 'e-press-001', frame: [], ref: 'c3', verb: 'invoke', control: { role: 'button', name: 'F5=Sign On' } }, 1);
+    let q = null as string | null;
+    for (let i = 0; i < 200 && !q; i++) {
+      q = (await store.getSession(id))?.question?.id ?? null;
+      if (!q) await new Promise((r) => setTimeout(r, 10));
+    }
+    // The document is being left with the clerk's next key still unsent: the frame says so as it goes.
+    const lost = host.clerkLost(lostEnter, 1, SITE);
+    expect(await host.command({ type: 'answer', session: id, question: q ?? '', answer: 'navigate', owner: 'Dana' })).toEqual({ ok: true });
+    await Promise.all([press, lost]);
+    expect((await store.lines(id)).map((l) => (l.kind === 'act' ? `act ${l.verb}` : l.kind))).toEqual(['start', 'label', 'act invoke', 'lost']);
   });
 });
