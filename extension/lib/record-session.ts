@@ -7,7 +7,7 @@ import { Guard } from '../../shared/author/guard.ts';
 import { formatRef, parseRef, sameScope } from '../../shared/ref.ts';
 import { labelOf, type MenuRow } from '../../shared/menu.ts';
 import { menuItemKeys, optionKeys } from '../../shared/dom/options.ts';
-import { lostNote, type TraceLine, type TraceLost } from '../../shared/schema/trace.ts';
+import { lostNote, lostValue, type TraceLine, type TraceLost } from '../../shared/schema/trace.ts';
 import { describeWrite, originOf, type WriteScope } from '../../shared/writes.ts';
 import type { ClerkAct, CommandReply, PanelCommand } from './messages.ts';
 import { UNASKED_NOTE, valueForGuard } from './record.ts';
@@ -140,14 +140,13 @@ export async function bookLost(ctx: SessionContext, id: string, event: string, w
   if (!s || s.state !== 'running' || s.mode !== 'record' || s.events.includes(event)) return;
   const live = await ctx.open(s);
   const guard = await recordGuard(ctx, live, s);
-  const keepsValue = what.verb === 'press' || what.verb === 'select' || what.verb === 'choose';
   const lost = {
     kind: 'lost' as const,
     actor: 'human' as const,
     verb: what.verb,
     why: what.why,
     ...(what.control ? { control: { role: what.control.role, name: what.control.name } } : {}),
-    ...(keepsValue && what.value !== undefined ? { value: what.value } : {}),
+    ...lostValue(what.verb, what.value),
   };
   await guard.write(lost);
   const note = live.masker.mask(lostNote(lost));
@@ -181,7 +180,7 @@ export async function sayNotRecorded(ctx: SessionContext, id: string, msg: Clerk
 const lostOf = (msg: ClerkAct): Omit<LostWhat, 'why'> => ({
   verb: msg.verb,
   ...(msg.control ? { control: { role: msg.control.role, name: msg.control.name } } : {}),
-  ...(msg.value !== undefined ? { value: msg.value } : {}),
+  ...lostValue(msg.verb, msg.value),
 });
 
 /**

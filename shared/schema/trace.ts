@@ -201,6 +201,11 @@ export const TraceLost = z.strictObject({
 });
 export type TraceLost = z.infer<typeof TraceLost>;
 
+/** The value a lost line keeps of an action: a key's or a pick's, never a typed text (which may be anything). */
+export function lostValue(verb: Verb, value: string | undefined): { value?: string } {
+  return (verb === 'press' || verb === 'select' || verb === 'choose') && value !== undefined ? { value: value.slice(0, 500) } : {};
+}
+
 /** What a lost action was, in the clerk's words: "your press of Enter in textbox 'New item'". */
 export function lostAction(l: Pick<TraceLost, 'verb' | 'control' | 'value'>): string {
   const where = l.control ? `${l.control.role} '${l.control.name}'` : 'a control';

@@ -7,7 +7,8 @@ import { compile } from '../../shared/compile/compile.ts';
 import { Masker } from '../../shared/secrets.ts';
 import { TraceLine, type TraceLost } from '../../shared/schema/trace.ts';
 import { Host, type HostDeps } from '../../extension/lib/host.ts';
-import type { ClerkLost } from '../../extension/lib/messages.ts';
+import type { ClerkAct, ClerkLost } from '../../extension/lib/messages.ts';
+import { ReportQueue, type Report } from '../../extension/lib/report-queue.ts';
 import { noteOf, plainLine } from '../../extension/lib/panel-state.ts';
 import { BookStore } from '../../extension/lib/store.ts';
 import { Observation } from '../../shared/schema/observation.ts';
@@ -150,5 +151,70 @@ describe('the worker', () => {
     expect(await host.command({ type: 'answer', session: id, question: q ?? '', answer: 'navigate', owner: 'Dana' })).toEqual({ ok: true });
     await Promise.all([press, lost]);
     expect((await store.lines(id)).map((l) => (l.kind === 'act' ? `act ${l.verb}` : l.kind))).toEqual(['start', 'label', 'act invoke', 'lost']);
+  });
+});
+
+const press = (event: string, value = 'Enter'): ClerkAct => ({ type: 'clerk_act', event, frame: [], ref: 'c1', verb: 'press', control: { role: 'textbox', name: 'New item' }, value });
+
+/** A content script's queue over a worker that answers each report when `answer()` is called (or refuses while down). */
+function queue(): { q: ReportQueue; sent: Report[]; posted: Report[]; answer: () => void; down: (on: boolean) => void } {
+  const sent: Report[] = [];
+  const posted: Report[] = [];
+  const waiting: Array<() => void> = [];
+  let isDown = false;
+  const q = new ReportQueue({
+    send: (r) => {
+      if (isDown) return Promise.reject(new Error('Could not establish connection. Receiving end does not exist.'));
+      sent.push(r);
+      return new Promise<void>((res) => waiting.push(res));
+    },
+    post: (r) => void posted.push(r),
+    alive: () => true,
+    wait: () => Promise.resolve(),
+  });
+  return { q, sent, posted, answer: () => waiting.shift()?.(), down: (on) => (isDown = on) };
+}
+
+const tick = (): Promise<void> => new Promise((r) => setTimeout(r, 0));
+
+describe("the content script's reports", () => {
+  it('a key still waiting its turn when the document is left goes at once as a lost action, with what the frame held; the one being booked is left to the worker', async () => {
+    const { q, sent, posted } = queue();
+    q.push(press('e-first-001'));
+    q.push({ type: 'clerk_act', event: 'e-typed-001', frame: [], ref: 'c1', verb: 'set_value', control: { role: 'textbox', name: 'New item' }, value: 'Renew the lease' });
+    q.push(press('e-second-01'));
+    await tick();
+    // The worker is still booking the first (asking the owner): the others wait their turn, and the page goes.
+    expect(sent.map((r) => r.event)).toEqual(['e-first-001']);
+    const held: ClerkLost = { type: 'clerk_lost', event: 'e-held-0001', verb: 'invoke', control: { role: 'button', name: 'Save' }, why: 'leaving' };
+    q.leaving([held]);
+    expect(posted).toEqual([
+      { type: 'clerk_lost', event: 'e-typed-001', verb: 'set_value', control: { role: 'textbox', name: 'New item' }, why: 'leaving' },
+      { type: 'clerk_lost', event: 'e-second-01', verb: 'press', control: { role: 'textbox', name: 'New item' }, value: 'Enter', why: 'leaving' },
+      held,
+    ]);
+  });
+
+  it('a report the worker could not be reached for is sent as lost once a report gets through again, never dropped', async () => {
+    const { q, sent, answer, down } = queue();
+    down(true);
+    q.push(press('e-unsent-01'));
+    await tick();
+    expect(sent).toEqual([]);
+    down(false);
+    q.push(press('e-next-0001'));
+    await tick();
+    answer();
+    await tick();
+    expect(sent.map((r) => `${r.type} ${r.event}${r.type === 'clerk_lost' ? ` ${r.why}` : ''}`)).toEqual(['clerk_act e-next-0001', 'clerk_lost e-unsent-01 undelivered']);
+  });
+
+  it('one the worker could not be reached for goes as lost when the document is left first', async () => {
+    const { q, posted, down } = queue();
+    down(true);
+    q.push(press('e-unsent-01'));
+    await tick();
+    q.leaving();
+    expect(posted).toMatchObject([{ type: 'clerk_lost', event: 'e-unsent-01', why: 'undelivered' }]);
   });
 });
