@@ -86,8 +86,16 @@ export function startAgent(): void {
   g[AGENT_GLOBAL] = published;
   // The document is being left (a navigation, a reload, the tab closed): what the clerk did that has not reached the
   // worker yet would be lost unsaid — the reports waiting their turn, and what the frame still holds — so it is all
-  // sent now, as lost actions, without waiting for an answer the document would not live to hear.
-  window.addEventListener('pagehide', () => reports.leaving(agent.leaving()), { capture: true, signal: life.signal });
+  // sent now, as lost actions, without waiting for an answer the document would not live to hear. Only the browser's
+  // own pagehide: a page can dispatch one (extension-integrity.spec.ts's hostile page does, every 10 ms), and taking
+  // it would stop the recorder.
+  window.addEventListener(
+    'pagehide',
+    (e) => {
+      if (e.isTrusted) reports.leaving(agent.leaving());
+    },
+    { capture: true, signal: life.signal },
+  );
   // A document the clerk reached on their own (a link, the Back button, a redirect) asks whether to catch their
   // actions. It starts at document_start, before the page can be clicked; until the worker answers, presses are
   // held (frame.ts `ask`), so a click in the first moments is neither lost nor let through unrecorded.

@@ -811,7 +811,7 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
   };
   // A document kept in the back/forward cache and shown again records again.
   opts.listen(win, 'pageshow', (e) => {
-    if ((e as PageTransitionEvent).persisted) left = false;
+    if (e.isTrusted && (e as PageTransitionEvent).persisted) left = false;
   });
 
   return {
