@@ -9,9 +9,9 @@
 //     the page cannot see, and retires it), or
 //   - the extension that injected it is gone (reloaded or updated: `browser.runtime.id` is undefined).
 import { browser } from 'wxt/browser';
-import { Lock } from '../../shared/lock.ts';
 import { AGENT_GLOBAL, createFrameAgent, type FrameAgent } from './frame.ts';
-import { FrameCall, HelloReply, type ClerkAct, type ClerkUnrecorded } from './messages.ts';
+import { FrameCall, HelloReply } from './messages.ts';
+import { ReportQueue } from './report-queue.ts';
 
 /** What is published in the isolated world: the frame agent, and how a newer copy of the script retires this one. */
 export interface PublishedAgent extends FrameAgent {
@@ -44,22 +44,17 @@ export function startAgent(): void {
   g[AGENT_GLOBAL]?.retire();
   const life = new Life();
   // Reports go one at a time, in order (a typed value before the click that submits it). A worker that is being
-  // restarted may miss one message: it is sent again with the same event id, which the worker writes once.
-  const reports = new Lock();
-  const deliver = async (a: ClerkAct | ClerkUnrecorded): Promise<void> => {
-    for (let attempt = 0; attempt < 3 && life.valid; attempt++) {
-      try {
-        await browser.runtime.sendMessage(a);
-        return;
-      } catch {
-        await sleep(250 * (attempt + 1));
-      }
-    }
-  };
+  // restarted may miss one message: it is sent again with the same event id, which the worker writes once. What
+  // cannot go as it is (the document is left first, the worker is not reached) goes as a lost action (report-queue.ts).
+  const reports = new ReportQueue({
+    send: (r) => browser.runtime.sendMessage(r),
+    post: (r) => void browser.runtime.sendMessage(r).catch(() => undefined),
+    alive: () => life.valid,
+  });
   const agent = createFrameAgent(window, {
     report: (a) => {
       if (!life.valid) return;
-      void reports.run(() => deliver(a));
+      reports.push(a);
     },
     listen: (target, type, fn) => target.addEventListener(type, fn, { capture: true, signal: life.signal }),
     newId: () => crypto.randomUUID(),
@@ -73,6 +68,8 @@ export function startAgent(): void {
     },
     ask: () => agent.ask(),
     answer: (on) => agent.answer(life.valid && on),
+    noAnswer: () => agent.noAnswer(),
+    leaving: () => agent.leaving(),
     observe: (rec) => agent.observe(life.valid && rec === true),
     // What the worker sends is parsed here too: this realm trusts nothing it did not check.
     call: (raw) => {
@@ -87,6 +84,18 @@ export function startAgent(): void {
     },
   };
   g[AGENT_GLOBAL] = published;
+  // The document is being left (a navigation, a reload, the tab closed): what the clerk did that has not reached the
+  // worker yet would be lost unsaid — the reports waiting their turn, and what the frame still holds — so it is all
+  // sent now, as lost actions, without waiting for an answer the document would not live to hear. Only the browser's
+  // own pagehide: a page can dispatch one (extension-integrity.spec.ts's hostile page does, every 10 ms), and taking
+  // it would stop the recorder.
+  window.addEventListener(
+    'pagehide',
+    (e) => {
+      if (e.isTrusted) reports.leaving(agent.leaving());
+    },
+    { capture: true, signal: life.signal },
+  );
   // A document the clerk reached on their own (a link, the Back button, a redirect) asks whether to catch their
   // actions. It starts at document_start, before the page can be clicked; until the worker answers, presses are
   // held (frame.ts `ask`), so a click in the first moments is neither lost nor let through unrecorded.
@@ -101,8 +110,8 @@ export function startAgent(): void {
         await sleep(250 * (attempt + 1));
       }
     }
-    // No worker answered: the clerk's presses go through. If this tab was being recorded, the book shows the screen
-    // change no recorded action explains, and the compiler refuses it there (a hole), so nothing is lost silently.
-    published.answer(false);
+    // No worker answered: the clerk's presses go through, and are remembered. If this tab turns out to be recorded
+    // (the worker looks at this document later), each is booked as lost (frame.ts `noAnswer`), a hole in the book.
+    if (life.valid) agent.noAnswer();
   })();
 }

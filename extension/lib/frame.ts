@@ -10,8 +10,9 @@ import { keyOfEvent, type Key } from '../../shared/keys.ts';
 import { verbsOf } from '../../shared/operations.ts';
 import { menuLevels } from '../../shared/menu-path.ts';
 import { frameSegment } from '../../shared/ref.ts';
+import { lostValue } from '../../shared/schema/trace.ts';
 import type { ScopeLink, Verb } from '../../shared/schema/observation.ts';
-import { NO_MENU, NOTHING_CHANGED, type ClerkAct, type ClerkUnrecorded, type FrameCall, type FrameReply, type FrameReport } from './messages.ts';
+import { NO_MENU, NOTHING_CHANGED, type ClerkAct, type ClerkLost, type ClerkUnrecorded, type FrameCall, type FrameReply, type FrameReport } from './messages.ts';
 
 /** The name the agent is kept under in the isolated world, where the worker's executeScript calls find it. */
 export const AGENT_GLOBAL = '__handrailAgent';
@@ -34,6 +35,18 @@ export interface FrameAgent {
    * the retries — is stale and must not turn the capture off.
    */
   answer(recording: boolean): void;
+  /**
+   * No worker answered `ask`: what was held is let through as for a tab not recorded, and remembered — if the worker
+   * later looks at this document as recorded, each is reported lost (`no_answer`), a hole in the book rather than a
+   * key or a typed value the book silently lacks (docs/ARCHITECTURE.md, "The extension's trusted input").
+   */
+  noAnswer(): void;
+  /**
+   * The document is being left: what the clerk did that this frame still holds (while asking, a pick waiting for its
+   * list to close, a click waiting for its second) is given back as lost actions, to be sent as the document goes.
+   * A value typed here goes with its document and is not among them; the key or click that would have sent it is.
+   */
+  leaving(): ClerkLost[];
 }
 
 /**
@@ -89,6 +102,11 @@ function keyAgain(el: Element, e: KeyboardEvent): void {
   const init: KeyboardEventInit = { key: e.key, code: e.code, ctrlKey: e.ctrlKey, metaKey: e.metaKey, shiftKey: e.shiftKey, altKey: e.altKey, bubbles: true, cancelable: true, composed: true };
   el.dispatchEvent(new KeyboardEvent('keydown', init));
   el.dispatchEvent(new KeyboardEvent('keyup', init));
+}
+
+/** A clerk's action as a lost one: the verb, the control as they saw it, a key's or a pick's value (never a typed text). */
+function lostWhat(verb: Verb, seen: { role: string; name: string } | null, value?: string): Omit<ClerkLost, 'type' | 'event' | 'why'> {
+  return { verb, ...(seen ? { control: { role: seen.role, name: seen.name.slice(0, 500) } } : {}), ...lostValue(verb, value) };
 }
 
 /** An event's target inside open shadow roots (the composed path's first element): the control a person touched. */
@@ -293,11 +311,18 @@ function deepActive(doc: Document): Element {
 }
 
 export interface AgentOptions {
-  /** Sends one clerk action to the worker (record mode). */
-  report(a: ClerkAct | ClerkUnrecorded): void;
+  /** Sends one clerk action to the worker (record mode), or one it caught and could not report (lost). */
+  report(a: ClerkAct | ClerkUnrecorded | ClerkLost): void;
   /** Adds a listener that goes away with the content script (tied to the agent's life, lib/agent.ts). */
   listen(target: EventTarget, type: string, fn: (e: Event) => void): void;
   newId(): string;
+}
+
+/** A clerk's action the frame holds or is about to report, and what it was should it be lost. */
+interface Held {
+  report(): void;
+  release?: () => void;
+  lost?: () => Omit<ClerkLost, 'type' | 'event' | 'why'> | null;
 }
 
 export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
@@ -306,8 +331,17 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
   const api = createInPage(doc, { gesturesSeen: askMainWorld(win, opts.listen) });
   let recording = false;
   let asking = false;
-  /** What the clerk did while the agent was asking: reports to send, and presses to let through if not recording. */
-  const held: Array<{ report(): void; release?: () => void }> = [];
+  /**
+   * What the clerk did while the agent was asking: reports to send, presses to let through if not recording, and what
+   * each was, should it be lost (`lost`: the verb, the control, a key's or pick's value; computed when needed).
+   */
+  const held: Held[] = [];
+  /** What was let through because no worker answered: reported lost if the worker later says this tab is recorded. */
+  let unanswered: Held[] = [];
+  /** What waits behind a pick whose list is closing (see `afterPrevious`), until it is reported or held. */
+  const waiting = new Set<Held>();
+  /** The document was left: nothing more is reported from it (what it held went as lost). */
+  let left = false;
   const dirty = new Set<HTMLInputElement | HTMLTextAreaElement>();
   const watching = (): boolean => recording || asking;
   /** Until when the worker's own trusted input is passing (from `point` to `check`): not the clerk's. */
@@ -386,9 +420,26 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
     return null;
   };
 
-  const send = (verb: Verb, target: Element, value?: string, extra?: { optionValue?: string; revealed?: boolean }): void => {
+  /** What the clerk did on `el`, as a lost action, the control named as a fresh look names it (if it still is one). */
+  const lostAt = (verb: Verb, el: Element, value?: string): Omit<ClerkLost, 'type' | 'event' | 'why'> => {
+    const hit = controlAt(el);
+    return lostWhat(verb, hit ? { role: hit.role, name: hit.name } : null, value);
+  };
+  /** Reports what the clerk did as lost: the document went, or no worker answered, or its control is gone. */
+  const lose = (what: Omit<ClerkLost, 'type' | 'event' | 'why'>, why: ClerkLost['why']): void => {
+    opts.report({ type: 'clerk_lost', event: opts.newId(), ...what, why });
+  };
+  /**
+   * Reports the clerk's action on `target`. `seen`: the control as the clerk's event found it, for an action the
+   * frame held (a key, a click, a pick) — if its control is gone by the time it is reported (asking, or waiting for a
+   * list to close), it was neither done nor booked, and is reported lost (`gone`) rather than dropped unsaid.
+   */
+  const send = (verb: Verb, target: Element, value?: string, extra?: { optionValue?: string; revealed?: boolean }, seen?: { role: string; name: string }): void => {
     const hit = controlAt(target);
-    if (!hit || !verbsOf(hit.verbs).includes(verb)) return;
+    if (!hit || !verbsOf(hit.verbs).includes(verb)) {
+      if (seen) lose(lostWhat(verb, seen, value), 'gone');
+      return;
+    }
     opts.report({
       type: 'clerk_act',
       event: opts.newId(),
@@ -404,7 +455,7 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
 
   /** Reports now, or — while asking — once the worker says this tab is recorded. */
   /** A first click on a control that may be double-clicked, waiting to see whether a second follows. */
-  let pending: { el: Element; timer: ReturnType<typeof setTimeout>; single: () => void } | null = null;
+  let pending: { el: Element; timer: ReturnType<typeof setTimeout>; single: () => void; lost: NonNullable<Held['lost']> } | null = null;
   /** The waiting first click, reported now as the lone click it was: anything else the clerk does comes after it. */
   const settlePending = (): void => {
     const p = pending;
@@ -414,9 +465,10 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
     p.single();
   };
 
-  const emitNow = (report: () => void, release?: () => void): void => {
-    if (asking) held.push(release ? { report, release } : { report });
-    else report();
+  const emitNow = (h: Held): void => {
+    if (left) return;
+    if (asking) held.push(h);
+    else h.report();
   };
   /** A pick whose list is closing, and the reports made after it, in the clerk's order (see `afterPrevious`). */
   let closing: Promise<void> | null = null;
@@ -429,20 +481,31 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
       if (closing === next) closing = null;
     });
   };
-  const emit = (report: () => void, release?: () => void): void => {
+  const emit = (report: () => void, release?: () => void, lost?: Held['lost']): void => {
+    const h: Held = { report, ...(release ? { release } : {}), ...(lost ? { lost } : {}) };
     // The book keeps the clerk's order: a click still waiting for its second goes before what came after it, and so
     // does a pick whose list is still closing.
     settlePending();
-    if (closing) afterPrevious(() => emitNow(report, release));
-    else emitNow(report, release);
+    if (closing) {
+      waiting.add(h);
+      afterPrevious(() => {
+        waiting.delete(h);
+        emitNow(h);
+      });
+    } else emitNow(h);
   };
 
   const flushTyped = (el: HTMLInputElement | HTMLTextAreaElement): void => {
     dirty.delete(el);
     const value = el.value;
-    emit(() => {
-      if (el.isConnected) send('set_value', el, value);
-    });
+    emit(
+      () => {
+        if (el.isConnected) send('set_value', el, value);
+      },
+      undefined,
+      // Let through unrecorded for want of an answer, the value stays typed on the page: lost, by its field (no text).
+      () => (el.isConnected ? lostAt('set_value', el) : null),
+    );
   };
 
   /** Holds a person's event for the guard, which does it itself once it has asked (docs/ARCHITECTURE.md "Writes"). */
@@ -522,7 +585,7 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
       if (opt) {
         const label = normalize(opt.text);
         const value = opt.value;
-        emit(() => send('select', t, label, { optionValue: value }));
+        emit(() => send('select', t, label, { optionValue: value }), undefined, () => lostAt('select', t, label));
       }
     } else if ((t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement) && dirty.has(t)) {
       flushTyped(t);
@@ -546,7 +609,8 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
     // the guard asks about it and presses it with trusted input; not recorded (another tab of the session's site),
     // it cannot be given back as the person's, only as a script's key (docs/ARCHITECTURE.md, "The extension's
     // trusted input").
-    emit(() => send('press', el, key), () => keyAgain(el, e));
+    const seen = { role: hit.role, name: hit.name };
+    emit(() => send('press', el, key, undefined, seen), () => keyAgain(el, e), () => lostWhat('press', seen, key));
   });
 
   opts.listen(doc, 'click', (e) => {
@@ -573,7 +637,8 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
         hold(e);
         for (const el of [...dirty]) flushTyped(el);
         const name = optionName(link);
-        emit(() => send('choose', button, name));
+        const seen = { role: buttonHit.role, name: buttonHit.name };
+        emit(() => send('choose', button, name, undefined, seen), undefined, () => lostWhat('choose', seen, name));
         return;
       }
     }
@@ -595,8 +660,9 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
       // open) is as any modal list's, below: the guard opens the submenus on the way itself (docs/ARCHITECTURE.md,
       // "The extension's trusted input": submenus).
       const modal = !listHit || listMadeInert(list, option);
+      const seen = listHit ? { role: listHit.role, name: listHit.name } : { role: list.getAttribute('role') ?? 'button', name: optionName(list) };
       if (list.getAttribute('role') === 'listbox' || (!modal && listOpen(list))) {
-        emit(() => send('choose', list, name));
+        emit(() => send('choose', list, name, undefined, seen), undefined, () => lostWhat('choose', seen, name));
         return;
       }
       // A modal list (MUI's Select, Radix's and Headless UI's menus and listboxes hide or make inert the rest of the
@@ -616,6 +682,9 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
       // done either), never left to find the step missing.
       const levels = path ? menuLevels(path.value).length : 1;
       const escaped = changesNow();
+      // Waiting for its list to close: the document left meanwhile, the pick is lost, and said (`leaving`).
+      const pick: Held = { report: () => undefined, lost: () => lostWhat('choose', seen, name) };
+      waiting.add(pick);
       afterPrevious(async () => {
         let shown = await shownAgain(list, escaped);
         for (let level = 1; !shown && level < levels && listOpen(list) && list.isConnected; level++) {
@@ -623,9 +692,10 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
           escapeAt(deepActive(doc));
           shown = await shownAgain(list, again);
         }
+        waiting.delete(pick);
         if (!watching()) return;
-        if (shown || listHit) emitNow(() => send('choose', list, name));
-        else emitNow(() => opts.report({ type: 'clerk_unrecorded', event: opts.newId(), message: notRecorded(name, optionName(list)) }));
+        if (shown || listHit) emitNow({ ...pick, report: () => send('choose', list, name, undefined, seen) });
+        else emitNow({ ...pick, report: () => opts.report({ type: 'clerk_unrecorded', event: opts.newId(), message: notRecorded(name, optionName(list)) }) });
       });
       return;
     }
@@ -638,6 +708,7 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
     if (!hit) return;
     const verbs = verbsOf(hit.verbs);
     const el = hit.el as HTMLElement;
+    const seen = { role: hit.role, name: hit.name };
     // Opening a menu button's menu, or a button's listbox, writes nothing and is part of the pick that follows (one
     // `choose`): let through.
     if (verbs.includes('choose') && (isMenuButton(el) || isListButton(el) || disclosedList(el))) {
@@ -653,7 +724,7 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
       if (pending?.el === el && e.detail >= 2) {
         clearTimeout(pending.timer);
         pending = null;
-        emit(() => send('double_click', el));
+        emit(() => send('double_click', el, undefined, undefined, seen), undefined, () => lostWhat('double_click', seen));
         return;
       }
       // Another control, or the same one clicked again too slowly: the first click was a lone one.
@@ -662,10 +733,11 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
         pending = null;
         // A lone click is the control's own press (a toggle ticks), as on any control not offered a double-click.
         const press = verbs.includes('invoke') ? 'invoke' : verbs.includes('toggle') ? 'toggle' : null;
-        if (press) emit(() => send(press, el), () => giveBack(el));
+        if (press) emit(() => send(press, el, undefined, undefined, seen), () => giveBack(el), () => lostWhat(press, seen));
         else giveBack(el);
       };
-      pending = { el, timer: setTimeout(single, DOUBLE_CLICK_MS), single };
+      const alone = verbs.includes('invoke') ? 'invoke' : verbs.includes('toggle') ? 'toggle' : 'double_click';
+      pending = { el, timer: setTimeout(single, DOUBLE_CLICK_MS), single, lost: () => lostWhat(alone, seen) };
       return;
     }
     if (!(verbs.includes('invoke') || verbs.includes('toggle'))) return;
@@ -680,7 +752,7 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
     // hidden again once the pointer has left (lib/record-session.ts hoverFirst).
     if (revealed && doc.activeElement instanceof HTMLElement && holds(el.closest(ROW_SELECTOR) ?? el, doc.activeElement)) doc.activeElement.blur();
     // Not recorded after all (another tab of the same site): the press the clerk made still happens.
-    emit(() => send(verb, el, undefined, { revealed }), () => giveBack(el));
+    emit(() => send(verb, el, undefined, { revealed }, seen), () => giveBack(el), () => lostWhat(verb, seen));
   });
   // A right-click on a control offered `context_menu`: held (the page does not hear it yet), reported, and done again
   // by the guard with a trusted right-click, which counts only if a menu appears (else nothing is recorded).
@@ -691,7 +763,8 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
     hold(e);
     for (const f of [...dirty]) flushTyped(f);
     const el = hit.el;
-    emit(() => send('context_menu', el));
+    const seen = { role: hit.role, name: hit.name };
+    emit(() => send('context_menu', el, undefined, undefined, seen), undefined, () => lostWhat('context_menu', seen));
   });
   // The browser's own dblclick after two held clicks: the step was reported from the clicks.
   opts.listen(doc, 'dblclick', (e) => {
@@ -709,6 +782,37 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
       else h.release?.();
     }
   };
+  /** Recording after all, once no worker had answered: what was let through meanwhile is reported lost. */
+  const learnt = (rec: boolean): void => {
+    const were = unanswered;
+    unanswered = [];
+    if (!rec) return;
+    for (const h of were) {
+      const what = h.lost?.();
+      if (what) lose(what, 'no_answer');
+    }
+  };
+  /** What this frame holds and has not reported, as lost actions; nothing more is reported from this document. */
+  const leaving = (): ClerkLost[] => {
+    const out: ClerkLost[] = [];
+    const add = (what: Omit<ClerkLost, 'type' | 'event' | 'why'> | null | undefined): void => {
+      // A typed value goes with its document; the key or click that would have sent it is reported.
+      if (what && what.verb !== 'set_value') out.push({ type: 'clerk_lost', event: opts.newId(), ...what, why: 'leaving' });
+    };
+    if (pending) {
+      clearTimeout(pending.timer);
+      add(pending.lost());
+      pending = null;
+    }
+    for (const h of [...held.splice(0), ...waiting]) add(h.lost?.());
+    waiting.clear();
+    left = true;
+    return out;
+  };
+  // A document kept in the back/forward cache and shown again records again.
+  opts.listen(win, 'pageshow', (e) => {
+    if (e.isTrusted && (e as PageTransitionEvent).persisted) left = false;
+  });
 
   return {
     get recording() {
@@ -717,6 +821,7 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
     set recording(on: boolean) {
       if (asking) answer(on);
       else recording = on;
+      learnt(on);
     },
     ask() {
       asking = true;
@@ -724,9 +829,16 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
     answer(rec: boolean) {
       if (asking) answer(rec);
     },
+    noAnswer() {
+      if (!asking) return;
+      unanswered = [...held];
+      answer(false);
+    },
+    leaving,
     observe(rec: boolean): FrameReport {
       if (asking) answer(rec);
       else recording = rec;
+      learnt(rec);
       const d = api.observe();
       // A look taken while the pointer rests on a row sees its actions shown: they stay hover-only while that
       // row is hovered (the clerk is about to click one), and are forgotten once a look sees them shown without it.

@@ -10,10 +10,10 @@ import { lineHash, TRACE_SCHEMA_ID, TraceLine } from '../../shared/schema/trace.
 import { editSession } from './edit-session.ts';
 import { openLive } from './live-session.ts';
 import { trace } from './trace-ring.ts';
-import type { ClerkAct, ClerkUnrecorded, CommandReply, PanelCommand } from './messages.ts';
+import type { ClerkAct, ClerkLost, ClerkUnrecorded, CommandReply, PanelCommand } from './messages.ts';
 import { spawnModelSession } from './model-session.ts';
 import { OwnerQuestions } from './owner-questions.ts';
-import { originsOf, recordClerkAct, recordGuard, recordTool, sayNotRecorded, writeScopeOf } from './record-session.ts';
+import { bookLost, originsOf, recordClerkAct, recordGuard, recordTool, sayNotRecorded, writeScopeOf } from './record-session.ts';
 import { fail, type EndState, type HostDeps, type Live, type SessionContext } from './session-context.ts';
 import type { SessionRecord } from './store.ts';
 
@@ -402,6 +402,23 @@ export class Host {
     if (!s || !(await this.#checkOrigin(s))) return;
     const note = `your last action could not be read by the extension (${field} is not as expected) and was not recorded; do it again, and if this repeats, reload the page`;
     await this.#sessions.run(s.id, () => this.#ctx.update(s.id, (r) => (r.state === 'running' ? { ...r, note } : r)));
+  }
+
+  /**
+   * The frame caught an action of the clerk's and could not report it (the document was left with it still to send,
+   * no worker answered as it started, its control was gone): a `lost` line in the book, a hole the compiler refuses,
+   * and the panel says which. `from` is the sending document's address: a document being left may have handed the tab
+   * to another site already, so the session's sites are checked against the document's, not the tab's.
+   */
+  async clerkLost(msg: ClerkLost, tabId: number, from: string): Promise<void> {
+    const s = await this.#recordingOn(tabId);
+    const origin = originOf(from);
+    if (!s || origin === null || !originsOf(s).includes(origin)) {
+      trace(`clerk_lost ${msg.event.slice(0, 8)} dropped: ${s ? 'off the session\'s sites' : 'no record session on the tab'}`);
+      return;
+    }
+    trace(`clerk_lost ${msg.verb} ${msg.event.slice(0, 8)} (${msg.why})`);
+    await this.#sessions.run(s.id, () => bookLost(this.#ctx, s.id, msg.event, msg));
   }
 
   /** The frame held something the clerk did and could not report it: the panel says it was not recorded. */

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { Control, ScopeLink, SurfaceRow, Verb } from '../../shared/schema/observation.ts';
 import { RungKind } from '../../shared/schema/capability.ts';
 import { BookEdit } from '../../shared/author/book-edit.ts';
+import { LostWhy } from '../../shared/schema/trace.ts';
 
 export const Mode = z.enum(['record', 'model']);
 export type Mode = z.infer<typeof Mode>;
@@ -92,6 +93,24 @@ export const ClerkUnrecorded = z.strictObject({
   message: z.string().min(1).max(500),
 });
 export type ClerkUnrecorded = z.infer<typeof ClerkUnrecorded>;
+
+/**
+ * Content script → worker: an action of the clerk's the frame caught and could not report as a `clerk_act` — the
+ * document was being left with it still to send, no worker answered as the page started, its control was gone before
+ * it could be reported, or the worker could not be reached. The worker writes it into the book as a `lost` line, a
+ * hole the compiler refuses (docs/ARCHITECTURE.md, "The extension's trusted input": no silent loss). `event` is the
+ * act's own id where it had one (an act booked after all is not written as lost too). Never a typed text.
+ */
+export const ClerkLost = z.strictObject({
+  type: z.literal('clerk_lost'),
+  event: z.string().min(8),
+  verb: Verb,
+  control: z.strictObject({ role: z.string().max(200), name: z.string().max(500) }).optional(),
+  /** press: the key; select, choose: the option's name. */
+  value: z.string().max(500).optional(),
+  why: LostWhy.exclude(['not_on_screen', 'failed']),
+});
+export type ClerkLost = z.infer<typeof ClerkLost>;
 
 /** Content script → worker, when a document starts: is this tab being recorded (should I catch the clerk)? */
 export const AgentHello = z.strictObject({ type: z.literal('hello') });

@@ -3,7 +3,7 @@
 import { compile, cardBytes, type Hole } from '../../shared/compile/compile.ts';
 import { postconditionOf, type PostWords } from '../../shared/compile/post.ts';
 import type { Postcondition } from '../../shared/schema/capability.ts';
-import type { TraceLine } from '../../shared/schema/trace.ts';
+import { LOST_NOTE, lostNote, type TraceLine } from '../../shared/schema/trace.ts';
 import { PanelCommand, SessionInput, type Mode } from './messages.ts';
 import type { SessionRecord } from './store.ts';
 import { UNASKED_NOTE } from './record.ts';
@@ -90,6 +90,8 @@ export function describeLine(l: TraceLine): string {
       return `${l.seq} end: ${l.outcome}${l.code ? ` ${l.code}` : ''}`;
     case 'edit':
       return `${l.seq} edit by ${l.by}: ${l.op} line ${l.line} (${l.was})`;
+    case 'lost':
+      return `${l.seq} ${l.actor} ${l.verb} ${l.control ? `${l.control.role} '${l.control.name}'` : '?'}${l.value !== undefined ? ` = ${l.value}` : ''} NOT BOOKED (${l.why})`;
   }
 }
 
@@ -127,6 +129,8 @@ export function plainLine(l: TraceLine): string {
       return l.outcome === 'finished' ? 'Finished' : `Ended without finishing${l.code ? ` (${l.code})` : ''}`;
     case 'edit':
       return `Changed by ${l.by}: ${l.what}`;
+    case 'lost':
+      return `${lostNote(l)} Do that step again, then remove this line.`;
   }
 }
 
@@ -241,6 +245,7 @@ export function noteOf(s: SessionRecord | null): NoteView | null {
   }
   if (s.state === 'failed') return { kind: 'error', title: NOT_DONE, text, next: 'The session has ended. Export what was recorded if you need it, and start a new session.' };
   if (text.startsWith('refused (') || /nothing recorded|nothing was labelled/.test(text)) return { kind: 'error', title: NOT_DONE, text, next: AGAIN };
+  if (text.startsWith(LOST_NOTE)) return { kind: 'error', title: NOT_DONE, text: text.slice(LOST_NOTE.length).trim(), next: 'Do that step again, then remove its "Not recorded" line from the book (change, then Remove): until then the card will not compile.' };
   if (/cannot tell whether/.test(text)) return { kind: 'error', title: NOT_DONE, text, next: 'Check in the application whether it happened before you press again.' };
   return { kind: 'note', text };
 }

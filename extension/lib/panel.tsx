@@ -192,6 +192,14 @@ function LineChange(props: { s: SessionRecord; line: TraceLine; edit: (e: BookEd
   const { s, line, edit } = props;
   const [value, setValue] = useState(line.kind === 'act' ? (line.value ?? '') : '');
   const [label, setLabel] = useState(line.kind === 'label' ? line.label : '');
+  if (line.kind === 'lost') {
+    // Not recorded: the clerk does the step again, then takes the line out (the compiler refuses the book until then).
+    return (
+      <button data-testid="line-remove" data-line={line.seq} onClick={() => edit({ op: 'remove', line: line.seq })}>
+        Done again: remove this line
+      </button>
+    );
+  }
   if (line.kind !== 'act' && line.kind !== 'label') return null;
   const typed = line.kind === 'act' && (line.verb === 'set_value' || line.verb === 'select');
   const blanks = s.inputs.map((i) => blankFor(i.name));

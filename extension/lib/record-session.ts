@@ -7,7 +7,7 @@ import { Guard } from '../../shared/author/guard.ts';
 import { formatRef, parseRef, sameScope } from '../../shared/ref.ts';
 import { labelOf, type MenuRow } from '../../shared/menu.ts';
 import { menuItemKeys, optionKeys } from '../../shared/dom/options.ts';
-import type { TraceLine } from '../../shared/schema/trace.ts';
+import { lostNote, lostValue, type TraceLine, type TraceLost } from '../../shared/schema/trace.ts';
 import { describeWrite, originOf, type WriteScope } from '../../shared/writes.ts';
 import type { ClerkAct, CommandReply, PanelCommand } from './messages.ts';
 import { UNASKED_NOTE, valueForGuard } from './record.ts';
@@ -126,6 +126,33 @@ async function hoverFirst(live: Live, guard: Guard, msg: ClerkAct, ref: string):
   return out.ok ? null : live.masker.mask(out.text);
 }
 
+/** What a lost line carries of a clerk's action: never a typed text (a value only for a key or a pick). */
+type LostWhat = Pick<TraceLost, 'verb' | 'control' | 'value' | 'why'>;
+
+/**
+ * Books a clerk's action the recorder caught and could not book as a `lost` line (a hole the compiler refuses), once
+ * per event, and says in the panel which it was and to do it again (docs/ARCHITECTURE.md, "The extension's trusted
+ * input": no silent loss). An event already booked (its act line written after all) is not written again as lost.
+ * Run in the session's turn.
+ */
+export async function bookLost(ctx: SessionContext, id: string, event: string, what: LostWhat): Promise<void> {
+  const s = await ctx.d.store.getSession(id);
+  if (!s || s.state !== 'running' || s.mode !== 'record' || s.events.includes(event)) return;
+  const live = await ctx.open(s);
+  const guard = await recordGuard(ctx, live, s);
+  const lost = {
+    kind: 'lost' as const,
+    actor: 'human' as const,
+    verb: what.verb,
+    why: what.why,
+    ...(what.control ? { control: { role: what.control.role, name: what.control.name } } : {}),
+    ...lostValue(what.verb, what.value),
+  };
+  await guard.write(lost);
+  const note = live.masker.mask(lostNote(lost));
+  await ctx.update(id, (r) => ({ ...settled(r), note, events: [...r.events, event].slice(-200) }));
+}
+
 /**
  * A clerk's action that failed while being recorded, said in the panel — never silent (a select's own form submit once
  * took the page mid-probe, and nothing was shown). Its line may be written already (what failed came after it: the
@@ -144,8 +171,17 @@ export async function sayNotRecorded(ctx: SessionContext, id: string, msg: Clerk
     ? `${what} is in the book, but the screen it led to could not be read${cause}; look at the page before going on`
     : `${what} could not be recorded${cause}; check the page, and do it again if it did not happen`;
   const note = masker ? masker.mask(why) : why;
+  // Not in the book: a lost line says so where the compiler sees it (the note below is the panel's, with the cause).
+  if (!written) await bookLost(ctx, id, msg.event, { ...lostOf(msg), why: 'failed' }).catch(() => undefined);
   await ctx.update(id, (r) => (r.state === 'running' ? { ...settled(r), note } : r));
 }
+
+/** A clerk_act as a lost line's words: the verb, the control, and a key's or a pick's value (never a typed text). */
+const lostOf = (msg: ClerkAct): Omit<LostWhat, 'why'> => ({
+  verb: msg.verb,
+  ...(msg.control ? { control: { role: msg.control.role, name: msg.control.name } } : {}),
+  ...lostValue(msg.verb, msg.value),
+});
 
 /**
  * One clerk action in session `id` (already queued behind the session's earlier calls): written once, even when a
@@ -229,7 +265,9 @@ export async function recordClerkAct(ctx: SessionContext, id: string, msg: Clerk
     }
   }
   if (!row) {
-    await ctx.update(id, (r) => ({ ...r, note: 'that control is not on the menu (disabled, or not a control); nothing recorded' }));
+    // The frame saw the control and the worker's look does not (the page changed between the two: a document that
+    // left while the clerk acted on it): a hole in the book, not only a note the next action overwrites.
+    await bookLost(ctx, id, msg.event, { ...lostOf(msg), why: 'not_on_screen' });
     return;
   }
   const value = valueForGuard(msg, live.inputs);

@@ -6,7 +6,7 @@ import { ExtensionAnthropicModel } from './anthropic.ts';
 import { refusalOf } from '../../shared/errors.ts';
 import { Host } from './host.ts';
 import { trace } from './trace-ring.ts';
-import { AgentHello, ClerkAct, ClerkUnrecorded, PanelCommand, type CommandReply, type HelloReply } from './messages.ts';
+import { AgentHello, ClerkAct, ClerkLost, ClerkUnrecorded, PanelCommand, type CommandReply, type HelloReply } from './messages.ts';
 import { readSettings, restrictLocal, vault } from './settings.ts';
 import { BookStore } from './store.ts';
 import { chromeTab, CONTENT_SCRIPT_FILE, PROBE_SCRIPT_FILE } from './tab.ts';
@@ -101,6 +101,21 @@ export function startWorker(): void {
             sendResponse({ recording });
           },
           () => sendResponse({ recording: false }),
+        );
+      return true;
+    }
+    if (fromContent(sender) && (raw as { type?: unknown } | null)?.type === 'clerk_lost') {
+      // Booked in the session's turn; a document being left sends it without waiting for this answer.
+      const lost = ClerkLost.safeParse(raw);
+      if (!lost.success) {
+        void host.then((h) => h.clerkUnreadable(sender.tab?.id as number, lost.error.issues[0]?.path.join('.') || 'the message')).catch(() => undefined);
+        return false;
+      }
+      host
+        .then((h) => h.clerkLost(lost.data, sender.tab?.id as number, sender.url ?? ''))
+        .then(
+          () => sendResponse({ ok: true }),
+          (e: unknown) => sendResponse({ ok: false, ...refusalOf(e) }),
         );
       return true;
     }

@@ -7,7 +7,7 @@
 // refused here rather than written.
 import { z } from 'zod';
 import { HandrailError } from '../errors.ts';
-import { lineHash, TraceLine, type ScreenSeen, type TraceAct, type TraceEdit } from '../schema/trace.ts';
+import { lineHash, lostAction, TraceLine, type ScreenSeen, type TraceAct, type TraceEdit, type TraceLost } from '../schema/trace.ts';
 import type { Masker } from '../secrets.ts';
 import { LABEL_RE, titleOf, typesSecret, valueProblem } from './guard.ts';
 import type { EveningInput } from './ports.ts';
@@ -71,8 +71,10 @@ function startsOn(l: TraceLine): ScreenSeen | null {
  * Removing an act that moved the screen would leave the lines after it starting from a screen nothing led to:
  * refused unless no later line shows a screen (the last step: the person then goes back in the application).
  */
-function checkRemovable(lines: readonly TraceLine[], i: number): TraceAct {
+function checkRemovable(lines: readonly TraceLine[], i: number, op: 'undo' | 'remove'): TraceAct | TraceLost {
   const l = lines[i] as TraceLine;
+  // An action the recorder could not book is removed once the clerk has done it again (or found it was not wanted).
+  if (l.kind === 'lost' && op === 'remove') return l;
   if (l.kind !== 'act') throw new BookEditError('EDIT_REFUSED', `line ${l.seq} is a ${l.kind} line; only a step (an action) can be undone or removed`);
   const moved = l.after.signature !== l.before.signature;
   if (moved && lines.slice(i + 1).some((x) => startsOn(x) !== null)) {
@@ -115,9 +117,9 @@ export function editBook(lines: readonly TraceLine[], edit: BookEdit, ctx: EditC
     case 'remove': {
       at = edit.op === 'undo' ? lines.findLastIndex((l) => l.kind === 'act') : lineAt(lines, edit.line);
       if (at < 0) throw new BookEditError('NOTHING_TO_UNDO', 'the book has no step to undo');
-      const act = checkRemovable(lines, at);
+      const act = checkRemovable(lines, at, edit.op);
       changed = [...lines.slice(0, at), ...lines.slice(at + 1)];
-      what = `${edit.op === 'undo' ? 'undid' : 'removed'} line ${act.seq}: ${say(act)}`;
+      what = `${edit.op === 'undo' ? 'undid' : 'removed'} line ${act.seq}: ${act.kind === 'lost' ? `not recorded, ${lostAction(act)}` : say(act)}`;
       break;
     }
     case 'value': {

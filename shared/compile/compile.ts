@@ -25,7 +25,7 @@ import {
 import type { ScopeLink } from '../schema/observation.ts';
 import { continuityHoles } from './continuity.ts';
 import { recordProof } from './identity.ts';
-import type { TraceAct, TraceLabel, TraceLine, TraceStart } from '../schema/trace.ts';
+import { LOST_WHY, lostAction, type TraceAct, type TraceLabel, type TraceLine, type TraceStart } from '../schema/trace.ts';
 import { describeWrite, endpointOf, originOf } from '../writes.ts';
 import { labelledAs, labelledScreen, templateScreen, type KnownScreen } from '../screens.ts';
 
@@ -48,6 +48,8 @@ export type HoleCode =
   | 'UNASKED_COMMIT'
   | 'WRITE_REFUSED'
   | 'INVALID_CARD'
+  // A clerk's action the recorder caught and could not book (a `lost` line).
+  | 'INPUT_NOT_BOOKED'
   // Rows outputs (docs/ARCHITECTURE.md, "Authoring rows").
   | 'ROWS_WITHOUT_OUTPUT'
   | 'ROWS_TARGET'
@@ -303,6 +305,11 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
     }
     if (l.kind === 'refusal' && l.code === 'UNASKED_WRITE') {
       hole(line, 'UNASKED_COMMIT', `${l.message}: an unasked write between actions; work the task out again with the owner asked`);
+      return;
+    }
+    if (l.kind === 'lost') {
+      // The book does not say what the clerk did here: a card from it would replay a task without that step.
+      hole(line, 'INPUT_NOT_BOOKED', `${lostAction(l)} was not recorded (${LOST_WHY[l.why]}): do that step again, then remove this line`);
       return;
     }
     if (l.kind !== 'act') return;

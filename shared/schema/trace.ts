@@ -173,7 +173,82 @@ export const TraceEdit = z.strictObject({
   what: z.string(),
 });
 
-export const TraceLine = z.discriminatedUnion('kind', [TraceStart, TraceLabel, TraceAct, TraceRefusal, TraceFinish, TraceEnd, TraceEdit]);
+/**
+ * Why a clerk's action was caught but could not be booked (docs/ARCHITECTURE.md, "The extension's trusted input": no
+ * silent loss): the page was being left before it was reported (`leaving`); no worker answered when the page started,
+ * so it was let through unrecorded (`no_answer`); its control was gone by the time it could be reported (`gone`); the
+ * extension could not be reached (`undelivered`); the screen the worker saw no longer had it (`not_on_screen`);
+ * recording it failed (`failed`).
+ */
+export const LostWhy = z.enum(['leaving', 'no_answer', 'gone', 'undelivered', 'not_on_screen', 'failed']);
+export type LostWhy = z.infer<typeof LostWhy>;
+
+/**
+ * A clerk's own action (a trusted key or click, a pick, a choice) the recorder caught and could not book. Never
+ * silent: the compiler refuses the book at this line (INPUT_NOT_BOOKED) until the clerk has done the step again and
+ * removed the line. It says what was done in the clerk's terms — the verb, the control as the page showed it, the
+ * key or option (never a typed text) — and why it was not booked.
+ */
+export const TraceLost = z.strictObject({
+  ...Base,
+  kind: z.literal('lost'),
+  actor: z.literal('human'),
+  verb: Verb,
+  control: z.strictObject({ role: z.string(), name: z.string() }).optional(),
+  /** press: the key; select, choose: the option's name. */
+  value: z.string().optional(),
+  why: LostWhy,
+});
+export type TraceLost = z.infer<typeof TraceLost>;
+
+/** The value a lost line keeps of an action: a key's or a pick's, never a typed text (which may be anything). */
+export function lostValue(verb: Verb, value: string | undefined): { value?: string } {
+  return (verb === 'press' || verb === 'select' || verb === 'choose') && value !== undefined ? { value: value.slice(0, 500) } : {};
+}
+
+/** What a lost action was, in the clerk's words: "your press of Enter in textbox 'New item'". */
+export function lostAction(l: Pick<TraceLost, 'verb' | 'control' | 'value'>): string {
+  const where = l.control ? `${l.control.role} '${l.control.name}'` : 'a control';
+  const v = l.value ?? '';
+  switch (l.verb) {
+    case 'press':
+      return `your press of ${v || 'a key'} in ${where}`;
+    case 'select':
+    case 'choose':
+      return `your pick of "${v}" in ${where}`;
+    case 'set_value':
+      return `what you typed into ${where}`;
+    case 'double_click':
+      return `your double-click on ${where}`;
+    case 'context_menu':
+      return `your right-click on ${where}`;
+    case 'toggle':
+      return `your tick of ${where}`;
+    default:
+      return `your click on ${where}`;
+  }
+}
+
+/** Why a lost action was not booked, in the clerk's words. */
+export const LOST_WHY: Readonly<Record<LostWhy, string>> = {
+  leaving: 'the page was being left before it could be recorded',
+  no_answer: 'the extension did not answer as the page started, so it was not recorded',
+  gone: 'its control was gone from the page before it could be recorded',
+  undelivered: 'the extension could not be reached to record it',
+  not_on_screen: 'the page had changed and the extension no longer found that control',
+  failed: 'recording it failed',
+};
+
+/** How a lost action's words begin, in the book's list and in the panel's note. */
+export const LOST_NOTE = 'Not recorded:';
+
+/** What the clerk is told of an action the recorder could not book: which, and why. */
+export function lostNote(l: Pick<TraceLost, 'verb' | 'control' | 'value' | 'why'>): string {
+  const what = lostAction(l);
+  return `${LOST_NOTE} ${what.charAt(0).toUpperCase()}${what.slice(1)} — ${LOST_WHY[l.why]}.`;
+}
+
+export const TraceLine = z.discriminatedUnion('kind', [TraceStart, TraceLabel, TraceAct, TraceRefusal, TraceFinish, TraceEnd, TraceEdit, TraceLost]);
 export type TraceLine = z.infer<typeof TraceLine>;
 export type TraceAct = z.infer<typeof TraceAct>;
 export type TraceLabel = z.infer<typeof TraceLabel>;

@@ -1,8 +1,9 @@
-// A key the clerk presses in a new document before its recorder has heard from the worker is not lost: Enter in a field, pressed while the page that the last Enter brought is still starting, is asked about and recorded like any other.
+// A key the clerk presses in a new document before its recorder has heard from the worker is not lost: Enter in a field, pressed while the page that the last Enter brought is still starting, is asked about and recorded like any other; and one pressed on a document that is being left is a hole in the book the panel names, never lost unsaid.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test, expect, type Page } from '@playwright/test';
-import { actsOf, answer, book, exportBook, labelScreen, launchWithExtension, openPanel, startSession, type Loaded, finishSession } from '../fixtures/extension/harness.ts';
+import { actsOf, answer, book, exportBook, labelScreen, launchWithExtension, openPanel, parseBook, startSession, type Loaded, finishSession } from '../fixtures/extension/harness.ts';
+import { compile } from '../../shared/compile/compile.ts';
 
 /**
  * A list whose form adds an item (POST, then back to the list). When `hold` is set, the next list page focuses its
@@ -117,6 +118,42 @@ test('record mode: Enter pressed while the new document is still asking the work
   await expect(panel.getByTestId('screen-label')).toHaveText('list', { timeout: 20_000 });
   await finishSession(panel);
   expect(actsOf(await exportBook(panel))).toEqual(['set_value New item Call the plumber', 'press New item Enter', 'press New item Enter']);
+  await page.close();
+  await panel.close();
+});
+
+test('record mode: Enter pressed again while the first is asked about, on the document the answer then leaves, is a hole in the book the panel names, not lost unsaid', async () => {
+  test.setTimeout(120_000);
+  server.items.length = 0;
+  const page = await ext.context.newPage();
+  await page.goto(`${server.url}/list`);
+  const panel = await openPanel(ext, server.url);
+  await startSession(panel, { mode: 'record', goal: 'Add one item', owner: 'Dana Clerk', inputs: [] });
+  await labelScreen(panel, 'list', 'List');
+
+  await page.locator('#item').click();
+  await page.keyboard.type('Call the plumber');
+  await page.keyboard.press('Enter');
+  await expect(panel.getByTestId('question-control')).toHaveText("textbox 'New item'", { timeout: 20_000 });
+  // The clerk presses Enter again while the first is being asked about: held, its report waits behind the first's.
+  await page.keyboard.press('Enter');
+  // The answer posts the form, and the document with the second Enter still to send is left.
+  await answer(panel, "textbox 'New item'", 'commit');
+  await expect(book(panel).last()).toHaveText(/^Not recorded: Your press of Enter in textbox 'New item' — the page was being left before it could be recorded\. Do that step again, then remove this line\./, { timeout: 20_000 });
+  // Held and not done: one item posted.
+  expect(server.items).toEqual(['Call the plumber']);
+  await expect(panel.getByTestId('screen-label')).toHaveText('list', { timeout: 20_000 });
+  await finishSession(panel);
+  await panel.getByTestId('saved-compile').first().click();
+  await expect(panel.getByTestId('holes')).toContainText("INPUT_NOT_BOOKED — your press of Enter in textbox 'New item' was not recorded");
+  const r = compile(parseBook(await exportBook(panel)), { id: 'add_item' });
+  expect(r.ok ? [] : r.holes.map((h) => h.code)).toEqual(['INPUT_NOT_BOOKED']);
+  // The second Enter was not wanted (the item is in): the clerk takes the line out, and the hole is gone (what is left
+  // is the card's own question: a commit that lands on the list wants a postcondition).
+  await book(panel).filter({ hasText: 'Not recorded:' }).getByTestId('line-remove').click();
+  await expect(book(panel).filter({ hasText: 'Not recorded:' })).toHaveCount(0, { timeout: 20_000 });
+  await panel.getByTestId('saved-compile').first().click();
+  await expect(panel.getByTestId('holes').locator('li')).toHaveText([/NO_VISIBLE_EFFECT/], { timeout: 20_000 });
   await page.close();
   await panel.close();
 });

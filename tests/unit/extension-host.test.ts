@@ -237,7 +237,8 @@ describe('the worker in record mode', () => {
       const acts = (await store.lines(id)).flatMap((l) => (l.kind === 'act' ? [`${l.verb} ${l.control.name}`] : []));
       expect(acts).toEqual(pressed ? ['invoke F5=Sign On'] : []);
       expect(tab.screen).toBe(pressed ? 'member' : screen);
-      if (!pressed) expect((await store.getSession(id))?.note).toContain('not on the menu');
+      // Not pressed, and not lost unsaid: a hole in the book naming the press (tests/unit/extension-lost-input.test.ts).
+      if (!pressed) expect((await store.lines(id)).at(-1)).toMatchObject({ kind: 'lost', verb: 'invoke', control: { role: 'button', name: 'F5=Sign On' }, why: 'not_on_screen' });
     }
   });
 
@@ -250,7 +251,9 @@ describe('the worker in record mode', () => {
     expect(await host.command({ type: 'label', session: id, label: 'signon', title: 'Sign On', signature: SCREENS.signon.signature })).toMatchObject({ ok: true });
     await expect(host.clerkAct({ ...act('e-0000001', 'c3', 'invoke'), control: { role: 'button', name: 'F5=Sign On' } }, 1)).rejects.toMatchObject({ code: 'STALE' });
     expect((await store.getSession(id))?.note).toMatch(/your last action \(invoke on button 'F5=Sign On'\) could not be recorded: .*do it again if it did not happen/);
-    expect(await store.countLines(id)).toBe(2);
+    // The book says so too, where the compiler sees it.
+    expect((await store.lines(id)).map((l) => l.kind)).toEqual(['start', 'label', 'lost']);
+    expect((await store.lines(id)).at(-1)).toMatchObject({ kind: 'lost', verb: 'invoke', why: 'failed' });
   });
 
   it("a clerk's action the worker cannot read is said in the panel by the field at fault, and nothing is recorded", async () => {
