@@ -165,18 +165,51 @@ export function toLabel(text: string): string {
  */
 export type CompileView =
   | { ok: true; id: string; steps: number; notes: string[]; bytes: string; inputs: string[] }
-  | { ok: false; holes: Hole[]; needsPost: string[]; inputs: string[] };
+  | { ok: false; holes: Hole[]; needsPost: string[]; needsRecord: string[]; inputs: string[] };
 
 /** Postconditions a reviewer gave in the panel, by compiled step id. */
 export type PostBySteps = Readonly<Record<string, readonly Postcondition[]>>;
 
-export function compileBook(lines: readonly TraceLine[], opts: { id?: string; post?: PostBySteps } = {}): CompileView {
+/**
+ * How a reviewer answers "which record does this commit act on?" (NO_RECORD_IDENTITY) in the panel, as
+ * `handrail compile --pre` / `--no-record` take it: the text the screen shows of the record before the press, or that
+ * the commit chooses no record (it adds one, signs on, searches).
+ */
+export interface RecordForm {
+  none: boolean;
+  text: string;
+}
+export const emptyRecord = (): RecordForm => ({ none: false, text: '' });
+
+/** The answers filled in: preconditions and the steps that choose no record, or the first problem in words. */
+export function recordsOf(forms: Readonly<Record<string, RecordForm>>): { ok: true; pre: Record<string, Postcondition[]>; noRecord: string[] } | { ok: false; problem: string } {
+  const pre: Record<string, Postcondition[]> = {};
+  const noRecord: string[] = [];
+  for (const [step, f] of Object.entries(forms)) {
+    if (f.none) {
+      noRecord.push(step);
+      continue;
+    }
+    const r = postconditionOf({ kind: 'text', text: f.text, role: '', name: '' });
+    if (!r.ok) return { ok: false, problem: `Before "${step}": say what the screen shows of the record it acts on, e.g. {{input.<name>}}, or tick that it chooses none.` };
+    pre[step] = [r.post];
+  }
+  return { ok: true, pre, noRecord };
+}
+
+export function compileBook(lines: readonly TraceLine[], opts: { id?: string; post?: PostBySteps; pre?: PostBySteps; noRecord?: readonly string[] } = {}): CompileView {
   const start = lines.find((l) => l.kind === 'start');
   const inputs = start?.kind === 'start' ? start.inputs.map((i) => i.name) : [];
-  const r = compile(lines, { ...(opts.id ? { id: opts.id } : {}), ...(opts.post ? { post: opts.post } : {}) });
+  const r = compile(lines, {
+    ...(opts.id ? { id: opts.id } : {}),
+    ...(opts.post ? { post: opts.post } : {}),
+    ...(opts.pre && Object.keys(opts.pre).length ? { pre: opts.pre } : {}),
+    ...(opts.noRecord?.length ? { noRecord: opts.noRecord } : {}),
+  });
   if (!r.ok) {
     const needsPost = [...new Set(r.holes.flatMap((h) => (h.step && (h.code === 'NO_VISIBLE_EFFECT' || h.code === 'INVALID_CARD') ? [h.step] : [])))];
-    return { ok: false, holes: r.holes, needsPost, inputs };
+    const needsRecord = [...new Set(r.holes.flatMap((h) => (h.step && h.code === 'NO_RECORD_IDENTITY' ? [h.step] : [])))];
+    return { ok: false, holes: r.holes, needsPost, needsRecord, inputs };
   }
   return { ok: true, id: r.card.id, steps: r.card.steps.length, notes: r.notes, bytes: cardBytes(r.card), inputs };
 }

@@ -7,7 +7,7 @@ import { blankFor } from '../../shared/schema/blanks.ts';
 import type { TraceLine } from '../../shared/schema/trace.ts';
 import { refusalLine } from '../../shared/errors.ts';
 import { Changed, CommandReply, type PanelCommand } from './messages.ts';
-import { busyOf, cardIdProblem, compileBook, emptyForm, emptyPost, fileStem, formOf, noteOf, postsOf, sessionView, startCommand, toLabel, type CompileView, type PostBySteps, type PostForm, type StartForm } from './panel-state.ts';
+import { busyOf, cardIdProblem, compileBook, emptyForm, emptyPost, emptyRecord, fileStem, formOf, noteOf, postsOf, recordsOf, sessionView, startCommand, toLabel, type CompileView, type PostBySteps, type PostForm, type RecordForm, type StartForm } from './panel-state.ts';
 import { DEFAULT_BASE_URL, DEFAULT_MODEL, readSettings, saveSettings, viewOf, type SettingsView } from './settings.ts';
 import { BookStore, toJsonl, type SessionRecord } from './store.ts';
 
@@ -435,10 +435,12 @@ function PostForms(props: {
   );
   return (
     <div data-testid="posts">
-      <p>
-        A commit that lands where nothing on the screen shows it worked needs a postcondition: what the screen must show once it has.
-        {blanks ? ` An input's value is written as its blank: ${blanks}.` : ''}
-      </p>
+      {props.steps.length > 0 && (
+        <p>
+          A commit that lands where nothing on the screen shows it worked needs a postcondition: what the screen must show once it has.
+          {blanks ? ` An input's value is written as its blank: ${blanks}.` : ''}
+        </p>
+      )}
       {props.steps.map((step) => {
         const list = props.posts[step]?.length ? (props.posts[step] as PostForm[]) : [emptyPost()];
         return (
@@ -490,9 +492,42 @@ function PostForms(props: {
   );
 }
 
+/**
+ * The answers to "which record does this commit act on?" (NO_RECORD_IDENTITY), as `handrail compile --pre` and
+ * `--no-record` take them: the text the screen shows of the record before the press, or that it chooses none.
+ */
+function RecordForms(props: { steps: string[]; records: Record<string, RecordForm>; inputs: string[]; onEdit: (change: (was: Record<string, RecordForm>) => Record<string, RecordForm>) => void }) {
+  const set = (step: string, change: Partial<RecordForm>): void => props.onEdit((was) => ({ ...was, [step]: { ...(was[step] ?? emptyRecord()), ...change } }));
+  const blanks = props.inputs.map((n) => `{{input.${n}}}`).join(', ');
+  return (
+    <div data-testid="records">
+      <p>
+        Before a commit is pressed, the screen must show the record it acts on, so a replay never presses it on another one.
+        {blanks ? ` An input's value is written as its blank: ${blanks}.` : ''}
+      </p>
+      {props.steps.map((step) => {
+        const f = props.records[step] ?? emptyRecord();
+        return (
+          <fieldset data-testid="record-form" data-step={step}>
+            <legend>
+              Before <b>{step}</b> the screen shows the record as
+            </legend>
+            <input data-testid="record-text" aria-label={`Text that shows the record before ${step}`} disabled={f.none} value={f.text} onInput={(e) => set(step, { text: (e.target as HTMLInputElement).value })} />{' '}
+            <label>
+              <input data-testid="record-none" type="checkbox" checked={f.none} onChange={(e) => set(step, { none: (e.target as HTMLInputElement).checked })} /> it acts on no particular record (it adds one, signs on, searches)
+            </label>
+          </fieldset>
+        );
+      })}
+    </div>
+  );
+}
+
 function Saved(props: { store: BookStore; sessions: SessionRecord[]; onOpen: (id: string) => void; onChanged: () => void }) {
   /** The last compile: its session, what it gave, and the postconditions it was given (carried into the download). */
-  const [compiled, setCompiled] = useState<{ id: string; view: CompileView; post: PostBySteps } | null>(null);
+  const [compiled, setCompiled] = useState<{ id: string; view: CompileView; post: PostBySteps; pre: PostBySteps; noRecord: string[] } | null>(null);
+  /** Answers to which record each commit acts on, by step (NO_RECORD_IDENTITY). */
+  const [records, setRecords] = useState<Record<string, RecordForm>>({});
   /** The session whose Delete was pressed once: deleting asks first. */
   const [deleting, setDeleting] = useState<string | null>(null);
   /** Postconditions being filled in, by commit step (several each, as `--post` may be repeated). */
@@ -506,8 +541,9 @@ function Saved(props: { store: BookStore; sessions: SessionRecord[]; onOpen: (id
   /** Each compile's number: a slow one that a later Compile overtook does not overwrite what the later one showed. */
   const latest = useRef(0);
   const exportBook = async (s: SessionRecord): Promise<void> => download(`${fileStem(s)}.trace.jsonl`, toJsonl(await props.store.lines(s.id)), 'application/jsonl');
-  const show = (id: string, view: CompileView, post: PostBySteps, forms: Record<string, PostForm[]>): void => {
-    setCompiled({ id, view, post });
+  const show = (id: string, view: CompileView, post: PostBySteps, forms: Record<string, PostForm[]>, answered: { pre: PostBySteps; noRecord: string[]; forms: Record<string, RecordForm> } = { pre: {}, noRecord: [], forms: {} }): void => {
+    setCompiled({ id, view, post, pre: answered.pre, noRecord: answered.noRecord });
+    setRecords({ ...answered.forms, ...Object.fromEntries((view.ok ? [] : view.needsRecord).filter((step) => !answered.forms[step]).map((step) => [step, emptyRecord()])) });
     setCardId(view.ok ? view.id : '');
     // A step the compiler asks about gets a form; one given before keeps what was typed.
     const wanted = view.ok ? [] : view.needsPost;
@@ -525,6 +561,12 @@ function Saved(props: { store: BookStore; sessions: SessionRecord[]; onOpen: (id
   /** The same book again with the postconditions filled in (as `handrail compile --post` does). */
   const compileWithPosts = async (): Promise<void> => {
     if (!compiled) return;
+    // In the order the forms show: which record, then what shows after.
+    const answered = recordsOf(records);
+    if (!answered.ok) {
+      setPostProblem(answered.problem);
+      return;
+    }
     const given = postsOf(posts);
     if (!given.ok) {
       setPostProblem(given.problem);
@@ -532,9 +574,9 @@ function Saved(props: { store: BookStore; sessions: SessionRecord[]; onOpen: (id
     }
     setPostProblem(null);
     const mine = ++latest.current;
-    const view = compileBook(await props.store.lines(compiled.id), { post: given.post });
+    const view = compileBook(await props.store.lines(compiled.id), { post: given.post, pre: answered.pre, noRecord: answered.noRecord });
     if (mine !== latest.current) return;
-    show(compiled.id, view, given.post, Object.fromEntries(Object.entries(given.post).map(([step, list]) => [step, list.map(formOf)])));
+    show(compiled.id, view, given.post, Object.fromEntries(Object.entries(given.post).map(([step, list]) => [step, list.map(formOf)])), { pre: answered.pre, noRecord: answered.noRecord, forms: records });
   };
   const editPosts = (change: (was: Record<string, PostForm[]>) => Record<string, PostForm[]>): void => {
     setPosts(change);
@@ -545,20 +587,28 @@ function Saved(props: { store: BookStore; sessions: SessionRecord[]; onOpen: (id
   const idProblem = cardIdProblem(cardId);
   const downloadCard = async (): Promise<void> => {
     if (!compiled || idProblem || postsChanged) return;
-    const view = compileBook(await props.store.lines(compiled.id), { id: cardId, post: compiled.post });
+    const view = compileBook(await props.store.lines(compiled.id), { id: cardId, post: compiled.post, pre: compiled.pre, noRecord: compiled.noRecord });
     if (view.ok) download(`${view.id}.json`, view.bytes, 'application/json');
     else setDownloadProblem(`Not downloaded: under this id the card does not compile: ${view.holes.map((h) => `${h.code} — ${h.message}`).join('; ')}`);
   };
   const postSteps = compiled ? [...new Set([...Object.keys(compiled.post), ...(compiled.view.ok ? [] : compiled.view.needsPost)])] : [];
-  const forms = compiled && postSteps.length > 0 && (
-    <PostForms
-      steps={postSteps}
-      posts={posts}
-      inputs={compiled.view.inputs}
-      problem={postProblem}
-      onEdit={editPosts}
-      onCompile={() => void compileWithPosts()}
-    />
+  const recordSteps = compiled ? [...new Set([...Object.keys(compiled.pre), ...compiled.noRecord, ...(compiled.view.ok ? [] : compiled.view.needsRecord)])] : [];
+  const editRecords = (change: (was: Record<string, RecordForm>) => Record<string, RecordForm>): void => {
+    setRecords(change);
+    setPostsChanged(true);
+  };
+  const forms = compiled && (postSteps.length > 0 || recordSteps.length > 0) && (
+    <>
+      {recordSteps.length > 0 && <RecordForms steps={recordSteps} records={records} inputs={compiled.view.inputs} onEdit={editRecords} />}
+      <PostForms
+        steps={postSteps}
+        posts={posts}
+        inputs={compiled.view.inputs}
+        problem={postProblem}
+        onEdit={editPosts}
+        onCompile={() => void compileWithPosts()}
+      />
+    </>
   );
   return (
     <section data-testid="saved">

@@ -149,11 +149,12 @@ test('record mode: Enter pressed again while the first is asked about, on the do
   const r = compile(parseBook(await exportBook(panel)), { id: 'add_item' });
   expect(r.ok ? [] : r.holes.map((h) => h.code)).toEqual(['INPUT_NOT_BOOKED']);
   // The second Enter was not wanted (the item is in): the clerk takes the line out, and the hole is gone (what is left
-  // is the card's own question: a commit that lands on the list wants a postcondition).
+  // are the card's own questions: which record the commit acts on — an add chooses none, which the panel cannot say
+  // yet — and, for a commit that lands on the list, a postcondition).
   await book(panel).filter({ hasText: 'Not recorded:' }).getByTestId('line-remove').click();
   await expect(book(panel).filter({ hasText: 'Not recorded:' })).toHaveCount(0, { timeout: 20_000 });
   await panel.getByTestId('saved-compile').first().click();
-  await expect(panel.getByTestId('holes').locator('li')).toHaveText([/NO_VISIBLE_EFFECT/], { timeout: 20_000 });
+  await expect(panel.getByTestId('holes').locator('li')).toHaveText([/NO_RECORD_IDENTITY/, /NO_VISIBLE_EFFECT/], { timeout: 20_000 });
   await page.close();
   await panel.close();
 });

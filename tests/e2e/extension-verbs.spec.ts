@@ -102,6 +102,8 @@ test('record mode: the clerk presses Enter in two fields, hovers a row and click
   const { jsonl, card } = await exportCompileReplay(panel, {
     id: 'tidy_list',
     acts: FOUR_VERBS_BOOK,
+    // The search's Enter sends a query, about no record of the list's.
+    noRecord: ['key_query'],
     inputs: Object.fromEntries(INPUTS.map((i) => [i.name, i.value])),
     baseUrl: server.url,
     evidenceDir: test.info().outputPath('evidence'),
@@ -185,7 +187,15 @@ test('a commit that stays on its screen is refused in the panel until the review
 
   await panel.getByTestId('saved-compile').first().click();
   await expect(panel.getByTestId('holes')).toContainText('NO_VISIBLE_EFFECT');
+  await expect(panel.getByTestId('holes')).toContainText('NO_RECORD_IDENTITY');
   await expect(panel.getByTestId('download-card')).toHaveCount(0);
+  // Which record the commit acts on is asked too: adding an item chooses none, and the reviewer says so (with neither
+  // the words nor the tick, the form says what is missing).
+  const record = panel.getByTestId('record-form');
+  await expect(record).toHaveCount(1);
+  await panel.getByTestId('compile-with-posts').click();
+  await expect(panel.getByTestId('post-error')).toContainText('say what the screen shows of the record it acts on');
+  await record.getByTestId('record-none').check();
   const form = panel.getByTestId('post-form');
   await expect(form).toHaveCount(1);
   const step = await form.getAttribute('data-step');
@@ -209,7 +219,7 @@ test('a commit that stays on its screen is refused in the panel until the review
   await expect(panel.getByTestId('download-card')).toBeVisible();
   await expect(panel.getByTestId('posts-given')).toContainText(`after ${step} the screen shows the text "{{input.item}}"`);
   // The forms, two rows of them, pass axe-core with no serious or critical violation (each control is named).
-  const axe = await new AxeBuilder({ page: panel }).include('[data-testid=posts]').analyze();
+  const axe = await new AxeBuilder({ page: panel }).include('[data-testid=posts]').include('[data-testid=records]').analyze();
   expect(axe.passes.map((p) => p.id)).toEqual(expect.arrayContaining(['button-name', 'label']));
   expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').flatMap((v) => v.nodes.map((n) => `${v.id}: ${n.target.join(' ')}`))).toEqual([]);
   // Changed after the compile, the forms must be compiled again before anything is downloaded; removing the control
@@ -224,6 +234,7 @@ test('a commit that stays on its screen is refused in the panel until the review
   const fromPanel = await readFile(await download.path(), 'utf8');
   const card = Capability.parse(JSON.parse(fromPanel));
   expect(card.steps.find((s) => s.id === step)?.post).toEqual([{ kind: 'text', contains: '{{input.item}}' }]);
+  expect(card.steps.find((s) => s.id === step)?.no_record).toBe(true);
 
   // The CLI, given the same book and the same postcondition, writes the same bytes.
   const bookFile = test.info().outputPath('add.trace.jsonl');
@@ -232,7 +243,8 @@ test('a commit that stays on its screen is refused in the panel until the review
   const refused = await handrail(['compile', bookFile, '--id', 'add_item', '--out', cardFile], { ...process.env });
   expect(refused.code).toBe(1);
   expect(refused.stderr).toContain('NO_VISIBLE_EFFECT');
-  const cli = await handrail(['compile', bookFile, '--id', 'add_item', '--post', `${step}=text:{{input.item}}`, '--out', cardFile], { ...process.env });
+  expect(refused.stderr).toContain('NO_RECORD_IDENTITY');
+  const cli = await handrail(['compile', bookFile, '--id', 'add_item', '--post', `${step}=text:{{input.item}}`, '--no-record', step ?? '', '--out', cardFile], { ...process.env });
   expect(cli.code, cli.stderr).toBe(0);
   expect(fromPanel).toBe(await readFile(cardFile, 'utf8'));
 

@@ -62,6 +62,8 @@ test('record mode: a clerk picks in MUI Select, Radix DropdownMenu and Headless 
   app.widgets.length = 0;
   await exportCompileReplay(panel, {
     id: 'widgets_archive',
+    // The case settings page is one record, its own: no input chooses it.
+    noRecord: ['save'],
     baseUrl: app.url,
     evidenceDir: test.info().outputPath('evidence'),
     acts: ['choose Priority High', 'choose Case actions Archive', 'choose Queue Appeals', 'invoke Save'],
