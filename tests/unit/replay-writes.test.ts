@@ -61,6 +61,8 @@ function cardFor(s: MemorySurface, edit: (c: CapabilityInput) => void = () => un
         op: { verb: 'invoke' },
         target: 'post',
         effect: { kind: 'commit', confirmed_by: { owner: 'dana' } },
+        // This desk has one review, no record an input chooses (which record is engine-record.test.ts's business).
+        no_record: true,
         settle: { kind: 'screen_in', screens: ['posted'], timeout_ms: 200 },
       },
     ],
