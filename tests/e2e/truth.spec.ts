@@ -128,6 +128,8 @@ async function notesCard(on: Bank, post: boolean): Promise<CapabilityInput> {
         op: { verb: 'invoke' },
         target: 'add_button',
         effect: { kind: 'commit', confirmed_by: { owner: 'Test Owner' } },
+        // The notes page names its member ("MEMBER 400118"): the record is proven before the press.
+        pre: [{ kind: 'text', contains: 'MEMBER {{input.member_number}}' }],
         settle: { kind: 'screen_is', screen: 'notes' },
         expect: { screen_in: ['notes'] },
         ...(post ? { post: [{ kind: 'text', contains: '{{input.note}}' }] } : {}),
