@@ -2,6 +2,7 @@
 // Each step passes six checkpoints: right screen? → resolve → journal → act → settle → expected screen?
 // It never imports a model SDK and never sees the application: only the Surface port.
 import { blanksIn, fillBlanks } from '../../shared/schema/blanks.ts';
+import { typedInputs } from '../../shared/inputs.ts';
 import { JOURNALLED } from '../../shared/operations.ts';
 
 /** The stickers this engine journals: the operations table's, re-exported so a test can hold the engine to it. */
@@ -239,6 +240,8 @@ export class Replay {
   /** What a rehearsal found at the commit (the receipt's `rehearsal`). */
   private rehearsal: Rehearsal | null = null;
   private readonly ctx: ReplayContext;
+  /** What a step types or picks: the inputs with each value map applied (docs/ARCHITECTURE.md, "Value maps"). */
+  private readonly typed: Readonly<Record<string, string>>;
 
   constructor(
     ctx: ReplayContext,
@@ -257,6 +260,7 @@ export class Replay {
       afterCommit: afterCommit.has(label),
     }));
     this.values = publicValues(Object.entries(ctx.inputs).map(([name, value]) => ({ name, value, secret: ctx.card.inputs[name]?.secret !== false })));
+    this.typed = typedInputs(ctx.card, ctx.inputs);
     this.writes = new WriteCheck(surface, ctx.card, ctx.entry, ctx.evidence, ctx.rehearse === true);
     this.now = ctx.now ?? Date.now;
     this.started = this.now();
@@ -948,7 +952,10 @@ export class Replay {
     const shownBefore = new Map(this.shown);
     await this.timed('wait for the screenshot and evidence', () => Promise.all([this.shotsTaken(), this.notesWritten()]));
     failpoint(step.id, 'before_act');
-    const op = step.op.value === undefined ? { verb: step.op.verb } : { verb: step.op.verb, value: this.fill(step.op.value), ...(secret ? { secret: true } : {}) };
+    // What is typed is the application's code for a mapped input (reason LEGAL types 1); everything compared stays the word.
+    const op = step.op.value === undefined
+      ? { verb: step.op.verb }
+      : { verb: step.op.verb, value: fillBlanks(step.op.value, { input: this.typed, env: {} }), ...(secret ? { secret: true } : {}) };
     this.actedAt = Date.now();
     const acted = await this.timed('act', () => this.surface.act(found.ref, op));
     failpoint(step.id, 'after_act');

@@ -229,12 +229,30 @@ export const Input = z
     /** A full-match regular expression (anchors implied). */
     pattern: z.string().optional(),
     values: z.array(z.string()).min(1).optional(),
+    /**
+     * An enum input only: what the application is given for each of its values (docs/ARCHITECTURE.md, "Value maps").
+     * The caller names the business's word (`LEGAL`); a step that types or picks the input types the map's entry
+     * (`1`, the code the green screen takes). Everything compared or judged (names, scopes, proofs, the judge, the
+     * journal key) stays the word.
+     */
+    map: z.record(z.string(), z.string().min(1)).optional(),
     max_length: z.number().int().positive().default(256),
     example: z.string().optional(),
   })
   .superRefine((inp, ctx) => {
     if (inp.type === 'enum' && !inp.values) {
       ctx.addIssue({ code: 'custom', path: ['values'], message: 'an enum input needs its values' });
+    }
+    if (inp.map) {
+      const map = inp.map;
+      const problem = (message: string): void => ctx.addIssue({ code: 'custom', path: ['map'], message });
+      if (inp.type !== 'enum') problem(`only an enum input takes a value map (this one is ${inp.type}): the map says what each of its values types`);
+      else if (inp.secret) problem('a secret input takes no value map: its value is never typed as anything but itself');
+      else {
+        const values = inp.values ?? [];
+        for (const v of values) if (!Object.hasOwn(map, v)) problem(`the value "${v}" has no entry: a map says what every value types`);
+        for (const k of Object.keys(map)) if (!values.includes(k)) problem(`"${k}" is not one of its values (${values.join(', ')})`);
+      }
     }
     const bad = inp.pattern === undefined ? null : patternProblem(inp.pattern);
     if (bad) ctx.addIssue({ code: 'custom', path: ['pattern'], message: `${quotePattern(inp.pattern ?? '')}: ${bad}` });
