@@ -18,7 +18,7 @@ export interface ShowFlags {
 export function targetWords(t: Target | undefined): string {
   if (!t) return '(an undeclared target)';
   const label = t.name ? ` '${t.name.eq}'` : t.hint ? ` labelled '${t.hint}'` : '';
-  const scope = t.scope.length ? ` in ${t.scope.map((s) => `${s.role} '${s.name}'`).join(' › ')}` : '';
+  const scope = t.scope.length ? ` in ${t.scope.map((s) => `${s.role}${s.column ? ` ${s.column}` : ''} '${s.name}'`).join(' › ')}` : '';
   return `${t.role}${label}${scope}`;
 }
 

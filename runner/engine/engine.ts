@@ -15,6 +15,7 @@ import { afterCommitScreens } from '../../shared/marks.ts';
 import { Lock } from '../../shared/lock.ts';
 import { compileSafe } from '../../shared/regex.ts';
 import { fingerprint } from '../../shared/fingerprint.ts';
+import { inScope } from '../../shared/ladder.ts';
 import { buildMenu, renderRow } from '../../shared/menu.ts';
 import { jaccard, nameScreen, provable, publicValues, screenWords, type KnownScreen, type PublicValues } from '../../shared/screens.ts';
 import type { Masker } from '../../shared/secrets.ts';
@@ -290,7 +291,7 @@ export class Replay {
       id: targetId,
       role: t.role,
       supports: t.supports,
-      scope: t.scope.map((s) => ({ role: s.role, name: this.fill(s.name) })),
+      scope: t.scope.map((s) => ({ ...s, name: this.fill(s.name) })),
       ladder: t.ladder.map((r) => (r.value === undefined ? r : { ...r, value: this.fill(r.value) })),
       fingerprint: t.fingerprint,
     };
@@ -544,15 +545,8 @@ export class Replay {
         continue;
       }
       const name = this.fill(p.name);
-      const scope = p.scope?.map((l) => ({ role: l.role, name: this.fill(l.name) }));
-      const found = named.obs.parts.some((f) =>
-        f.controls.some(
-          (c) =>
-            c.role === p.role &&
-            c.name === name &&
-            (!scope || scope.every((l) => c.scope.some((cl) => cl.role === l.role && cl.name === l.name))),
-        ),
-      );
+      const scope = p.scope?.map((l) => ({ ...l, name: this.fill(l.name) }));
+      const found = named.obs.parts.some((f) => f.controls.some((c) => c.role === p.role && c.name === name && (!scope || inScope(c.scope, scope))));
       if (!found) return p;
     }
     return null;
@@ -652,7 +646,12 @@ export class Replay {
   private describeFilled(p: Postcondition): string {
     return p.kind === 'text'
       ? `text ${JSON.stringify(this.fill(p.contains))} on the screen`
-      : `${p.role} ${JSON.stringify(this.fill(p.name))}${p.scope?.length ? ` in ${p.scope.map((l) => `${l.role} ${JSON.stringify(this.fill(l.name))}`).join(' > ')}` : ''} on the screen`;
+      : `${p.role} ${JSON.stringify(this.fill(p.name))}${p.scope?.length ? ` in ${this.scopeWords(p.scope)}` : ''} on the screen`;
+  }
+
+  /** A scope chain in words, its blanks filled unless it is bound already: `row SHARE ID "400118-S0001"`. */
+  private scopeWords(scope: readonly { role: string; name: string; column?: string | undefined }[], bound = false): string {
+    return scope.map((l) => `${l.role}${l.column ? ` ${l.column}` : ''} ${JSON.stringify(bound ? l.name : this.fill(l.name))}`).join(' > ');
   }
 
   private result(end: Ending): RunResult {
@@ -910,7 +909,8 @@ export class Replay {
       return {
         word: 'FAILED',
         code: found.code,
-        message: `target ${step.target} (${target.role} ${JSON.stringify(target.name ?? target.hint ?? '')}): ${found.detail} [rungs tried: ${tried}]`,
+        // The row or container it was looked for in is named: a share the list does not show is said as that share.
+        message: `target ${step.target} (${target.role} ${JSON.stringify(target.name ?? target.hint ?? '')}${target.scope.some((l) => l.role !== 'frame') ? ` in ${this.scopeWords(target.scope.filter((l) => l.role !== 'frame'), true)}` : ''}): ${found.detail} [rungs tried: ${tried}]`,
         atStep: step.id,
       };
     }

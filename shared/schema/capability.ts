@@ -473,10 +473,18 @@ function checkIdentity(card: Shape, ctx: Ctx): void {
 /** Rungs and scopes are the surface's own: a card may use only those its surface declares (shared/surfaces.ts). */
 function checkSurface(card: Shape, ctx: Ctx): void {
   const decl = SURFACES[card.surface];
-  const scopes = (links: readonly { role: string }[] | undefined, path: (string | number)[]): void =>
+  const scopes = (links: readonly { role: string; column?: string | undefined }[] | undefined, path: (string | number)[]): void =>
     links?.forEach((l, i) => {
       if (!decl.scopes.includes(l.role as never)) {
         ctx.addIssue({ code: 'custom', path: [...path, i, 'role'], message: `the ${decl.name} surface has no "${l.role}" scope (it has ${decl.scopes.join(', ')})` });
+      }
+      if (l.column === undefined) return;
+      if (l.role === 'row' && !decl.rowColumns) {
+        ctx.addIssue({ code: 'custom', path: [...path, i, 'column'], message: `the ${decl.name} surface keys a row by its first distinct column and names none: drop "column"` });
+      }
+      // A column is the screen's own header text: furniture, never a value the run is given.
+      if (blanksIn(l.column).length) {
+        ctx.addIssue({ code: 'custom', path: [...path, i, 'column'], message: 'a column is the header text on the screen; it holds no blank' });
       }
     });
   for (const [id, t] of Object.entries(card.targets)) {
