@@ -25,7 +25,7 @@ export function targetWords(t: Target | undefined): string {
 /** A value as words: a blank names its input (and says when it is secret); a literal is quoted. */
 function valueWords(card: Capability, value: string | undefined): string {
   if (value === undefined) return '';
-  return value.replace(/\{\{\s*input\.([a-z0-9_]+)\s*\}\}/g, (_m, name: string) => (card.inputs[name]?.secret ? `the secret ${name}` : `the ${name}`)).replace(/^(?!the )(.*)$/s, "'$1'");
+  return value.replace(/\{\{\s*input\.([a-z0-9_]+)\s*\}\}/g, (_m, name: string) => (card.inputs[name]?.secret ? `the secret ${name}` : card.inputs[name]?.map ? `the ${name}'s code` : `the ${name}`)).replace(/^(?!the )(.*)$/s, "'$1'");
 }
 
 export interface StepView {

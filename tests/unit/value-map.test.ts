@@ -157,5 +157,6 @@ describe('a value map on a card input', () => {
   it('handrail show prints what each word types', () => {
     const card = Capability.parse(cardInput(new MemorySurface(app())));
     expect(showText(card)).toContain('reason  one of LEGAL, FRAUD_REVIEW, GARNISHMENT, DECEASED, OTHER (types LEGAL→1, FRAUD_REVIEW→2, GARNISHMENT→3, DECEASED→4, OTHER→5)');
+    expect(showText(card)).toContain("Type the reason's code into textbox 'REASON CODE'");
   });
 });
