@@ -5,7 +5,7 @@
 // window and its sheet are the screen's parts, and paths are the role tree with data masked. A person's key or
 // click seen by the helper's event tap hands the run back to them: every later verb answers HUMAN_CONTROL.
 import { maskData } from '../shared/dom/walk.ts';
-import { walkLadder } from '../shared/ladder.ts';
+import { inScope, walkLadder } from '../shared/ladder.ts';
 import { formatRef, parseRef } from '../shared/ref.ts';
 import type { Control, Observation, Part, ScopeLink, Verb } from '../shared/schema/observation.ts';
 import { combineParts, screenDump } from '../shared/screens.ts';
@@ -195,13 +195,11 @@ export function readTree(root: AxNode, app: string): Snapshot {
   return { observation: combineParts(parts, MAC_OBSERVER), byRef, all };
 }
 
-function inScope(s: Seen, scope: readonly ScopeLink[]): boolean {
-  return scope.every((l) => s.scope.some((m) => m.role === l.role && m.name === l.name));
-}
+
 
 /** One rung's query against a snapshot, with the walker's rung meanings (shared/dom/find.ts). */
 function finds(s: Seen, q: FindQuery): boolean {
-  if (!inScope(s, q.scope)) return false;
+  if (!inScope(s.scope, q.scope)) return false;
   switch (q.rung) {
     case 'role_name':
       return s.role === q.role && s.name === (q.name ?? '');

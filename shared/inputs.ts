@@ -83,6 +83,20 @@ export function validateInputs(
   return problems.length ? { ok: false, problems } : { ok: true, values, secrets };
 }
 
+/**
+ * The values a step types or picks (docs/ARCHITECTURE.md, "Value maps"): each input with a value map gives its map's
+ * entry for the caller's word (reason LEGAL types 1), every other input its own value. Only `op.value` is filled from
+ * these; names, scopes, proofs, the judge and the journal key keep the caller's word.
+ */
+export function typedInputs(card: Pick<Capability, 'inputs'>, values: Readonly<Record<string, string>>): Record<string, string> {
+  const out: Record<string, string> = { ...values };
+  for (const [name, value] of Object.entries(values)) {
+    const map = card.inputs[name]?.map;
+    if (map && Object.hasOwn(map, value)) out[name] = map[value] as string;
+  }
+  return out;
+}
+
 /** Levenshtein distance, for "did you mean" on a misspelt input name (short names only). */
 function editDistance(a: string, b: string): number {
   if (Math.abs(a.length - b.length) > 2 || a.length > 64 || b.length > 64) return 99;

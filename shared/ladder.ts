@@ -32,6 +32,14 @@ export function rungQuery(target: BoundTarget, rung: BoundTarget['ladder'][numbe
   };
 }
 
+/**
+ * Whether a control's scope chain `have` holds every link `want` asks for (a target's scope, a proof's): the same role
+ * and name, and, where `want` pins a row's column (`column`), a row keyed by that column. One rule for every surface.
+ */
+export function inScope(have: readonly ScopeLink[], want: readonly ScopeLink[]): boolean {
+  return want.every((w) => have.some((h) => h.role === w.role && h.name === w.name && (w.column === undefined || h.column === w.column)));
+}
+
 export interface LadderPorts {
   /** Page-wide refs of every element this rung finds in the target's frame. */
   find(query: FindQuery): Promise<string[]>;

@@ -44,8 +44,9 @@ function quote(s: string): string {
   return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
 
+/** `row '400118-S0001'`, or with the column a row's key is read from, `row SHARE ID '400118-S0001'`. */
 function linkText(l: ScopeLink): string {
-  return `${l.role} ${quote(l.name)}`;
+  return `${l.role}${l.column ? ` ${l.column}` : ''} ${quote(l.name)}`;
 }
 
 function sameLinks(a: readonly ScopeLink[], b: readonly ScopeLink[]): boolean {

@@ -24,6 +24,8 @@ export interface SurfaceDeclaration {
   rungs: readonly RungKind[];
   /** The scope kinds its observations produce; a card using another does not load. */
   scopes: readonly ScopeLink['role'][];
+  /** Its row links say which column their key is read from (`column`), so a card may pin it; else a card may not. */
+  rowColumns: boolean;
   /** By role, the sticker an `invoke` gets before an owner is asked (a browser link navigates). */
   risk: Readonly<Record<string, EffectKind>>;
   /** How a run checks the surface is there before opening it: `http` (a GET of the entry), or not at all. */
@@ -48,6 +50,7 @@ export const SURFACES: Readonly<Record<SurfaceName, SurfaceDeclaration>> = {
     entry: 'a URL (http, https, file)',
     rungs: ['role_name', 'label', 'text', 'css'],
     scopes: ['frame', 'row', 'group', 'dialog', 'table', 'form', 'region', 'landmark'],
+    rowColumns: false,
     risk: { link: 'navigate' },
     reachability: 'http',
     entryBase: 'url_origin',
@@ -60,7 +63,9 @@ export const SURFACES: Readonly<Record<SurfaceName, SurfaceDeclaration>> = {
     available: true,
     entry: 'tn3270://host:port',
     rungs: ['role_name', 'label', 'text'],
-    scopes: ['region'],
+    // Rows: a line whose fields line up under a header line's words (terminal-agent/rows.ts), keyed by a named column.
+    scopes: ['region', 'row'],
+    rowColumns: true,
     risk: {},
     reachability: 'none',
     entryBase: 'whole',
@@ -75,6 +80,7 @@ export const SURFACES: Readonly<Record<SurfaceName, SurfaceDeclaration>> = {
     entry: 'an app bundle id',
     rungs: ['role_name', 'label', 'text'],
     scopes: ['group', 'dialog', 'table', 'row', 'region'],
+    rowColumns: false,
     risk: {},
     reachability: 'none',
     entryBase: 'none',

@@ -1,18 +1,21 @@
 // What the terminal surface sees of one 3270 screen (docs/ARCHITECTURE.md, "The terminal surface"): one part whose
 // controls are the unprotected fields (textboxes named by the protected text to their left on the same row, else
-// above them; a non-display field is a secret textbox) and the keys the screen names (`F5=Search`, `ENTER=Sign On`:
-// buttons that press that AID, plus a bare Enter when the screen names none). Paths are furniture only: each field's
-// attributes and column (protected) or position and width (unprotected), and each control's masked name, so the
-// same screen showing another member keeps its signature. Pure: a Screen in, an Observation out.
+// above them; a field inside a row of a list is named by its column's heading and scoped to that row; a non-display
+// field is a secret textbox) and the keys the screen names (`F5=Search`, `ENTER=Sign On`: buttons that press that AID,
+// plus a bare Enter when the screen names none). Paths are furniture only: each field's attributes and column
+// (protected, or an input inside a row) or position and width (any other input), and each control's masked name, so
+// the same screen showing another member, or another number of shares, keeps its signature. Pure: a Screen in, an
+// Observation out.
 import { maskData } from '../shared/dom/walk.ts';
 import { formatRef, parseRef } from '../shared/ref.ts';
 import type { Control, Observation, Part } from '../shared/schema/observation.ts';
 import { combineParts } from '../shared/screens.ts';
 import type { AidKey } from './datastream.ts';
+import { screenRows, type TerminalRow } from './rows.ts';
 import type { Field, Screen } from './screen.ts';
 
 /** The observer's version: observations carry it and fingerprints hash it (bump when these rules change). */
-export const TERMINAL_OBSERVER = 'tn3270/1';
+export const TERMINAL_OBSERVER = 'tn3270/2';
 
 /** What a control's ref stands for on the screen: a field (by its first address), a key, or a screen row. */
 export type Target = { kind: 'field'; start: number } | { kind: 'key'; aid: AidKey } | { kind: 'row'; row: number };
@@ -120,6 +123,8 @@ export interface Observed {
   observation: Observation;
   /** Each control's target, by ref. */
   targets: Map<string, Target>;
+  /** The rows of the screen's lists (terminal-agent/rows.ts), for a text target scoped to a row. */
+  rows: TerminalRow[];
 }
 
 export function observeScreen(screen: Screen, host: string): Observed {
@@ -127,24 +132,28 @@ export function observeScreen(screen: Screen, host: string): Observed {
   const controls: Control[] = [];
   const targets = new Map<string, Target>();
   const paths = new Set<string>();
+  const { rows, fields: inRows } = screenRows(screen, plines);
   for (const f of screen.fields()) {
     const row = Math.floor(f.at / screen.cols) + 1;
     const col = (f.at % screen.cols) + 1;
-    // A protected field's row is left out: a list of data lines (a member's shares) is one path however long it is.
-    paths.add(f.protected ? `field c${col} ${flags(f)}` : `field r${row}c${col} w${f.length} ${flags(f)}`);
+    const listed = f.protected ? undefined : inRows.get(f.start);
+    // A protected field's row is left out, and so is a row's input field: a list of data lines (a member's shares,
+    // each with its SEL field) is one path however long it is.
+    paths.add(f.protected ? `field c${col} ${flags(f)}` : listed ? `field c${col} w${f.length} ${flags(f)} row` : `field r${row}c${col} w${f.length} ${flags(f)}`);
     if (f.protected || f.length === 0) continue;
-    const name = labelOf(screen, f, plines);
+    const name = listed ? listed.heading : labelOf(screen, f, plines);
     const target: Target = { kind: 'field', start: f.start };
     const ref = refOf(target);
     targets.set(ref, target);
     const value = screen.fieldText(f).replace(/\s+$/, '');
+    const link = listed?.row.link;
     controls.push({
       ref,
       role: 'textbox',
       name,
       verbs: ['set_value', 'read'],
-      scope: [],
-      ancestors: [],
+      scope: link ? [link] : [],
+      ancestors: listed ? ['row'] : [],
       ...(f.hidden ? { secret: true } : { value }),
     });
     paths.add(`textbox '${maskData(name)}'${f.hidden ? ' secret' : ''}`);
@@ -169,5 +178,5 @@ export function observeScreen(screen: Screen, host: string): Observed {
     paths: [...paths].sort(),
     text,
   };
-  return { observation: combineParts([part], TERMINAL_OBSERVER), targets };
+  return { observation: combineParts([part], TERMINAL_OBSERVER), targets, rows };
 }

@@ -2,8 +2,9 @@
 // open connects and waits for the first screen; observe is terminal-agent/observe.ts over the screen as it is now, and
 // raises STALE while the host has not answered the last key (keyboard locked, or no new screen yet), so the engine's
 // settling polls it and nothing here waits; act types into a field (Erase EOF, then the value, as an operator does),
-// presses an AID or reads a field or a row. Evidence is text: a 3270 screen is text, there is no picture to take.
-import { walkLadder } from '../shared/ladder.ts';
+// presses an AID or reads a field or a row. A target scoped to a row (`{role: 'row', name, column}`) is looked for
+// among the controls of that row of the screen's list (terminal-agent/rows.ts), the web's vocabulary. Evidence is text: a 3270 screen is text, there is no picture to take.
+import { inScope, walkLadder } from '../shared/ladder.ts';
 import type { Observation } from '../shared/schema/observation.ts';
 import { screenDump, screenWords } from '../shared/screens.ts';
 import {
@@ -77,15 +78,19 @@ export class TerminalSurface implements Surface {
     const obs = await this.observe();
     const controls = obs.parts.flatMap((p) => p.controls);
     const lines = (obs.parts[0]?.text ?? '').split('\n');
+    const rows = this.#last?.rows ?? [];
     return walkLadder(target, {
       find: (q) => {
         const want = q.rung === 'role_name' ? (q.name ?? '') : (q.value ?? q.name ?? '');
         if (q.rung === 'text' && q.role === 'text') {
-          // A line of the screen holding the words: what a `read` of a result line finds.
-          return Promise.resolve(want ? lines.flatMap((l, i) => (l.includes(want) ? [`|r${i}`] : [])) : []);
+          // A line of the screen holding the words: what a `read` of a result line finds; in a row scope, that row's line.
+          const allowed = q.scope.length ? new Set(rows.filter((r) => r.link && inScope([r.link], q.scope)).map((r) => r.line)) : null;
+          return Promise.resolve(want ? lines.flatMap((l, i) => (l.includes(want) && (!allowed || allowed.has(i)) ? [`|r${i}`] : [])) : []);
         }
         const hits = controls.filter((c) => {
           if (c.role !== q.role) return false;
+          // A row scope: the control sits in the row whose key (in the named column, when the card names one) is the name.
+          if (!inScope(c.scope, q.scope)) return false;
           if (q.rung === 'role_name') return c.name === want;
           if (q.rung === 'label') return !!want && c.name === want;
           if (q.rung === 'text') return !!want && c.name.includes(want);

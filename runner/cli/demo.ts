@@ -32,12 +32,10 @@ export async function demoCommand(opts: DemoOptions = {}): Promise<number> {
     }
     const status = approvalStatus(loaded.card);
     err(status.servable ? `card ${loaded.card.id}: approved by ${status.by}, content hash matches` : `card ${loaded.card.id}: ${status.reason}`);
-    // On the green screen the share is picked by its SEL number (400118-S0005 is the member's second) and the reason by its code (1=LEGAL).
-    const inputs: Record<string, string> = opts.terminal
-      ? { operator_id: 'OP1001', member_number: '400118', share_line: '2', share_id: '400118-S0005', reason_code: '1' }
-      : { operator_id: 'OP1001', member_number: '400118', share_id: '400118-S0005', reason: 'LEGAL' };
+    // Both cards take the same words: on the green screen the share's row is selected and LEGAL is typed as its code.
+    const inputs: Record<string, string> = { operator_id: 'OP1001', member_number: '400118', share_id: '400118-S0005', reason: 'LEGAL' };
     const share = inputs['share_id'] ?? '';
-    err(`replaying ${loaded.card.id} for member ${inputs['member_number'] ?? ''}, share ${share}, reason ${inputs['reason'] ?? `code ${inputs['reason_code'] ?? ''} (LEGAL)`}`);
+    err(`replaying ${loaded.card.id} for member ${inputs['member_number'] ?? ''}, share ${share}, reason ${inputs['reason'] ?? ''}`);
     const result = await runCapability({
       card: loaded.card,
       // The demo replays only what a person approved, as a server would.

@@ -18,14 +18,14 @@ export interface ShowFlags {
 export function targetWords(t: Target | undefined): string {
   if (!t) return '(an undeclared target)';
   const label = t.name ? ` '${t.name.eq}'` : t.hint ? ` labelled '${t.hint}'` : '';
-  const scope = t.scope.length ? ` in ${t.scope.map((s) => `${s.role} '${s.name}'`).join(' › ')}` : '';
+  const scope = t.scope.length ? ` in ${t.scope.map((s) => `${s.role}${s.column ? ` ${s.column}` : ''} '${s.name}'`).join(' › ')}` : '';
   return `${t.role}${label}${scope}`;
 }
 
 /** A value as words: a blank names its input (and says when it is secret); a literal is quoted. */
 function valueWords(card: Capability, value: string | undefined): string {
   if (value === undefined) return '';
-  return value.replace(/\{\{\s*input\.([a-z0-9_]+)\s*\}\}/g, (_m, name: string) => (card.inputs[name]?.secret ? `the secret ${name}` : `the ${name}`)).replace(/^(?!the )(.*)$/s, "'$1'");
+  return value.replace(/\{\{\s*input\.([a-z0-9_]+)\s*\}\}/g, (_m, name: string) => (card.inputs[name]?.secret ? `the secret ${name}` : card.inputs[name]?.map ? `the ${name}'s code` : `the ${name}`)).replace(/^(?!the )(.*)$/s, "'$1'");
 }
 
 export interface StepView {
@@ -78,6 +78,13 @@ function approvalWords(card: Capability): { ok: boolean; line: string; hash: str
   return { ok: status.servable, line, hash };
 }
 
+/** An enum input's words, and what each types when the input has a value map ("Value maps"). */
+function enumWords(spec: Capability['inputs'][string]): string {
+  const words = `one of ${(spec.values ?? []).join(', ')}`;
+  const map = spec.map;
+  return map ? `${words} (types ${(spec.values ?? []).map((v) => `${v}→${map[v] ?? ''}`).join(', ')})` : words;
+}
+
 const BOLD_RED = (s: string): string => `\u001b[1;31m${s}\u001b[0m`;
 
 /** The card as text for a terminal. `tty` highlights commits in colour; otherwise they are marked in capitals. */
@@ -90,7 +97,7 @@ export function showText(card: Capability, tty = false): string {
   if (rel) out.push(`verified: ${rel.k} of ${rel.n} plates clean (${rel.at})`);
   out.push('', 'inputs:');
   for (const [name, spec] of Object.entries(card.inputs)) {
-    const rule = spec.type === 'enum' ? `one of ${(spec.values ?? []).join(', ')}` : spec.pattern ? `${spec.type} matching ${spec.pattern}` : spec.type;
+    const rule = spec.type === 'enum' ? enumWords(spec) : spec.pattern ? `${spec.type} matching ${spec.pattern}` : spec.type;
     out.push(`  ${name}${spec.secret ? '  [SECRET: HANDRAIL_SECRET_' + name.toUpperCase() + ']' : ''}  ${rule}${spec.description ? ` — ${spec.description}` : ''}`);
   }
   if (Object.keys(card.outputs).length) out.push('', 'outputs:', ...Object.entries(card.outputs).map(([name, o]) => `  ${name}  ${outputWords(o)}`));
@@ -123,7 +130,7 @@ export function showHtml(card: Capability): string {
   const approval = approvalWords(card);
   const inputs = Object.entries(card.inputs).map(
     ([name, spec]) =>
-      `<tr class="${spec.secret ? 'secret' : ''}"><td><code>${esc(name)}</code></td><td>${spec.secret ? `<strong class="secret-tag">secret</strong> <code>HANDRAIL_SECRET_${esc(name.toUpperCase())}</code>` : ''}</td><td>${esc(spec.type === 'enum' ? `one of ${(spec.values ?? []).join(', ')}` : spec.type)}</td><td><code>${esc(spec.pattern ?? '')}</code></td><td>${esc(spec.description ?? '')}</td></tr>`,
+      `<tr class="${spec.secret ? 'secret' : ''}"><td><code>${esc(name)}</code></td><td>${spec.secret ? `<strong class="secret-tag">secret</strong> <code>HANDRAIL_SECRET_${esc(name.toUpperCase())}</code>` : ''}</td><td>${esc(spec.type === 'enum' ? enumWords(spec) : spec.type)}</td><td><code>${esc(spec.pattern ?? '')}</code></td><td>${esc(spec.description ?? '')}</td></tr>`,
   );
   const steps = card.steps.map((step, i) => {
     const v = stepView(card, step, i);

@@ -2,6 +2,7 @@
 // Each step passes six checkpoints: right screen? → resolve → journal → act → settle → expected screen?
 // It never imports a model SDK and never sees the application: only the Surface port.
 import { blanksIn, fillBlanks } from '../../shared/schema/blanks.ts';
+import { typedInputs } from '../../shared/inputs.ts';
 import { JOURNALLED } from '../../shared/operations.ts';
 
 /** The stickers this engine journals: the operations table's, re-exported so a test can hold the engine to it. */
@@ -14,6 +15,7 @@ import { afterCommitScreens } from '../../shared/marks.ts';
 import { Lock } from '../../shared/lock.ts';
 import { compileSafe } from '../../shared/regex.ts';
 import { fingerprint } from '../../shared/fingerprint.ts';
+import { inScope } from '../../shared/ladder.ts';
 import { buildMenu, renderRow } from '../../shared/menu.ts';
 import { jaccard, nameScreen, provable, publicValues, screenWords, type KnownScreen, type PublicValues } from '../../shared/screens.ts';
 import type { Masker } from '../../shared/secrets.ts';
@@ -239,6 +241,8 @@ export class Replay {
   /** What a rehearsal found at the commit (the receipt's `rehearsal`). */
   private rehearsal: Rehearsal | null = null;
   private readonly ctx: ReplayContext;
+  /** What a step types or picks: the inputs with each value map applied (docs/ARCHITECTURE.md, "Value maps"). */
+  private readonly typed: Readonly<Record<string, string>>;
 
   constructor(
     ctx: ReplayContext,
@@ -257,6 +261,7 @@ export class Replay {
       afterCommit: afterCommit.has(label),
     }));
     this.values = publicValues(Object.entries(ctx.inputs).map(([name, value]) => ({ name, value, secret: ctx.card.inputs[name]?.secret !== false })));
+    this.typed = typedInputs(ctx.card, ctx.inputs);
     this.writes = new WriteCheck(surface, ctx.card, ctx.entry, ctx.evidence, ctx.rehearse === true);
     this.now = ctx.now ?? Date.now;
     this.started = this.now();
@@ -286,7 +291,7 @@ export class Replay {
       id: targetId,
       role: t.role,
       supports: t.supports,
-      scope: t.scope.map((s) => ({ role: s.role, name: this.fill(s.name) })),
+      scope: t.scope.map((s) => ({ ...s, name: this.fill(s.name) })),
       ladder: t.ladder.map((r) => (r.value === undefined ? r : { ...r, value: this.fill(r.value) })),
       fingerprint: t.fingerprint,
     };
@@ -540,15 +545,8 @@ export class Replay {
         continue;
       }
       const name = this.fill(p.name);
-      const scope = p.scope?.map((l) => ({ role: l.role, name: this.fill(l.name) }));
-      const found = named.obs.parts.some((f) =>
-        f.controls.some(
-          (c) =>
-            c.role === p.role &&
-            c.name === name &&
-            (!scope || scope.every((l) => c.scope.some((cl) => cl.role === l.role && cl.name === l.name))),
-        ),
-      );
+      const scope = p.scope?.map((l) => ({ ...l, name: this.fill(l.name) }));
+      const found = named.obs.parts.some((f) => f.controls.some((c) => c.role === p.role && c.name === name && (!scope || inScope(c.scope, scope))));
       if (!found) return p;
     }
     return null;
@@ -648,7 +646,12 @@ export class Replay {
   private describeFilled(p: Postcondition): string {
     return p.kind === 'text'
       ? `text ${JSON.stringify(this.fill(p.contains))} on the screen`
-      : `${p.role} ${JSON.stringify(this.fill(p.name))}${p.scope?.length ? ` in ${p.scope.map((l) => `${l.role} ${JSON.stringify(this.fill(l.name))}`).join(' > ')}` : ''} on the screen`;
+      : `${p.role} ${JSON.stringify(this.fill(p.name))}${p.scope?.length ? ` in ${this.scopeWords(p.scope)}` : ''} on the screen`;
+  }
+
+  /** A scope chain in words, its blanks filled unless it is bound already: `row SHARE ID "400118-S0001"`. */
+  private scopeWords(scope: readonly { role: string; name: string; column?: string | undefined }[], bound = false): string {
+    return scope.map((l) => `${l.role}${l.column ? ` ${l.column}` : ''} ${JSON.stringify(bound ? l.name : this.fill(l.name))}`).join(' > ');
   }
 
   private result(end: Ending): RunResult {
@@ -906,7 +909,8 @@ export class Replay {
       return {
         word: 'FAILED',
         code: found.code,
-        message: `target ${step.target} (${target.role} ${JSON.stringify(target.name ?? target.hint ?? '')}): ${found.detail} [rungs tried: ${tried}]`,
+        // The row or container it was looked for in is named: a share the list does not show is said as that share.
+        message: `target ${step.target} (${target.role} ${JSON.stringify(target.name ?? target.hint ?? '')}${target.scope.some((l) => l.role !== 'frame') ? ` in ${this.scopeWords(target.scope.filter((l) => l.role !== 'frame'), true)}` : ''}): ${found.detail} [rungs tried: ${tried}]`,
         atStep: step.id,
       };
     }
@@ -948,7 +952,10 @@ export class Replay {
     const shownBefore = new Map(this.shown);
     await this.timed('wait for the screenshot and evidence', () => Promise.all([this.shotsTaken(), this.notesWritten()]));
     failpoint(step.id, 'before_act');
-    const op = step.op.value === undefined ? { verb: step.op.verb } : { verb: step.op.verb, value: this.fill(step.op.value), ...(secret ? { secret: true } : {}) };
+    // What is typed is the application's code for a mapped input (reason LEGAL types 1); everything compared stays the word.
+    const op = step.op.value === undefined
+      ? { verb: step.op.verb }
+      : { verb: step.op.verb, value: fillBlanks(step.op.value, { input: this.typed, env: {} }), ...(secret ? { secret: true } : {}) };
     this.actedAt = Date.now();
     const acted = await this.timed('act', () => this.surface.act(found.ref, op));
     failpoint(step.id, 'after_act');

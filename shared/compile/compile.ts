@@ -174,7 +174,7 @@ function buildTarget(act: TraceAct, b: Blanker, walker: string): Omit<Built, 'id
   const c = act.control;
   const nameBlank = c.name ? b.whole(c.name) : null;
   const hintBlank = c.hint ? b.whole(c.hint) : null;
-  const scope: ScopeLink[] = (act.scope ?? c.scope).map((l) => (l.role === 'frame' ? l : { role: l.role, name: b.whole(l.name) ?? l.name }));
+  const scope: ScopeLink[] = (act.scope ?? c.scope).map((l) => (l.role === 'frame' ? l : { ...l, name: b.whole(l.name) ?? l.name }));
   const ladder: Rung[] = [...act.rungs]
     .sort((x, y) => x.cost - y.cost)
     .map((r) => (r.value === undefined ? r : { ...r, value: b.whole(r.value) ?? b.within(r.value) }));

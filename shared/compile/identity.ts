@@ -32,7 +32,7 @@ export function recordProof(f: RecordFacts): Precondition[] {
   const own = new Set(choosers(f.target));
   const t = f.target;
   if (t && own.size && t.name?.eq) {
-    pre.push({ kind: 'control', role: t.role, name: t.name.eq, ...(t.scope.length ? { scope: t.scope.map((l) => ({ role: l.role, name: l.name })) } : {}) });
+    pre.push({ kind: 'control', role: t.role, name: t.name.eq, ...(t.scope.length ? { scope: t.scope.map((l) => ({ ...l })) } : {}) });
   } else {
     own.clear();
   }

@@ -229,12 +229,30 @@ export const Input = z
     /** A full-match regular expression (anchors implied). */
     pattern: z.string().optional(),
     values: z.array(z.string()).min(1).optional(),
+    /**
+     * An enum input only: what the application is given for each of its values (docs/ARCHITECTURE.md, "Value maps").
+     * The caller names the business's word (`LEGAL`); a step that types or picks the input types the map's entry
+     * (`1`, the code the green screen takes). Everything compared or judged (names, scopes, proofs, the judge, the
+     * journal key) stays the word.
+     */
+    map: z.record(z.string(), z.string().min(1)).optional(),
     max_length: z.number().int().positive().default(256),
     example: z.string().optional(),
   })
   .superRefine((inp, ctx) => {
     if (inp.type === 'enum' && !inp.values) {
       ctx.addIssue({ code: 'custom', path: ['values'], message: 'an enum input needs its values' });
+    }
+    if (inp.map) {
+      const map = inp.map;
+      const problem = (message: string): void => ctx.addIssue({ code: 'custom', path: ['map'], message });
+      if (inp.type !== 'enum') problem(`only an enum input takes a value map (this one is ${inp.type}): the map says what each of its values types`);
+      else if (inp.secret) problem('a secret input takes no value map: its value is never typed as anything but itself');
+      else {
+        const values = inp.values ?? [];
+        for (const v of values) if (!Object.hasOwn(map, v)) problem(`the value "${v}" has no entry: a map says what every value types`);
+        for (const k of Object.keys(map)) if (!values.includes(k)) problem(`"${k}" is not one of its values (${values.join(', ')})`);
+      }
     }
     const bad = inp.pattern === undefined ? null : patternProblem(inp.pattern);
     if (bad) ctx.addIssue({ code: 'custom', path: ['pattern'], message: `${quotePattern(inp.pattern ?? '')}: ${bad}` });
@@ -455,10 +473,18 @@ function checkIdentity(card: Shape, ctx: Ctx): void {
 /** Rungs and scopes are the surface's own: a card may use only those its surface declares (shared/surfaces.ts). */
 function checkSurface(card: Shape, ctx: Ctx): void {
   const decl = SURFACES[card.surface];
-  const scopes = (links: readonly { role: string }[] | undefined, path: (string | number)[]): void =>
+  const scopes = (links: readonly { role: string; column?: string | undefined }[] | undefined, path: (string | number)[]): void =>
     links?.forEach((l, i) => {
       if (!decl.scopes.includes(l.role as never)) {
         ctx.addIssue({ code: 'custom', path: [...path, i, 'role'], message: `the ${decl.name} surface has no "${l.role}" scope (it has ${decl.scopes.join(', ')})` });
+      }
+      if (l.column === undefined) return;
+      if (l.role === 'row' && !decl.rowColumns) {
+        ctx.addIssue({ code: 'custom', path: [...path, i, 'column'], message: `the ${decl.name} surface keys a row by its first distinct column and names none: drop "column"` });
+      }
+      // A column is the screen's own header text: furniture, never a value the run is given.
+      if (blanksIn(l.column).length) {
+        ctx.addIssue({ code: 'custom', path: [...path, i, 'column'], message: 'a column is the header text on the screen; it holds no blank' });
       }
     });
   for (const [id, t] of Object.entries(card.targets)) {

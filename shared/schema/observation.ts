@@ -18,11 +18,20 @@ export type Verb = z.infer<typeof Verb>;
 /**
  * One link of a scope chain, outermost first: the frame, a named container, a dialog (named or not), a landmark
  * (banner, navigation, main, contentinfo, complementary, search: named by its accessible name, else its role), a row.
+ * A row is named by its key, the text of the first column whose texts tell the rows apart.
  */
-export const ScopeLink = z.strictObject({
-  role: z.enum(['frame', 'row', 'group', 'dialog', 'table', 'form', 'region', 'landmark']),
-  name: z.string(),
-});
+export const ScopeLink = z
+  .strictObject({
+    role: z.enum(['frame', 'row', 'group', 'dialog', 'table', 'form', 'region', 'landmark']),
+    name: z.string(),
+    /**
+     * A row only, on a surface whose rows carry it (shared/surfaces.ts `rowColumns`): the header of the column its key
+     * is read from. In an observation it says where the key came from; in a card it pins it ("the row whose SHARE ID
+     * is …"): a row keyed by another column is not that row (docs/ARCHITECTURE.md, "Rows on a terminal screen").
+     */
+    column: z.string().min(1).optional(),
+  })
+  .refine((l) => l.column === undefined || l.role === 'row', { message: 'only a row link names a column (the header its key is read from)', path: ['column'] });
 export type ScopeLink = z.infer<typeof ScopeLink>;
 
 /** One control as the walker sees it. `ref` is only meaningful inside the observation that made it. */

@@ -39,12 +39,18 @@ async function signOn(t: S3270, password = PASSWORD): Promise<string[]> {
   return t.screen();
 }
 
-/** From the inquiry screen to the hold form of the member's n-th share. */
-async function toHoldForm(t: S3270, member: string, n: number): Promise<string[]> {
+/** From the inquiry screen to the member record, the cursor in the first share's SEL field. */
+async function toMember(t: S3270, member: string): Promise<string[]> {
   await t.do(`String("${member}")`);
   await t.do('PF(5)');
-  const record = await t.screen();
-  await t.do(`String("${n}")`);
+  return t.screen();
+}
+
+/** From the inquiry screen to the hold form of the member's n-th share: S in that line's SEL field, as an operator types it. */
+async function toHoldForm(t: S3270, member: string, n: number): Promise<string[]> {
+  const record = await toMember(t, member);
+  for (let i = 1; i < n; i++) await t.do('Tab');
+  await t.do('String("S")');
   await t.do('Enter');
   await t.screen();
   return record;
@@ -79,7 +85,8 @@ describe('s3270 on the green screen', () => {
     const inquiry = await signOn(terminal);
     expect(inquiry[0]).toContain('MBRINQ');
     const record = await toHoldForm(terminal, '400118', 2);
-    expect(record.join('\n')).toMatch(/ 2 {3}400118-S0005 +SHARE DRAFT +3,842\.17 +ACTIVE/);
+    expect(record[6]).toMatch(/^ SEL {2}SHARE ID +TYPE +BALANCE +STATUS/);
+    expect(record[8]).toMatch(/^ {6}400118-S0005 +SHARE DRAFT +\S*3,842\.17 +ACTIVE/);
     await terminal.keys('String("1")', 'Tab', 'String("COURT ORDER 26-1")', 'PF(8)');
     const review = await terminal.screen();
     expect(review[0]).toContain('HLDREV');
@@ -157,6 +164,27 @@ describe('s3270 on the green screen', () => {
     await terminal.keys('EraseEOF', 'String("9")', 'PF(8)');
     expect((await terminal.screen())[MESSAGE_ROW]).toContain('INVALID REASON CODE');
     expect(await judge('400118-S0001')).toMatchObject({ held: false, postPresses: 0 });
+  });
+
+  it('the member record has a SEL field per share: S beside one opens its hold form; none, two or another letter are refused', async () => {
+    terminal = new S3270();
+    await signOn(terminal);
+    const record = await toMember(terminal, '400118');
+    expect(record[MESSAGE_ROW - 2]).toContain('TYPE S BESIDE A SHARE AND PRESS ENTER');
+    await terminal.do('Enter');
+    expect((await terminal.screen())[MESSAGE_ROW]).toContain('TYPE S BESIDE A SHARE');
+    await terminal.keys('String("S")', 'Tab', 'String("S")', 'Enter');
+    const two = await terminal.screen();
+    expect(two[0]).toContain('MBRDTL');
+    expect(two[MESSAGE_ROW]).toContain('SELECT ONE SHARE AT A TIME');
+    // What was typed survives the error, as on a real list: clear the first line's S and type X beside the second.
+    await terminal.keys('Home', 'EraseEOF', 'Tab', 'EraseEOF', 'String("X")', 'Enter');
+    expect((await terminal.screen())[MESSAGE_ROW]).toContain('X IS NOT A SELECTION: TYPE S BESIDE 400118-S0005');
+    await terminal.keys('Home', 'Tab', 'EraseEOF', 'String("s")', 'Enter');
+    const hold = (await terminal.screen()).join('\n');
+    expect(hold).toContain('HLDENT');
+    expect(hold).toMatch(/SHARE ID +400118-S0005/);
+    expect(await judge('400118-S0005')).toMatchObject({ held: false, postPresses: 0 });
   });
 
   it('F12 cancels back and an inactive key says so without leaving the screen', async () => {

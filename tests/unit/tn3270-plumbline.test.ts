@@ -1,10 +1,11 @@
-// The 3270 card on PLUMBLINE's green screen, as an operator runs it: replay posts a hold the judge confirms, an already-held share is a business outcome, a crash after F10 is never pressed twice, a scripted authoring evening compiles to a card that replays, and every screen reads the same as s3270 shows it.
+// The 3270 card on PLUMBLINE's green screen, as an agent calls it: in the web card's words (a share id, a reason by name), it selects the named share's row and types the reason's code, posts a hold the judge confirms, ends without a press for a share the screen does not list or a reason it does not know, an already-held share is a business outcome, a crash after F10 is never pressed twice, a scripted authoring evening compiles to a card that replays, and every screen reads the same as s3270 shows it.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startBank, type Bank } from '../../demo/plumbline/server.ts';
+import { readCard } from '../../runner/cli/replay.ts';
 import { runCapability } from '../../runner/run.ts';
 import type { RunResult } from '../../shared/schema/result.ts';
 import { EXIT_CODE } from '../../shared/schema/result.ts';
@@ -37,13 +38,19 @@ beforeEach(async () => {
 
 const judge = (share: string) => bank.store.holdFor(share);
 
-async function replay(member: string, line: string, share: string, env: Record<string, string> = {}) {
+async function cardAt(path: string) {
+  const loaded = await readCard(path);
+  if (!loaded.ok) throw new Error(loaded.message);
+  return loaded.card;
+}
+
+async function replay(member: string, share: string, reason = 'LEGAL', env: Record<string, string> = {}) {
   const evidence = await mkdtemp(join(scratch, 'ev-'));
   const ran = await handrail(
     [
       'replay', CARD, '--base-url', bank.terminalUrl ?? '', '--evidence', evidence,
-      '--input', 'operator_id=OP1001', '--input', `member_number=${member}`, '--input', `share_line=${line}`,
-      '--input', `share_id=${share}`, '--input', 'reason_code=1', '--settle-timeout', '5000',
+      '--input', 'operator_id=OP1001', '--input', `member_number=${member}`,
+      '--input', `share_id=${share}`, '--input', `reason=${reason}`, '--settle-timeout', '5000',
     ],
     { ...process.env, HANDRAIL_HOME: home, HANDRAIL_SECRET_PASSWORD: PASSWORD, ...env },
   );
@@ -51,8 +58,17 @@ async function replay(member: string, line: string, share: string, env: Record<s
 }
 
 describe('the approved 3270 card', () => {
+  it('takes the web card\'s inputs: a share id and a reason by name, no line number and no code', async () => {
+    const green = await cardAt(CARD);
+    const web = await cardAt('capabilities/plumbline-place-hold.json');
+    expect(Object.keys(green?.inputs ?? {})).toEqual(Object.keys(web?.inputs ?? {}));
+    expect(green?.inputs['reason']?.values).toEqual(web?.inputs['reason']?.values);
+    const post = green?.steps.find((st) => st.effect.kind === 'commit');
+    expect(post?.pre).toEqual(expect.arrayContaining([{ kind: 'text', contains: '{{input.share_id}}' }]));
+  });
+
   it('replays SUCCESS with the confirmation the judge holds, text evidence only, and no secret anywhere', async () => {
-    const r = await replay('400118', '2', '400118-S0005');
+    const r = await replay('400118', '400118-S0005');
     expect(r.receipt, r.stderr).toMatchObject({ word: 'SUCCESS', llm_calls: 0, steps_done: 11, screen: 'hold_result' });
     const held = judge('400118-S0005');
     expect(held).toMatchObject({ held: true, reason: 'LEGAL', postPresses: 1 });
@@ -67,28 +83,65 @@ describe('the approved 3270 card', () => {
     expect(verified.code, verified.stdout + verified.stderr).toBe(0);
   });
 
-  it('the line of 400118-S0005 given while naming 400118-S0001: FAILED WRONG_RECORD, and the bank counts no press on either share', async () => {
-    const r = await replay('400118', '2', '400118-S0001');
-    expect(r.receipt, r.stderr).toMatchObject({ word: 'FAILED', code: 'WRONG_RECORD', at_step: 'post_hold', retryable: false });
+  it('given 400118-S0001, it selects that share\'s row (the first line, not a line the caller passed) and holds only it', async () => {
+    const r = await replay('400118', '400118-S0001', 'GARNISHMENT');
+    expect(r.receipt, r.stderr).toMatchObject({ word: 'SUCCESS', screen: 'hold_result' });
+    // GARNISHMENT is typed as the host's code 3: the judge reads the reason the store kept.
+    expect(judge('400118-S0001')).toMatchObject({ held: true, reason: 'GARNISHMENT', postPresses: 1 });
+    expect(judge('400118-S0005')).toMatchObject({ held: false, postPresses: 0 });
+  });
+
+  it('a share the member screen does not list ends FAILED naming that share, and the bank counts no press', async () => {
+    const r = await replay('400118', '400226-S0002');
+    expect(r.receipt, r.stderr).toMatchObject({ word: 'FAILED', code: 'TARGET_NOT_FOUND', at_step: 'select_share', retryable: false });
+    expect(r.receipt.message).toContain('row SHARE ID "400226-S0002"');
     expect(r.code).toBe(EXIT_CODE.FAILED);
+    expect(r.stderr).not.toContain('invoke (commit)');
+    expect(judge('400226-S0002').postPresses).toBe(0);
+    expect(judge('400118-S0001')).toMatchObject({ held: false, postPresses: 0 });
+    expect(judge('400118-S0005')).toMatchObject({ held: false, postPresses: 0 });
+  });
+
+  it('a reason the green screen does not take is refused before anything is opened, naming the input and its words', async () => {
+    for (const reason of ['COURT', '1']) {
+      const r = await replay('400118', '400118-S0005', reason);
+      expect(r.receipt, r.stderr).toMatchObject({ word: 'REFUSED', code: 'INVALID_INPUT' });
+      expect(r.receipt.message).toContain('input "reason" expected one of LEGAL, FRAUD_REVIEW, GARNISHMENT, DECEASED, OTHER');
+    }
+    expect(judge('400118-S0005')).toMatchObject({ held: false, postPresses: 0 });
+  });
+
+  it('the commit still proves its share: a screen showing another share ends FAILED WRONG_RECORD with nothing pressed', async () => {
+    // A copy whose SEL target is pinned to the member's other share, so the review screen shows a share the caller did not name.
+    const card = structuredClone(await cardAt(CARD));
+    const sel = card.targets['share_sel_field'];
+    if (!sel) throw new Error('the card has no share_sel_field');
+    sel.scope = [{ role: 'row', name: '400118-S0005', column: 'SHARE ID' }];
+    const r = await runCapability({
+      card,
+      inputs: { operator_id: 'OP1001', password: PASSWORD, member_number: '400118', share_id: '400118-S0001', reason: 'LEGAL' },
+      env: { BASE_URL: bank.terminalUrl, HANDRAIL_HOME: home },
+      allowUnapproved: true,
+      evidenceDir: join(scratch, 'ev-wrong'),
+    });
+    expect(r, r.message).toMatchObject({ word: 'FAILED', code: 'WRONG_RECORD', at_step: 'post_hold' });
     expect(judge('400118-S0005')).toMatchObject({ held: false, postPresses: 0 });
     expect(judge('400118-S0001')).toMatchObject({ held: false, postPresses: 0 });
-    expect(r.stderr).not.toContain('invoke (commit)');
   });
 
   it('a share already held ends BUSINESS_OUTCOME ALREADY_PROCESSED, and the hold is not changed', async () => {
     const before = judge('400226-S0002');
     expect(before).toMatchObject({ held: true, reason: 'LEGAL' });
-    const r = await replay('400226', '1', '400226-S0002');
+    const r = await replay('400226', '400226-S0002');
     expect(r.receipt, r.stderr).toMatchObject({ word: 'BUSINESS_OUTCOME', code: 'ALREADY_PROCESSED', screen: 'hold_refused' });
     expect(judge('400226-S0002')).toMatchObject({ held: true, reason: 'LEGAL', confirmation: before.confirmation });
   });
 
   it('killed after F10 showed its result, the next run refuses to press it again: one press, in doubt', async () => {
-    const crashed = await replay('400337', '1', '400337-S0001', { HANDRAIL_FAILPOINT: 'post_hold:after_settle' });
+    const crashed = await replay('400337', '400337-S0001', 'LEGAL', { HANDRAIL_FAILPOINT: 'post_hold:after_settle' });
     expect(crashed.signal ?? crashed.code).toBe('SIGKILL');
     expect(judge('400337-S0001').postPresses).toBe(1);
-    const rerun = await replay('400337', '1', '400337-S0001');
+    const rerun = await replay('400337', '400337-S0001');
     expect(rerun.code).toBe(EXIT_CODE.UNSAFE_TO_RETRY);
     expect(rerun.receipt).toMatchObject({ word: 'UNSAFE_TO_RETRY', code: 'JOURNAL_IN_DOUBT', retryable: false });
     expect(judge('400337-S0001').postPresses).toBe(1);
@@ -134,7 +187,7 @@ describe('authoring on the terminal', () => {
     expect(judge('400118-S0001')).toMatchObject({ held: true, postPresses: 1 });
     const r = await runCapability({
       card,
-      inputs: { operator_id: 'OP1001', password: PASSWORD, member_number: '400445', share_line: '1', reason_code: '3' },
+      inputs: { operator_id: 'OP1001', password: PASSWORD, member_number: '400445', share_id: '400445-S0001', reason_code: '3' },
       env: { BASE_URL: bank.terminalUrl },
       allowUnapproved: true,
       evidenceDir: join(scratch, 'ev-authored'),
@@ -154,24 +207,23 @@ describe('handrail author on a tn3270:// entry', () => {
     const ran = await handrail(
       [
         'author', '--url', bank.terminalUrl ?? '', '--goal', 'Place a hold on one share on the green screen',
-        '--input', 'operator_id=OP1001', '--secret', 'password', '--input', 'member_number=400337', '--input', 'share_line=1',
+        '--input', 'operator_id=OP1001', '--secret', 'password', '--input', 'member_number=400118', '--input', 'share_id=400118-S0001',
         '--input', 'reason_code=2', '--model', `scripted:${EVENING_SCRIPT}`, '--owner', 'Dana Reviewer', '--owner-answers', answers, '-o', trace,
       ],
       env,
     );
     expect(ran.code, ran.stderr).toBe(0);
     expect(JSON.parse(ran.stdout)).toMatchObject({ ok: true, finished: 'hold_result' });
-    expect(judge('400337-S0001')).toMatchObject({ held: true, reason: 'FRAUD_REVIEW', postPresses: 1 });
+    expect(judge('400118-S0001')).toMatchObject({ held: true, reason: 'FRAUD_REVIEW', postPresses: 1 });
     expect(await readFile(trace, 'utf8')).not.toContain(PASSWORD);
     const out = join(dir, 'card.json');
-    const refused = await handrail(['compile', trace, '-o', out, '--id', 'green_hold'], env);
-    // The share was chosen by its line number, which names no record: the compiler asks what the screen shows of it.
-    expect(refused.stderr).toMatch(/NO_RECORD_IDENTITY: commit step "post_hold"/);
-    const compiled = await handrail(['compile', trace, '-o', out, '--id', 'green_hold', '--pre', 'post_hold=text:{{input.member_number}}'], env);
+    // The share was chosen by its row, whose key is the share_id input: the compiler proves it on the review screen itself.
+    const compiled = await handrail(['compile', trace, '-o', out, '--id', 'green_hold'], env);
     expect(compiled.code, compiled.stderr).toBe(0);
-    const card = JSON.parse(await readFile(out, 'utf8')) as { surface: string; steps: { id: string; effect: { kind: string } }[] };
+    const card = JSON.parse(await readFile(out, 'utf8')) as { surface: string; steps: { id: string; effect: { kind: string }; pre?: unknown }[]; targets: Record<string, { scope: unknown }> };
     expect(card.surface).toBe('tn3270');
-    expect(card.steps.filter((st) => st.effect.kind === 'commit').map((st) => st.id)).toEqual(['post_hold']);
+    expect(card.steps.filter((st) => st.effect.kind === 'commit').map((st) => [st.id, st.pre])).toEqual([['post_hold', [{ kind: 'text', contains: '{{input.share_id}}' }]]]);
+    expect(Object.values(card.targets).map((t) => t.scope)).toContainEqual([{ role: 'row', name: '{{input.share_id}}', column: 'SHARE ID' }]);
   });
 });
 
@@ -181,9 +233,9 @@ describe('the surface reads what s3270 shows', () => {
     const surface = new TerminalSurface();
     const shown = (lines: string[]) => lines.map((l) => l.trimEnd()).join('\n').trimEnd();
     const settle = (): Promise<Observation> => settled(surface);
-    const control = (o: Observation, name: string) => {
-      const c = o.parts[0]?.controls.find((x) => x.name === name);
-      if (!c) throw new Error(`no ${name} on ${o.parts[0]?.text.split('\n')[0] ?? ''}`);
+    const control = (o: Observation, name: string, row?: string) => {
+      const c = o.parts[0]?.controls.find((x) => x.name === name && (row === undefined || x.scope.some((l) => l.role === 'row' && l.name === row)));
+      if (!c) throw new Error(`no ${name}${row ? ` in row ${row}` : ''} on ${o.parts[0]?.text.split('\n')[0] ?? ''}`);
       return c.ref;
     };
     const compared: string[] = [];
@@ -213,9 +265,10 @@ describe('the surface reads what s3270 shows', () => {
       await s3270.do('String("400118")');
       await s3270.do('PF(5)');
       o = await same();
-      await surface.act(control(o, 'SELECT SHARE'), { verb: 'set_value', value: '2' });
+      await surface.act(control(o, 'SEL', '400118-S0005'), { verb: 'set_value', value: 'S' });
       await surface.act(control(o, 'ENTER=Select'), { verb: 'invoke' });
-      await s3270.do('String("2")');
+      await s3270.do('Tab');
+      await s3270.do('String("S")');
       await s3270.do('Enter');
       o = await same();
       await surface.act(control(o, 'REASON CODE'), { verb: 'set_value', value: '1' });
@@ -232,7 +285,7 @@ describe('the surface reads what s3270 shows', () => {
       expect(refused).toContain('ALREADY HELD');
       await surface.act(control(posted, 'F3=Return'), { verb: 'invoke' });
       o = await settle();
-      await surface.act(control(o, 'SELECT SHARE'), { verb: 'set_value', value: '2' });
+      await surface.act(control(o, 'SEL', '400118-S0005'), { verb: 'set_value', value: 'S' });
       await surface.act(control(o, 'ENTER=Select'), { verb: 'invoke' });
       o = await settle();
       await surface.act(control(o, 'REASON CODE'), { verb: 'set_value', value: '1' });

@@ -65,7 +65,7 @@ describe('the terminal surface', () => {
     ]);
     expect(obs.parts[0]?.text.split('\n').slice(0, 3)).toEqual([' SIGN ON', ' USER:', ' PASS:']);
     expect(obs.locus).toEqual({ host: `127.0.0.1:${host?.port}`, screen: 'SIGN ON' });
-    expect(obs.observer).toBe('tn3270/1');
+    expect(obs.observer).toBe('tn3270/2');
     expect(s.session?.refusedTn3270e).toBe(true);
   });
 

@@ -137,13 +137,16 @@ function shareLines(id: string, store: Store): Label[] {
   ];
 }
 
+/** The SEL field of a share's line on the member screen: one per share, as a CICS or ISPF list has (`S` selects). */
+const selName = (share: string): string => `sel ${share}`;
+
 function memberScreen(s: Session, store: Store): Screen {
   const m = store.member(s.member);
   const shares = store.sharesOf(s.member);
   const rows: Label[] = shares.map((sh, i) => {
     const h = store.hold(sh.id);
-    const line = `${String(i + 1).padStart(2)}   ${sh.id.padEnd(14)} ${sh.type.padEnd(14)} ${money(sh.balanceCents).padStart(14)}   ${h ? `HELD ${h.reason}` : 'ACTIVE'}`;
-    return { row: 8 + i, col: 2, text: line };
+    const line = `${sh.id.padEnd(14)} ${sh.type.padEnd(14)} ${money(sh.balanceCents).padStart(14)}   ${h ? `HELD ${h.reason}` : 'ACTIVE'}`;
+    return { row: 8 + i, col: 7, text: line };
   });
   return frame('member', s, [
     { row: 3, col: 2, text: 'MEMBER' },
@@ -154,10 +157,11 @@ function memberScreen(s: Session, store: Store): Screen {
     { row: 4, col: 14, text: m?.name ?? '' },
     { row: 5, col: 2, text: 'ADDRESS' },
     { row: 5, col: 14, text: m ? `${m.address}, ${m.city}` : '' },
+    // The headings sit over their columns: SEL over each line's field, the rest over the text they head.
     { row: 7, col: 2, text: `SEL  ${'SHARE ID'.padEnd(14)} ${'TYPE'.padEnd(14)} ${'BALANCE'.padStart(14)}   STATUS` },
     ...rows,
-    { row: 21, col: 2, text: 'SELECT SHARE .' },
-  ], [{ name: 'select', row: 21, col: 18, length: 2, numeric: true }]);
+    { row: 21, col: 2, text: 'TYPE S BESIDE A SHARE AND PRESS ENTER TO PLACE A HOLD ON IT.' },
+  ], shares.map((sh, i) => ({ name: selName(sh.id), row: 8 + i, col: 2, length: 1 })));
 }
 
 /** What a key press does: the session's next state, or 'exit' to end the connection. */
@@ -202,12 +206,12 @@ export function press(s: Session, input: Inbound, screen: Screen, store: Store):
     case 'member': {
       if (key === 'F12' || key === 'F3') return go('inquiry');
       if (key !== 'ENTER') return error(`${aidName(input.aid)} IS NOT ACTIVE ON THIS SCREEN`);
-      const shares = store.sharesOf(s.member);
-      const pick = value('select');
-      if (!pick) return error('TYPE THE SEL NUMBER OF A SHARE');
-      if (!/^\d+$/.test(pick)) return error('SELECTION MUST BE NUMERIC');
-      const share = shares[Number(pick) - 1];
-      if (!share) return error(`NO SHARE ${Number(pick)} ON THIS MEMBER (1-${shares.length})`);
+      const marked = store.sharesOf(s.member).filter((sh) => value(selName(sh.id)));
+      const wrong = marked.find((sh) => value(selName(sh.id)).toUpperCase() !== 'S');
+      if (wrong) return error(`${value(selName(wrong.id))} IS NOT A SELECTION: TYPE S BESIDE ${wrong.id}`);
+      const [share, ...more] = marked;
+      if (!share) return error('TYPE S BESIDE A SHARE');
+      if (more.length) return error('SELECT ONE SHARE AT A TIME');
       return go('hold', { share: share.id, reason: undefined, note: '' });
     }
     case 'hold': {
