@@ -25,6 +25,7 @@ export class ExtensionAnthropicModel implements Model {
   readonly #client: Anthropic;
   readonly #conversation: ToolConversation;
   #usage: ModelUsage = NO_USAGE;
+  readonly #stopped = new AbortController();
 
   /** `saved`: a conversation from `save()` to go on from (parsed: it comes back from IndexedDB). No key is in it. */
   constructor(s: ModelSettings, saved?: unknown) {
@@ -43,10 +44,21 @@ export class ExtensionAnthropicModel implements Model {
   }
 
   async next(turn: ModelTurn): Promise<ToolCall[]> {
+    if (this.#stopped.signal.aborted) throw new Error('the clerk stopped the session');
     const body = this.#conversation.request(turn, { model: this.name, maxTokens: 1024 });
-    const res = await this.#client.messages.create(body as unknown as MessageCreateParamsNonStreaming);
+    let res;
+    try {
+      res = await this.#client.messages.create(body as unknown as MessageCreateParamsNonStreaming, { signal: this.#stopped.signal });
+    } catch (e) {
+      if (this.#stopped.signal.aborted) throw new Error('the clerk stopped the session');
+      throw e;
+    }
     this.#usage = addUsage(this.#usage, res.usage);
     return this.#conversation.answer(res);
+  }
+
+  stop(): void {
+    this.#stopped.abort();
   }
 
   /** What the API said it counted over this session's requests (since this worker took the session up). */

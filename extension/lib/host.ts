@@ -293,6 +293,7 @@ export class Host {
         if (s.mode === 'model' && live) {
           // The evening owns its book: halting the surface makes it write its own end line and stop.
           live.surface.halted = true;
+          live.model?.stop?.();
           this.#questions.dropAll();
           return { ok: true };
         }

@@ -29,6 +29,7 @@ async function runModelSession(ctx: SessionContext, s: SessionRecord, resume: bo
   }
   if (!resume) await ctx.update(s.id, (r) => ({ ...r, model: model.name }));
   const live = await ctx.open(s);
+  live.model = model;
   const release = d.keepAlive();
   try {
     const o: EveningOptions = {

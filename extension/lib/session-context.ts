@@ -55,6 +55,8 @@ export interface Live {
   known: KnownScreen[];
   /** Record mode only: the guard the clerk's actions go through. */
   guard: Guard | null;
+  /** Model mode only: the model the evening asks, so a Stop gives up its answer in flight. */
+  model?: Model;
   /** Record mode only: the writes its guard watches; a site the clerk adds is added here, watched at once. */
   writes?: { origins: string[]; ignore: string[] };
   /** The panel's view as last written (signature, label and menu), to write only when it changed. */

@@ -67,6 +67,11 @@ export interface Model {
   save?(): unknown;
   /** What the model API reported it counted so far (tokens, cache reads); absent for models that report nothing. */
   usage?(): ModelUsage;
+  /**
+   * The clerk stopped the session: an answer in flight is given up at once (its `next` rejects), and so is any later
+   * call. Without it a Stop waits for the model's answer, which a real model may take a minute over.
+   */
+  stop?(): void;
 }
 
 /** The owner's answer to "is this button a commit?", in their name; `cancel`: do not press it at all. */

@@ -383,8 +383,11 @@ test('while the model works the panel says so, with Stop; Stop ends the evening 
   test.setTimeout(90_000);
   const key = `sk-fake-${Math.random().toString(36).slice(2, 10)}`;
   const script = parseScript(await readFile(fileURLToPath(new URL('../fixtures/author/plumbline-evening.json', import.meta.url)), 'utf8'));
-  // A model that takes eight seconds over each answer: long enough for axe and a picture on a loaded machine before Stop.
-  const fake = await startFakeAnthropic(script, { apiKey: key, delayMs: 8_000 });
+  // A model that answers only once Stop has been pressed: axe and a picture are taken while it works, however loaded
+  // the machine, and no fixed wait stands in for "its answer has come".
+  let letAnswer = (): void => undefined;
+  const hold = new Promise<void>((r) => (letAnswer = r));
+  const fake = await startFakeAnthropic(script, { apiKey: key, hold });
   try {
     const page = await ext.context.newPage();
     await page.goto(`${bank.url}/signon`);
@@ -397,8 +400,13 @@ test('while the model works the panel says so, with Stop; Stop ends the evening 
     await panel.getByTestId('busy-stop').click();
     await expect(panel.getByTestId('phase')).toHaveText(/stopped|failed/, { timeout: 20_000 });
     await expect(panel.getByTestId('busy')).toHaveCount(0);
-    // Nothing was pressed after Stop: the tab is still on sign-on after the model's answer would have come.
-    await page.waitForTimeout(9_000);
+    // Nothing was pressed after Stop: the model's answer (a sign-on) is let go and sent, and the tab stays on sign-on.
+    letAnswer();
+    await expect.poll(() => fake.answered(), { timeout: 10_000 }).toBe(1);
+    await expect(page).toHaveURL(/\/signon$/);
+    // The answer types the operator ID first: a second after it was sent, the field is still empty and nothing moved.
+    await page.waitForTimeout(1_000);
+    await expect(page.locator('input[name=opid]')).toHaveValue('');
     expect(new URL(page.url()).pathname).toBe('/signon');
     await page.close();
     await panel.close();
