@@ -49,6 +49,8 @@ test('a clerk adds, renames, assigns and closes cases; each write reaches the st
   await panel.getByRole('button', { name: 'Assign' }).click();
   await expect(page.getByRole('status')).toHaveText('Assigned C-1003 to Dana Kowalski');
   expect(await judge('C-1003')).toMatchObject({ case: { assignee: 'Dana Kowalski' }, writes: { assigns: 1 } });
+  // The list reloads after an assign too: a person waits for it, or the row hovered below is replaced under the mouse.
+  await expect(page.getByRole('progressbar', { name: 'Loading' })).toBeHidden();
 
   // Close through the modal: the page behind it is inert while it is open.
   const row2 = cases.getByRole('listitem').filter({ hasText: 'C-1002' });
