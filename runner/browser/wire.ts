@@ -39,6 +39,16 @@ function indexRows(v: unknown, size: number, what: string): number[][] {
   });
 }
 
+/** The rows as the page sends them: a list of `{key, text}`, both strings. */
+function keyedRows(v: unknown): Array<{ key: string; text: string }> {
+  if (!Array.isArray(v)) return fail('rows is not a list');
+  return v.map((r: unknown, i) => {
+    const row = r as { key?: unknown; text?: unknown } | null;
+    if (typeof row !== 'object' || row === null || typeof row.key !== 'string' || typeof row.text !== 'string') return fail(`rows[${i}] is not a key and a text`);
+    return { key: row.key, text: row.text };
+  });
+}
+
 function shapes(v: unknown): WireField[][] {
   if (!Array.isArray(v)) return fail('shapes is not a list');
   return v.map((shape: unknown, s) => {
@@ -56,6 +66,8 @@ export function fromWire(v: unknown): DocumentObservation {
   for (const key of ['url', 'title', 'text'] as const) if (typeof w[key] !== 'string') fail(`${key} is not a string`);
   if (typeof w.busy !== 'boolean') fail('busy is not true or false');
   if (w.moving !== undefined && w.moving !== true) fail('moving is neither absent nor true');
+  const said = w.said === undefined ? undefined : strings(w.said, 'said');
+  const rows = w.rows === undefined ? undefined : keyedRows(w.rows);
   const table = strings(w.strings, 'strings');
   const lists = indexRows(w.lists, table.length, 'lists').map((ids) => ids.map((i) => table[i]!));
   const scopes = indexRows(w.scopes, table.length, 'scopes').map((ids, s): ScopeLink[] => {
@@ -103,6 +115,8 @@ export function fromWire(v: unknown): DocumentObservation {
     controls,
     paths: strings(w.paths, 'paths'),
     text: w.text as string,
+    ...(said ? { said } : {}),
+    ...(rows ? { rows } : {}),
     busy: w.busy as boolean,
     ...(w.moving === true ? { moving: true as const } : {}),
   };

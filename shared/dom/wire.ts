@@ -7,7 +7,7 @@ import type { Control } from '../schema/observation.ts';
 import type { DocumentObservation } from './api.ts';
 
 /** Names the form, so a runner never expands a form it does not know (a page keeps the walker another build installed). */
-export const WIRE_VERSION = 'handrail-wire/1';
+export const WIRE_VERSION = 'handrail-wire/2';
 
 /**
  * How each field of a control crosses. `ref`: the observation numbers its controls `c0`, `c1`, … in order, so a ref
@@ -58,6 +58,10 @@ export interface Wire {
   controls: WireControl[];
   paths: string[];
   text: string;
+  /** What the live regions say, as the observation has it (absent: silence). */
+  said?: string[];
+  /** The rows by key and text, as the observation has them (absent: none). */
+  rows?: Array<{ key: string; text: string }>;
   busy: boolean;
   moving?: true;
 }
@@ -115,6 +119,8 @@ export function toWire(obs: DocumentObservation): Wire {
     controls: [],
     paths: obs.paths,
     text: obs.text,
+    ...(obs.said ? { said: obs.said } : {}),
+    ...(obs.rows ? { rows: obs.rows } : {}),
     busy: obs.busy,
     ...(obs.moving ? { moving: true as const } : {}),
   };
