@@ -10,6 +10,7 @@ import { BrowserSurface } from '../../runner/browser/surface.ts';
 import { runCapability } from '../../runner/run.ts';
 import type { Owner } from '../../shared/author/ports.ts';
 import { ScriptedModel } from '../../shared/author/scripted.ts';
+import { parsePost } from '../../runner/cli/compile.ts';
 import type { Capability, Postcondition } from '../../shared/schema/capability.ts';
 import { startToastDesk, type ToastDesk } from '../fixtures/toast-desk.ts';
 import { compiled, eveningInBrowser } from './support/evening.ts';
@@ -73,6 +74,8 @@ test('a refusal toast that repeats the name never proves the save: success is SU
   test.setTimeout(120_000);
   // The reviewer's postcondition is the record's own words: the name shows on the list once saved.
   const card = await author([{ kind: 'text', contains: '{{input.name}}' }], 'text.jsonl');
+  // The book kept what the app said where the save landed, and the compiler carried it to the step, the name a blank.
+  expect(card.steps.find((s) => s.id === 'save_supplier')?.said).toEqual(['Saved supplier {{input.name}}']);
 
   desk.reset();
   const ok = await replay(card, 'Dunmore Haulage');
@@ -93,4 +96,22 @@ test('a refusal toast that repeats the name never proves the save: success is SU
   const answered = await replay(declared, TOO_LONG);
   expect(answered, JSON.stringify(answered)).toMatchObject({ word: 'BUSINESS_OUTCOME', code: 'NAME_TOO_LONG', outcome: 'name_too_long' });
   expect(desk.suppliers.map((s) => s.name)).not.toContain(TOO_LONG);
+});
+
+test('a row-scoped postcondition (handrail compile --post STEP=row:KEY:WORDS) holds only in the saved supplier\'s own row', async () => {
+  test.setTimeout(120_000);
+  const post = parsePost(['save_supplier=row:{{input.name}}:new']).save_supplier ?? [];
+  const card = await author(post, 'row.jsonl');
+  expect(card.steps.find((s) => s.id === 'save_supplier')?.post).toEqual([{ kind: 'row', key: '{{input.name}}', contains: 'new' }]);
+
+  desk.reset();
+  const ok = await replay(card, 'Dunmore Haulage');
+  expect(ok, JSON.stringify(ok)).toMatchObject({ word: 'SUCCESS', llm_calls: 0 });
+
+  // Without the words the card kept, the row alone still tells: a refused name has no row of its own.
+  const silent: Capability = structuredClone(card);
+  for (const s of silent.steps) delete s.said;
+  const refused = await replay(silent, TOO_LONG);
+  expect(refused).toMatchObject({ word: 'UNSAFE_TO_RETRY', code: 'COMMIT_IN_DOUBT', at_step: 'save_supplier' });
+  expect(refused.message).toContain('row "{{input.name}}" showing "new" on the screen does not hold');
 });
