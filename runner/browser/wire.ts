@@ -39,14 +39,15 @@ function indexRows(v: unknown, size: number, what: string): number[][] {
   });
 }
 
-/** The rows as the page sends them: a list of `{key, text}`, both strings. */
-function keyedRows(v: unknown): Array<{ key: string; text: string }> {
-  if (!Array.isArray(v)) return fail('rows is not a list');
-  return v.map((r: unknown, i) => {
-    const row = r as { key?: unknown; text?: unknown } | null;
-    if (typeof row !== 'object' || row === null || typeof row.key !== 'string' || typeof row.text !== 'string') return fail(`rows[${i}] is not a key and a text`);
-    return { key: row.key, text: row.text };
-  });
+/** The rows as the page sends them (shared/dom/wire.ts Wire.rows): key and text indices in pairs, -1 for a text that is its key. */
+function keyedRows(v: unknown, table: readonly string[]): Array<{ key: string; text: string }> {
+  if (!Array.isArray(v) || v.length % 2 !== 0) return fail('rows is not a list of key and text pairs');
+  const out: Array<{ key: string; text: string }> = [];
+  for (let k = 0; k < v.length; k += 2) {
+    const key = table[index(v[k], table.length, `rows[${k}]`)]!;
+    out.push({ key, text: v[k + 1] === -1 ? key : table[index(v[k + 1], table.length, `rows[${k + 1}]`)]! });
+  }
+  return out;
 }
 
 function shapes(v: unknown): WireField[][] {
@@ -67,8 +68,8 @@ export function fromWire(v: unknown): DocumentObservation {
   if (typeof w.busy !== 'boolean') fail('busy is not true or false');
   if (w.moving !== undefined && w.moving !== true) fail('moving is neither absent nor true');
   const said = w.said === undefined ? undefined : strings(w.said, 'said');
-  const rows = w.rows === undefined ? undefined : keyedRows(w.rows);
   const table = strings(w.strings, 'strings');
+  const rows = w.rows === undefined ? undefined : keyedRows(w.rows, table);
   const lists = indexRows(w.lists, table.length, 'lists').map((ids) => ids.map((i) => table[i]!));
   const scopes = indexRows(w.scopes, table.length, 'scopes').map((ids, s): ScopeLink[] => {
     if (ids.length % 2 !== 0) fail(`scopes[${s}] is not a list of role and name pairs`);

@@ -73,7 +73,7 @@ export interface Walked {
   text: string;
   /** What its visible live regions say, one string per region, in document order (empty: silence). */
   said: string[];
-  /** Its rows (outside live regions) that have a key, with their text, in document order. */
+  /** Its records' rows (a data table's, an ARIA row, a list item; outside live regions) that have a key, with their text, in document order. */
   rows: Array<{ key: string; text: string }>;
   title: string;
   url: string;
@@ -375,7 +375,9 @@ export function walkDocument(doc: Document, c: DomCache, at?: (el: Element, ctx:
     if (!inRegion && isLiveRegion(el, role)) {
       inRegion = true;
       if (el instanceof HTMLElement && visible(el, tag)) regions.push(el);
-    } else if (!inRegion && (tag === 'TR' || role === 'row' || role === 'listitem') && visible(el, tag)) {
+    } else if (!inRegion && ((tag === 'TR' && ctx.dataTable) || (tag !== 'TR' && (role === 'row' || role === 'listitem'))) && visible(el, tag)) {
+      // A record's row: a data table's (one with header cells, or a grid), an ARIA row, a list item. A layout table's
+      // rows (a label beside its field) are the page's furniture, no record a condition names.
       rowEls.push(el);
     }
     if (ctx.blocked) {

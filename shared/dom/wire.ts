@@ -60,8 +60,11 @@ export interface Wire {
   text: string;
   /** What the live regions say, as the observation has it (absent: silence). */
   said?: string[];
-  /** The rows by key and text, as the observation has them (absent: none). */
-  rows?: Array<{ key: string; text: string }>;
+  /**
+   * The rows, flat as [key, text, key, text, …] indices into `strings`, a text equal to its key as -1 (a layout row's
+   * one cell): most keys are in the table already as controls' row scopes (absent: none).
+   */
+  rows?: number[];
   busy: boolean;
   moving?: true;
 }
@@ -120,7 +123,6 @@ export function toWire(obs: DocumentObservation): Wire {
     paths: obs.paths,
     text: obs.text,
     ...(obs.said ? { said: obs.said } : {}),
-    ...(obs.rows ? { rows: obs.rows } : {}),
     busy: obs.busy,
     ...(obs.moving ? { moving: true as const } : {}),
   };
@@ -197,6 +199,12 @@ export function toWire(obs: DocumentObservation): Wire {
     }
     row[0] = lastShape;
     wire.controls.push(row);
+  }
+  if (obs.rows) {
+    const rows: number[] = [];
+    for (const r of obs.rows) rows.push(string(r.key), r.text === r.key ? -1 : string(r.text));
+    // Set after the controls so the wire's keys keep the observation's order once expanded (runner/browser/wire.ts).
+    wire.rows = rows;
   }
   return wire;
 }
