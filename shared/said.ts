@@ -3,10 +3,26 @@
 // that was new since the press; replay compares what its landing says that is new with that. Pure functions.
 import { maskData } from './dom/walk.ts';
 import { normalize } from './dom/name.ts';
+import { BLANK_RE } from './schema/blanks.ts';
 
 /** How two sayings are compared: whitespace-normalised, every run of digits as `#` (a case number, a time). */
 export function saidKey(words: string): string {
   return maskData(normalize(words));
+}
+
+/**
+ * A saying as a card keeps it: every run of digits outside its blanks as `#`, as paths keep data (a case number, a
+ * time), so the card is the same whichever record the evening made and holds no record's number.
+ */
+export function saidTemplate(words: string): string {
+  const blank = new RegExp(BLANK_RE.source, 'g');
+  let out = '';
+  let at = 0;
+  for (const m of words.matchAll(blank)) {
+    out += maskData(words.slice(at, m.index)) + m[0];
+    at = m.index + m[0].length;
+  }
+  return out + maskData(words.slice(at));
 }
 
 /**

@@ -27,7 +27,7 @@ import { continuityHoles } from './continuity.ts';
 import { recordProof } from './identity.ts';
 import { LOST_WHY, lostAction, type TraceAct, type TraceLabel, type TraceLine, type TraceStart } from '../schema/trace.ts';
 import { describeWrite, endpointOf, originOf } from '../writes.ts';
-import { newSaid } from '../said.ts';
+import { newSaid, saidTemplate } from '../said.ts';
 import { labelledAs, labelledScreen, templateScreen, type KnownScreen } from '../screens.ts';
 
 export type HoleCode =
@@ -535,11 +535,12 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
 
 /**
  * What the app said on the screen a commit landed on that it had not said before the press (docs/ARCHITECTURE.md,
- * "What the app says"), each input value standing in it as its blank, so replay compares it for its own inputs.
+ * "What the app says"), each input value standing in it as its blank, so replay compares it for its own inputs, and
+ * its digits as `#` (shared/said.ts saidTemplate).
  * Nothing new: no `said` (silence proves nothing).
  */
 function saidOf(act: TraceAct, b: Blanker): { said?: string[] } {
-  const said = newSaid(act.after.said ?? [], act.before.said ?? []).map((w) => b.within(w));
+  const said = newSaid(act.after.said ?? [], act.before.said ?? []).map((w) => saidTemplate(b.within(w)));
   return said.length ? { said } : {};
 }
 

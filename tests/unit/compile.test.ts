@@ -237,10 +237,10 @@ describe('a commit keeps what the app said where it landed', () => {
   }
 
   it('writes what was new since the press, input values as their blanks, into the commit step', () => {
-    const r = compile(saying(['Signed on as OP1001', 'Hold posted on share 400118-S0001']), { id: 'plumbline_place_hold' });
+    const r = compile(saying(['Signed on as OP1001', 'Hold posted on share 400118-S0001 at 10:42']), { id: 'plumbline_place_hold' });
     if (!r.ok) throw new Error(JSON.stringify(r.holes));
     const commit = r.card.steps.find((s) => s.effect.kind === 'commit');
-    expect(commit?.said).toEqual(['Hold posted on share {{input.share_id}}']);
+    expect(commit?.said).toEqual(['Hold posted on share {{input.share_id}} at #:#']);
     for (const s of r.card.steps) if (s !== commit) expect(s.said).toBeUndefined();
   });
 
