@@ -79,6 +79,8 @@ export function frameObservation(path: FramePath, doc: DocumentObservation): Par
     controls: doc.controls.map((c) => ({ ...c, ref: formatRef(path, c.ref), scope: [...link, ...c.scope] })),
     paths: doc.paths,
     text: doc.text,
+    ...(doc.said?.length ? { said: [...doc.said] } : {}),
+    ...(doc.rows?.length ? { rows: doc.rows.map((r) => ({ key: r.key, text: r.text })) } : {}),
     ...(doc.busy ? { busy: true as const } : {}),
     ...(doc.moving ? { moving: true as const } : {}),
   };

@@ -39,10 +39,12 @@ export function combineParts(parts: readonly Part[], observerVersion: string): O
 
 /** The screen's text part by part, each under a line naming the part and its locus: for evidence and `observe`. */
 export function screenDump(obs: Pick<Observation, 'parts'>): string {
-  return obs.parts.map((p) => `--- ${p.part.join(' > ') || '(top)'} ${Object.values(p.locus).filter(Boolean).join(' · ')}\n${p.text}`).join('\n');
+  // What a part's live regions say follows its text, one line each, marked as said (docs/ARCHITECTURE.md, "What the app says").
+  const said = (p: Part): string => (p.said ?? []).map((w) => `\n[said] ${w}`).join('');
+  return obs.parts.map((p) => `--- ${p.part.join(' > ') || '(top)'} ${Object.values(p.locus).filter(Boolean).join(' · ')}\n${p.text}${said(p)}`).join('\n');
 }
 
-/** All the screen's visible text, part after part. */
+/** All the screen's visible content, part after part: what its live regions say is not in it (Part.said). */
 export function screenWords(obs: Pick<Observation, 'parts'>): string {
   return obs.parts.map((p) => p.text).join('\n');
 }

@@ -845,7 +845,18 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
       const kept = [...lastHoverOnly].filter((el) => el.isConnected && el.closest(ROW_SELECTOR)?.matches(':hover') === true);
       lastHoverOnly = [...d.controls.filter((c) => c.verbs.includes('hover')).flatMap((c) => api.element(c.ref) ?? []), ...kept];
       hoverOnly = new WeakSet(lastHoverOnly);
-      return { frame: framePath(win), url: d.url, title: d.title, controls: d.controls, paths: d.paths, text: d.text, busy: d.busy, ...(d.moving ? { moving: true as const } : {}) };
+      return {
+        frame: framePath(win),
+        url: d.url,
+        title: d.title,
+        controls: d.controls,
+        paths: d.paths,
+        text: d.text,
+        ...(d.said ? { said: d.said } : {}),
+        ...(d.rows ? { rows: d.rows } : {}),
+        busy: d.busy,
+        ...(d.moving ? { moving: true as const } : {}),
+      };
     },
     call(c: FrameCall): FrameReply {
       switch (c.op) {

@@ -128,6 +128,8 @@ export const FrameReport = z.strictObject({
   controls: z.array(Control),
   paths: z.array(z.string()),
   text: z.string(),
+  said: z.array(z.string()).optional(),
+  rows: z.array(z.strictObject({ key: z.string(), text: z.string() })).optional(),
   busy: z.boolean().default(false),
   moving: z.literal(true).optional(),
 });

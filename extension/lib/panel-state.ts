@@ -220,7 +220,8 @@ export type PostForm = PostWords;
 export const emptyPost = (): PostForm => ({ kind: 'text', text: '', role: '', name: '' });
 
 /** A postcondition as the form shows it again (after a compile, to be changed). */
-export const formOf = (p: Postcondition): PostForm => (p.kind === 'text' ? { ...emptyPost(), text: p.contains } : { kind: 'control', text: '', role: p.role, name: p.name });
+export const formOf = (p: Postcondition): PostForm =>
+  p.kind === 'text' ? { ...emptyPost(), text: p.contains } : p.kind === 'row' ? { kind: 'row', text: p.contains, role: '', name: p.key } : { kind: 'control', text: '', role: p.role, name: p.name };
 
 /** The postcondition a filled-in form stands for, or what is wrong with it in words for the panel. */
 export function postOf(step: string, f: PostForm): { ok: true; post: Postcondition } | { ok: false; problem: string } {

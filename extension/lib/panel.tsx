@@ -454,13 +454,22 @@ function PostForms(props: {
                   data-testid="post-kind"
                   aria-label={`Kind of postcondition ${i + 1} after ${step}`}
                   value={f.kind}
-                  onChange={(e) => set(step, i, { kind: (e.target as HTMLSelectElement).value === 'control' ? 'control' : 'text' })}
+                  onChange={(e) => {
+                    const v = (e.target as HTMLSelectElement).value;
+                    set(step, i, { kind: v === 'control' ? 'control' : v === 'row' ? 'row' : 'text' });
+                  }}
                 >
                   <option value="text">the text</option>
                   <option value="control">a control</option>
+                  <option value="row">a row</option>
                 </select>{' '}
                 {f.kind === 'text' ? (
                   field(step, i, f, 'text', `Text shown after ${step}`)
+                ) : f.kind === 'row' ? (
+                  <>
+                    {field(step, i, f, 'name', `Key of the row after ${step}`, 'key, e.g. {{input.title}}')}{' '}
+                    {field(step, i, f, 'text', `Words the row shows after ${step}`, 'words')}
+                  </>
                 ) : (
                   <>
                     {field(step, i, f, 'role', `Role of the control shown after ${step}`, 'role, e.g. row')}{' '}
@@ -670,7 +679,7 @@ function Saved(props: { store: BookStore; sessions: SessionRecord[]; onOpen: (id
               {Object.keys(compiled.post).length > 0 && (
                 <ul data-testid="posts-given">
                   {Object.entries(compiled.post).map(([step, list]) =>
-                    list.map((p) => <li>{p.kind === 'text' ? `after ${step} the screen shows the text "${p.contains}"` : `after ${step} the screen offers the ${p.role} "${p.name}"`}</li>),
+                    list.map((p) => <li>{p.kind === 'text' ? `after ${step} the screen shows the text "${p.contains}"` : p.kind === 'row' ? `after ${step} the row "${p.key}" shows "${p.contains}"` : `after ${step} the screen offers the ${p.role} "${p.name}"`}</li>),
                   )}
                 </ul>
               )}

@@ -205,9 +205,9 @@ async function closeList(el: ElementHandle<Element>): Promise<void> {
   else await el.click({ timeout: 1_000 }).catch(() => undefined);
 }
 
-/** What a person sees change on a screen: its furniture, its controls (with their values) and its text. */
+/** What a person sees change on a screen: its furniture, its controls (with their values), its text and what it says. */
 function screenState(o: Observation): string {
-  return JSON.stringify(o.parts.map((p) => [p.paths, p.controls.map((c) => [c.role, c.name, c.value, c.verbs]), p.text]));
+  return JSON.stringify(o.parts.map((p) => [p.paths, p.controls.map((c) => [c.role, c.name, c.value, c.verbs]), p.text, p.said ?? []]));
 }
 
 /** The menu items showing on the page (shared/dom/options.ts menuItemKeys), to tell a new menu from one already there. */

@@ -39,6 +39,17 @@ function indexRows(v: unknown, size: number, what: string): number[][] {
   });
 }
 
+/** The rows as the page sends them (shared/dom/wire.ts Wire.rows): key and text indices in pairs, -1 for a text that is its key. */
+function keyedRows(v: unknown, table: readonly string[]): Array<{ key: string; text: string }> {
+  if (!Array.isArray(v) || v.length % 2 !== 0) return fail('rows is not a list of key and text pairs');
+  const out: Array<{ key: string; text: string }> = [];
+  for (let k = 0; k < v.length; k += 2) {
+    const key = table[index(v[k], table.length, `rows[${k}]`)]!;
+    out.push({ key, text: v[k + 1] === -1 ? key : table[index(v[k + 1], table.length, `rows[${k + 1}]`)]! });
+  }
+  return out;
+}
+
 function shapes(v: unknown): WireField[][] {
   if (!Array.isArray(v)) return fail('shapes is not a list');
   return v.map((shape: unknown, s) => {
@@ -56,7 +67,9 @@ export function fromWire(v: unknown): DocumentObservation {
   for (const key of ['url', 'title', 'text'] as const) if (typeof w[key] !== 'string') fail(`${key} is not a string`);
   if (typeof w.busy !== 'boolean') fail('busy is not true or false');
   if (w.moving !== undefined && w.moving !== true) fail('moving is neither absent nor true');
+  const said = w.said === undefined ? undefined : strings(w.said, 'said');
   const table = strings(w.strings, 'strings');
+  const rows = w.rows === undefined ? undefined : keyedRows(w.rows, table);
   const lists = indexRows(w.lists, table.length, 'lists').map((ids) => ids.map((i) => table[i]!));
   const scopes = indexRows(w.scopes, table.length, 'scopes').map((ids, s): ScopeLink[] => {
     if (ids.length % 2 !== 0) fail(`scopes[${s}] is not a list of role and name pairs`);
@@ -103,6 +116,8 @@ export function fromWire(v: unknown): DocumentObservation {
     controls,
     paths: strings(w.paths, 'paths'),
     text: w.text as string,
+    ...(said ? { said } : {}),
+    ...(rows ? { rows } : {}),
     busy: w.busy as boolean,
     ...(w.moving === true ? { moving: true as const } : {}),
   };

@@ -10,7 +10,7 @@ import { UsageError } from './errors.ts';
 export interface CompileFlags {
   out?: string;
   id?: string;
-  /** `step=text:WORDS` or `step=control:ROLE:NAME`, repeatable: a commit's postcondition. */
+  /** `step=text:WORDS`, `step=control:ROLE:NAME` or `step=row:KEY:WORDS`, repeatable: a commit's postcondition. */
   post?: string[];
   /** The same forms, repeatable: what a commit's screen shows of its record before the press. */
   pre?: string[];
@@ -18,17 +18,26 @@ export interface CompileFlags {
   record?: string[] | boolean;
 }
 
-/** Parses `--post step=text:{{input.note}}` / `--post step=control:link:{{input.note}}` into postconditions by step
- *  (shared/compile/post.ts makes each, as the extension's panel does); `flag` names the option (`--pre` has the same form). */
+/** Parses `--post step=text:{{input.note}}` / `--post step=control:link:{{input.note}}` / `--post
+ *  step=row:{{input.title}}:closed` (the row keyed by the title shows "closed"; the key runs to the first colon) into
+ *  postconditions by step (shared/compile/post.ts makes each, as the extension's panel does); `flag` names the option
+ *  (`--pre` has the same form). */
 export function parsePost(specs: readonly string[] = [], flag = '--post'): Record<string, Postcondition[]> {
   const out: Record<string, Postcondition[]> = {};
   for (const spec of specs) {
-    const m = /^([a-z][a-z0-9_]*)=(text|control):(.*)$/s.exec(spec);
-    if (!m) throw new UsageError(`${flag} expects step=text:WORDS or step=control:ROLE:NAME, got "${spec.length > 60 ? `${spec.slice(0, 60)}…` : spec}"`);
-    const [, step, kind, rest] = m as unknown as [string, string, 'text' | 'control', string];
+    const m = /^([a-z][a-z0-9_]*)=(text|control|row):(.*)$/s.exec(spec);
+    if (!m) throw new UsageError(`${flag} expects step=text:WORDS, step=control:ROLE:NAME or step=row:KEY:WORDS, got "${spec.length > 60 ? `${spec.slice(0, 60)}…` : spec}"`);
+    const [, step, kind, rest] = m as unknown as [string, string, 'text' | 'control' | 'row', string];
     const i = rest.indexOf(':');
     if (kind === 'control' && i < 0) throw new UsageError(`${flag} ${step}=control: expects ROLE:NAME, got "${rest}"`);
-    const r = postconditionOf(kind === 'text' ? { kind, text: rest, role: '', name: '' } : { kind, text: '', role: rest.slice(0, i), name: rest.slice(i + 1) });
+    if (kind === 'row' && i < 0) throw new UsageError(`${flag} ${step}=row: expects KEY:WORDS, got "${rest}"`);
+    const r = postconditionOf(
+      kind === 'text'
+        ? { kind, text: rest, role: '', name: '' }
+        : kind === 'control'
+          ? { kind, text: '', role: rest.slice(0, i), name: rest.slice(i + 1) }
+          : { kind, text: rest.slice(i + 1), role: '', name: rest.slice(0, i) },
+    );
     if (!r.ok) throw new UsageError(`${flag} ${step}=${kind}: ${r.problem}`);
     (out[step] ??= []).push(r.post);
   }

@@ -47,7 +47,7 @@ export function stepView(card: Capability, step: Step, i: number): StepView {
   const what = targetWords(target);
   const words = VERBS[step.op.verb].compile.intent.replace('{what}', what).replace('{value}', valueWords(card, step.op.value));
   const lands = step.expect?.screen_in ?? (step.settle.kind === 'screen_is' ? [step.settle.screen] : step.settle.kind === 'screen_in' ? step.settle.screens : []);
-  const post = (step.post ?? []).map((p) => (p.kind === 'text' ? `the screen says '${p.contains}'` : `a ${p.role} '${p.name}' is there`));
+  const post = (step.post ?? []).map((p) => (p.kind === 'text' ? `the screen says '${p.contains}'` : p.kind === 'row' ? `the row '${p.key}' says '${p.contains}'` : `a ${p.role} '${p.name}' is there`));
   const then = [lands.length ? `expects ${lands.join(' or ')}` : '', post.length ? `then checks ${post.join(' and ')}` : ''].filter(Boolean).join('; ');
   return {
     n: i + 1,

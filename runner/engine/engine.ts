@@ -18,6 +18,7 @@ import { fingerprint } from '../../shared/fingerprint.ts';
 import { inScope } from '../../shared/ladder.ts';
 import { buildMenu, renderRow } from '../../shared/menu.ts';
 import { jaccard, nameScreen, provable, publicValues, screenWords, type KnownScreen, type PublicValues } from '../../shared/screens.ts';
+import { newSaid, quoteSaid, saysAsBefore } from '../../shared/said.ts';
 import type { Masker } from '../../shared/secrets.ts';
 import { SurfaceError, type BoundTarget, type EvidenceKind, type Resolution, type Surface } from '../../shared/surface.ts';
 import type { Evidence } from '../evidence.ts';
@@ -107,7 +108,10 @@ export interface CallCounter {
 interface Named {
   obs: Observation;
   label: string | null;
+  /** The screen's content: its parts' text, without what their live regions say. */
   text: string;
+  /** What the screen's live regions say (every part's `said`): never proof of a record (docs/ARCHITECTURE.md, "What the app says"). */
+  said: string[];
 }
 
 /** A target found by the control rung: the row the referee chose, whose fingerprint matched the card's. */
@@ -115,8 +119,17 @@ type Resolved = { ok: true; ref: string; rung: ResolvedBy; control: Control | nu
 
 type Ending = { word: Word; code: string; message: string; outcome?: string; atStep?: string };
 
-/** Why a commit's postconditions do not prove its effect. */
-type Shortfall = { kind: 'unmet'; unmet: Postcondition } | { kind: 'held_before' } | { kind: 'unanswered' };
+/**
+ * Why a commit's landing does not prove its effect: a postcondition unmet, all of them held before the press, the app
+ * not yet answered, or the app saying something new none of which the card's step said when it was made. `outcome`: a
+ * declared outcome showed while the proof was waited for (the answer, not a shortfall).
+ */
+type Shortfall =
+  | { kind: 'unmet'; unmet: Postcondition }
+  | { kind: 'held_before' }
+  | { kind: 'unanswered' }
+  | { kind: 'said'; now: string[]; then: string[] }
+  | { kind: 'outcome'; outcome: Declared };
 
 /**
  * How a wait for a declared screen ended: the screen came, the page settled on something else, time ran out, or (for
@@ -170,7 +183,7 @@ class Rest {
       this.moved();
       return true;
     }
-    const state = `${named.obs.signature}\n${named.text}`;
+    const state = `${named.obs.signature}\n${named.text}\n${named.said.join('\n')}`;
     if (state === this.#state) return false;
     this.#state = state;
     this.#since = this.now();
@@ -316,7 +329,7 @@ export class Replay {
     };
     const { text, named } = this.ctx.profile ? this.ctx.profile.timeSync('name the screen', name) : name();
     // A page a rung named in this run (the furniture agreed) keeps that name while it shows the same furniture.
-    const current = { obs, label: named?.label ?? this.namedByRung.get(obs.signature) ?? null, text };
+    const current = { obs, label: named?.label ?? this.namedByRung.get(obs.signature) ?? null, text, said: obs.parts.flatMap((p) => p.said ?? []) };
     this.current = current;
     if (current.label) this.shown.set(current.label, current);
     if (obs.signature !== this.lastSignature) {
@@ -400,7 +413,8 @@ export class Replay {
         if (rule.screen !== named.label) continue;
         if (rule.text === undefined) return undecided ?? { kind, name, rule };
         const matcher = compileSafe(this.fillPattern(rule.text));
-        if (matcher.test(named.text)) return undecided ?? { kind, name, rule };
+        // A declared outcome's words may be what the app says (a refusal toast): they are its answer, not a record.
+        if (matcher.test(named.text) || named.said.some((w) => matcher.test(w))) return undecided ?? { kind, name, rule };
         if (!matcher.covers(named.text)) undecided ??= { kind, name, rule, undecided: { length: named.text.length, searched: matcher.testWindow } };
       }
     }
@@ -544,6 +558,13 @@ export class Replay {
         if (!named.text.includes(this.fill(p.contains))) return p;
         continue;
       }
+      if (p.kind === 'row') {
+        // Only the record's own row: another row naming the same record (or a toast repeating it) proves nothing.
+        const key = this.fill(p.key);
+        const words = this.fill(p.contains);
+        if (!named.obs.parts.some((f) => f.rows?.some((r) => r.key === key && r.text.includes(words)))) return p;
+        continue;
+      }
       const name = this.fill(p.name);
       const scope = p.scope?.map((l) => ({ ...l, name: this.fill(l.name) }));
       const found = named.obs.parts.some((f) => f.controls.some((c) => c.role === p.role && c.name === name && (!scope || inScope(c.scope, scope))));
@@ -564,21 +585,37 @@ export class Replay {
    * the run showed earlier (the list a dialog was opened from) — or null when the run never showed it before. Every
    * postcondition holding there already proves nothing (docs/ARCHITECTURE.md, "Postconditions").
    */
-  private async postconditions(step: Step, settled: Named, before: Named | null, settledAtRest: boolean): Promise<Shortfall | null> {
-    if (!step.post?.length) return null;
-    if (before && settled.label !== null && settled.label === before.label && !this.unmetPostcondition(step, before)) {
+  /**
+   * `pressedOn`: the last look before the press, whose sayings are no news of the commit. What the app says new on a
+   * look taken with its writes answered is compared with what the card's step said (`saidShortfall`) before the
+   * postconditions are, and a declared outcome showing on a later look is the answer (docs/ARCHITECTURE.md, "What the
+   * app says").
+   */
+  private async postconditions(step: Step, settled: Named, before: Named | null, settledAtRest: boolean, pressedOn: Named | null): Promise<Shortfall | null> {
+    if (!step.post?.length && !step.said?.length) return null;
+    // The settled look counts only if it was taken with no write out before and after (`Waited.atRest`: a rung's name
+    // alone is not); each later look must have none out before and after it either.
+    let answered = settledAtRest && !this.writing();
+    // A refusal's own words are a truer account than postconditions that held before the press.
+    const heard = answered ? this.saidShortfall(step, settled, pressedOn) : null;
+    if (heard) return heard;
+    if (step.post?.length && before && settled.label !== null && settled.label === before.label && !this.unmetPostcondition(step, before)) {
       return { kind: 'held_before' };
     }
     const { timeout, quiet } = this.timing(step);
     const began = this.now();
     let named = settled;
-    // The settled look counts only if it was taken with no write out before and after (`Waited.atRest`: a rung's name
-    // alone is not); each later look must have none out before and after it either.
-    let answered = settledAtRest && !this.writing();
     const rest = new Rest(this.now);
     rest.see(named);
     let attempt = 0;
     for (;;) {
+      if (answered && named !== settled) {
+        // A toast or a page that arrived after the settled look: a declared outcome it shows is the run's answer.
+        const outcome = this.outcomeOf(named);
+        if (outcome && !outcome.undecided) return { kind: 'outcome', outcome };
+        const said = this.saidShortfall(step, named, pressedOn);
+        if (said) return said;
+      }
       const unmet = this.unmetPostcondition(step, named);
       if (!unmet && answered) return null;
       // Postconditions that hold while a write is still out are waited on to the step's timeout: its answer may
@@ -600,13 +637,26 @@ export class Replay {
   }
 
   /**
+   * What the app says new on `named` since `pressedOn` (its live regions, shared/said.ts) when none of it is what the
+   * card's step said when it was made, filled from the run's inputs; null when it said it, says nothing new (silence
+   * proves nothing either way), or the step recorded nothing (docs/ARCHITECTURE.md, "What the app says").
+   */
+  private saidShortfall(step: Step, named: Named, pressedOn: Named | null): Shortfall | null {
+    if (!step.said?.length) return null;
+    const now = newSaid(named.said, pressedOn?.said ?? []);
+    if (!now.length) return null;
+    const then = step.said.map((t) => this.fill(t));
+    return saysAsBefore(now, then) ? null : { kind: 'said', now, then };
+  }
+
+  /**
    * Whether the screen a commit is about to be pressed on shows the record its inputs name (docs/ARCHITECTURE.md, "The
    * right record"): every precondition must hold on the last look before the journal's `dispatched` and the press.
    * A look that lacks one is looked at again while the screen is still arriving (it changes, or has not rested for the
    * quiet time), never past the step's timeout; a screen at rest without it is the wrong record: FAILED WRONG_RECORD,
-   * nothing journalled, nothing pressed. The screen's words are compared whole, as postconditions are: what a page
-   * announces (alert, status, aria-live) is not yet told apart from what it shows, so an announcement could prove a
-   * record it only names (a known gap; the observation does not separate those regions yet).
+   * nothing journalled, nothing pressed. The screen's content is compared, as postconditions are: what a page
+   * announces (alert, status, aria-live) is its `said`, never its text, so an announcement cannot prove a record it
+   * only names (docs/ARCHITECTURE.md, "What the app says").
    */
   private async preconditions(step: Step, here: Named): Promise<Ending | null> {
     const pre = step.pre ?? [];
@@ -644,6 +694,7 @@ export class Replay {
 
   /** A pre- or postcondition in words, its blanks filled from the run's inputs (never a secret: the card refuses those). */
   private describeFilled(p: Postcondition): string {
+    if (p.kind === 'row') return `row ${JSON.stringify(this.fill(p.key))} showing ${JSON.stringify(this.fill(p.contains))} on the screen`;
     return p.kind === 'text'
       ? `text ${JSON.stringify(this.fill(p.contains))} on the screen`
       : `${p.role} ${JSON.stringify(this.fill(p.name))}${p.scope?.length ? ` in ${this.scopeWords(p.scope)}` : ''} on the screen`;
@@ -681,7 +732,8 @@ export class Replay {
 
   /** The screen's words for a receipt: masked, capped, so a caller reads what the page said without opening evidence. */
   private pageText(named: Named): string {
-    const text = this.ctx.masker.mask(named.text.replace(/\s+/g, ' ').trim());
+    // What the page shows, then what it says (its live regions), so a caller reads a refusal toast too.
+    const text = this.ctx.masker.mask([named.text, ...named.said].join(' ').replace(/\s+/g, ' ').trim());
     return text.length > PAGE_TEXT_MAX ? `${text.slice(0, PAGE_TEXT_MAX)}…` : text;
   }
 
@@ -981,6 +1033,7 @@ export class Replay {
       rung: found.rung,
       screen_after: done.named.label,
       settle_ms: done.ms,
+      ...(done.named.said.length ? { said: done.named.said } : {}),
     });
     if (!settled.settled && settled.why !== 'busy') {
       await this.unknownScreen(step, settled.named);
@@ -1058,7 +1111,16 @@ export class Replay {
     }
     // A commit must show its effect: when its screen cannot tell, its postconditions must hold.
     const shown = settled.named;
-    const short = step.effect.kind === 'commit' ? await this.timed('postconditions', () => this.postconditions(step, shown, shown.label === pressedOn?.label ? pressedOn : shown.label ? (shownBefore.get(shown.label) ?? null) : null, settled.settled && settled.atRest === true)) : null;
+    const short = step.effect.kind === 'commit' ? await this.timed('postconditions', () => this.postconditions(step, shown, shown.label === pressedOn?.label ? pressedOn : shown.label ? (shownBefore.get(shown.label) ?? null) : null, settled.settled && settled.atRest === true, pressedOn)) : null;
+    if (short?.kind === 'outcome') {
+      await observed();
+      this.stepsDone++;
+      return this.endingFor(short.outcome, step);
+    }
+    if (short?.kind === 'said') {
+      await this.ctx.evidence.append('said_unexpected', { step: step.id, said: short.now, card_said: short.then, screen: this.current?.label ?? null });
+      throw new InDoubt(`after ${step.id} the app said ${quoteSaid(short.now)}; when the card was made it said ${quoteSaid(short.then)}, and no declared outcome's words are among them`);
+    }
     if (short?.kind === 'unmet') {
       await this.ctx.evidence.append('postcondition_failed', { step: step.id, postcondition: short.unmet, screen: this.current?.label ?? null });
       throw new InDoubt(`after ${step.id} the screen shows no sign of its effect: ${describePost(short.unmet)} does not hold`);
@@ -1450,6 +1512,7 @@ export class Replay {
 }
 
 function describePost(p: Postcondition): string {
+  if (p.kind === 'row') return `row ${JSON.stringify(p.key)} showing ${JSON.stringify(p.contains)} on the screen`;
   return p.kind === 'text' ? `text ${JSON.stringify(p.contains)} on the screen` : `${p.role} ${JSON.stringify(p.name)} on the screen`;
 }
 

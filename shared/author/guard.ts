@@ -406,7 +406,8 @@ export class Guard {
   }
 
   #seen(obs: Observation): ScreenSeen {
-    return { locus: obs.locus, signature: obs.signature, paths: obs.paths, label: this.#labelOf(obs) };
+    const said = obs.parts.flatMap((p) => p.said ?? []);
+    return { locus: obs.locus, signature: obs.signature, paths: obs.paths, label: this.#labelOf(obs), ...(said.length ? { said } : {}) };
   }
 
   /** Look at the screen and fix the menu the model's next message refers to. Returns the label, if any. */

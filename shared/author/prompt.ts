@@ -104,6 +104,7 @@ export function screenText(
     .filter(Boolean)
     .join(' | ');
   if (text.length > MAX_SCREEN_TEXT) text = `${text.slice(0, MAX_SCREEN_TEXT)}…`;
+  const said = obs.parts.flatMap((f) => f.said ?? []);
   return mask(
     [
       `Screen: ${label ?? '(not labelled yet)'}`,
@@ -113,6 +114,8 @@ export function screenText(
       ...(menu.some((r) => r.verb === 'choose' && r.control.role === 'button') ? [MENU_BUTTON_NOTE] : []),
       ...(rows.length ? ['Rows (read_rows):', renderRowSources(rows)] : []),
       `Text: ${text}`,
+      // What the app says (a toast, an alert) apart from the screen's text, only where it says something.
+      ...(said.length ? [`The app says: ${said.map((w) => JSON.stringify(w)).join(' ')}`] : []),
     ].join('\n'),
   );
 }

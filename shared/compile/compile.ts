@@ -27,6 +27,7 @@ import { continuityHoles } from './continuity.ts';
 import { recordProof } from './identity.ts';
 import { LOST_WHY, lostAction, type TraceAct, type TraceLabel, type TraceLine, type TraceStart } from '../schema/trace.ts';
 import { describeWrite, endpointOf, originOf } from '../writes.ts';
+import { newSaid, saidTemplate } from '../said.ts';
 import { labelledAs, labelledScreen, templateScreen, type KnownScreen } from '../screens.ts';
 
 export type HoleCode =
@@ -408,6 +409,7 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
       settle: changed ? { kind: 'screen_is', screen: after } : { kind: 'none' },
       ...(changed ? { expect: { screen_in: [after] } } : {}),
       ...(opts.post?.[id]?.length ? { post: [...(opts.post[id] ?? [])] } : {}),
+      ...(act.effect.kind === 'commit' ? saidOf(act, b) : {}),
     });
   }
   for (const id of Object.keys(opts.post ?? {})) {
@@ -529,6 +531,17 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
     };
   }
   return { ok: true, card: parsed.data, notes };
+}
+
+/**
+ * What the app said on the screen a commit landed on that it had not said before the press (docs/ARCHITECTURE.md,
+ * "What the app says"), each input value standing in it as its blank, so replay compares it for its own inputs, and
+ * its digits as `#` (shared/said.ts saidTemplate).
+ * Nothing new: no `said` (silence proves nothing).
+ */
+function saidOf(act: TraceAct, b: Blanker): { said?: string[] } {
+  const said = newSaid(act.after.said ?? [], act.before.said ?? []).map((w) => saidTemplate(b.within(w)));
+  return said.length ? { said } : {};
 }
 
 /** The screens labelled from line index `from` up to the next act or finish line, as the namer knows them. */

@@ -3,9 +3,12 @@
 // (docs/ARCHITECTURE.md, "Postconditions").
 import { POST_ROLE, Postcondition } from '../schema/capability.ts';
 
-/** What a reviewer typed: text the screen shows once the commit worked, or a control it offers (role and name). */
+/**
+ * What a reviewer typed: text the screen shows once the commit worked, a control it offers (role and name), or the
+ * words a row shows (`row`: `name` is the row's key, `text` the words).
+ */
 export interface PostWords {
-  kind: 'text' | 'control';
+  kind: 'text' | 'control' | 'row';
   text: string;
   role: string;
   name: string;
@@ -20,6 +23,13 @@ export function postconditionOf(w: PostWords): { ok: true; post: Postcondition }
     const text = w.text.trim();
     if (!text) return { ok: false, problem: 'say what text the screen shows once it has worked, e.g. the added row\'s {{input.<name>}}' };
     return { ok: true, post: Postcondition.parse({ kind: 'text', contains: text }) };
+  }
+  if (w.kind === 'row') {
+    const key = w.name.trim();
+    if (!key) return { ok: false, problem: 'give the key of the row (what names it in its list, e.g. {{input.<name>}})' };
+    const text = w.text.trim();
+    if (!text) return { ok: false, problem: `say what the row ${key} shows once it has worked, e.g. {{input.<name>}}` };
+    return { ok: true, post: Postcondition.parse({ kind: 'row', key, contains: text }) };
   }
   const role = w.role.trim();
   if (!POST_ROLE.test(role)) return { ok: false, problem: `give the control's role in lower-case letters (button, link, row, …), got "${role}"` };

@@ -30,7 +30,12 @@ export interface DocumentObservation {
   /** Refs 'c0', 'c1', … in document order; scope WITHOUT the frame link. */
   controls: Control[];
   paths: string[];
+  /** The document's visible text without what its live regions say. */
   text: string;
+  /** What its visible live regions say, one string per region (shared/schema/observation.ts Part.said); absent: silence. */
+  said?: string[] | undefined;
+  /** Its rows by key with their text (shared/schema/observation.ts Part.rows); absent: none. */
+  rows?: Array<{ key: string; text: string }> | undefined;
   /** Still loading (`document.readyState` not complete: a frame or resource pending) or showing a busy region or a progress bar. */
   busy: boolean;
   /**

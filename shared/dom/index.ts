@@ -106,7 +106,16 @@ export function createInPage(doc: Document, opts?: { gesturesSeen?: () => Readon
         control.ref = ref;
         return control;
       });
-      const obs: DocumentObservation = { url: walked.url, title: walked.title, controls, paths: walked.paths, text: walked.text, busy: isBusy(doc, walked) };
+      const obs: DocumentObservation = {
+        url: walked.url,
+        title: walked.title,
+        controls,
+        paths: walked.paths,
+        text: walked.text,
+        ...(walked.said.length ? { said: walked.said } : {}),
+        ...(walked.rows.length ? { rows: walked.rows } : {}),
+        busy: isBusy(doc, walked),
+      };
       if (isMoving(doc)) obs.moving = true;
       return obs;
     },

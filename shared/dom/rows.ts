@@ -263,6 +263,16 @@ export function rowKey(c: DomCache, rc: RowCache, row: Element): string {
   return key;
 }
 
+/**
+ * A row's visible text, as `read_rows` reads it: a table's or ARIA row's whole text, a list item's without its controls
+ * and nested items; hidden parts (display:none, aria-hidden) left out, a field's typed value never in it.
+ */
+export function rowText(c: DomCache, rc: RowCache, row: Element): string {
+  const hidden = (e: Element): boolean => isHiddenForAria(c, e);
+  if (rowKind(c, rc, row) === 'item') return plainText(row, (x) => hidden(x) || CONTROL_ROLES.has(roleOf(c, x)) || rowKind(c, rc, x) === 'item');
+  return plainText(row, hidden);
+}
+
 // ── Reading rows (docs/ARCHITECTURE.md, "Rows as outputs") ─────────────────────────────────────────
 const LIST_ROLES = new Set(['list']);
 
@@ -290,15 +300,14 @@ export function readRows(c: DomCache, el: Element): SurfaceRows | null {
   if (!container) return null;
   const rc = newRowCache();
   const hidden = (e: Element): boolean => isHiddenForAria(c, e);
-  const textOf = (e: Element, skip?: (x: Element) => boolean): string => plainText(e, (x) => hidden(x) || (skip?.(x) ?? false));
+  const textOf = (e: Element): string => plainText(e, hidden);
   const role = roleOf(c, container);
   if (LIST_ROLES.has(role)) {
     // The list's own items: nested lists' items belong to their own list.
     const items = [...container.querySelectorAll('*')].filter(
       (e) => rowKind(c, rc, e) === 'item' && !hidden(e) && nearestList(c, e) === container,
     );
-    const skip = (x: Element): boolean => CONTROL_ROLES.has(roleOf(c, x)) || rowKind(c, rc, x) === 'item';
-    return { headers: [], rows: items.map((item) => ({ cells: {}, text: textOf(item, skip) })) };
+    return { headers: [], rows: items.map((item) => ({ cells: {}, text: rowText(c, rc, item) })) };
   }
   const kind: RowKind = container.tagName === 'TABLE' ? 'tr' : 'aria';
   const headerRow =
@@ -314,7 +323,7 @@ export function readRows(c: DomCache, el: Element): SurfaceRows | null {
         const header = headers[k];
         if (header && !(header in cells)) cells[header] = textOf(cell);
       });
-      return { cells, text: textOf(r) };
+      return { cells, text: rowText(c, rc, r) };
     });
   return { headers: headers.filter(Boolean), rows };
 }

@@ -6,7 +6,7 @@ import { comboboxValue } from './options.ts';
 import { accessibleName, normalize } from './name.ts';
 import { isListButton, roleOf, upper } from './role.ts';
 import { LANDMARK_ROLES, SCOPE_LINK_OF } from './scopes.ts';
-import { isHeaderRow, newRowCache, plainText, rowKey, rowKind, tableRows, type RowCache } from './rows.ts';
+import { isHeaderRow, newRowCache, plainText, rowKey, rowKind, rowText, tableRows, type RowCache } from './rows.ts';
 import type { WalkAt } from './gestures.ts';
 import { ariaDisabledBelow, isDisabled } from './state.ts';
 import { isHiddenForAria, isIgnoredName, isIgnoredTag, isRevealable, liftedCache, newCache, shownByPointer, styleOf, type DomCache } from './style.ts';
@@ -69,7 +69,12 @@ export interface WalkedControl {
 export interface Walked {
   controls: WalkedControl[];
   paths: string[];
+  /** The document's visible text without what its live regions say. */
   text: string;
+  /** What its visible live regions say, one string per region, in document order (empty: silence). */
+  said: string[];
+  /** Its records' rows (a data table's, an ARIA row, a list item; outside live regions) that have a key, with their text, in document order. */
+  rows: Array<{ key: string; text: string }>;
   title: string;
   url: string;
   /** Every element the walk entered that hosts an open shadow root, in any tree. */
@@ -92,6 +97,46 @@ interface Ctx {
   /** Inside a body row of a data table (one with header cells): text there is data, not furniture. */
   dataRow: boolean;
   dataTable: boolean;
+  /** Inside a live region (`liveRegion`): its words are what the app says, not the page's content. */
+  region: boolean;
+}
+
+/** Roles whose content is announced as it changes (WAI-ARIA 1.2 §6.3.3 "Live Region Roles"; marquee and timer are off by default). */
+const LIVE_ROLES = new Set(['alert', 'status', 'log']);
+
+/**
+ * Whether `el` is a live region (WAI-ARIA 1.2 §6.3.3, §6.6 aria-live): role alert, status or log — `<output>` is
+ * status by HTML-AAM, the result of a user's action — or aria-live polite or assertive. What such a region says is the
+ * app speaking about what happened (a toast, a refusal), not the record the page shows (docs/ARCHITECTURE.md, "What
+ * the app says").
+ */
+export function isLiveRegion(el: Element, role: string): boolean {
+  if (LIVE_ROLES.has(role)) return true;
+  const live = (el.getAttribute('aria-live') || '').trim().toLowerCase();
+  return live === 'polite' || live === 'assertive';
+}
+
+/**
+ * `text` without each of `said`, one occurrence each: the first that stands as whole words (a block region's text is
+ * set off by spaces once normalised), else the first anywhere (an inline region run into its neighbour). Two equal
+ * strings are the same words wherever they stand, so taking out another occurrence than the region's leaves the same
+ * content. Whitespace is normalised again where a region was taken out.
+ */
+export function withoutSaid(text: string, said: readonly string[]): string {
+  let out = text;
+  for (const words of said) {
+    let at = -1;
+    for (let from = out.indexOf(words); from >= 0; from = out.indexOf(words, from + 1)) {
+      const end = from + words.length;
+      if ((from === 0 || out[from - 1] === ' ') && (end === out.length || out[end] === ' ')) {
+        at = from;
+        break;
+      }
+    }
+    if (at < 0) at = out.indexOf(words);
+    if (at >= 0) out = `${out.slice(0, at)} ${out.slice(at + words.length)}`;
+  }
+  return out === text ? text : normalize(out);
 }
 
 /**
@@ -298,6 +343,8 @@ export function walkDocument(doc: Document, c: DomCache, at?: (el: Element, ctx:
 
   const shadowHosts: Element[] = [];
   const unwalked: Element[] = [];
+  const regions: HTMLElement[] = [];
+  const rowEls: Element[] = [];
 
   // `up`: the aria-disabled answer of the element's parent element (shared/dom/state.ts ariaDisabledBelow), undefined
   // when the walk reached it another way (a slotted element, whose parent element is its host).
@@ -323,6 +370,16 @@ export function walkDocument(doc: Document, c: DomCache, at?: (el: Element, ctx:
     const upperTag = upper(tag);
     const role = roleOf(c, el, upperTag);
     const verbs = VERBS_BY_ROLE[role];
+    // The outermost live region: its visible words are what the app says (a region inside it is part of them).
+    let inRegion = ctx.region;
+    if (!inRegion && isLiveRegion(el, role)) {
+      inRegion = true;
+      if (el instanceof HTMLElement && visible(el, tag)) regions.push(el);
+    } else if (!inRegion && ((tag === 'TR' && ctx.dataTable) || (tag !== 'TR' && (role === 'row' || role === 'listitem'))) && visible(el, tag)) {
+      // A record's row: a data table's (one with header cells, or a grid), an ARIA row, a list item. A layout table's
+      // rows (a label beside its field) are the page's furniture, no record a condition names.
+      rowEls.push(el);
+    }
     if (ctx.blocked) {
       // Behind a modal dialog or under inert: neither offered nor furniture (the dialog is the screen).
     } else if (verbs) {
@@ -384,10 +441,10 @@ export function walkDocument(doc: Document, c: DomCache, at?: (el: Element, ctx:
       unwalked.push(el);
       return;
     }
-    let next = ctx;
+    let next = inRegion === ctx.region ? ctx : { ...ctx, region: inRegion };
     const structural = chainRole(tag, role);
     if (structural) {
-      next = { ...ctx, ancestors: [...ctx.ancestors, structural], chain: `${ctx.chain}${structural}>` };
+      next = { ...next, ancestors: [...ctx.ancestors, structural], chain: `${ctx.chain}${structural}>` };
       const scopeRole = SCOPE_ROLE[role];
       if (scopeRole) {
         const name = accessibleName(c, el);
@@ -441,9 +498,18 @@ export function walkDocument(doc: Document, c: DomCache, at?: (el: Element, ctx:
   };
 
   const root = doc.documentElement;
-  if (root) visit(root, { ancestors: [], chain: '', scope: [], row: null, blocked: modal !== null, dataRow: false, dataTable: false }, false);
+  if (root) visit(root, { ancestors: [], chain: '', scope: [], row: null, blocked: modal !== null, dataRow: false, dataTable: false, region: false }, false);
   const body = doc.body;
-  const text = body && body.tagName !== 'FRAMESET' ? normalize([body.innerText, ...shadowText].join(' ')) : '';
-  return { controls, paths: [...paths].sort(), text, title, url: doc.URL, shadowHosts, unwalked };
+  const said = regions.map((r) => normalize(r.innerText)).filter(Boolean);
+  const all = body && body.tagName !== 'FRAMESET' ? normalize([body.innerText, ...shadowText].join(' ')) : '';
+  const text = said.length ? withoutSaid(all, said) : all;
+  const keyed: Walked['rows'] = [];
+  for (const row of rowEls) {
+    // Header rows and rows that name nothing are no rows a condition can name (shared/dom/rows.ts rowKey).
+    if (!rowKind(c, rows, row)) continue;
+    const key = rowKey(c, rows, row);
+    if (key) keyed.push({ key, text: rowText(c, rows, row) });
+  }
+  return { controls, paths: [...paths].sort(), text, said, rows: keyed, title, url: doc.URL, shadowHosts, unwalked };
 }
 

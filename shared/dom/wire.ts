@@ -7,7 +7,7 @@ import type { Control } from '../schema/observation.ts';
 import type { DocumentObservation } from './api.ts';
 
 /** Names the form, so a runner never expands a form it does not know (a page keeps the walker another build installed). */
-export const WIRE_VERSION = 'handrail-wire/1';
+export const WIRE_VERSION = 'handrail-wire/2';
 
 /**
  * How each field of a control crosses. `ref`: the observation numbers its controls `c0`, `c1`, … in order, so a ref
@@ -58,6 +58,13 @@ export interface Wire {
   controls: WireControl[];
   paths: string[];
   text: string;
+  /** What the live regions say, as the observation has it (absent: silence). */
+  said?: string[];
+  /**
+   * The rows, flat as [key, text, key, text, …] indices into `strings`, a text equal to its key as -1 (a layout row's
+   * one cell): most keys are in the table already as controls' row scopes (absent: none).
+   */
+  rows?: number[];
   busy: boolean;
   moving?: true;
 }
@@ -115,6 +122,7 @@ export function toWire(obs: DocumentObservation): Wire {
     controls: [],
     paths: obs.paths,
     text: obs.text,
+    ...(obs.said ? { said: obs.said } : {}),
     busy: obs.busy,
     ...(obs.moving ? { moving: true as const } : {}),
   };
@@ -191,6 +199,12 @@ export function toWire(obs: DocumentObservation): Wire {
     }
     row[0] = lastShape;
     wire.controls.push(row);
+  }
+  if (obs.rows) {
+    const rows: number[] = [];
+    for (const r of obs.rows) rows.push(string(r.key), r.text === r.key ? -1 : string(r.text));
+    // Set after the controls so the wire's keys keep the observation's order once expanded (runner/browser/wire.ts).
+    wire.rows = rows;
   }
   return wire;
 }

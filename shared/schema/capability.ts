@@ -173,7 +173,10 @@ export const POST_ROLE = /^[a-z]+$/;
  * A postcondition: what must hold on the screen after a commit for its effect to count as shown — the proof
  * a commit did something when its outcome screen looks like the screen it started on. Values may hold input
  * blanks (`{{input.note}}`). `text`: the screen text contains it; `control`: a control with this role and
- * name (and, when given, inside a scope whose names match) is on the screen.
+ * name (and, when given, inside a scope whose names match) is on the screen; `row`: the row whose key is `key`
+ * (shared/dom/rows.ts) shows `contains` in its text, so another row naming the same record cannot meet it. Text in
+ * a live region (a toast, an alert) is what the app says, never the screen's text nor a row's
+ * (docs/ARCHITECTURE.md, "What the app says").
  */
 export const Postcondition = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('text'), contains: PostText }),
@@ -183,6 +186,7 @@ export const Postcondition = z.discriminatedUnion('kind', [
     name: PostText,
     scope: z.array(ScopeLink).optional(),
   }),
+  z.strictObject({ kind: z.literal('row'), key: PostText, contains: PostText }),
 ]);
 export type Postcondition = z.infer<typeof Postcondition>;
 
@@ -206,6 +210,13 @@ export const Step = z.strictObject({
   expect: Expect.optional(),
   /** Commit steps only: what must hold after the commit (checked on the success path). */
   post: z.array(Postcondition).optional(),
+  /**
+   * Commit steps only: what the app said (its live regions, shared/schema/observation.ts Part.said) on the screen the
+   * commit landed on when the card was made, new since the press, input values as their blanks. When a replay's
+   * landing says something new and none of it is this (nor a declared outcome's words), the commit is in doubt
+   * (docs/ARCHITECTURE.md, "What the app says"). Absent: the app said nothing new, or the card predates the rule.
+   */
+  said: z.array(z.string().min(1)).min(1).optional(),
   /** Commit steps only: what the screen shows of the record the commit acts on, before the press. */
   pre: z.array(Precondition).min(1).optional(),
   /**
@@ -524,7 +535,10 @@ function checkBlanks(card: Shape, ctx: Ctx): void {
     t.scope.forEach((s, i) => check(s.name, ['targets', id, 'scope', i, 'name'], false));
     t.ladder.forEach((r, i) => check(r.value, ['targets', id, 'ladder', i, 'value'], false));
   }
-  card.steps.forEach((s, i) => check(s.op.value, ['steps', i, 'op', 'value'], false));
+  card.steps.forEach((s, i) => {
+    check(s.op.value, ['steps', i, 'op', 'value'], false);
+    s.said?.forEach((t, j) => check(t, ['steps', i, 'said', j], false));
+  });
   for (const [id, screen] of Object.entries(card.screens)) {
     screen.record_paths?.forEach((t, i) => {
       const path = ['screens', id, 'record_paths', i];
@@ -546,7 +560,10 @@ function checkBlanks(card: Shape, ctx: Ctx): void {
     for (const key of ['post', 'pre'] as const) {
       s[key]?.forEach((p, j) => {
         if (p.kind === 'text') check(p.contains, ['steps', i, key, j, 'contains'], false);
-        else {
+        else if (p.kind === 'row') {
+          check(p.key, ['steps', i, key, j, 'key'], false);
+          check(p.contains, ['steps', i, key, j, 'contains'], false);
+        } else {
           check(p.name, ['steps', i, key, j, 'name'], false);
           p.scope?.forEach((l, k) => check(l.name, ['steps', i, key, j, 'scope', k, 'name'], false));
         }
@@ -564,7 +581,9 @@ function checkBlanks(card: Shape, ctx: Ctx): void {
 
 /** A pre- or postcondition's words, blanks and all: what it compares with the screen. */
 function proofWords(p: Postcondition): string {
-  return p.kind === 'text' ? p.contains : [p.name, ...(p.scope ?? []).map((l) => l.name)].join(' ');
+  if (p.kind === 'text') return p.contains;
+  if (p.kind === 'row') return `${p.key} ${p.contains}`;
+  return [p.name, ...(p.scope ?? []).map((l) => l.name)].join(' ');
 }
 
 /**
@@ -694,6 +713,9 @@ function checkReferences(card: Shape, ctx: Ctx): void {
     }
     if (s.post && s.effect.kind !== 'commit') {
       ctx.addIssue({ code: 'custom', path: ['steps', i, 'post'], message: `only a commit step may declare postconditions; "${s.id}" is ${s.effect.kind}` });
+    }
+    if (s.said && s.effect.kind !== 'commit') {
+      ctx.addIssue({ code: 'custom', path: ['steps', i, 'said'], message: `only a commit step records what the app said where it landed; "${s.id}" is ${s.effect.kind}` });
     }
     recordProblems(s).forEach((message) => ctx.addIssue({ code: 'custom', path: ['steps', i, s.pre ? 'pre' : 'no_record'], message }));
     const seen = s.effect.kind === 'commit' && !s.post?.length ? landingSeenBefore(card.steps, i, decidedScreens) : null;

@@ -79,8 +79,22 @@ export const Part = z.strictObject({
   controls: z.array(Control),
   /** Structural paths of this part (furniture only, data masked). */
   paths: z.array(z.string()),
-  /** Visible text of the part, whitespace-normalised. */
+  /**
+   * Visible text of the part, whitespace-normalised: its content, without what its live regions say (`said`), so an
+   * announcement never proves a record (docs/ARCHITECTURE.md, "What the app says").
+   */
   text: z.string(),
+  /**
+   * What the part's visible live regions say (role alert, status or log, aria-live polite or assertive, `<output>`),
+   * one string per region, whitespace-normalised, in document order; absent when none says anything. Beside the screen,
+   * never in its paths or signature.
+   */
+  said: z.array(z.string().min(1)).min(1).optional(),
+  /**
+   * The part's rows (shared/dom/rows.ts: a table's, a grid's, a list's items) by key, with their visible text: what a
+   * row-scoped pre- or postcondition reads ("the row whose key is KEY shows WORDS"). Absent when the surface has none.
+   */
+  rows: z.array(z.strictObject({ key: z.string().min(1), text: z.string() })).optional(),
   /** The surface says this part is not done (loading, a busy region, a progress bar): not at rest, whatever it shows. */
   busy: z.literal(true).optional(),
   /** A finite animation or transition is running in this part (shared/dom `isMoving`): what shows is on its way. */

@@ -32,6 +32,11 @@ export const ScreenSeen = z.preprocess(locusFromUrl, z.strictObject({
   paths: z.array(z.string()),
   /** The label pinned to this signature earlier in the book, if any. */
   label: z.string().nullable(),
+  /**
+   * What the screen's live regions said (shared/schema/observation.ts Part.said), masked as every line is; absent when
+   * they said nothing. A commit's landing words go into its card step (docs/ARCHITECTURE.md, "What the app says").
+   */
+  said: z.array(z.string()).optional(),
 }));
 export type ScreenSeen = z.infer<typeof ScreenSeen>;
 

@@ -1,7 +1,8 @@
 // CASEDESK's four cards: each evening, scripted through the real Anthropic adapter against the fake Messages API,
 // compiles to the card in capabilities/ (verified by the judge and approved through the CLI), and the approved card
 // replays SUCCESS with no model for a case the evening never touched, the judge confirming one write; the negative
-// cases end with the right word and write nothing. Assign's panel is named after its case: a record path.
+// cases end with the right word and write nothing. Assign's panel is named after its case: a record path. Each commit
+// is proven by its own row (row-scoped postconditions), never by the status line, whose words the card keeps (`said`).
 import { join } from 'node:path';
 import { test, expect } from '@playwright/test';
 import type { Desk } from '../../demo/casedesk/server.ts';
@@ -38,7 +39,8 @@ test('add: Enter in the New case field is the commit; the card replays for anoth
   test.setTimeout(180_000);
   const stored = await card('add-case');
   const live = await author('add-case', 'Add a case to CASEDESK with the given title', [{ name: 'title', value: 'Burst pipe in a top-floor flat', secret: false }], "textbox 'New case'", {
-    key_new_case: [{ kind: 'text', contains: 'Added case' }, { kind: 'text', contains: '{{input.title}}' }],
+    // The new case's own row shows it open: the status line's "Added case" is what the app says, never proof.
+    key_new_case: [{ kind: 'row', key: '{{input.title}}', contains: 'open' }],
   }, ['key_new_case']);
   expect(compiled(live)).toEqual(compiled(stored));
   expect(stored.steps.find((s) => s.effect.kind === 'commit')).toMatchObject({ op: { verb: 'press', value: 'Enter' } });
@@ -52,6 +54,9 @@ test('add: Enter in the New case field is the commit; the card replays for anoth
   // The same title again: the app refuses it, the screen stays the list, and nothing shows "Added case".
   const again = await replay(stored, { title: 'Subsidence cracks in a garden wall' });
   expect(again).toMatchObject({ word: 'UNSAFE_TO_RETRY', code: 'COMMIT_IN_DOUBT' });
+  // What the status line said is named beside what it said when the card was made; it proved nothing either way.
+  expect(again.message).toContain('the app said "Could not add the case: an open case is already called');
+  expect(again.message).toContain('when the card was made it said "Added case C-#: Subsidence cracks in a garden wall"');
   expect(await added('Subsidence cracks in a garden wall')).toMatchObject({ presses: 2, cases: [{ status: 'open' }] });
 });
 
@@ -63,7 +68,7 @@ test('rename: hover the row, press its Rename action, type, Enter; a case that d
     'Rename a CASEDESK case, found by its title, to a new title',
     [{ name: 'case_title', value: LOCKED_SHED, secret: false }, { name: 'new_title', value: 'Stolen bicycle from a garden shed', secret: false }],
     "textbox 'Case title'",
-    { key_case_title: [{ kind: 'text', contains: 'Renamed' }, { kind: 'text', contains: '{{input.new_title}}' }] },
+    { key_case_title: [{ kind: 'row', key: '{{input.new_title}}', contains: 'open' }] },
   );
   expect(compiled(live)).toEqual(compiled(stored));
   expect(stored.targets['rename_case_button']).toMatchObject({ supports: ['hover'], scope: [{ role: 'row', name: '{{input.case_title}}' }] });
@@ -83,7 +88,7 @@ test('close: hover the row, Close case, confirm in the modal; closing an already
   test.setTimeout(180_000);
   const stored = await card('close-case');
   const live = await author('close-case', 'Close a CASEDESK case, found by its title, confirming in the dialog', [{ name: 'case_title', value: LOCKED_SHED, secret: false }], "in dialog 'Close this case?'", {
-    close_case_2: [{ kind: 'text', contains: 'Closed' }],
+    close_case_2: [{ kind: 'row', key: '{{input.case_title}}', contains: 'closed' }],
   });
   expect(compiled(live)).toEqual(compiled(stored));
   // Three targets named "Close case": the row's while hidden (hovered), the row's shown (pressed) and the dialog's
@@ -115,7 +120,7 @@ test('assign: choose in the custom combobox; the panel named after its case is n
     'Assign a CASEDESK case, found by its title, to a person',
     [{ name: 'case_title', value: LOCKED_SHED, secret: false }, { name: 'assignee', value: 'Dana Kowalski', secret: false }],
     "button 'Assign'",
-    { assign: [{ kind: 'text', contains: 'Assigned' }, { kind: 'text', contains: '{{input.assignee}}' }] },
+    { assign: [{ kind: 'row', key: '{{input.case_title}}', contains: '{{input.assignee}}' }] },
   );
   expect(compiled(live)).toEqual(compiled(stored));
   expect(stored.steps.find((s) => s.op.verb === 'choose')).toMatchObject({ op: { value: '{{input.assignee}}' }, effect: { kind: 'stage' } });

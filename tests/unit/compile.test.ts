@@ -209,8 +209,45 @@ describe('handrail compile --post', () => {
         { kind: 'control', role: 'link', name: '{{input.note}}' },
       ],
     });
-    expect(() => parsePost(['add_note=shows:x'])).toThrow(/step=text:WORDS or step=control:ROLE:NAME/);
+    expect(() => parsePost(['add_note=shows:x'])).toThrow(/step=text:WORDS, step=control:ROLE:NAME or step=row:KEY:WORDS/);
     expect(() => parsePost(['add_note=control:link'])).toThrow(/ROLE:NAME/);
+  });
+
+  it('reads a row-scoped one: the row whose key is KEY (up to the first colon) shows WORDS, for --post and --pre alike', () => {
+    expect(parsePost(['assign=row:{{input.case_title}}:{{input.assignee}}', 'assign=row:{{input.case_title}}: Status: closed '])).toEqual({
+      assign: [
+        { kind: 'row', key: '{{input.case_title}}', contains: '{{input.assignee}}' },
+        { kind: 'row', key: '{{input.case_title}}', contains: 'Status: closed' },
+      ],
+    });
+    expect(parsePost(['close=row:{{input.case_title}}:open'], '--pre')).toEqual({ close: [{ kind: 'row', key: '{{input.case_title}}', contains: 'open' }] });
+    expect(() => parsePost(['assign=row:{{input.case_title}}'])).toThrow(/--post assign=row: expects KEY:WORDS/);
+    expect(() => parsePost(['assign=row::words'], '--pre')).toThrow(/--pre assign=row: give the key of the row/);
+    expect(() => parsePost(['assign=row:{{input.case_title}}: '])).toThrow(/say what the row/);
+  });
+});
+
+describe('a commit keeps what the app said where it landed', () => {
+  /** The PLUMBLINE book as if its pages had a status line: "Signed on" before Post Hold, a toast after it. */
+  function saying(after: string[], before: string[] = ['Signed on as OP1001']): TraceLine[] {
+    return book().map((l) => {
+      if (l.kind !== 'act' || l.effect.kind !== 'commit') return l;
+      return { ...l, before: { ...l.before, said: before }, after: { ...l.after, said: after } };
+    });
+  }
+
+  it('writes what was new since the press, input values as their blanks, into the commit step', () => {
+    const r = compile(saying(['Signed on as OP1001', 'Hold posted on share 400118-S0001 at 10:42']), { id: 'plumbline_place_hold' });
+    if (!r.ok) throw new Error(JSON.stringify(r.holes));
+    const commit = r.card.steps.find((s) => s.effect.kind === 'commit');
+    expect(commit?.said).toEqual(['Hold posted on share {{input.share_id}} at #:#']);
+    for (const s of r.card.steps) if (s !== commit) expect(s.said).toBeUndefined();
+  });
+
+  it('writes nothing when the landing said nothing new (silence proves nothing)', () => {
+    const r = compile(saying(['Signed on as OP1001']), { id: 'plumbline_place_hold' });
+    if (!r.ok) throw new Error(JSON.stringify(r.holes));
+    expect(r.card.steps.some((s) => s.said !== undefined)).toBe(false);
   });
 });
 
