@@ -2,9 +2,9 @@
 // runs `npx handrail --help`, `demo` and `replay` there, compiled, with neither esbuild nor a TypeScript loader.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { startBank, type Bank } from '../../demo/plumbline/server.ts';
 import { EXIT_CODE } from '../../shared/schema/result.ts';
@@ -26,6 +26,41 @@ function sh(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): P
   });
 }
 
+interface LockEntry {
+  dev?: boolean;
+  devOptional?: boolean;
+  optional?: boolean;
+  link?: boolean;
+  [field: string]: unknown;
+}
+
+/** An empty project that depends on the tarball, with a lockfile: the package, then our lockfile's production entries. */
+async function writeStrangerProject(folder: string, tarball: string): Promise<void> {
+  const ours = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as Record<string, unknown>;
+  const lock = JSON.parse(await readFile(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> };
+  const project = { name: 'stranger', version: '1.0.0', private: true, dependencies: { handrail: tarball } };
+  const packages: Record<string, unknown> = {
+    '': { name: project.name, version: project.version, dependencies: project.dependencies },
+    'node_modules/handrail': {
+      version: ours['version'],
+      resolved: tarball,
+      license: ours['license'],
+      dependencies: ours['dependencies'],
+      optionalDependencies: ours['optionalDependencies'],
+      bin: ours['bin'],
+      engines: ours['engines'],
+    },
+  };
+  for (const [path, entry] of Object.entries(lock.packages)) {
+    if (!path.startsWith('node_modules/') || entry.dev || entry.link) continue;
+    // Needed by a dev tool or an optional one here: only the optional side is the stranger's.
+    const { devOptional, ...rest } = entry;
+    packages[path] = devOptional ? { ...rest, optional: true } : rest;
+  }
+  await writeFile(join(folder, 'package.json'), `${JSON.stringify(project, null, 2)}\n`);
+  await writeFile(join(folder, 'package-lock.json'), `${JSON.stringify({ name: project.name, version: project.version, lockfileVersion: 3, requires: true, packages }, null, 2)}\n`);
+}
+
 let scratch: string;
 /** The stranger's empty project the tarball is installed into. */
 let folder: string;
@@ -42,10 +77,13 @@ test.beforeAll(async () => {
   const tarball = join(scratch, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename);
   folder = join(scratch, 'app');
   await mkdir(folder);
-  await writeFile(join(folder, 'package.json'), '{ "name": "stranger", "version": "1.0.0", "private": true }\n');
-  // Offline: every dependency is in the npm cache `npm ci` filled. Optional ones (a packaged Chromium, SQLite for the
-  // notebook) are left out: this machine's Chromium is found as a user's would be, and a run works without a notebook.
-  const installed = await sh('npm', ['install', '--offline', '--omit=optional', '--no-audit', '--no-fund', tarball], folder, process.env);
+  // Offline, from the npm cache `npm ci` filled: a lockfile of the stranger's project, the package's own production
+  // entries taken from ours. (`npm install <tarball> --offline` would need each dependency's registry metadata,
+  // which `npm ci` never caches: on a machine whose cache held only tarballs it failed ENOTCACHED.) Optional ones (a
+  // packaged Chromium, SQLite for the notebook) are left out: this machine's Chromium is found as a user's would be,
+  // and a run works without a notebook.
+  await writeStrangerProject(folder, `file:../${basename(tarball)}`);
+  const installed = await sh('npm', ['ci', '--offline', '--omit=optional', '--no-audit', '--no-fund'], folder, process.env);
   expect(installed.code, installed.stderr).toBe(0);
   env = { ...process.env, HANDRAIL_HOME: join(folder, '.handrail'), PATH: `${join(folder, 'node_modules/.bin')}:${process.env['PATH'] ?? ''}` };
   delete env['NODE_OPTIONS'];
