@@ -120,16 +120,20 @@ test('a crash between dispatched and observed is in doubt on every machine until
   const a = await machine();
   const crashed = await replay({ ...a, HANDRAIL_FAILPOINT: 'post_hold:after_act' }, '400445-S0001');
   expect(crashed.signal ?? crashed.code).toBe('SIGKILL');
-  await expect.poll(() => presses('400445-S0001')).toBe(1);
+  // The browser dies with the process: the POST may or may not have left it (on a loaded machine it often has not).
+  // A second's grace for one in flight; either way at most one press, and the journal cannot know which.
+  await new Promise((r) => setTimeout(r, 1_000));
+  const pressed = presses('400445-S0001');
+  expect(pressed).toBeLessThanOrEqual(1);
   const b = await machine();
   const retried = await replay(b, '400445-S0001');
   expect(retried.receipt).toMatchObject({ word: 'UNSAFE_TO_RETRY', code: 'JOURNAL_IN_DOUBT', retryable: false });
-  expect(presses('400445-S0001')).toBe(1);
+  expect(presses('400445-S0001')).toBe(pressed);
   const key = retried.receipt.key as string;
   const settled = await handrail(['journal', 'settle', key, '--as', 'committed', '--by', 'Pat Operator', '--note', 'the hold is on the share'], b);
   expect(settled.code).toBe(0);
   const after = await replay(await machine(), '400445-S0001');
   expect(after.receipt).toMatchObject({ word: 'SUCCESS', from_journal: true });
   expect(after.receipt.message).toContain('settled as committed by Pat Operator');
-  expect(presses('400445-S0001')).toBe(1);
+  expect(presses('400445-S0001')).toBe(pressed);
 });
