@@ -5,6 +5,7 @@ import type { InPage } from '../../shared/dom/api.ts';
 import { frameObservation } from '../../shared/ref.ts';
 import { combineParts } from '../../shared/screens.ts';
 import { WALKER_VERSION } from '../../shared/dom/version.ts';
+import { WIRE_VERSION } from '../../shared/dom/wire.ts';
 import { generatePage } from '../bench/walker.ts';
 import { serveFixtures, type FixtureServer } from '../fixtures/server.ts';
 
@@ -37,7 +38,7 @@ test('the bench page observed through the wire form is the page’s own observat
     delete api.observeWire;
     return had;
   });
-  expect(wireVersion).toBe('handrail-wire/1');
+  expect(wireVersion).toBe(WIRE_VERSION);
   const plain = await observePage(page);
   expect(await page.evaluate(() => 'observeWire' in (globalThis as WithAnyWalker).__handrail)).toBe(false);
   expect(JSON.stringify(plain)).toBe(JSON.stringify(wired));
