@@ -7,7 +7,9 @@
 // `ondblclick`/`oncontextmenu` handler (attribute or property; HTML §8.1.8.1 event handlers); and React's props on
 // the node when React delegates at its root (React 17+ listens for every event on the root container, so the root's
 // listener says nothing about which element reacts). A listener on any other ancestor is not the element's: a page
-// that delegates elsewhere is not offered the gesture.
+// that delegates elsewhere is not offered the gesture. Nor is the delegating place itself: a React root or portal
+// container (React's own listeners, for every event), the <body> and the <html> element (a page's delegation, or its
+// "no context menu here"), even where it holds nothing but text (an island root, a toast, a page of text).
 import type { Control, ScopeLink, Verb } from '../schema/observation.ts';
 import { normalize } from './name.ts';
 import { newRowCache, rowKey, type RowCache } from './rows.ts';
@@ -78,7 +80,7 @@ export function recordListeners(): void {
         let byType = record.types.get(target);
         if (!byType) {
           record.types.set(target, (byType = new Map()));
-          if (ownKeyStarting(target, REACT_ROOT)) record.reactRoots.push(new WeakRef(target));
+          if (isReactContainer(target)) record.reactRoots.push(new WeakRef(target));
         }
         let set = byType.get(type);
         if (!set) byType.set(type, (set = new Set()));
@@ -105,6 +107,17 @@ function listenerRecord(): ListenerRecord | undefined {
 /** React 17+ marks its root container with `__reactContainer$…` and keeps each element's props under `__reactProps$…`. */
 const REACT_ROOT = '__reactContainer$';
 const REACT_PROPS = '__reactProps$';
+/**
+ * React 17+ marks every container it listens on for all events with `_reactListening…` before adding the listeners
+ * (react-dom's listenToAllSupportedEvents): each root container, and each portal's container, which carries no
+ * `__reactContainer$` mark.
+ */
+const REACT_LISTENING = '_reactListening';
+
+/** A container React listens on for every event: its listeners are React's dispatch, not an element's own offer. */
+function isReactContainer(target: object): boolean {
+  return ownKeyStarting(target, REACT_LISTENING) !== undefined || ownKeyStarting(target, REACT_ROOT) !== undefined;
+}
 
 function ownKeyStarting(el: object, prefix: string): string | undefined {
   return Object.keys(el).find((k) => k.startsWith(prefix));
@@ -149,10 +162,16 @@ export function gesturesListened(): (el: Element) => readonly Gesture[] {
   const record = listenerRecord();
   const react = reactDelegated(record);
   return (el) => {
-    const own = record?.types.get(el);
     const handlers = el as Element & Partial<Record<'ondblclick' | 'oncontextmenu', unknown>>;
+    let own = record?.types.get(el);
     // The common case, every element of a large page: nothing listens. Decided without allocating anything.
     if (!own && !react.size && handlers.ondblclick == null && handlers.oncontextmenu == null) return NONE;
+    // Where a page delegates from: what listens there listens for the whole page (<body>'s handlers are the window's
+    // too, HTML §8.1.8.2), or for all of a React tree. Such a container may still be a React element with props of
+    // its own (a portal into an element React rendered).
+    const doc = el.ownerDocument;
+    if (el === doc.body || el === doc.documentElement) return NONE;
+    if (own && isReactContainer(el)) own = undefined;
     let props: Record<string, unknown> | undefined;
     if (react.size) {
       const key = ownKeyStarting(el, REACT_PROPS);

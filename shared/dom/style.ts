@@ -114,6 +114,19 @@ function inHiddenChain(c: DomCache, el: Element): boolean {
   return hidden;
 }
 
+/**
+ * Without a box because of `display: none`, on the element or a flat-tree ancestor (CSS Display §2.7): it generates
+ * no ::before or ::after. `display: contents` has no box of its own but generates its pseudo-elements; it is not this.
+ */
+export function unrendered(c: DomCache, el: Element): boolean {
+  if (el.checkVisibility()) return false;
+  for (let e: Element | null = el; e; e = parentOf(e)) {
+    const s = styleOf(c, e);
+    if (!s || s.display === 'none') return true;
+  }
+  return false;
+}
+
 /** CSSOM View `checkVisibility({visibilityProperty: true})`: false without a box, under content-visibility:hidden,
  *  or when the computed visibility is not `visible` — `checkVisibility() && visibility === 'visible'` in one call.
  *  `checkVisibilityCSS` is the same option's first name, the one Chrome 105–120 reads (the extension runs there too). */
@@ -387,7 +400,10 @@ export function cssContent(c: DomCache, el: Element, pseudo: '::before' | '::aft
   return out;
 }
 
-const CONTENT_TOKEN = /\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|attr\(\s*([\w-]+)\s*\)|(\/)|(\S+))/gy;
+// One token of the `content` property (CSS Generated Content §1 "content"): a string, a function with its arguments
+// (attr(), counter(), counters(), url(), an image function; strings inside may hold spaces and parentheses), the slash
+// before alternative text, or a keyword.
+const CONTENT_TOKEN = /\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|([\w-]+)\(((?:[^()"']|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')*)\)|(\/)|([^\s"'/]+))/gy;
 
 function unescapeCss(s: string): string {
   return s.replace(/\\([0-9a-fA-F]{1,6})\s?|\\(.)/g, (_m, hex: string | undefined, ch: string | undefined) =>
@@ -395,16 +411,62 @@ function unescapeCss(s: string): string {
   );
 }
 
+/**
+ * The text one token of `content` gives, as Chromium reads generated content into a name: a string and attr() their
+ * text; counter() and counters() nothing (Chromium leaves the number out, "1. " reads ". "); an image (url(), a
+ * gradient) one space; open-quote and close-quote the first pair of the element's `quotes` (“ ” by default);
+ * no-open-quote and no-close-quote nothing (keywordText).
+ */
+function tokenText(el: Element, fn: string, args: string): string {
+  switch (fn.toLowerCase()) {
+    case 'attr': {
+      const name = /^\s*([\w-]+)/.exec(args)?.[1];
+      return name ? el.getAttribute(name) || '' : '';
+    }
+    case 'counter':
+    case 'counters':
+      return '';
+    default:
+      return ' ';
+  }
+}
+
+/** A keyword's text; undefined for one that is not content (an unknown one): then nothing is read from the property. */
+function keywordText(word: string, quotes: readonly string[]): string | undefined {
+  switch (word.toLowerCase()) {
+    case 'open-quote':
+      return quotes[0] ?? '';
+    case 'close-quote':
+      return quotes[1] ?? '';
+    case 'no-open-quote':
+    case 'no-close-quote':
+      return '';
+    default:
+      return undefined;
+  }
+}
+
+/** The first pair of an element's computed `quotes` (CSS Generated Content §3), “ ” where it is `auto`. */
+function quotePair(el: Element): readonly string[] {
+  const q = el.ownerDocument.defaultView?.getComputedStyle(el).quotes ?? 'auto';
+  const strings = [...q.matchAll(/"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'/g)].map((m) => unescapeCss(m[1] ?? m[2] ?? ''));
+  return strings.length >= 2 ? strings : ['\u201c', '\u201d'];
+}
+
 function parseContent(el: Element, value: string, isPseudo: boolean): string | undefined {
   const parts: Array<{ text: string } | { slash: true } | { other: true }> = [];
+  let quotes: readonly string[] | undefined;
   CONTENT_TOKEN.lastIndex = 0;
   let m: RegExpExecArray | null;
   while ((m = CONTENT_TOKEN.exec(value)) !== null) {
     if (m[1] !== undefined) parts.push({ text: unescapeCss(m[1]) });
     else if (m[2] !== undefined) parts.push({ text: unescapeCss(m[2]) });
-    else if (m[3] !== undefined) parts.push({ text: el.getAttribute(m[3]) || '' });
-    else if (m[4] !== undefined) parts.push({ slash: true });
-    else if (m[5] !== undefined) parts.push({ other: true });
+    else if (m[3] !== undefined) parts.push({ text: tokenText(el, m[3], m[4] ?? '') });
+    else if (m[5] !== undefined) parts.push({ slash: true });
+    else if (m[6] !== undefined) {
+      const t = keywordText(m[6], (quotes ??= quotePair(el)));
+      parts.push(t === undefined ? { other: true } : { text: t });
+    }
     if (CONTENT_TOKEN.lastIndex >= value.length) break;
   }
   const slash = parts.findIndex((p) => 'slash' in p);

@@ -1,7 +1,8 @@
 // The walker and the verbs on real framework builds, not imitations: a task list written with React 19 (production
 // build, bundled by esbuild) and the same list with Vue 3 (its browser build with the template compiler). On each:
 // set_value reaches the controlled input and Enter submits its form; the title's double-click listener (React's
-// delegated onDoubleClick, Vue's @dblclick on the element) is found, so double_click is offered; a rename in place is
+// delegated onDoubleClick, Vue's @dblclick on the element) is found, so double_click is offered, and nowhere else (not
+// on text under a portal's container or an island root, where React listens for every event); a rename in place is
 // authored by a scripted model, compiled, and replayed with no model for another task, the server's judge confirming
 // the one rename; a title already taken is refused by the server and the replay does not say SUCCESS.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -39,8 +40,10 @@ for (const framework of ['react', 'vue'] as const) {
       await surface.open(`${app.url}/${framework}`);
       let o = await surface.observe();
       expect(one(o, 'text', 'Call the plumber').offers).toEqual(['double_click']);
-      // A task title that does not listen (the heading) is not offered the gesture.
+      // A task title that does not listen (the heading) is not offered the gesture, nor is text under a container React
+      // listens on for every event: the toast in its portal's container, the island root that holds only "Week 12".
       expect(controls(o).filter((c) => c.offers?.length).map((c) => c.name)).toEqual(['Call the plumber', 'Renew the lease']);
+      expect(one(o, 'text', 'Call the plumber').offers).toEqual(['double_click']);
       await surface.act(one(o, 'textbox', 'New task').ref, { verb: 'set_value', value: 'Water the plants' });
       o = await surface.observe();
       await surface.act(one(o, 'textbox', 'New task').ref, { verb: 'press', value: 'Enter' });

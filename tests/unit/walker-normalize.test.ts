@@ -1,6 +1,6 @@
-// The walker's name normalizer answers already-normal strings without rewriting them, and every string the same as the full rule (zero-width space and soft hyphen dropped, whitespace runs to one space, trimmed).
+// The walker's name normalizer answers already-normal strings without rewriting them, and every string the same as the full rule (zero-width space and soft hyphen dropped, whitespace runs to one space, trimmed); an attribute counts as absent only when it is ASCII whitespace, as in Chromium.
 import { describe, expect, it } from 'vitest';
-import { normalize } from '../../shared/dom/name.ts';
+import { blank, normalize } from '../../shared/dom/name.ts';
 
 /** The rule as accname matching spells it (docs/ARCHITECTURE.md "The walker"), without the walker's shortcut. */
 function fullRule(s: string): string {
@@ -37,5 +37,14 @@ describe('normalize', () => {
     expect(normalize('Re\u00adname\u200b case')).toBe('Rename case');
     expect(normalize(null)).toBe('');
     expect(normalize(undefined)).toBe('');
+  });
+});
+
+describe('blank', () => {
+  it('is true only for nothing and ASCII whitespace: a no-break, em, ideographic or zero-width space is text (Chromium names by it)', () => {
+    for (const s of [null, undefined, '', ' ', ' \t\n\v\f\r ']) expect(blank(s), JSON.stringify(s)).toBe(true);
+    for (const s of ['\u00a0', '\u2003\u2003', '\u3000', '\u200b', '\u202f', ' a ']) expect(blank(s), JSON.stringify(s)).toBe(false);
+    // What such a name becomes: nothing, once normalized.
+    expect(normalize('\u00a0\u2003\u3000\u200b')).toBe('');
   });
 });

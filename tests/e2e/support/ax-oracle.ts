@@ -4,6 +4,7 @@
 import type { CDPSession, Page } from '@playwright/test';
 import { normalize } from '../../../shared/dom/name.ts';
 import { parseRef } from '../../../shared/ref.ts';
+import { SCOPE_LINK_OF } from '../../../shared/dom/scopes.ts';
 import type { Observation } from '../../../shared/schema/observation.ts';
 
 /** Chromium's role values that are controls, mapped onto the walker's ARIA role names where Chromium uses its own. */
@@ -27,18 +28,51 @@ export interface OracleRow {
   walker?: { role: string; name: string };
   chromium?: { role: string; name: string };
   match: boolean;
+  /**
+   * The control's in-frame scope links (no frame, no row), the walker's and the ones Chromium's ancestors make by the
+   * same rule (shared/dom/scopes.ts: a named group, table, form or region; a landmark, named or by its role; a dialog),
+   * each `role:name`, outermost first. Only for a control both offer.
+   */
+  scopes?: { walker: string[]; chromium: string[] };
 }
 
 export interface OracleResult {
   rows: OracleRow[];
   matched: number;
   total: number;
+  /** Rows whose scopes were compared, and those whose scope links are Chromium's. */
+  scopesCompared: number;
+  scopesMatched: number;
   /** Chromium nodes left out on purpose, with the reason. */
   skipped: string[];
 }
 
 interface AXValue { value?: unknown }
-interface AXNode { nodeId: string; ignored: boolean; role?: AXValue; name?: AXValue; backendDOMNodeId?: number }
+interface AXNode { nodeId: string; parentId?: string; ignored: boolean; role?: AXValue; name?: AXValue; backendDOMNodeId?: number }
+
+/** Chromium's container roles that make a scope link, as shared/dom/scopes.ts SCOPE_LINK_OF spells the link. */
+function linkOf(n: AXNode): string | undefined {
+  if (n.ignored) return undefined;
+  const role = String(n.role?.value ?? '');
+  const link = SCOPE_LINK_OF[role];
+  if (!link) return undefined;
+  const name = normalize(String(n.name?.value ?? ''));
+  if (link === 'landmark') return `landmark:${name || role}`;
+  if (link === 'dialog') return `dialog:${name}`;
+  return name ? `${link}:${name}` : undefined;
+}
+
+/** The scope links Chromium's ancestors of `id` make, outermost first, from a partial tree with its relatives. */
+function chromiumScopes(nodes: readonly AXNode[], id: number): string[] {
+  const byId = new Map(nodes.map((n) => [n.nodeId, n]));
+  const out: string[] = [];
+  let n = nodes.find((x) => x.backendDOMNodeId === id);
+  for (n = n?.parentId ? byId.get(n.parentId) : undefined; n; n = n.parentId ? byId.get(n.parentId) : undefined) {
+    const link = linkOf(n);
+    if (link) out.unshift(link);
+  }
+  return out;
+}
 
 function chromiumOf(n: AXNode | undefined): { role: string; name: string } | undefined {
   if (!n || n.ignored) return undefined;
@@ -94,13 +128,19 @@ export async function compareWithChromium(page: Page, obs: Observation): Promise
       const local = parseRef(c.ref)?.local ?? c.ref;
       const id = await backendIdOf(cdp, local);
       let chromium: OracleRow['chromium'];
+      let scopes: OracleRow['scopes'];
       if (id !== undefined) {
         offered.add(id);
-        const { nodes } = (await cdp.send('Accessibility.getPartialAXTree', { backendNodeId: id, fetchRelatives: false })) as { nodes: AXNode[] };
-        chromium = chromiumOf(nodes.find((n) => n.backendDOMNodeId === id) ?? nodes[0]);
+        // With its relatives: the node's ancestors come along, and so its scopes.
+        const { nodes } = (await cdp.send('Accessibility.getPartialAXTree', { backendNodeId: id, fetchRelatives: true })) as { nodes: AXNode[] };
+        chromium = chromiumOf(nodes.find((n) => n.backendDOMNodeId === id));
+        if (chromium) {
+          const walker = c.scope.filter((l) => l.role !== 'frame' && l.role !== 'row').map((l) => `${l.role}:${l.name}`);
+          scopes = { walker, chromium: chromiumScopes(nodes, id) };
+        }
       }
       const walker = { role: c.role, name: c.name };
-      rows.push({ ref: c.ref, walker, ...(chromium ? { chromium } : {}), match: !!chromium && chromium.role === walker.role && chromium.name === walker.name });
+      rows.push({ ref: c.ref, walker, ...(chromium ? { chromium } : {}), ...(scopes ? { scopes } : {}), match: !!chromium && chromium.role === walker.role && chromium.name === walker.name });
     }
     const { nodes } = (await cdp.send('Accessibility.getFullAXTree')) as { nodes: AXNode[] };
     for (const n of nodes) {
@@ -115,10 +155,23 @@ export async function compareWithChromium(page: Page, obs: Observation): Promise
       rows.push({ chromium, match: false });
     }
     const matched = rows.filter((r) => r.match).length;
-    return { rows, matched, total: rows.length, skipped };
+    const compared = rows.filter((r) => r.scopes);
+    const scopesMatched = compared.filter((r) => sameScopes(r.scopes)).length;
+    return { rows, matched, total: rows.length, scopesCompared: compared.length, scopesMatched, skipped };
   } finally {
     await cdp.detach();
   }
+}
+
+function sameScopes(s: OracleRow['scopes']): boolean {
+  return !s || s.walker.join(' > ') === s.chromium.join(' > ');
+}
+
+/** One line per row whose scope links are not Chromium's. */
+export function describeScopeMismatches(r: OracleResult): string[] {
+  return r.rows
+    .filter((row) => !sameScopes(row.scopes))
+    .map((row) => `${row.ref ?? '-'} ${row.walker?.role} '${row.walker?.name}': walker scopes [${row.scopes?.walker.join(' > ')}] / Chromium [${row.scopes?.chromium.join(' > ')}]`);
 }
 
 /** One line per row that does not match, for a failure message or a report. */
