@@ -8,9 +8,9 @@ import { test } from '@playwright/test';
 import { chromium, type Browser } from 'playwright-core';
 import { findChromium } from '../../../runner/browser/chromium.ts';
 
-/** What a demo app's handle offers a test's hooks: PLUMBLINE's `Bank` and CASEDESK's `Desk` both do. */
+/** What an app's handle offers a test's hooks: PLUMBLINE's `Bank` and CASEDESK's `Desk` have a store to reset too. */
 export interface App {
-  store: { reset(): void };
+  store?: { reset(): void };
   close(): Promise<void>;
 }
 
@@ -73,7 +73,10 @@ export function appScene<A extends App>(start: () => Promise<A>, o: SceneOptions
   }
   if (o.reset || o.home) {
     test.beforeEach(async () => {
-      if (o.reset) scene.app.store.reset();
+      if (o.reset) {
+        if (!scene.app.store) throw new Error('the scene was asked to reset a store, and this app has none');
+        scene.app.store.reset();
+      }
       if (o.home) scene.home = await mkdtemp(join(scene.scratch, 'home-'));
       bind(scene);
     });
