@@ -1,12 +1,13 @@
 // Citations of the docs by file and heading (`docs/design/replay.md, "Naming a screen"`) as a check that fails the
 // build: a cited file must exist, and its first quoted name must be a heading of it (a second one, `"The walker",
-// "The wire form"`, a heading or a bold lead of the same file). Headings are an API the code calls, so a renamed
+// "The wire form"`, a heading or a bold lead of the same file). The markdown links between README.md and the pages
+// under docs/ are held the same way: the file must exist, and an `#anchor` must be one of its headings. Headings are an API the code calls, so a renamed
 // heading fails here, not in a reader's head. Run by `npm run check:citations`; tests/unit/doc-citations.test.ts
 // shows it failing on a made-up heading. scripts/rewrite-citations.ts moves citations of the old single
 // ARCHITECTURE.md to the design file that holds the heading, with the same parser.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, posix, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export interface Citation {
@@ -152,6 +153,51 @@ export function checkCitations(citations: readonly Citation[], read: (doc: strin
   return problems;
 }
 
+/** GitHub's anchor for a heading: lower case, punctuation dropped but `-` and `_`, each space a `-`. */
+export function slug(heading: string): string {
+  return heading.trim().toLowerCase().replace(/[^\p{L}\p{N}_\- ]/gu, '').replace(/ /g, '-');
+}
+
+export interface Link {
+  file: string;
+  line: number;
+  /** As written: a path relative to the file, an `#anchor`, or both. */
+  target: string;
+}
+
+/** The relative links of a markdown text, outside code fences (web addresses left out). */
+export function findLinks(file: string, markdown: string): Link[] {
+  const links: Link[] = [];
+  let fence = false;
+  markdown.split('\n').forEach((text, i) => {
+    if (text.startsWith('```')) fence = !fence;
+    if (fence) return;
+    for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      const target = m[1] ?? '';
+      if (!/^[a-z][a-z0-9+.-]*:/i.test(target)) links.push({ file, line: i + 1, target });
+    }
+  });
+  return links;
+}
+
+/** What is wrong with each link, given a way to read a repo-relative file (null: no such file or a folder). */
+export function checkLinks(links: readonly Link[], read: (path: string) => string | null, exists: (path: string) => boolean): Problem[] {
+  const problems: Problem[] = [];
+  for (const l of links) {
+    const [path = '', anchor] = l.target.split('#');
+    const to = path ? posix.normalize(posix.join(posix.dirname(l.file), path)) : l.file;
+    const report = (problem: string): void => void problems.push({ file: l.file, line: l.line, citation: l.target, problem });
+    if (!exists(to)) {
+      report(`${to} does not exist`);
+      continue;
+    }
+    if (!anchor || !to.endsWith('.md')) continue;
+    const text = read(to);
+    if (text !== null && !indexDoc(text).headings.some((h) => slug(h) === anchor)) report(`${to} has no heading whose anchor is #${anchor}`);
+  }
+  return problems;
+}
+
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const TEXT = /\.(ts|tsx|mts|mjs|js|md|json|html|css|ya?ml|sh|txt)$|(^|\/)\.ci\/[^/.]+$/;
 
@@ -164,21 +210,26 @@ export function sourceFiles(root = ROOT): string[] {
     .filter((f) => !f.endsWith('package-lock.json') && !f.startsWith('tests/golden/'));
 }
 
-/** Every citation in the repository and what is wrong with each. */
-export function checkRepository(root = ROOT): { citations: Citation[]; problems: Problem[] } {
-  const citations = sourceFiles(root).flatMap((f) => findCitations(f, readFileSync(join(root, f), 'utf8')));
-  const read = (doc: string): string | null => (existsSync(join(root, doc)) ? readFileSync(join(root, doc), 'utf8') : null);
-  return { citations, problems: checkCitations(citations, read) };
+/** Every citation and every docs link in the repository, and what is wrong with each. */
+export function checkRepository(root = ROOT): { citations: Citation[]; links: Link[]; problems: Problem[] } {
+  const files = sourceFiles(root);
+  const citations = files.flatMap((f) => findCitations(f, readFileSync(join(root, f), 'utf8')));
+  const pages = files.filter((f) => f === 'README.md' || (f.startsWith('docs/') && f.endsWith('.md')));
+  const links = pages.flatMap((f) => findLinks(f, readFileSync(join(root, f), 'utf8')));
+  const exists = (path: string): boolean => existsSync(join(root, path));
+  const read = (doc: string): string | null => (exists(doc) && statSync(join(root, doc)).isFile() ? readFileSync(join(root, doc), 'utf8') : null);
+  return { citations, links, problems: [...checkCitations(citations, read), ...checkLinks(links, read, exists)] };
 }
 
 const invokedDirectly = process.argv[1] !== undefined && fileURLToPath(import.meta.url) === resolve(process.argv[1]);
 if (invokedDirectly) {
-  const { citations, problems } = checkRepository();
+  const { citations, links, problems } = checkRepository();
   for (const p of problems) process.stderr.write(`${p.file}:${p.line}: ${p.citation}: ${p.problem}\n`);
+  const counted = `${citations.length} doc citations and ${links.length} docs links`;
   if (problems.length) {
-    process.stderr.write(`${problems.length} of ${citations.length} doc citations point nowhere\n`);
+    process.stderr.write(`${problems.length} of ${counted} point nowhere\n`);
     process.exitCode = 1;
   } else {
-    process.stdout.write(`${citations.length} doc citations, each to a file and heading that exist\n`);
+    process.stdout.write(`${counted}, each to a file and heading that exist\n`);
   }
 }

@@ -1,11 +1,13 @@
 // Code cites the docs by file and heading; the check finds every citation, passes on the real tree, and fails on a
-// heading nobody wrote, a file that is not there, and a second name that is neither a heading nor a bold lead.
+// heading nobody wrote, a file that is not there, and a second name that is neither a heading nor a bold lead; the
+// links between the docs pages fail the same way on a missing page or anchor.
 import { describe, expect, it } from 'vitest';
-import { checkCitations, checkRepository, findCitations, indexDoc } from '../tools/doc-citations.ts';
+import { checkCitations, checkLinks, checkRepository, findCitations, findLinks, indexDoc, slug } from '../tools/doc-citations.ts';
 
 // Spelled in pieces, so this file is no citation itself (the check reads every file, this one included).
 const DESIGN = ['docs', 'design'].join('/');
 const REPLAY = `${DESIGN}/replay.md`;
+const START = [DESIGN.replace('design', 'guide'), 'start.md'].join('/');
 
 const replayDoc = [
   '# Replay and the truth of the word',
@@ -70,9 +72,30 @@ describe('doc citations', () => {
     expect(check(`// (${REPLAY}, "Replay and the truth of the word")`)).toEqual([]);
   });
 
-  it('holds on the real tree: every citation names a file and a heading that exist', () => {
-    const { citations, problems } = checkRepository();
+  it('a docs link must reach a page that exists, and its anchor one of that page\'s headings', () => {
+    expect(slug("The extension's trusted input")).toBe('the-extensions-trusted-input');
+    expect(slug('A person on the ladder: `--console`')).toBe('a-person-on-the-ladder---console');
+    const page = '# Guide\n## Getting a Chromium\n```\n[in a fence](nowhere.md)\n```\n';
+    const pages: Record<string, string> = { [START]: page, [REPLAY]: replayDoc };
+    const links = findLinks(START, [
+      '[ok](#getting-a-chromium) [ok](../design/replay.md#naming-a-screen) [web](https://example.com/x.md)',
+      '[made up](../design/replay.md#a-heading-nobody-wrote) [gone](../design/gone.md)',
+      page,
+    ].join('\n'));
+    expect(links.map((l) => l.target)).toEqual([
+      '#getting-a-chromium', '../design/replay.md#naming-a-screen', '../design/replay.md#a-heading-nobody-wrote', '../design/gone.md',
+    ]);
+    const problems = checkLinks(links, (p) => pages[p] ?? null, (p) => p in pages);
+    expect(problems.map((p) => [p.line, p.problem])).toEqual([
+      [2, `${REPLAY} has no heading whose anchor is #a-heading-nobody-wrote`],
+      [2, `${DESIGN}/gone.md does not exist`],
+    ]);
+  });
+
+  it('holds on the real tree: every citation and docs link names a file and a heading that exist', () => {
+    const { citations, links, problems } = checkRepository();
     expect(problems).toEqual([]);
     expect(citations.length).toBeGreaterThan(200);
+    expect(links.length).toBeGreaterThan(50);
   });
 });
