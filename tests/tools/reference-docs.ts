@@ -20,9 +20,9 @@ export async function handrailProgram(): Promise<Command> {
   const { main } = await import('../../runner/cli/main.ts');
   const proto = Command.prototype as unknown as { parseAsync: (this: Command) => Promise<Command> };
   const original = proto.parseAsync;
-  let root: Command | undefined;
+  const parsed: Command[] = [];
   proto.parseAsync = function (this: Command) {
-    root ??= this;
+    parsed.push(this);
     return Promise.resolve(this);
   };
   try {
@@ -30,6 +30,7 @@ export async function handrailProgram(): Promise<Command> {
   } finally {
     proto.parseAsync = original;
   }
+  const [root] = parsed;
   if (!root) throw new Error('runner/cli/main.ts built no program');
   return root;
 }
