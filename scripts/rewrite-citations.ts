@@ -53,7 +53,8 @@ for (const file of sourceFiles()) {
     const between = out.slice(c.end, c.firstQuote);
     const addComma = first !== undefined && !c.comma && /^`?\s*(\/\/|\*(?!\/))?[ \t]*$/.test(between);
     const tail = out.slice(c.end, c.end + 1) === '`' ? '`' : '';
-    out = out.slice(0, c.start) + where.doc + (addComma ? tail + ',' : tail) + out.slice(c.end + tail.length);
+    const written = c.split ? where.doc.slice('docs/'.length) : where.doc;
+    out = out.slice(0, c.start) + written + (addComma ? tail + ',' : tail) + out.slice(c.end + tail.length);
     changed++;
   }
   if (out !== text) {

@@ -16,9 +16,11 @@ export interface Citation {
   line: number;
   /** The cited document, repo-relative (`docs/design/replay.md`). */
   doc: string;
-  /** Offsets of the document's path in the citing text (without backticks). */
+  /** Offsets of the document's path in the citing text (without backticks; only the part after `docs/` if split). */
   start: number;
   end: number;
+  /** Whether the path is broken onto the next comment line after `docs/`. */
+  split: boolean;
   /** Whether a comma follows the path (the house form), so a rewrite knows whether to add one. */
   comma: boolean;
   /** The quoted names after the path, in order, line breaks and comment markers folded into one space. */
@@ -41,7 +43,8 @@ export interface DocIndex {
   leads: { text: string; under: string }[];
 }
 
-const PATH = /`?(docs\/[\w./-]+?\.md)\b`?/g;
+/** `docs/…md`, perhaps broken after `docs/` onto the comment's next line. */
+const PATH = /`?docs\/(\r?\n[ \t]*(?:\/\/|\*(?!\/))?[ \t]*)?([\w./-]+?\.md)\b`?/g;
 
 /** Skips spaces, and line breaks with the comment marker that continues a comment on the next line. */
 function skipGap(text: string, i: number): number {
@@ -69,9 +72,11 @@ function quoted(text: string, i: number): { name: string; end: number } | null {
 export function findCitations(file: string, text: string): Citation[] {
   const found: Citation[] = [];
   for (const m of text.matchAll(PATH)) {
-    const doc = m[1] ?? '';
-    const start = (m.index ?? 0) + m[0].indexOf(doc);
-    const end = start + doc.length;
+    const tail = m[2] ?? '';
+    const doc = `docs/${tail}`;
+    const split = m[1] !== undefined;
+    const start = (m.index ?? 0) + m[0].lastIndexOf(split ? tail : doc);
+    const end = (m.index ?? 0) + m[0].lastIndexOf(tail) + tail.length;
     let i = (m.index ?? 0) + m[0].length;
     const comma = text[i] === ',';
     if (comma) i++;
@@ -88,7 +93,7 @@ export function findCitations(file: string, text: string): Citation[] {
       q = quoted(text, i);
     }
     const line = text.slice(0, start).split('\n').length;
-    found.push({ file, line, doc, start, end, comma, names, firstQuote });
+    found.push({ file, line, doc, start, end, split, comma, names, firstQuote });
   }
   return found;
 }
@@ -199,7 +204,7 @@ export function checkLinks(links: readonly Link[], read: (path: string) => strin
 }
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const TEXT = /\.(ts|tsx|mts|mjs|js|md|json|html|css|ya?ml|sh|txt)$|(^|\/)\.ci\/[^/.]+$/;
+const TEXT = /\.(ts|tsx|mts|mjs|js|md|json|html|css|ya?ml|sh|txt|swift)$|(^|\/)\.ci\/[^/.]+$/;
 
 /** The repository's text files that may cite a document: tracked and new, ignored ones left out. */
 export function sourceFiles(root = ROOT): string[] {

@@ -32,12 +32,15 @@ describe('doc citations', () => {
       ` * "Naming a`,
       ` * screen").`,
       ` */`,
+      `// and the rule (${DESIGN.split('/')[0]}/`,
+      `// ${REPLAY.split('/').slice(1).join('/')}, "Replay").`,
     ].join('\n');
     const found = findCitations('x.ts', text);
     expect(found.map((c) => [c.line, c.doc, c.comma, c.names])).toEqual([
       [1, REPLAY, true, ['Naming a screen']],
       [2, REPLAY, false, ['Replay', 'The wire form']],
       [4, REPLAY, true, ['Naming a screen']],
+      [9, REPLAY, true, ['Replay']],
     ]);
     expect(check(text)).toEqual([]);
   });
