@@ -2,9 +2,10 @@
 // Rewrites every citation of the old single design document, docs' ARCHITECTURE.md (by path and quoted heading, with
 // or without the comma), to the design file that now holds the heading: `docs/design/<file>.md, "Heading"`. A name that
 // is a bold lead rather than a heading gets the heading it sits under put before it. A citation with no name goes
-// to the index, docs/design/README.md. Safe to run again (after a branch that still cites the old file is merged):
-// it touches only citations of the old file. `--dry-run` prints what it would change. What it cannot place
-// (a name no design file has, or two have) it leaves as it is and names; `npm run check:citations` then fails on it.
+// to the index, docs/design/README.md (its checklists to docs/design/extending.md). Safe to run again, after a
+// branch that still cites the old file is merged: it touches only citations of the old file. `--dry-run` prints
+// what it would change. What it cannot place (a name no design file has, or two have) it leaves as it is and names;
+// `npm run check:citations` then fails on it.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findCitations, indexDoc, names, ROOT, sourceFiles, type DocIndex } from '../tests/tools/doc-citations.ts';
@@ -32,6 +33,11 @@ function place(name: string): { doc: string; under?: string } | string {
   return `no design file has a heading or bold lead "${name}"`;
 }
 
+/** Where a citation with no heading goes: its checklists (`…'s checklist`) to their file, anything else to the index. */
+function bare(after: string): string {
+  return /^`?'s checklist/.test(after) ? `${DESIGN}/extending.md` : `${DESIGN}/README.md`;
+}
+
 let changed = 0;
 const unplaced: string[] = [];
 for (const file of sourceFiles()) {
@@ -42,7 +48,7 @@ for (const file of sourceFiles()) {
   // From the end, so earlier offsets stay true.
   for (const c of [...citations].reverse()) {
     const first = c.names[0];
-    const where = first === undefined ? { doc: `${DESIGN}/README.md` } : place(first);
+    const where = first === undefined ? { doc: bare(out.slice(c.end, c.end + 40)) } : place(first);
     if (typeof where === 'string') {
       unplaced.push(`${file}:${c.line}: ${where}`);
       continue;
