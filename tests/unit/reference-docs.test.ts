@@ -17,8 +17,8 @@ describe('generated reference pages', () => {
     expect(cli).toContain('`--made-up-flag` | a flag nobody documented');
     expect(cli).not.toBe(readFileSync(CLI_PAGE, 'utf8'));
 
-    const schema = JSON.parse(readFileSync('capabilities/capability.schema.json', 'utf8')) as { properties: Record<string, unknown> };
-    schema.properties['made_up'] = { type: 'string' };
+    const schema = JSON.parse(readFileSync('capabilities/capability.schema.json', 'utf8')) as Parameters<typeof cardReference>[0];
+    schema.properties = { ...schema.properties, made_up: { type: 'string' } };
     expect(cardReference(schema)).toContain('| `made_up` | string |');
     expect(cardReference(schema)).not.toBe(readFileSync(CARD_PAGE, 'utf8'));
   });
