@@ -4,7 +4,8 @@
 // is a bold lead rather than a heading gets the heading it sits under put before it. A citation with no name goes
 // to the index, docs/design/README.md (its checklists to docs/design/extending.md). Safe to run again, after a
 // branch that still cites the old file is merged: it touches only citations of the old file. `--dry-run` prints
-// what it would change. What it cannot place (a name no design file has, or two have) it leaves as it is and names;
+// what it would change. A README section cited by name (`README "Verify"`) that moved to a page under docs/ is
+// rewritten to that page the same way. What it cannot place (a name no design file has, or two have) it leaves as it is and names;
 // `npm run check:citations` then fails on it.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -38,12 +39,37 @@ function bare(after: string): string {
   return /^`?'s checklist/.test(after) ? `${DESIGN}/extending.md` : `${DESIGN}/README.md`;
 }
 
+/** The pages README's sections moved to, for citations of a README section by name (`README "Verify"`). */
+const guides = new Map<string, DocIndex>(
+  ['docs/guide', 'docs/reference', 'docs'].flatMap((dir) =>
+    readdirSync(join(ROOT, dir))
+      .filter((f) => f.endsWith('.md'))
+      .map((f): [string, DocIndex] => [`${dir}/${f}`, indexDoc(readFileSync(join(ROOT, dir, f), 'utf8'))]),
+  ),
+);
+const readme = indexDoc(readFileSync(join(ROOT, 'README.md'), 'utf8'));
+const README_SECTION = /\b(?:the )?README(?:'s)? "([^"\n]{2,80})"/g;
+
+/** `README "Never twice"` → `docs/guide/never-twice.md, "Never twice"`, when only that page has the heading now. */
+function readmeSections(file: string, text: string): string {
+  if (file === 'README.md' || file.startsWith('docs/') || file === 'scripts/rewrite-citations.ts') return text;
+  return text.replace(README_SECTION, (whole, name: string) => {
+    if (readme.headings.some((h) => names(h, name))) return whole;
+    const pages = [...guides].filter(([, ix]) => ix.headings.some((h) => names(h, name))).map(([doc]) => doc);
+    if (pages.length !== 1) {
+      unplaced.push(`${file}: README "${name}" is a heading of ${pages.length ? pages.join(' and ') : 'no page'}`);
+      return whole;
+    }
+    changed++;
+    return `${pages[0]!}, "${name}"`;
+  });
+}
+
 let changed = 0;
 const unplaced: string[] = [];
 for (const file of sourceFiles()) {
   const text = readFileSync(join(ROOT, file), 'utf8');
   const citations = findCitations(file, text).filter((c) => c.doc === OLD);
-  if (!citations.length) continue;
   let out = text;
   // From the end, so earlier offsets stay true.
   for (const c of [...citations].reverse()) {
@@ -63,6 +89,7 @@ for (const file of sourceFiles()) {
     out = out.slice(0, c.start) + written + (addComma ? tail + ',' : tail) + out.slice(c.end + tail.length);
     changed++;
   }
+  out = readmeSections(file, out);
   if (out !== text) {
     if (dryRun) process.stdout.write(`${file}: ${citations.length} citation(s)\n`);
     else writeFileSync(join(ROOT, file), out);
