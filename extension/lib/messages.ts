@@ -75,7 +75,7 @@ export const ClerkAct = z.strictObject({
   optionValue: z.string().optional(),
   /**
    * invoke: the control was hidden until the pointer entered its row when the worker last looked (the walker
-   * offered it to `hover`): the book gets the hover on it first, then the press (docs/ARCHITECTURE.md, "The
+   * offered it to `hover`): the book gets the hover on it first, then the press (docs/design/extension.md, "The
    * extension's trusted input").
    */
   revealed: z.boolean().optional(),
@@ -84,7 +84,7 @@ export type ClerkAct = z.infer<typeof ClerkAct>;
 
 /**
  * Content script → worker: something the clerk did that the frame held and could not report (a pick in a modal menu
- * whose button never showed again), told in the panel as not recorded — never dropped silently (docs/ARCHITECTURE.md,
+ * whose button never showed again), told in the panel as not recorded — never dropped silently (docs/design/extension.md,
  * "The extension's trusted input": modal lists).
  */
 export const ClerkUnrecorded = z.strictObject({
@@ -98,7 +98,7 @@ export type ClerkUnrecorded = z.infer<typeof ClerkUnrecorded>;
  * Content script → worker: an action of the clerk's the frame caught and could not report as a `clerk_act` — the
  * document was being left with it still to send, no worker answered as the page started, its control was gone before
  * it could be reported, or the worker could not be reached. The worker writes it into the book as a `lost` line, a
- * hole the compiler refuses (docs/ARCHITECTURE.md, "The extension's trusted input": no silent loss). `event` is the
+ * hole the compiler refuses (docs/design/extension.md, "The extension's trusted input": no silent loss). `event` is the
  * act's own id where it had one (an act booked after all is not written as lost too). Never a typed text.
  */
 export const ClerkLost = z.strictObject({
@@ -154,7 +154,7 @@ export const FrameCall = z.discriminatedUnion('op', [
   z.strictObject({ op: z.literal('act'), ref: z.string(), verb: Verb, value: z.string().optional() }),
   z.strictObject({ op: z.literal('selectors'), ref: z.string() }),
   /**
-   * Trusted input (docs/ARCHITECTURE.md, "The extension's trusted input"): where in this frame's viewport to send
+   * Trusted input (docs/design/extension.md, "The extension's trusted input"): where in this frame's viewport to send
    * the pointer for `verb` on the element — scrolled into view, and checked to be what is there (not covered).
    * `at`: `target` (the element; for hover its nearest shown ancestor, the row), `option` (choose: the option
    * named `value` in the list the combobox controls), or `submenu` (choose by a path: the menu item whose submenu is
@@ -165,7 +165,7 @@ export const FrameCall = z.discriminatedUnion('op', [
   z.strictObject({ op: z.literal('point'), ref: z.string(), verb: Verb, at: z.enum(['target', 'option', 'submenu']), value: z.string().optional() }),
   /**
    * After a gesture on the item the last `point` at `submenu` gave: whether its submenu opened — the way to `value`
-   * no longer stops at it (docs/ARCHITECTURE.md, "The extension's trusted input": submenus).
+   * no longer stops at it (docs/design/extension.md, "The extension's trusted input": submenus).
    */
   z.strictObject({ op: z.literal('submenu_opened'), ref: z.string(), value: z.string() }),
   /** After the trusted input: did it do what the verb promises (hover revealed it, choose shows the option)? Ends the pass. */

@@ -41,7 +41,7 @@ export interface TabChannel {
    */
   requests(listen: (r: Request) => void): () => void;
   /**
-   * Trusted input (chrome.debugger; docs/ARCHITECTURE.md, "The extension's trusted input"): `ready` attaches, so
+   * Trusted input (chrome.debugger; docs/design/extension.md, "The extension's trusted input"): `ready` attaches, so
    * the page has its final size before points are measured; `input` sends the events; `release` lets the tab go.
    */
   trusted: { ready(): Promise<void>; input(events: readonly TrustedEvent[]): Promise<void>; release(): Promise<void> };
@@ -96,7 +96,7 @@ export class ExtensionSurface implements Surface {
   #last: Observation | null = null;
   /** Whether frames should catch the clerk's own actions (record mode). */
   recording = false;
-  /** chrome.webRequest only observes (docs/ARCHITECTURE.md "Writes"): a write has left when it is seen. */
+  /** chrome.webRequest only observes (docs/design/writes.md, "Writes"): a write has left when it is seen. */
   readonly writesUnheld = true;
   #watch: { scope: WriteScope; seen: SeenWrite[] } | null = null;
   #unlisten: (() => void) | null = null;
@@ -228,7 +228,7 @@ export class ExtensionSurface implements Surface {
   }
 
   /**
-   * press, hover, double_click and choose with a person's input (docs/ARCHITECTURE.md, "The extension's trusted
+   * press, hover, double_click and choose with a person's input (docs/design/extension.md, "The extension's trusted
    * input"), meaning what they mean on the runner's browser surface ("The six verbs"): the frame says where the
    * control is (scrolled into view, not covered), the worker sends the events there, the frame checks the outcome.
    */
@@ -299,7 +299,7 @@ export class ExtensionSurface implements Surface {
   }
 
   /**
-   * `choose` by a path (docs/ARCHITECTURE.md, "The extension's trusted input": submenus), as the runner's
+   * `choose` by a path (docs/design/extension.md, "The extension's trusted input": submenus), as the runner's
    * openSubmenus: each submenu on the way is opened as menus open them — a trusted hover (Radix, MUI: waited for
    * HOVER_OPENS_MS), else a click (the APG menubar), else ArrowRight on the focused item (the APG keyboard) — and is
    * waited for, so the pick clicks in a showing menu. None opening it fails naming the item; a level that is not there
@@ -335,7 +335,7 @@ export class ExtensionSurface implements Surface {
   }
 
   /**
-   * Closes the list a failed pick opened, as the runner's closeList does (docs/ARCHITECTURE.md, "The extension's
+   * Closes the list a failed pick opened, as the runner's closeList does (docs/design/extension.md, "The extension's
    * trusted input": closing a list): Escape where the focus is, once for each level still open while the focus is in
    * one of them (APG: Escape closes the menu that holds the focus), then — a combobox only — Escape on the control
    * itself. A menu button is never sent Escape itself: APG's ignores it, and it would reach a dialog around the menu

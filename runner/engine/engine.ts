@@ -73,17 +73,17 @@ export interface ReplayContext {
   /** The wall-clock ceiling on all climbing in one run (default 60 s); a person's time at the console does not count. */
   ladderCeilingMs?: number;
   /**
-   * The caller's cancellation (docs/ARCHITECTURE.md, "Cancelling a run"). Honoured only while no commit has been
+   * The caller's cancellation (docs/design/journal.md, "Cancelling a run"). Honoured only while no commit has been
    * dispatched: it is read before each step and just before a commit's `dispatched` line. Once a commit is
    * dispatched the run goes on to the end, so its outcome is observed and journalled for the next identical call.
    */
   signal?: AbortSignal;
   /** Each step as it starts, and each stage or commit once its `dispatched` line is written (MCP progress). */
   onStep?: (e: StepEvent) => void;
-  /** Where each phase's time is added (`HANDRAIL_PROFILE=1`; docs/ARCHITECTURE.md, "Profiling a replay"). Absent: nothing is timed. */
+  /** Where each phase's time is added (`HANDRAIL_PROFILE=1`; docs/design/profiling.md, "Profiling a replay"). Absent: nothing is timed. */
   profile?: Phases;
   /**
-   * A rehearsal (docs/ARCHITECTURE.md, "Rehearsal"): the steps up to the first commit run with every write held, the
+   * A rehearsal (docs/design/replay.md, "Rehearsal"): the steps up to the first commit run with every write held, the
    * commit's screen and target are checked, and the request it would send is found without sending it; the run ends
    * REHEARSED. Nothing is journalled (the journal is not used at all), so a real run after it is free to press.
    */
@@ -110,7 +110,7 @@ interface Named {
   label: string | null;
   /** The screen's content: its parts' text, without what their live regions say. */
   text: string;
-  /** What the screen's live regions say (every part's `said`): never proof of a record (docs/ARCHITECTURE.md, "What the app says"). */
+  /** What the screen's live regions say (every part's `said`): never proof of a record (docs/design/replay.md, "What the app says"). */
   said: string[];
 }
 
@@ -168,7 +168,7 @@ class InDoubt extends Error {
 
 
 /**
- * Whether the screen is at rest: the same furniture and words since the last change (docs/ARCHITECTURE.md,
+ * Whether the screen is at rest: the same furniture and words since the last change (docs/design/replay.md,
  * "Settling"). Waiting for a screen and waiting for a commit's postconditions both stop on it.
  */
 class Rest {
@@ -254,7 +254,7 @@ export class Replay {
   /** What a rehearsal found at the commit (the receipt's `rehearsal`). */
   private rehearsal: Rehearsal | null = null;
   private readonly ctx: ReplayContext;
-  /** What a step types or picks: the inputs with each value map applied (docs/ARCHITECTURE.md, "Value maps"). */
+  /** What a step types or picks: the inputs with each value map applied (docs/design/capability.md, "Value maps"). */
   private readonly typed: Readonly<Record<string, string>>;
 
   constructor(
@@ -353,7 +353,7 @@ export class Replay {
    * waiting for its write: the log's own lock keeps the call order, so the chain is the one an awaited append makes.
    * `notesWritten` is awaited before a journalled step's `dispatched`, before every act and at the end of the run
    * (a refused line ends the run before the journal says a commit may be pressed), so every line up to a press is with the
-   * kernel before the press, and a failed write still ends the run (docs/ARCHITECTURE.md, "Profiling a replay").
+   * kernel before the press, and a failed write still ends the run (docs/design/profiling.md, "Profiling a replay").
    */
   private note(kind: string, data: Record<string, unknown>): void {
     const began = this.ctx.profile ? performance.now() : 0;
@@ -403,7 +403,7 @@ export class Replay {
    * The declared outcome (business, failure, recovery) the screen shows, if any, the first in that order. A rule whose
    * text was not found in the part of a very long screen a card regex searches is not known to be absent: it comes back
    * `undecided` when it or a rule before it cannot be ruled out, and the run then says it cannot tell
-   * (docs/ARCHITECTURE.md, "A declared text on a long screen").
+   * (docs/design/replay.md, "A declared text on a long screen").
    */
   private outcomeOf(named: Named): Declared | null {
     if (!named.label) return null;
@@ -453,7 +453,7 @@ export class Replay {
     // A commit's screen, and its postconditions, are read only once the app has answered its writes: a look taken
     // while one is out may be an optimistic screen the answer then replaces. Only writes count, not the wider `busy`
     // (a long poll, a progress bar or an `aria-busy` a library never clears would hold a good commit in doubt)
-    // (docs/ARCHITECTURE.md, "Settling").
+    // (docs/design/replay.md, "Settling").
     const atRest = step.effect.kind === 'commit';
     return this.waitFor(wanted, { ...this.timing(step), leaving: step.screen, atRest });
   }
@@ -484,7 +484,7 @@ export class Replay {
   /**
    * Before a look while settling: a document on its way (a click's navigation, a frame's page) is waited for on the
    * surface's load events, for at most `ms`, instead of being looked at between two documents. It changes when the
-   * engine looks, never what a look must show (docs/ARCHITECTURE.md, "Settling").
+   * engine looks, never what a look must show (docs/design/replay.md, "Settling").
    */
   private async loadsEnded(ms: number): Promise<void> {
     const loaded = this.surface.loaded?.bind(this.surface);
@@ -583,12 +583,12 @@ export class Replay {
   /**
    * `before`: the last look before the press at the screen the commit landed on — the screen it was pressed on, or one
    * the run showed earlier (the list a dialog was opened from) — or null when the run never showed it before. Every
-   * postcondition holding there already proves nothing (docs/ARCHITECTURE.md, "Postconditions").
+   * postcondition holding there already proves nothing (docs/design/replay.md, "Postconditions").
    */
   /**
    * `pressedOn`: the last look before the press, whose sayings are no news of the commit. What the app says new on a
    * look taken with its writes answered is compared with what the card's step said (`saidShortfall`) before the
-   * postconditions are, and a declared outcome showing on a later look is the answer (docs/ARCHITECTURE.md, "What the
+   * postconditions are, and a declared outcome showing on a later look is the answer (docs/design/replay.md, "What the
    * app says").
    */
   private async postconditions(step: Step, settled: Named, before: Named | null, settledAtRest: boolean, pressedOn: Named | null): Promise<Shortfall | null> {
@@ -639,7 +639,7 @@ export class Replay {
   /**
    * What the app says new on `named` since `pressedOn` (its live regions, shared/said.ts) when none of it is what the
    * card's step said when it was made, filled from the run's inputs; null when it said it, says nothing new (silence
-   * proves nothing either way), or the step recorded nothing (docs/ARCHITECTURE.md, "What the app says").
+   * proves nothing either way), or the step recorded nothing (docs/design/replay.md, "What the app says").
    */
   private saidShortfall(step: Step, named: Named, pressedOn: Named | null): Shortfall | null {
     if (!step.said?.length) return null;
@@ -650,13 +650,13 @@ export class Replay {
   }
 
   /**
-   * Whether the screen a commit is about to be pressed on shows the record its inputs name (docs/ARCHITECTURE.md, "The
+   * Whether the screen a commit is about to be pressed on shows the record its inputs name (docs/design/replay.md, "The
    * right record"): every precondition must hold on the last look before the journal's `dispatched` and the press.
    * A look that lacks one is looked at again while the screen is still arriving (it changes, or has not rested for the
    * quiet time), never past the step's timeout; a screen at rest without it is the wrong record: FAILED WRONG_RECORD,
    * nothing journalled, nothing pressed. The screen's content is compared, as postconditions are: what a page
    * announces (alert, status, aria-live) is its `said`, never its text, so an announcement cannot prove a record it
-   * only names (docs/ARCHITECTURE.md, "What the app says").
+   * only names (docs/design/replay.md, "What the app says").
    */
   private async preconditions(step: Step, here: Named): Promise<Ending | null> {
     const pre = step.pre ?? [];
@@ -824,7 +824,7 @@ export class Replay {
       await this.ctx.evidence.append('run_end', result);
     } catch (e) {
       // The evidence cannot be written (a full disk): the word this run proved stands, and the caller, which seals
-      // the evidence, says what is missing (runner/run.ts, docs/ARCHITECTURE.md "A run stopped from outside its steps").
+      // the evidence, says what is missing (runner/run.ts, docs/design/replay.md, "A run stopped from outside its steps").
       this.evidenceLost = e;
     }
     // The receipt is journalled by the caller (runner/run.ts) once the evidence is sealed, with its head.
@@ -835,7 +835,7 @@ export class Replay {
    * A write held before it left is recorded in the journal as such (`held`), and the key stays as it was.
    * A step that is no commit but wrote to the application changed it as a commit would: with a journal, that step is
    * journalled as a commit dispatched and never observed, so the key is in doubt and the same call again is refused
-   * (JOURNAL_IN_DOUBT) instead of replayed and sending the write twice, until a person settles it (docs/ARCHITECTURE.md,
+   * (JOURNAL_IN_DOUBT) instead of replayed and sending the write twice, until a person settles it (docs/design/journal.md,
    * "Never twice"). Without a journal the word alone says it.
    */
   private async heldInDoubt(end: WriteEnding | null): Promise<Ending | null> {
@@ -1086,7 +1086,7 @@ export class Replay {
       }
       // A stage's `observed` decides nothing (only a commit can be in doubt): its fsync is not waited for. The next
       // `dispatched` is appended after it in the same file and waits for it, so it is durable before anything else is
-      // pressed (docs/ARCHITECTURE.md, "Never twice").
+      // pressed (docs/design/journal.md, "Never twice").
       this.stageObserved = journal.observed(this.ctx.runId, step.id, effect).catch((e: unknown) => {
         this.journalFailed ??= e;
       });
@@ -1184,7 +1184,7 @@ export class Replay {
   }
 
   /**
-   * Climbs the escalation ladder (docs/ARCHITECTURE.md, "The escalation ladder") for a page no tier could name:
+   * Climbs the escalation ladder (docs/design/escalation.md, "The escalation ladder") for a page no tier could name:
    * `nextRung` decides from the attempts so far, each verdict is judged against the furniture, and every decision
    * and verdict goes into the evidence. Returns the page named, or null when the climb stops without a name.
    */
@@ -1489,7 +1489,7 @@ export class Replay {
   }
 
   /**
-   * Fills the rows outputs a read_rows step feeds: each row's cells by the card's column names (docs/ARCHITECTURE.md,
+   * Fills the rows outputs a read_rows step feeds: each row's cells by the card's column names (docs/design/capability.md,
    * "Rows as outputs"). A column whose header the table does not have fails the run, naming it — also with no rows,
    * when the surface says which headers it has; no rows is an answer.
    */

@@ -2,7 +2,7 @@
 // words, the screens the run hoped for and the numbered menu — and acts through that same menu, each action
 // guarded by the authoring guard (shared/author/guard.ts) and recorded with actor = human and their name. They hand
 // back naming a screen, or abort. What they say is a proposal like any rung's: the engine checks the handback
-// against the page (docs/ARCHITECTURE.md, "The escalation ladder").
+// against the page (docs/design/escalation.md, "The escalation ladder").
 //
 // Security: the server listens on 127.0.0.1 only, on a random port, and answers only requests that carry the
 // one-time token (in the URL printed on stderr, or the form field of the page it served) and a Host header naming
@@ -259,7 +259,7 @@ class ConsoleSession implements Owner {
     }
     // With a commit in flight the page says "look and follow links": that is what is allowed, whatever a press is
     // declared to do. A button or a key may submit a form (the commit's own button shown again, "Try again"), and its
-    // write would pass for the commit's own in the engine's window (docs/ARCHITECTURE.md, "A person on the ladder").
+    // write would pass for the commit's own in the engine's window (docs/design/escalation.md, "The escalation ladder", "A person on the ladder").
     if (this.#q.commitInFlight && !followsOnly(row)) {
       return refuse(`a commit is in flight: only links are followed and pages looked at, not ${mask(renderRow(row))}`);
     }

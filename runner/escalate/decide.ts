@@ -1,4 +1,4 @@
-// What to ask next when the engine cannot name a screen (docs/ARCHITECTURE.md, "The escalation ladder"). A pure
+// What to ask next when the engine cannot name a screen (docs/design/escalation.md, "The escalation ladder"). A pure
 // function of recorded facts: the same facts — all of them in the run's evidence — give the same decision, so a
 // reviewer can recompute every climb. Cheapest rung first; each rung at most once per screen per run; a
 // wall-clock ceiling over the whole climb. While a commit is in flight every rung may still be asked, but none may

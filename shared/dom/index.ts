@@ -17,7 +17,7 @@ const BUSY = '[aria-busy="true"],[role="progressbar"],progress';
 
 /**
  * Whether the document says it is not done: still loading (its load event waits for frames and images), or showing
- * a busy region or a progress indicator anywhere, open shadow roots included (docs/ARCHITECTURE.md, "Settling").
+ * a busy region or a progress indicator anywhere, open shadow roots included (docs/design/replay.md, "Settling").
  */
 export function isBusy(doc: Document, walked?: Pick<Walked, 'shadowHosts' | 'unwalked'>): boolean {
   if (doc.readyState !== 'complete') return true;
@@ -46,7 +46,7 @@ export function isBusy(doc: Document, walked?: Pick<Walked, 'shadowHosts' | 'unw
 /**
  * Whether a finite animation or transition is running in the document (open shadow roots included, as
  * `getAnimations` reports them): a closing list's fade, a dialog's slide. An infinite one (a spinner) is furniture,
- * not movement (docs/ARCHITECTURE.md, "Settling").
+ * not movement (docs/design/replay.md, "Settling").
  */
 export function isMoving(doc: Document): boolean {
   if (typeof doc.getAnimations !== 'function') return false;
@@ -131,7 +131,7 @@ export function createInPage(doc: Document, opts?: { gesturesSeen?: () => Readon
       if (q.gesture === true && q.role === TEXT_ROLE && q.rung !== 'css') {
         // Text offered for a gesture is no ARIA role: a target that takes one is found as the walk offers it, and
         // only so (a title that does not listen is not it). A read target of role text (a result line) never walks
-        // for gestures: the ordinary rungs below find it (docs/ARCHITECTURE.md, "The walker").
+        // for gestures: the ordinary rungs below find it (docs/design/walker.md, "The walker").
         return findTexts(walkOffering(doc, seen).offered, q.rung, q.scope, q.name, q.value).map(refFor);
       }
       return findElements(doc, newCache(), q).map(refFor);

@@ -3,7 +3,7 @@
 // (network, storage) — and the app server running inside this benchmark's own process. `cores busy = cpu / wall`
 // says whether a run is CPU-bound: work that keeps C cores busy one run at a time cannot run more than K / C times
 // faster on K cores, so a parallel/sequential wall-time ratio cannot fall below C / K.
-// Used by tests/bench/scale.ts (issue 21, "Speed"); docs/ARCHITECTURE.md, "Profiling a replay".
+// Used by tests/bench/scale.ts (issue 21, "Speed"); docs/design/profiling.md, "Profiling a replay".
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 

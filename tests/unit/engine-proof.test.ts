@@ -1,4 +1,4 @@
-// What a commit's SUCCESS must rest on (docs/ARCHITECTURE.md, "Settling", "Postconditions"): a look taken while the
+// What a commit's SUCCESS must rest on (docs/design/replay.md, "Settling", "Postconditions"): a look taken while the
 // app is still busy (a request out, a busy region) proves nothing, and a postcondition that already held on the
 // screen the commit was pressed on cannot show that the press did anything.
 import { promises as fs } from 'node:fs';
@@ -241,7 +241,7 @@ describe('a postcondition that held before the press proves nothing', () => {
   });
 
   // Postconditions are read only on looks with no write out (seen failing first in session 12, kept as it.fails while
-  // CASEDESK's rename-in-place card had its landing on a screen its row's focus made; docs/ARCHITECTURE.md "Settling").
+  // CASEDESK's rename-in-place card had its landing on a screen its row's focus made; docs/design/replay.md, "Settling").
   it('postconditions seen only while the request is out, then the refusal: the refusal is the word', async () => {
     const base = app('failed');
     const optimistic: MemoryApp = {

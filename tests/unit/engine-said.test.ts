@@ -1,4 +1,4 @@
-// What the app says is never proof of a record (docs/ARCHITECTURE.md, "What the app says"): a list that comes back the
+// What the app says is never proof of a record (docs/design/replay.md, "What the app says"): a list that comes back the
 // same after a save or a refusal, saying which only in a toast, is SUCCESS only when the toast says what it said when
 // the card was made (or nothing new), in doubt when it says something else, and the declared outcome when its words
 // are declared; a toast repeating the record's name meets no text postcondition, and a row-scoped one holds only in

@@ -847,7 +847,7 @@ describe('BUSY, when another run holds the same intent (runner/lease.ts)', () =>
   });
 });
 
-describe('the truth of the word (docs/ARCHITECTURE.md, "The truth of the word")', () => {
+describe('the truth of the word (docs/design/replay.md, "The truth of the word")', () => {
   /** The bank with a refusal page that has the result page's furniture and other words. */
   function refusingBank(): MemoryApp {
     const app = bank();
@@ -986,7 +986,7 @@ describe('the truth of the word (docs/ARCHITECTURE.md, "The truth of the word")'
   });
 });
 
-describe('a cancellation (docs/ARCHITECTURE.md, "Cancelling a run")', () => {
+describe('a cancellation (docs/design/journal.md, "Cancelling a run")', () => {
   it('before the commit is dispatched stops the run RECOVERABLE / CANCELLED: nothing pressed, nothing in doubt', async () => {
     const s = new MemorySurface(bank());
     const journal = path.join(tmp, 'cancel.jsonl');
@@ -1052,7 +1052,7 @@ function rewordedResult(): { app: MemoryApp; s: MemorySurface; card: Capability 
   return { app, s, card };
 }
 
-describe('the escalation ladder\'s first rung: the referee (docs/ARCHITECTURE.md, "The escalation ladder")', () => {
+describe('the escalation ladder\'s first rung: the referee (docs/design/escalation.md, "The escalation ladder")', () => {
   const evidenceOf = async (dir: string): Promise<Array<{ kind: string; data: Record<string, unknown> }>> =>
     (await fs.readFile(path.join(dir, LOG_FILE), 'utf8'))
       .split('\n')

@@ -1,6 +1,6 @@
 // Test support: one demo app on 127.0.0.1 for a spec file (or for each test), with what its tests share beside it — a
 // scratch directory, a fresh $HANDRAIL_HOME per test, a Chromium of its own, the store reset before each test — as
-// the hooks every such spec used to write out (docs/ARCHITECTURE.md, "Test scenes").
+// the hooks every such spec used to write out (docs/design/demo.md, "Test scenes").
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
