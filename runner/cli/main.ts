@@ -1,5 +1,5 @@
 // The `handrail` command line. Results go to stdout, progress and errors to stderr; exit codes follow
-// the typed word of a run (see EXIT_CODE in shared/schema/result.ts and the README).
+// the typed word of a run (see EXIT_CODE in shared/schema/result.ts and docs/reference/words.md).
 import { Command, CommanderError } from 'commander';
 import { packageVersion } from '../package-root.ts';
 
