@@ -73,6 +73,28 @@ test('a page that never stops loading: observe prints it with a note that it was
   expect(r.stdout).not.toContain("button 'Add account'");
 });
 
+test('a loading message is busy; words that only start like one are not', async () => {
+  const surface = await BrowserSurface.launch();
+  try {
+    await surface.open(`${spa.url}/progressbar`);
+    const busyWith = async (html: string): Promise<boolean> => {
+      await surface.page.evaluate((h) => {
+        document.body.innerHTML = h;
+      }, html);
+      return (await surface.observe()).busy === true;
+    };
+    expect(await busyWith('<main><p>Loading…</p></main>')).toBe(true);
+    expect(await busyWith('<main><p>Initializing the connection to the local database...</p></main>')).toBe(true);
+    expect(await busyWith('<main><div><span>◐</span> <span>Loading</span></div></main>')).toBe(true);
+    // Said by a live region.
+    expect(await busyWith('<main><p role="status">Checking your session…</p></main>')).toBe(true);
+    // An account, a heading, a hidden message, a sentence that mentions loading: not busy.
+    expect(await busyWith('<main><p>Checking 1,204.00</p><h2>Loading dock hours</h2><p hidden>Loading…</p><p>Your data finished loading at noon.</p></main>')).toBe(false);
+  } finally {
+    await surface.close();
+  }
+});
+
 /** Signs in on the ledger: the signed-out home, the form, the signed-in home. */
 const SIGN_IN: Script = {
   turns: [
