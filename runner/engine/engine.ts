@@ -19,6 +19,7 @@ import { inScope } from '../../shared/ladder.ts';
 import { buildMenu, renderRow } from '../../shared/menu.ts';
 import { jaccard, nameScreen, provable, publicValues, screenWords, type KnownScreen, type PublicValues } from '../../shared/screens.ts';
 import { newSaid, quoteSaid, saysAsBefore } from '../../shared/said.ts';
+import { notAtRestWhy, REST_QUIET_MS, untilAtRest } from '../../shared/rest.ts';
 import type { Masker } from '../../shared/secrets.ts';
 import { SurfaceError, type BoundTarget, type EvidenceKind, type Resolution, type Surface } from '../../shared/surface.ts';
 import type { Evidence } from '../evidence.ts';
@@ -932,8 +933,10 @@ export class Replay {
     const tag = `step ${index + 1}/${this.card.steps.length} ${step.id}`;
     this.tell('start', step, index);
     // 1. Right screen? The observation that settled the previous step is the screen now showing; the first
-    // screen is waited for under the same settle rules as every other (a page may render after its load event).
-    const here = index === 0 ? (await this.firstScreen(step)).named : (this.current ?? (await this.look()));
+    // screen is waited for until it is at rest (a page may render after its load event, through a loading screen).
+    const first = index === 0 ? await this.firstScreen(step) : null;
+    if (first && 'ending' in first) return first.ending;
+    const here = first ? first.named : (this.current ?? (await this.look()));
     if (here.label !== step.screen) {
       const outcome = this.outcomeOf(here);
       if (outcome) return this.endingFor(outcome, step);
@@ -1170,17 +1173,43 @@ export class Replay {
     return { word: 'REHEARSED', code: 'REHEARSED', message: `rehearsed up to commit ${step.id}: ${checked.join(', ')} checked; it ${sends}; nothing was pressed`, atStep: step.id };
   }
 
-  /** Waits for the card's first screen under the settle rules every other screen gets. */
-  private async firstScreen(step: Step): Promise<Waited> {
-    const waited = await this.waitFor([step.screen], {
-      timeout: this.ctx.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS,
-      quiet: this.ctx.quietMs ?? DEFAULT_QUIET_MS,
-      leaving: null,
-    });
-    if (waited.settled) return waited;
-    await this.unknownScreen(step, waited.named);
-    const named = await this.climb(step, waited.named, [step.screen], false);
-    return named ? { named, settled: true, ms: waited.ms } : waited;
+  /**
+   * Waits for the card's first screen to come to rest — no busy part (a progress bar, a busy region, a loading
+   * message), unchanged for the rest window (`shared/rest.ts`) — and only then names it: an app's loading screen or
+   * the shell it boots into is as still as any screen, and was named before the app had drawn its first screen
+   * (docs/design/replay.md, "A first screen at rest"). A first screen never at rest within the step's timeout is
+   * FAILED TIMEOUT, never a name; one at rest that is not the card's goes up the ladder as any unknown screen.
+   */
+  private async firstScreen(step: Step): Promise<{ named: Named } | { ending: Ending }> {
+    const timeout = this.ctx.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS;
+    const rest = await this.timed('settle: the first screen at rest', () =>
+      untilAtRest({
+        look: () => this.look(),
+        observation: (n: Named) => n.obs,
+        timeoutMs: timeout,
+        // A step's timeout shorter than the rest window would make every first screen a timeout: the window is at most a third of it.
+        quietMs: Math.min(REST_QUIET_MS, this.ctx.quietMs ?? REST_QUIET_MS, Math.floor(timeout / 3)),
+        loaded: (ms) => this.loadsEnded(ms),
+        loadedMs: this.ctx.quietMs ?? DEFAULT_QUIET_MS,
+        now: this.now,
+      }),
+    );
+    if (!rest.atRest) {
+      const seen = rest.look ?? null;
+      await this.ctx.evidence.append('first_screen_not_at_rest', { step: step.id, why: rest.why, ms: rest.ms, label: seen?.label ?? null, signature: seen?.obs.signature ?? null });
+      return {
+        ending: {
+          word: 'FAILED',
+          code: 'TIMEOUT',
+          message: `the first screen was not at rest after ${timeout} ms (${notAtRestWhy(rest.why)}); ${step.id} runs on ${step.screen}, and nothing was named or done`,
+          atStep: step.id,
+        },
+      };
+    }
+    const named = rest.look;
+    if (named.label === step.screen) return { named };
+    await this.unknownScreen(step, named);
+    return { named: (await this.climb(step, named, [step.screen], false)) ?? named };
   }
 
   /**

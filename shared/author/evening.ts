@@ -391,6 +391,7 @@ class Evening {
       let shown: EveningState['shown'];
       try {
         const look = await this.#guard.show();
+        if (look.unsettled) this.#say(`turn ${this.#turns}: ${look.unsettled}; it is shown unnamed`);
         screen = screenText(look.obs, look.menu, look.label, (s) => this.#masker.mask(s), look.rows);
         shown = { signature: look.obs.signature, menu: this.#rendered(look.menu) };
       } catch (e) {

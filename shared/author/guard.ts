@@ -21,6 +21,7 @@ import { ActInput, AssertScreenInput, FinishInput, ReadRowsInput, type Book, typ
 import { probeRungs } from './probe.ts';
 import { locate, rowSources, type RowSource } from './rows.ts';
 import { look, settleAfter, type SettleOptions } from './settle.ts';
+import { notAtRestWhy, REST_QUIET_MS, untilAtRest } from '../rest.ts';
 import { HandrailError } from '../errors.ts';
 import { menuItemKeys, optionKeys } from '../dom/options.ts';
 import { menuLevels, menuPathValue } from '../menu-path.ts';
@@ -308,6 +309,8 @@ export class Guard {
   #between = false;
   /** Presses that opened a menu, not written yet: a pick in it may still make them one `choose` (see Held). */
   #held: Held | null = null;
+  /** A first look at rest was taken (see show). */
+  #atRestOnce = false;
 
   constructor(opts: GuardOptions) {
     this.#o = opts;
@@ -410,19 +413,46 @@ export class Guard {
     return { locus: obs.locus, signature: obs.signature, paths: obs.paths, label: this.#labelOf(obs), ...(said.length ? { said } : {}) };
   }
 
-  /** Look at the screen and fix the menu the model's next message refers to. Returns the label, if any. */
-  async show(): Promise<{ obs: Observation; menu: MenuRow[]; label: string | null; rows: RowSource[] }> {
+  /**
+   * Look at the screen and fix the menu the model's next message refers to. Returns the label, if any. The first look
+   * of an evening (no action in the book yet) waits for the screen to be at rest, as replay's first screen does
+   * (`shared/rest.ts`): a booting app's loading screen is not its first screen. One never at rest within the settle
+   * bound is shown as it is, unnamed, with `unsettled` saying why (docs/design/replay.md, "A first screen at rest").
+   */
+  async show(): Promise<{ obs: Observation; menu: MenuRow[]; label: string | null; rows: RowSource[]; unsettled?: string }> {
     return this.#lock.run(async () => {
       // A surface that cannot hold writes watches from the first look: a clerk's change can send one before the
       // guard hears of the change (see #act).
       if (this.#watching && this.#o.surface.writesUnheld && !this.#between) await this.#watchBetween();
-      const obs = await look(this.#o.surface);
+      let unsettled: string | undefined;
+      let obs: Observation;
+      if (this.#firstLook()) {
+        const surface = this.#o.surface;
+        const loaded = surface.loaded?.bind(surface);
+        const timeoutMs = this.#o.settle?.maxMs ?? 8_000;
+        const rest = await untilAtRest({
+          look: () => look(surface),
+          observation: (o: Observation) => o,
+          timeoutMs,
+          quietMs: Math.min(REST_QUIET_MS, this.#o.settle?.quietMs ?? REST_QUIET_MS),
+          ...(loaded ? { loaded } : {}),
+        });
+        obs = rest.look ?? (await look(surface));
+        if (!rest.atRest) unsettled = `the screen was not at rest after ${timeoutMs} ms (${notAtRestWhy(rest.why)})`;
+      } else obs = await look(this.#o.surface);
       const shown = { obs, menu: buildMenu(obs), rows: await rowSources(this.#o.surface, obs) };
       this.#shown = shown;
       this.#current = shown;
       this.#changed = false;
+      if (unsettled !== undefined) return { ...shown, label: null, unsettled };
+      this.#atRestOnce = true;
       return { ...shown, label: this.#labelOf(obs) };
     });
+  }
+
+  /** Whether a look is the evening's first: nothing acted on yet, and no look at rest taken by this guard. */
+  #firstLook(): boolean {
+    return !this.#atRestOnce && this.#last?.kind !== 'act' && !(this.#o.resume ?? []).some((l) => l.kind === 'act') && this.#seq === (this.#o.resume?.length ?? 0);
   }
 
   /**

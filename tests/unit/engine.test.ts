@@ -588,12 +588,13 @@ describe('checkpoint 5: settle', () => {
     const s = new MemorySurface(app);
     const { result } = await replay(s, cardFor(s));
     expect(result.word).toBe('SUCCESS');
-    // One look for the first screen and one after each of the four steps: none at the old screen while loading.
-    expect(s.observations).toBe(5);
+    // Two looks for the first screen (at rest: the same screen, not busy, across the rest window; shared/rest.ts)
+    // and one after each of the four steps: none at the old screen while loading.
+    expect(s.observations).toBe(6);
     // Asked before every look, bounded by the quiet window (1 s) or what is left of the step's timeout (200 ms).
-    expect(s.loadWaits).toHaveLength(5);
-    const [first, typed, signOn, post, read] = s.loadWaits;
-    expect([first, typed, read]).toEqual([1_000, 1_000, 1_000]);
+    expect(s.loadWaits).toHaveLength(6);
+    const [first, again, typed, signOn, post, read] = s.loadWaits;
+    expect([first, again, typed, read]).toEqual([1_000, 1_000, 1_000, 1_000]);
     for (const ms of [signOn, post]) expect(ms).toBeGreaterThan(0);
     for (const ms of [signOn, post]) expect(ms).toBeLessThanOrEqual(200);
   });
