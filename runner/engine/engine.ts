@@ -250,6 +250,8 @@ export class Replay {
   readonly repairs: { label: string; signature: string; paths: string[]; by: string; step: string; unproven?: boolean; human?: HumanStep[] }[] = [];
   /** A person was asked (the receipt's `escalated_to_human`). */
   private escalated = false;
+  /** The run was told to stop while a person was asked: why (`SIGTERM`) and at which step. The receipt says so. */
+  private stoppedAsking: { reason: string; step: string } | null = null;
   /** Signatures a rung named in this run, and the name: a later look at the same furniture is the same screen. */
   private readonly namedByRung = new Map<string, string>();
   /** What a rehearsal found at the commit (the receipt's `rehearsal`). */
@@ -761,6 +763,21 @@ export class Replay {
     return { word: 'FAILED', code: outcome.rule.code, outcome: outcome.name, message: what, atStep: step.id };
   }
 
+  /**
+   * The run was told to stop while a person was asked (docs/design/escalation.md, "The escalation ladder", "A person on the ladder"): the climb
+   * ended at once and nothing was pressed after it. With no commit dispatched that is a cancellation (RECOVERABLE /
+   * CANCELLED); with one in doubt the word stays what the journal proves, and the message says why the run ended.
+   */
+  private stoppedEnding(end: Ending): Ending {
+    const stop = this.stoppedAsking;
+    if (!stop || end.word === 'SUCCESS' || end.word === 'BUSINESS_OUTCOME') return end;
+    const why = `stopped (${stop.reason}) while a person was asked at step ${stop.step}`;
+    if (!this.pressedCommit && (end.word === 'FAILED' || end.word === 'RECOVERABLE')) {
+      return { word: 'RECOVERABLE', code: 'CANCELLED', message: `${why}; no commit was dispatched, so trying again is safe`, atStep: stop.step };
+    }
+    return { ...end, message: `${why}: ${end.message}` };
+  }
+
   /** Cancelled by the caller, and nothing has been pressed yet: the one time a cancellation is honoured. */
   private cancelled(step: Step): Ending | null {
     const signal = this.ctx.signal;
@@ -801,6 +818,7 @@ export class Replay {
         this.stepsDone++;
       }
       current = null;
+      end = this.stoppedEnding(end);
       await Promise.all([this.notesWritten(), this.journalWritten()]);
       // The last step's write window is judged on every ending: a stage that wrote and then a run stopped (a screen
       // mismatch, a cancellation that would say "safe to try again") is UNSAFE_TO_RETRY, never retried blind.
@@ -812,7 +830,7 @@ export class Replay {
     } catch (e) {
       await this.shotsTaken();
       if (e instanceof JournalReceipt) return await this.replayedReceipt(e.step);
-      end = this.crashEnding(e, commitInFlight, current);
+      end = this.stoppedEnding(this.crashEnding(e, commitInFlight, current));
       // The open window's writes go into the evidence whatever ended the run (a commit in doubt keeps what it sent);
       // one a step that is no commit sent is judged as above. A surface that died cannot say: nothing is added.
       const wrote = await this.heldInDoubt(await this.writes.end().catch(() => null));
@@ -1333,6 +1351,7 @@ export class Replay {
         goal: this.card.intent,
         inputs: Object.entries(this.ctx.inputs).map(([name, value]) => ({ name, value, secret: this.card.inputs[name]?.secret === true })),
         record,
+        ...(this.ctx.signal ? { signal: this.ctx.signal } : {}),
         // With a commit in flight nothing the person does may write (a link whose script posts): each of their acts
         // runs with every write stopped; between their acts the app's own writes (the commit's) go out as they would.
         ...(commitInFlight ? { refusingWrites: <T>(act: () => Promise<T>) => this.writes.refusing(act) } : {}),
@@ -1341,7 +1360,12 @@ export class Replay {
       // The engine takes the run back whatever the answer: to go on, or to end it with the word it has.
       const held = answer.steps.some((h) => h.effect !== null) ? Baton.enum.HUMAN_CONTROL : Baton.enum.PAUSED;
       await record('baton', { step: step.id, from: held, to: Baton.enum.RUNNING, answer: answer.kind });
-      if (answer.kind === 'timeout') {
+      if (answer.kind === 'stopped') {
+        outcome = 'stopped';
+        this.stoppedAsking = { reason: answer.reason, step: step.id };
+        await record('person_stopped', { step: step.id, reason: answer.reason, human_steps: answer.steps.length });
+        this.say(`${step.id}: stopped (${answer.reason}) while a person was asked`);
+      } else if (answer.kind === 'timeout') {
         outcome = 'timeout';
         await record('person_timeout', { step: step.id, after_ms: answer.afterMs, human_steps: answer.steps.length });
       } else if (answer.kind === 'abort') {
