@@ -2,7 +2,7 @@
 // folder made by its own `--init server`, its own `--listen` on a free port, waited for until /status answers, stopped
 // afterwards — and its judge, the wiki's own REST API (GET /recipes/default/tiddlers/<title>), never the screen.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,12 +13,16 @@ import { appScene, type Scene, type SceneOptions } from './scene.ts';
 
 const TIDDLYWIKI = createRequire(import.meta.url).resolve('tiddlywiki/tiddlywiki.js');
 
-/** Who may do what, as `--listen` takes it (`readers=(anon) writers=editor credentials=users.csv`). */
+/**
+ * Who may do what, as `--listen` takes it (`readers=(anon) writers=editor`). Users are told by a request header
+ * (`authenticated-user-header=`, as behind a signing-in proxy) rather than basic auth, whose 401 challenge would have
+ * Chromium wait for a password nobody types instead of answering the page's request.
+ */
 export interface Access {
   readers?: string;
   writers?: string;
-  /** username → password, written to the wiki folder's `users.csv` and passed as `credentials=`. */
-  users?: Record<string, string>;
+  /** The header that names the user; a request without it is anonymous. */
+  userHeader?: string;
 }
 
 export interface Wiki {
@@ -37,7 +41,7 @@ export interface Wiki {
 /** `tiddlywiki DIR --listen …` until it says where it serves; rejects with what it printed if it exits first. */
 function listen(dir: string, port: number, access: Access): Promise<{ child: ChildProcess; port: number }> {
   const args = [TIDDLYWIKI, dir, '--listen', 'host=127.0.0.1', `port=${port}`];
-  if (access.users) args.push('credentials=users.csv');
+  if (access.userHeader) args.push(`authenticated-user-header=${access.userHeader}`);
   if (access.readers) args.push(`readers=${access.readers}`);
   if (access.writers) args.push(`writers=${access.writers}`);
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -78,10 +82,6 @@ export async function startWiki(access: Access = {}): Promise<Wiki> {
   const init = spawnSync(process.execPath, [TIDDLYWIKI, join(dir, 'wiki'), '--init', 'server'], { encoding: 'utf8' });
   if (init.status !== 0) throw new Error(`tiddlywiki --init server failed: ${init.stderr || init.stdout}`);
   const folder = join(dir, 'wiki');
-  const writeUsers = async (a: Access): Promise<void> => {
-    if (a.users) await writeFile(join(folder, 'users.csv'), `username,password\n${Object.entries(a.users).map(([u, p]) => `${u},${p}`).join('\n')}\n`);
-  };
-  await writeUsers(access);
   let { child, port } = await listen(folder, 0, access);
   // Never leave a wiki behind, even when the test process ends without closing it.
   const onExit = (): void => void child.kill('SIGKILL');
@@ -100,7 +100,6 @@ export async function startWiki(access: Access = {}): Promise<Wiki> {
     },
     async restart(a = {}) {
       await stopped(child);
-      await writeUsers(a);
       ({ child, port } = await listen(folder, port, a));
       await answered(url);
     },
