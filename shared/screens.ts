@@ -137,6 +137,14 @@ function tokenAt(hay: string, needle: string): number {
   return -1;
 }
 
+/**
+ * Whether a recorded path spells one of the run's values (as a path spells it, a whole token, a value that can stand
+ * for a record): the record the evening was about, which another run for another record will not show.
+ */
+export function spellsValue(path: string, values: PublicValues): boolean {
+  return Object.values(values).some((v) => recordValue(v) && tokenAt(path, asInPath(v)) >= 0);
+}
+
 /** The exact-tier signature of a screen with record paths: its furniture and its templates, told apart by count. */
 export function recordSignature(furniture: readonly string[], record: readonly string[]): string {
   const f = [...new Set(furniture)].sort();
