@@ -268,7 +268,6 @@ async function typeValue(el: ElementHandle<Element>, value: string): Promise<voi
     (e, types) => e instanceof HTMLTextAreaElement || (e instanceof HTMLInputElement && types.includes(e.getAttribute('type')?.toLowerCase() ?? '')) || (e as HTMLElement).isContentEditable,
     [...TYPED_INPUTS],
   );
-  // eslint-disable-next-line no-control-regex
   if (!typed || last === undefined || /[\u0000-\u001f\u007f]/.test(last)) {
     await el.fill(value);
     return;
