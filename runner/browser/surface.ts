@@ -407,6 +407,12 @@ export class BrowserSurface implements Surface {
     return this.loads.until(ms);
   }
 
+  async quiet(ms: number): Promise<void> {
+    // A timer in every document of the page, main frame and frames alike; a frame that goes away meanwhile has
+    // nothing left to run.
+    await Promise.all(this.page.frames().map((f) => f.evaluate((t) => new Promise<void>((r) => setTimeout(r, t)), ms).catch(() => undefined)));
+  }
+
   private tracePath: string | null = null;
 
   private alive(): void {

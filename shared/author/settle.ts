@@ -49,6 +49,15 @@ export async function settleAfter(surface: Surface, before: string, opts: Settle
     if (surface.loaded && ms > 0) await surface.loaded(ms);
   };
   await loadsEnded();
+  // The page's clock runs the quiet window too, from the action on: on a loaded machine its timers run late, and a
+  // debounce it set before this one (a filter 500 ms after the last key) has not run when the wall clock says quiet.
+  // Only a look begun after the page's window ended may say the action changed nothing.
+  let pageQuiet = surface.quiet === undefined;
+  void surface.quiet?.(quietMs).then(
+    () => (pageQuiet = true),
+    () => (pageQuiet = true),
+  );
+  let lookedAfterQuiet = pageQuiet;
   let last = await look(surface);
   let since = Date.now();
   let repeats = 0;
@@ -59,11 +68,13 @@ export async function settleAfter(surface: Surface, before: string, opts: Settle
   let resting = rests(last);
   for (;;) {
     if (resting && last.signature !== before && repeats >= 2) return last;
-    if (resting && last.signature === before && Date.now() - since >= quietMs) return last;
+    if (resting && last.signature === before && Date.now() - since >= quietMs && lookedAfterQuiet) return last;
     if (Date.now() >= deadline) return last;
     await sleep(pollMs);
     await loadsEnded();
+    const quietBefore = pageQuiet;
     const obs = await look(surface);
+    lookedAfterQuiet = quietBefore;
     const now = rests(obs);
     // The quiet window runs from the last change of signature (a busy flag flickering on a poll does not restart it);
     // the repeats need looks at rest in a row.
