@@ -1,5 +1,6 @@
 // One authoring evening in a real browser, its book written and read back: what the e2e specs that author a card
 // share (the launch, the book, the evening, both closed whatever happens, the lines read back by the runner's reader).
+import type { Browser } from 'playwright-core';
 import { JsonlBook, readBook } from '../../../runner/author/book.ts';
 import { selectorsFor } from '../../../runner/author/selectors.ts';
 import { BrowserSurface } from '../../../runner/browser/surface.ts';
@@ -8,9 +9,16 @@ import { compile, type CompileOptions } from '../../../shared/compile/compile.ts
 import type { Capability } from '../../../shared/schema/capability.ts';
 import type { TraceLine } from '../../../shared/schema/trace.ts';
 
-/** Runs the evening on a fresh BrowserSurface writing the book at `bookPath`; the evening's result and the book's lines. */
-export async function eveningInBrowser(bookPath: string, o: Omit<EveningOptions, 'surface' | 'book' | 'selectorsFor'>): Promise<{ evening: EveningResult; lines: TraceLine[] }> {
-  const surface = await BrowserSurface.launch();
+/**
+ * Runs the evening on a fresh BrowserSurface writing the book at `bookPath` (a context of `browser` when given, as a
+ * spec shares its worker's browser); the evening's result and the book's lines.
+ */
+export async function eveningInBrowser(
+  bookPath: string,
+  o: Omit<EveningOptions, 'surface' | 'book' | 'selectorsFor'>,
+  browser?: Browser,
+): Promise<{ evening: EveningResult; lines: TraceLine[] }> {
+  const surface = await BrowserSurface.launch(browser ? { browser } : {});
   const book = await JsonlBook.create(bookPath);
   let evening: EveningResult;
   try {
