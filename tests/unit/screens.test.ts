@@ -159,4 +159,11 @@ describe('structural marks', () => {
     // Spelled as a path spells it (digits masked, whitespace collapsed), and only a value that can stand for a record.
     expect(structuralMarks('a', { a: { paths: ["link 'Order #'", "link 'AB'"] }, b: { paths: [] } }, { order: 'Order 12', code: 'AB' })).toEqual(["link 'AB'"]);
   });
+  it("leave out a badge drawn for an input (its first letters or initials): the record, not the screen", () => {
+    const screens = { done: { paths: ["list>link 'ed'", "list>link 'DR'", "button 'Deploy'", "link 'Ok'"] }, form: { paths: [] } };
+    expect(structuralMarks('done', screens, { user: 'editor', owner: 'Dana Reviewer' })).toEqual(["button 'Deploy'", "link 'Ok'"]);
+    // Without the values each is a mark; a short word that is no badge of them stays one.
+    expect(structuralMarks('done', screens)).toHaveLength(4);
+    expect(structuralMarks('done', screens, { user: 'operator' })).toHaveLength(4);
+  });
 });
