@@ -21,7 +21,7 @@ test.afterAll(async () => {
 });
 
 /** Answers the panel's question about `control` if it asks one within a moment (the wiki saves drafts as it goes). */
-async function answerIfAsked(panel: Page, control: RegExp, a: 'commit' | 'navigate'): Promise<boolean> {
+async function answerIfAsked(panel: Page, control: RegExp, a: 'commit' | 'navigate' | 'stage'): Promise<boolean> {
   const q = panel.getByTestId('question-control');
   const asked = await q.filter({ hasText: control }).waitFor({ timeout: 4_000 }).then(() => true, () => false);
   if (!asked) return false;
