@@ -1,4 +1,4 @@
-// Capabilities as Playwright Test cases, for CI (docs/ARCHITECTURE.md, "Many runs"): every approved card under
+// Capabilities as Playwright Test cases, for CI (docs/design/scale.md, "Many runs"): every approved card under
 // HANDRAIL_CARDS (default capabilities/), one test per row of its inputs file, so sharding (--shard=i/n), retries, the
 // HTML reporter and JUnit output are Playwright Test's own. Run: npx playwright test -c handrail.playwright.config.ts
 // Kept apart from playwright.config.ts (tests/e2e) and vitest.config.ts (tests/unit): its only test file is

@@ -16,8 +16,8 @@ export default defineConfig({
     description: 'Record a task once in your own browser; export the trace for review.',
     // The least that works: scripting runs the walker in the tab's frames, storage keeps the key and settings,
     // sidePanel is the UI, activeTab covers the tab the clerk opened the panel on, webRequest sees the writes the
-    // recorded tab sends (observe-only; docs/ARCHITECTURE.md "Writes"), debugger sends the trusted keys, hovers,
-    // double-clicks and list picks a page script cannot (docs/ARCHITECTURE.md "The extension's trusted input").
+    // recorded tab sends (observe-only; docs/design/writes.md, "Writes"), debugger sends the trusted keys, hovers,
+    // double-clicks and list picks a page script cannot (docs/design/extension.md, "The extension's trusted input").
     permissions: ['activeTab', 'debugger', 'scripting', 'sidePanel', 'storage', 'webRequest'],
     // Always allowed: the Anthropic API and loopback (a bank or a fake Messages API on the clerk's own machine,
     // and the headless tests, which cannot click a permission prompt).

@@ -1,4 +1,4 @@
-// The client of the mac helper (docs/ARCHITECTURE.md, "The mac surface"): spawns the helper, numbers requests,
+// The client of the mac helper (docs/design/mac.md, "The mac surface"): spawns the helper, numbers requests,
 // times each one out, parses every line with the protocol's schemas and turns each failure into a typed
 // `MacHelperError`: a refusal from the helper, a helper that died, a line that is not the protocol. No request is
 // left pending: a crash or `close` rejects them all, and `close` kills the child.

@@ -1,4 +1,4 @@
-// The mac helper protocol (docs/ARCHITECTURE.md, "The mac surface"): JSON lines over stdio between Node and one
+// The mac helper protocol (docs/design/mac.md, "The mac surface"): JSON lines over stdio between Node and one
 // long-lived helper process — the Swift helper on a Mac (mac-agent/helper/), the recorded-tree fake elsewhere
 // (mac-agent/fake/). One line per message: a request carries an `id`, its response the same `id`, and an event
 // carries none. Every message is parsed with these schemas on both sides, so the fake cannot drift from the

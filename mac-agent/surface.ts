@@ -1,4 +1,4 @@
-// The mac surface (docs/ARCHITECTURE.md, "The mac surface"): the Surface port over a macOS app's accessibility
+// The mac surface (docs/design/mac.md, "The mac surface"): the Surface port over a macOS app's accessibility
 // tree, reached through the helper (./client.ts). No coordinates: every act names an element by its helper ref and
 // does what AX offers for it (AXPress, AXValue). AX roles are mapped onto the browser's role vocabulary, names
 // follow AX's own order (AXTitle, AXDescription, a child static text, AXTitleUIElement, AXPlaceholderValue), a
@@ -317,7 +317,7 @@ export class MacSurface implements Surface {
         }
         default:
           // The helper speaks AX actions only; a key, hover, gesture or row read it cannot do is refused by name,
-          // never answered as done (docs/ARCHITECTURE.md, "The mac surface").
+          // never answered as done (docs/design/mac.md, "The mac surface").
           throw new SurfaceError('ACTION_FAILED', `the macOS surface does not ${op.verb.replace('_', '-')} (it presses, types, selects, toggles and reads)`);
       }
     } finally {

@@ -1,4 +1,4 @@
-// Many runs of one card (`handrail replay <card> --inputs rows.csv --parallel N`, docs/ARCHITECTURE.md "Many runs"):
+// Many runs of one card (`handrail replay <card> --inputs rows.csv --parallel N`, docs/design/scale.md, "Many runs"):
 // a rows file read and checked whole before anything runs, then at most N runs at once, each its own run with its
 // own key, journal, lease and evidence. Two rows of one intent (the same key) run one after the other in this
 // process, so the second is answered from the journal; another process on the same key meets the lease (BUSY).
@@ -160,7 +160,7 @@ export class Batch {
   /**
    * Graceful stop (the first SIGINT/SIGTERM): no row starts any more; those running get up to `boundMs` to finish,
    * then are cancelled — each stops before a commit it has not dispatched; one already dispatched finishes and is
-   * journalled (docs/ARCHITECTURE.md, "Cancelling a run").
+   * journalled (docs/design/journal.md, "Cancelling a run").
    */
   async drain(boundMs: number): Promise<void> {
     this.#draining = true;

@@ -1,4 +1,4 @@
-// Where journals are kept, chosen in one place (docs/ARCHITECTURE.md, "Never twice" → "The journal port"):
+// Where journals are kept, chosen in one place (docs/design/journal.md, "Never twice" → "The journal port"):
 // HANDRAIL_JOURNAL_URL=postgres://… selects the shared PostgreSQL journal for `replay`, `journal` and `serve`;
 // absent, each command keeps its file journal under $HANDRAIL_HOME. The URL is never echoed: it may hold a password.
 import { HandrailError } from '../shared/errors.ts';

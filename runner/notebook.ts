@@ -4,7 +4,7 @@
 // SUCCESS or BUSINESS_OUTCOME. Two readings come out of it: the referee's calibration by confidence
 // (`handrail referee calibration`) and drift — targets whose resolving rung moved off their first choice, the early
 // warning that an application changed (`handrail drift <card>`, and a warning before a run spends anything).
-// docs/ARCHITECTURE.md, "The escalation ladder".
+// docs/design/escalation.md, "The escalation ladder".
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';

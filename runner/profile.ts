@@ -1,4 +1,4 @@
-// Where a replay's time goes, phase by phase (docs/ARCHITECTURE.md, "Profiling a replay"). `HANDRAIL_PROFILE=1` on
+// Where a replay's time goes, phase by phase (docs/design/profiling.md, "Profiling a replay"). `HANDRAIL_PROFILE=1` on
 // `handrail replay` hands one `Phases` to every run; the engine and `runner/run.ts` time their phases into it, and
 // the CLI prints the table on stderr at the end. Without it no `Phases` exists and every timed call is the call
 // itself: the engine's `timed` checks for the object and nothing else.

@@ -330,7 +330,7 @@ export function renderIndex(runs: readonly RunSummary[], hrefs: ReadonlyMap<RunS
 
 /**
  * The run's outputs for a reader: a text output as a line, a rows output as a table with the card's column names
- * (docs/ARCHITECTURE.md, "Rows as outputs"). Already masked: the engine masks outputs before the receipt is written.
+ * (docs/design/capability.md, "Rows as outputs"). Already masked: the engine masks outputs before the receipt is written.
  */
 export function outputsHtml(outputs: unknown): string {
   if (!outputs || typeof outputs !== 'object' || Object.keys(outputs).length === 0) return '';

@@ -81,7 +81,7 @@ export interface RunRequest {
   onStep?: (e: StepEvent) => void;
   /**
    * Cancels the run while no commit has been dispatched (RECOVERABLE / CANCELLED, nothing pressed, evidence sealed);
-   * after a commit's dispatch the run finishes and its receipt is journalled (docs/ARCHITECTURE.md, "Cancelling a run").
+   * after a commit's dispatch the run finishes and its receipt is journalled (docs/design/journal.md, "Cancelling a run").
    */
   signal?: AbortSignal;
   settleTimeoutMs?: number;
@@ -92,10 +92,10 @@ export interface RunRequest {
    * secrets are added to it. Default: a new one with the bound secrets only.
    */
   masker?: Masker;
-  /** Where each phase's time is added (`HANDRAIL_PROFILE=1`; docs/ARCHITECTURE.md, "Profiling a replay"). Absent: nothing is timed. */
+  /** Where each phase's time is added (`HANDRAIL_PROFILE=1`; docs/design/profiling.md, "Profiling a replay"). Absent: nothing is timed. */
   profile?: Phases;
   /**
-   * A rehearsal (docs/ARCHITECTURE.md, "Rehearsal"): up to the first commit with every write held, the commit's
+   * A rehearsal (docs/design/replay.md, "Rehearsal"): up to the first commit with every write held, the commit's
    * request shown and not sent, word REHEARSED. The journal is read (a real run's first answer), never claimed or written.
    */
   rehearse?: boolean;
@@ -382,7 +382,7 @@ async function runOnce(req: RunRequest): Promise<RunResult> {
  * never a rejected promise, with the word the journal proves. A commit this run dispatched and never saw land is in
  * doubt; one it saw land happened, but its evidence is incomplete, so the call must not be made blind again; with no
  * journal to ask, a run that dispatched a commit (`pressed`) cannot say whether it landed, and says so; one that
- * dispatched none committed nothing (docs/ARCHITECTURE.md, "A run stopped from outside its steps").
+ * dispatched none committed nothing (docs/design/replay.md, "A run stopped from outside its steps").
  */
 function stoppedRun(card: Capability, runId: string, journal: KeyJournal | null, pressed: boolean, masker: Masker, e: unknown): RunResult {
   const why = masker.mask(firstLine(e));
@@ -512,7 +512,7 @@ function firstLine(e: unknown): string {
  * Writes a proposed card beside the run's evidence (`<evidence dir>.proposed.json`): the card with each screen a
  * rung named re-recorded from the live page, as a draft with no approval and a review note saying who proposed what.
  * Never applied: a reviewer reads `handrail diff <card> <proposal>` and puts it through verify and approve
- * (docs/ARCHITECTURE.md, "The escalation ladder"). A proposal that cannot be written is said and the run's word stands.
+ * (docs/design/escalation.md, "The escalation ladder"). A proposal that cannot be written is said and the run's word stands.
  */
 async function proposeRepair(req: RunRequest, runId: string, dir: string, repairs: Replay['repairs'], masker: Masker): Promise<void> {
   const card = structuredClone(req.card);

@@ -1,4 +1,4 @@
-// The surface registry (docs/ARCHITECTURE.md, "The surface registry"): the one place a surface is chosen, by the
+// The surface registry (docs/design/verbs.md, "The surface registry"): the one place a surface is chosen, by the
 // card's `surface`, for replay, verify, serve and the demo (through runner/run.ts) and for author. A surface
 // declared but not built, or a name no surface has, is a typed refusal naming it — never a silent browser.
 // Each driver's module is imported only when its surface is opened, so choosing one never loads another.
@@ -102,7 +102,7 @@ export function surfaceOfEntry(entry: string): SurfaceName {
   return /^tn3270:\/\//i.test(entry.trim()) ? 'tn3270' : 'browser';
 }
 
-/** macOS apps through the mac helper (docs/ARCHITECTURE.md, "The mac surface"): HANDRAIL_MAC_HELPER picks it. */
+/** macOS apps through the mac helper (docs/design/mac.md, "The mac surface"): HANDRAIL_MAC_HELPER picks it. */
 const macos: SurfaceDriver = {
   declaration: SURFACES.macos,
   async open() {

@@ -2,7 +2,7 @@
 // never the screen) say whether the work happened: the judge is asked before and after each plate, and the
 // card's expected change (data, with input blanks) must appear exactly when the word says SUCCESS. A plate that
 // could not show the change (already in the after-state) is refused, not run. All plates clean → `verified`.
-// A commit no owner confirmed keeps the card a draft however clean the plates (docs/ARCHITECTURE.md, "The capability").
+// A commit no owner confirmed keeps the card a draft however clean the plates (docs/design/capability.md, "The capability").
 import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -142,7 +142,7 @@ export function expectedChange(card: Capability, given?: ExpectedChange): Expect
   return change;
 }
 
-/** The rows an answer holds at `at`, or why it holds none (docs/ARCHITECTURE.md, "Verifying rows"). */
+/** The rows an answer holds at `at`, or why it holds none (docs/design/authoring.md, "Verifying rows"). */
 function judgedRows(state: Record<string, unknown>, at: string): unknown[] | string {
   const v = stateAt(state, at);
   return Array.isArray(v) ? v : `the judge's answer has no list of rows at "${at}"`;

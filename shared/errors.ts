@@ -6,7 +6,7 @@
 //
 // The engine may give a code a stronger word from what it knows at the time: any failure while a commit is in
 // flight is UNSAFE_TO_RETRY / COMMIT_IN_DOUBT, and SURFACE_UNREACHABLE after a step has acted is FAILED
-// (docs/ARCHITECTURE.md, "The truth of the word"). The table is what the code means when nothing more is known.
+// (docs/design/replay.md, "The truth of the word"). The table is what the code means when nothing more is known.
 // This module imports shared/schema/result.ts (and through it capability.ts): an error class in a module those
 // import (shared/schema/blanks.ts) cannot extend HandrailError without an import cycle; it keeps its code duck-typed.
 import { z } from 'zod';

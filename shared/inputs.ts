@@ -84,7 +84,7 @@ export function validateInputs(
 }
 
 /**
- * The values a step types or picks (docs/ARCHITECTURE.md, "Value maps"): each input with a value map gives its map's
+ * The values a step types or picks (docs/design/capability.md, "Value maps"): each input with a value map gives its map's
  * entry for the caller's word (reason LEGAL types 1), every other input its own value. Only `op.value` is filled from
  * these; names, scopes, proofs, the judge and the journal key keep the caller's word.
  */

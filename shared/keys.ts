@@ -1,6 +1,6 @@
 // The keys `press` takes (KEYS in shared/operations.ts) as the key events a browser sees, both ways: what a key
 // name sends (the extension presses it with trusted input through the DevTools protocol's Input.dispatchKeyEvent),
-// and which key name a person's keydown is (the extension's recorder). docs/ARCHITECTURE.md, "The extension's
+// and which key name a person's keydown is (the extension's recorder). docs/design/extension.md, "The extension's
 // trusted input". Values follow UI Events KeyboardEvent `key` and `code` (https://www.w3.org/TR/uievents-key/,
 // https://www.w3.org/TR/uievents-code/) and the Windows virtual-key codes Chromium reads from `windowsVirtualKeyCode`.
 import { KEYS } from './operations.ts';

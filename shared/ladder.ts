@@ -27,7 +27,7 @@ export function rungQuery(target: BoundTarget, rung: BoundTarget['ladder'][numbe
     ...(rung.rung === 'label' && target.hint !== undefined ? { value: target.hint } : {}),
     ...(rung.value !== undefined ? { value: rung.value } : {}),
     ...(target.supports.includes('hover') ? { reveal: true } : {}),
-    // Only a target that takes a gesture is looked for among gesture-offered text (docs/ARCHITECTURE.md, "The walker").
+    // Only a target that takes a gesture is looked for among gesture-offered text (docs/design/walker.md, "The walker").
     ...(target.supports.some(isGesture) ? { gesture: true } : {}),
   };
 }

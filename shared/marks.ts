@@ -1,4 +1,4 @@
-// Distinguishing marks for the screens that can follow a commit (docs/ARCHITECTURE.md, "Naming a screen").
+// Distinguishing marks for the screens that can follow a commit (docs/design/replay.md, "Naming a screen").
 // A refusal page often has the success page's furniture with other words: the similar tier alone would read it
 // as success. The compiler stores, for each such screen, the paths that tell it apart from every other declared
 // screen; the engine names it only when all of them are present. Pure functions of the card's data.

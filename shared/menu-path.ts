@@ -1,4 +1,4 @@
-// A `choose` value that reaches an item of a submenu (docs/ARCHITECTURE.md, "The six verbs": choose, submenus): the
+// A `choose` value that reaches an item of a submenu (docs/design/verbs.md, "The six verbs": choose, submenus): the
 // item names from the menu button's menu down to the item, joined by one separator. Written once: the walker reads
 // it in the page (shared/dom/options.ts), the guard writes it (shared/author/guard.ts), the card schema checks it.
 

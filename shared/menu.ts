@@ -1,4 +1,4 @@
-// The numbered menu a model chooses from: one row per legal action on the current screen (docs/ARCHITECTURE.md "The menu").
+// The numbered menu a model chooses from: one row per legal action on the current screen (docs/design/verbs.md, "The menu").
 // Verbs the operations table keeps off the menu (`read`: the prompt already carries the screen text, and a menu
 // twice as long costs attention for nothing) are left off. Disabled controls are left off: they are not legal actions.
 import { z } from 'zod';
@@ -30,7 +30,7 @@ export function menuLabel(c: Control): string {
 
 /**
  * What a button that opens a listbox holds, shown beside its name: its name leaves out the value it holds now, so a
- * card is not bound to it (docs/ARCHITECTURE.md "The walker", "One deliberate difference"), and the model and the owner read it here.
+ * card is not bound to it (docs/design/walker.md, "The walker", "One deliberate difference"), and the model and the owner read it here.
  */
 export function heldPart(c: Control): string {
   return c.role === 'button' && c.value && verbsOf(c.verbs, c.offers).includes('choose') ? ` (holds ${quote(c.value)})` : '';

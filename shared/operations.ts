@@ -1,4 +1,4 @@
-// The operations table (docs/ARCHITECTURE.md, "The operations table"): what each verb takes, which effect
+// The operations table (docs/design/verbs.md, "The operations table"): what each verb takes, which effect
 // sticker it gets by default, how the book, the compiler and a resumed authoring session treat it; and for each
 // effect sticker, whether replay journals it, how it is undone, and what it tells an MCP client. One table, data:
 // the menu, the guard, the card schema, the compiler, the engine and the MCP annotations all read it, so adding a

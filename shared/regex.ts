@@ -20,7 +20,7 @@ export const MAX_PROGRAM_SIZE = 300;
  * the slower NFA and sees at most MAX_MATCH_TEXT, fewer by MATCH_BUDGET / program size (~0.3 s at worst on this
  * machine; `HX-(\d{6})`, 13 instructions, sees the first 76,000 characters). A text longer than a matcher's window
  * that has no match in it is not known to lack one: `covers` says so, and the engine then says it cannot tell
- * (docs/ARCHITECTURE.md, "A declared text on a long screen").
+ * (docs/design/replay.md, "A declared text on a long screen").
  */
 export const MAX_TEST_TEXT = 2_000_000;
 export const TEST_BUDGET = 200_000_000;

@@ -1,4 +1,4 @@
-// What the app says (docs/ARCHITECTURE.md, "What the app says"): the words of a screen's live regions — a toast, an
+// What the app says (docs/design/replay.md, "What the app says"): the words of a screen's live regions — a toast, an
 // alert, a status line — beside its content, never proof of a record. The compiler keeps what a commit's landing said
 // that was new since the press; replay compares what its landing says that is new with that. Pure functions.
 import { maskData } from './dom/walk.ts';

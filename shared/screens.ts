@@ -17,7 +17,7 @@ export function signatureOf(paths: readonly string[]): string {
   return hashStrings([...new Set(paths)].sort());
 }
 
-/** One screen from its parts; the top part's locus stands for the whole (docs/ARCHITECTURE.md, "A neutral observation"). */
+/** One screen from its parts; the top part's locus stands for the whole (docs/design/verbs.md, "A neutral observation"). */
 export function combineParts(parts: readonly Part[], observerVersion: string): Observation {
   const all = new Set<string>();
   for (const p of parts) {
@@ -39,7 +39,7 @@ export function combineParts(parts: readonly Part[], observerVersion: string): O
 
 /** The screen's text part by part, each under a line naming the part and its locus: for evidence and `observe`. */
 export function screenDump(obs: Pick<Observation, 'parts'>): string {
-  // What a part's live regions say follows its text, one line each, marked as said (docs/ARCHITECTURE.md, "What the app says").
+  // What a part's live regions say follows its text, one line each, marked as said (docs/design/replay.md, "What the app says").
   const said = (p: Part): string => (p.said ?? []).map((w) => `\n[said] ${w}`).join('');
   return obs.parts.map((p) => `--- ${p.part.join(' > ') || '(top)'} ${Object.values(p.locus).filter(Boolean).join(' · ')}\n${p.text}${said(p)}`).join('\n');
 }
@@ -91,7 +91,7 @@ export interface Seen {
   text?: string;
 }
 
-// ── Record paths (docs/ARCHITECTURE.md, "Record paths") ─────────────────────────────────────────
+// ── Record paths (docs/design/replay.md, "Record paths") ─────────────────────────────────────────
 // Real apps name panels after the record they show ("Assign C-1002: Stolen bicycle…", "Delete 'Q3 report'?"). Such a
 // path is not furniture: on another record it reads differently. The compiler keeps it as a template — the path up
 // to and including the input's blank — and the namer matches it by that prefix filled from the run's own inputs,

@@ -56,12 +56,12 @@ export type Answer = { kind: 'observe'; observation: Observation } | { kind: 'te
 
 
 /**
- * Where a menu item is reached from (docs/ARCHITECTURE.md, "A menu opened and picked in"): the menu button
+ * Where a menu item is reached from (docs/design/authoring.md, "A menu opened and picked in"): the menu button
  * whose menu holds it (its ref, in the observation the item's ref came from), the `choose` value that picks it (its
  * name, or a path through submenus: shared/menu-path.ts), and whether it opens a submenu itself.
  */
 /**
- * What pressing a control would send, found without sending it (a rehearsal, docs/ARCHITECTURE.md "Rehearsal"):
+ * What pressing a control would send, found without sending it (a rehearsal, docs/design/replay.md, "Rehearsal"):
  * read off the form it submits (`form`: nothing pressed), or caught from a press with every request stopped before it
  * left (`press`: the page is spent, the caller throws it away); `none` when neither can be done, saying why. Field
  * values are as the page holds them: the caller masks them.
@@ -107,14 +107,14 @@ export interface Surface {
    * Waits until no document of the surface is on its way (a navigation requested, loading, or committed and not yet
    * parsed), for at most `ms`: true when none is, false when the bound ran out. The engine asks before each look
    * while settling, so it does not look at a page between two documents; it decides when the engine looks, never
-   * what a look says (docs/ARCHITECTURE.md, "Settling"). Optional: a surface without it is looked at on the poll's
+   * what a look says (docs/design/replay.md, "Settling"). Optional: a surface without it is looked at on the poll's
    * schedule alone.
    */
   loaded?(ms: number): Promise<boolean>;
   /**
    * How many writes (requests other than GET/HEAD/OPTIONS) the page has out to the application and not yet answered.
    * A commit (its screen, its postconditions) is read only off a look with none out before or after it: a success screen
-   * drawn while the app's write is unanswered may be replaced by its refusal (docs/ARCHITECTURE.md, "Settling").
+   * drawn while the app's write is unanswered may be replaced by its refusal (docs/design/replay.md, "Settling").
    * With `since` (ms since the epoch), only writes sent at or after it count: one the page sent before the press (a
    * stream opened on load) is not the press's. Optional: a surface without it (a terminal, whose host answers before
    * it redraws) is taken as having none.
@@ -142,7 +142,7 @@ export interface Surface {
   /** The writes recorded since `watchWrites`, in the order sent; recording stops. */
   takeWrites?(): Promise<SeenWrite[]>;
   /**
-   * The surface sees writes but can hold none (the Chrome extension's chrome.webRequest, docs/ARCHITECTURE.md
+   * The surface sees writes but can hold none (the Chrome extension's chrome.webRequest, docs/design/writes.md,
    * "Writes"): each write it reports left `unasked`, so the guard asks about buttons before the press instead.
    */
   readonly writesUnheld?: boolean;

@@ -1,4 +1,4 @@
-// What each surface declares (docs/ARCHITECTURE.md, "The surface registry"): the rung kinds it can resolve, the
+// What each surface declares (docs/design/verbs.md, "The surface registry"): the rung kinds it can resolve, the
 // scope kinds it produces, its risk rules, how it is checked reachable, the evidence it attaches and the error
 // words it may raise. The core validates a card against its surface's declaration and reads risk from it; it never
 // assumes a browser. Runnable anywhere (shared/): the Node drivers that open a surface live in runner/surfaces.ts.
@@ -57,7 +57,7 @@ export const SURFACES: Readonly<Record<SurfaceName, SurfaceDeclaration>> = {
     evidence: ['screenshot', 'text'],
     errors: [...COMMON_ERRORS, 'NAVIGATION_FAILED', 'BROWSER_CRASHED'],
   },
-  // The terminal (terminal-agent/, docs/ARCHITECTURE.md "The terminal surface"): text evidence only, no picture.
+  // The terminal (terminal-agent/, docs/design/terminal.md, "The terminal surface"): text evidence only, no picture.
   tn3270: {
     name: 'tn3270',
     available: true,
@@ -72,7 +72,7 @@ export const SURFACES: Readonly<Record<SurfaceName, SurfaceDeclaration>> = {
     evidence: ['text'],
     errors: COMMON_ERRORS,
   },
-  // mac-agent/ (docs/ARCHITECTURE.md, "The mac surface"): no screenshot is declared, since the fake has no pixels
+  // mac-agent/ (docs/design/mac.md, "The mac surface"): no screenshot is declared, since the fake has no pixels
   // and the Swift helper takes none yet; HUMAN_CONTROL is a person's key or click during a run.
   macos: {
     name: 'macos',

@@ -1,4 +1,4 @@
-// Side-effect detection (docs/ARCHITECTURE.md, "Writes"): which requests an action caused count as writes to the
+// Side-effect detection (docs/design/writes.md, "Writes"): which requests an action caused count as writes to the
 // application. A request is a write when it is not safe in the sense of RFC 9110 §9.2.1 (anything but GET, HEAD,
 // OPTIONS, TRACE), or is a WebSocket message or a beacon, goes to one of the app's origins, and is not an endpoint
 // the card declares ignorable (analytics, a sign-on that changes no record, a preview that only renders).

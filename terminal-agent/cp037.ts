@@ -1,4 +1,4 @@
-// Code page 037 (CCSID 37, EBCDIC US/Canada), both ways: the one code page this terminal speaks (docs/ARCHITECTURE.md,
+// Code page 037 (CCSID 37, EBCDIC US/Canada), both ways: the one code page this terminal speaks (docs/design/terminal.md,
 // "The terminal surface"). The table is IBM's CCSID 37 mapping to Unicode (the same one ICU and Python's cp037 ship),
 // written out as data so the codec has no runtime dependency. 0x00–0x3F are controls; the 3270 shows them as blanks.
 

@@ -1,4 +1,4 @@
-// The 3270 data stream's codes and buffer addresses (docs/ARCHITECTURE.md, "The terminal surface"), from the IBM 3270
+// The 3270 data stream's codes and buffer addresses (docs/design/terminal.md, "The terminal surface"), from the IBM 3270
 // Data Stream Programmer's Reference (GA23-0059): chapter 3 (commands, the WCC), chapter 4 (orders, buffer addressing),
 // appendix C (the 6-bit address code table), chapter 3's inbound operations (AIDs, read replies), chapter 5 (structured fields, Read Partition Query) and chapter 6 (Query Replies). terminal-agent/screen.ts applies them.
 

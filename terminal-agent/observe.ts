@@ -1,4 +1,4 @@
-// What the terminal surface sees of one 3270 screen (docs/ARCHITECTURE.md, "The terminal surface"): one part whose
+// What the terminal surface sees of one 3270 screen (docs/design/terminal.md, "The terminal surface"): one part whose
 // controls are the unprotected fields (textboxes named by the protected text to their left on the same row, else
 // above them; a field inside a row of a list is named by its column's heading and scoped to that row; a non-display
 // field is a secret textbox) and the keys the screen names (`F5=Search`, `ENTER=Sign On`: buttons that press that AID,

@@ -1,4 +1,4 @@
-// Rows on a 3270 screen (docs/ARCHITECTURE.md, "Rows on a terminal screen"): a list as an operator reads it. A header
+// Rows on a 3270 screen (docs/design/terminal.md, "Rows on a terminal screen"): a list as an operator reads it. A header
 // line is protected text only, two or more headings (runs of words, split by two spaces or a field attribute), none
 // holding a digit or ending in a leader (`. .`, `:`); under it, each line whose cells each lie under exactly one
 // heading is a row, up to the first line that is not. A cell is a run of protected text or an input field (its typed

@@ -1,4 +1,4 @@
-// The 3270 screen (docs/ARCHITECTURE.md, "The terminal surface"): the presentation buffer with its field attributes,
+// The 3270 screen (docs/design/terminal.md, "The terminal surface"): the presentation buffer with its field attributes,
 // the outbound data stream applied to it, the keyboard (cursor, tab, typing, numeric lock, keyboard lock) and the
 // inbound replies an AID key produces. Pure: bytes in, bytes out; terminal-agent/session.ts carries them over telnet.
 // Codes and section numbers: terminal-agent/datastream.ts (IBM GA23-0059).

@@ -1,4 +1,4 @@
-// One TN3270 connection (docs/ARCHITECTURE.md, "The terminal surface"): a TCP socket carrying telnet
+// One TN3270 connection (docs/design/terminal.md, "The terminal surface"): a TCP socket carrying telnet
 // (terminal-agent/telnet.ts) whose records are applied to a 3270 screen (terminal-agent/screen.ts). Every outbound
 // record is applied in arrival order; any reply the screen owes (a read command, a query) is sent at once.
 import { connect, type Socket } from 'node:net';

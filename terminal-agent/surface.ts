@@ -1,4 +1,4 @@
-// The terminal surface (docs/ARCHITECTURE.md, "The terminal surface"): the six verbs over a TN3270 session.
+// The terminal surface (docs/design/terminal.md, "The terminal surface"): the six verbs over a TN3270 session.
 // open connects and waits for the first screen; observe is terminal-agent/observe.ts over the screen as it is now, and
 // raises STALE while the host has not answered the last key (keyboard locked, or no new screen yet), so the engine's
 // settling polls it and nothing here waits; act types into a field (Erase EOF, then the value, as an operator does),

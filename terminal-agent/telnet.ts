@@ -1,4 +1,4 @@
-// Telnet for TN3270 (docs/ARCHITECTURE.md, "The terminal surface"): option negotiation and record framing, as a pure
+// Telnet for TN3270 (docs/design/terminal.md, "The terminal surface"): option negotiation and record framing, as a pure
 // state machine fed bytes in whatever pieces TCP delivers them. No socket here: terminal-agent/session.ts owns that.
 //
 // - RFC 854: IAC (255) starts a command; IAC IAC is a data byte 255. WILL 251, WONT 252, DO 253, DONT 254, SB 250, SE 240.

@@ -166,7 +166,7 @@ export async function startCaseDesk(opts: DeskOptions = {}): Promise<Desk> {
       return json({ title, exists: facts !== undefined, ...(facts ?? {}) });
     }
     // The open cases of one assignee as the Find cases table shows them, under `rows` in a rows card's column names:
-    // the truth a read-only card's rows are verified against (docs/ARCHITECTURE.md, "Verifying rows").
+    // the truth a read-only card's rows are verified against (docs/design/authoring.md, "Verifying rows").
     if (url.pathname === '/_judge/open-cases' && method === 'GET') {
       const assignee = url.searchParams.get('assignee') ?? '';
       const rows = store.openOf(assignee).map((c) => ({ id: c.id, title: c.title, assignee: c.assignee ?? UNASSIGNED, status: c.status }));

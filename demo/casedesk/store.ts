@@ -1,5 +1,5 @@
 // CASEDESK's records: claims cases in memory, with a count of every write so a judge can tell one press from two.
-// The desk is the second demo app (docs/ARCHITECTURE.md, "Demo apps"): a single-page app of a different kind from
+// The desk is the second demo app (docs/design/demo.md, "Demo apps"): a single-page app of a different kind from
 // PLUMBLINE, written the way modern front ends are, so the walker, the verbs and settling meet what clerks use.
 
 export const PEOPLE = ['Ada Okafor', 'Bram Nieuwenhuis', 'Chidi Eze', 'Dana Kowalski', 'Eun-ji Park'] as const;

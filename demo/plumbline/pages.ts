@@ -10,7 +10,7 @@ import { z } from 'zod';
 /**
  * Drift switches, for the escalation ladder's tests: an extra banner, a reworded result line, a rewritten result page;
  * `wrong_share`, a bank whose Hold link of one share opens the next share's hold form (the wrong record, for the
- * precondition's tests: docs/ARCHITECTURE.md, "The right record"); and `stray`, a member page whose script posts to
+ * precondition's tests: docs/design/replay.md, "The right record"); and `stray`, a member page whose script posts to
  * /audit as it loads (a fetch and a beacon: a write nobody declared).
  */
 export const Drift = z.enum(['none', 'banner', 'reword', 'rewrite', 'wrong_share', 'stray']);

@@ -349,7 +349,7 @@ export async function startBank(opts: BankOptions = {}): Promise<Bank> {
       if (!store.member(member)) return json({ error: 'UNKNOWN_MEMBER', message: `no member ${member}` }, 404);
       return json(store.notesFor(member));
     }
-    // A member's shares as the store has them (for checking a rows output: docs/ARCHITECTURE.md, "Rows as outputs").
+    // A member's shares as the store has them (for checking a rows output: docs/design/capability.md, "Rows as outputs").
     const sharesPrefix = '/_judge/shares/';
     if (path.startsWith(sharesPrefix)) {
       if (method !== 'GET') return json({ error: 'METHOD_NOT_ALLOWED', message: `${method} ${path}: use GET` }, 405);
@@ -357,7 +357,7 @@ export async function startBank(opts: BankOptions = {}): Promise<Bank> {
       if (!store.member(member)) return json({ error: 'UNKNOWN_MEMBER', message: `no member ${member}` }, 404);
       return json(store.sharesOf(member).map((sh) => ({ id: sh.id, type: sh.type, balance_cents: sh.balanceCents, hold: store.hold(sh.id)?.reason ?? null })));
     }
-    // The same shares as a judge of a read-only card holds them (docs/ARCHITECTURE.md, "Verifying rows"): in the
+    // The same shares as a judge of a read-only card holds them (docs/design/authoring.md, "Verifying rows"): in the
     // card's column names and the screen's words, under `rows`.
     const shareRowsPrefix = '/_judge/share-rows/';
     if (path.startsWith(shareRowsPrefix)) {

@@ -1,5 +1,5 @@
 // The main-world probe: records which elements the page listens on for a double-click, from document_start, and
-// answers the recorder in the isolated world (lib/gesture-probe.ts; docs/ARCHITECTURE.md, "The extension's trusted
+// answers the recorder in the isolated world (lib/gesture-probe.ts; docs/design/extension.md, "The extension's trusted
 // input"). Registered at runtime beside the recorder (lib/worker.ts), for the sites of a running record session
 // only, and injected with it into a document that was open before; never in the manifest, so pages outside a
 // session are not touched.

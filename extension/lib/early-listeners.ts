@@ -1,4 +1,4 @@
-// Listeners a document added before the double-click probe came (docs/ARCHITECTURE.md, "The extension's trusted
+// Listeners a document added before the double-click probe came (docs/design/extension.md, "The extension's trusted
 // input", "A document open before the session"). The probe's record (shared/dom/gestures.ts `recordListeners`)
 // sees only what `addEventListener` is called with after it starts; a page that was open before the session added
 // its listeners first. No script can list them; the DevTools protocol can: `DOMDebugger.getEventListeners` on the

@@ -1,4 +1,4 @@
-// A clerk's change to a session's book from the side panel (docs/ARCHITECTURE.md, "Editing a book"): undo the last
+// A clerk's change to a session's book from the side panel (docs/design/capability.md, "Editing a book"): undo the last
 // step, remove a step, a value's blank or literal, a label renamed. The book is edited and re-sealed by
 // shared/author/book-edit.ts and replaced in IndexedDB in one transaction; the host then rebuilds the session's
 // guard from the edited book. Run under the session's lock, so no action is half-written meanwhile.

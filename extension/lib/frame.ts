@@ -39,7 +39,7 @@ export interface FrameAgent {
   /**
    * No worker answered `ask`: what was held is let through as for a tab not recorded, and remembered — if the worker
    * later looks at this document as recorded, each is reported lost (`no_answer`), a hole in the book rather than a
-   * key or a typed value the book silently lacks (docs/ARCHITECTURE.md, "The extension's trusted input").
+   * key or a typed value the book silently lacks (docs/design/extension.md, "The extension's trusted input").
    */
   noAnswer(): void;
   /**
@@ -158,11 +158,11 @@ function act(api: InPage, ref: string, verb: Verb, value: string | undefined): F
     case 'context_menu':
       // A page script's events are untrusted (a synthetic key does not type, a synthetic pointer does not match
       // :hover): the worker does these with trusted input, asking this frame only where (`point`) and whether it
-      // worked (`check`). docs/ARCHITECTURE.md, "The extension's trusted input".
+      // worked (`check`). docs/design/extension.md, "The extension's trusted input".
       return { ok: false, code: 'ACTION_FAILED', message: `${verb} is done with trusted input (point, then check), not by the page agent` };
     case 'read_rows': {
       // Read from the live DOM within the target, by the walker's own rows (shared/dom/rows.ts), as the runner's
-      // surface does (docs/ARCHITECTURE.md, "Rows as outputs").
+      // surface does (docs/design/capability.md, "Rows as outputs").
       const read = api.rowsOf(ref);
       if (!read) return { ok: false, code: 'ACTION_FAILED', message: 'it is not a table, grid or list (nor a column header in one)' };
       return { ok: true, rows: read.rows, headers: read.headers };
@@ -348,7 +348,7 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
   let lastHoverOnly: Element[] = [];
 
   // When elements were made inert and controls said their list opened, as a count of the changes seen (docs/
-  // ARCHITECTURE.md, "The extension's trusted input": which list is modal): a list is modal by the inert its own opening
+  // design/extension.md, "The extension's trusted input": which list is modal): a list is modal by the inert its own opening
   // made, not by any on the page — a dialog's around it, a closed drawer's.
   let changes = 0;
   const madeInert = new WeakMap<Element, number>();
@@ -496,7 +496,7 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
     );
   };
 
-  /** Holds a person's event for the guard, which does it itself once it has asked (docs/ARCHITECTURE.md "Writes"). */
+  /** Holds a person's event for the guard, which does it itself once it has asked (docs/design/writes.md, "Writes"). */
   const hold = (e: Event): void => {
     e.preventDefault();
     e.stopImmediatePropagation();
@@ -505,7 +505,7 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
    * The control whose click was last held for the guard, until the worker's own input starts (`point`), the press is
    * given back, or HELD_LEAK_MS pass. A click the page itself makes on it meanwhile is the held press leaking: React
    * Aria's `usePress` clicks its target itself when no click reached it within 80 ms of pointerup, so its onPress —
-   * a Save's write — would go out before the owner was asked (docs/ARCHITECTURE.md, "The extension's trusted input").
+   * a Save's write — would go out before the owner was asked (docs/design/extension.md, "The extension's trusted input").
    */
   let heldPress: { el: Element; until: number } | null = null;
   /** Disclosure menu buttons the clerk's click opened (let through): a link in their list is a pick. */
@@ -595,7 +595,7 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
     const el = hit.el;
     // While asking (a document just started: the key the clerk pressed as the page appeared), held too: recorded,
     // the guard asks about it and presses it with trusted input; not recorded (another tab of the session's site),
-    // it cannot be given back as the person's, only as a script's key (docs/ARCHITECTURE.md, "The extension's
+    // it cannot be given back as the person's, only as a script's key (docs/design/extension.md, "The extension's
     // trusted input").
     const seen = { role: hit.role, name: hit.name };
     emit(() => send('press', el, key, undefined, seen), () => keyAgain(el, e), () => lostWhat('press', seen, key));
@@ -645,7 +645,7 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
       // screen, nothing made inert by its opening): reported as it is, and the guard picks in the open list (through
       // submenus left open, by the path). Open as the guard will see it (`listOpen`): else the guard would click its
       // control first, which shuts it. A pick in a submenu of a modal menu (Radix's, whose button is hidden while it is
-      // open) is as any modal list's, below: the guard opens the submenus on the way itself (docs/ARCHITECTURE.md,
+      // open) is as any modal list's, below: the guard opens the submenus on the way itself (docs/design/extension.md,
       // "The extension's trusted input": submenus).
       const modal = !listHit || listMadeInert(list, option);
       const seen = listHit ? { role: listHit.role, name: listHit.name } : { role: list.getAttribute('role') ?? 'button', name: optionName(list) };
@@ -656,7 +656,7 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
       // A modal list (MUI's Select, Radix's and Headless UI's menus and listboxes hide or make inert the rest of the
       // page while open) is a screen of its own, which the clerk did not name and replay never sees: it is closed, and
       // the pick reported once its control shows again, to be done again by the guard — open and pick — from the
-      // screen it started on, as replay will do it (docs/ARCHITECTURE.md, "The extension's trusted input"). A list
+      // screen it started on, as replay will do it (docs/design/extension.md, "The extension's trusted input"). A list
       // that does not close on Escape is reported as it is when its control is on the screen, else not at all.
       // Escape from the option the clerk clicked: it reaches the list's own handler (MUI's modal, Headless UI's
       // options) and the document (Radix's), wherever the focus is yet; an editable combobox's is its field's, so the

@@ -1,5 +1,5 @@
 // Which elements the page listens on for a double-click, told from the page's main world to the recorder in the
-// extension's isolated world (docs/ARCHITECTURE.md, "The extension's trusted input"). The walker decides that from
+// extension's isolated world (docs/design/extension.md, "The extension's trusted input"). The walker decides that from
 // listener records taken in the main world (shared/dom/gestures.ts `recordListeners`, which the runner installs
 // with Playwright's addInitScript); the content script's isolated world sees neither those records nor a handler
 // the page set. So a second content script, in the MAIN world at document_start, installs the same recorder, and

@@ -1,4 +1,4 @@
-// The gesture engine's extension backend (shared/gestures/port.ts; docs/ARCHITECTURE.md, "The extension's trusted
+// The gesture engine's extension backend (shared/gestures/port.ts; docs/design/extension.md, "The extension's trusted
 // input"): the control's frame says where a thing is (`point`: scrolled into view, not covered) or focuses it, and
 // answers the engine's questions (`ask`, `changed`); the worker sends a person's input there with chrome.debugger. The
 // procedures themselves are shared/gestures/engine.ts, the same as the runner's.

@@ -1,4 +1,4 @@
-// The session machine the worker runs (docs/ARCHITECTURE.md "Authoring", hosted in the extension). A session is a record
+// The session machine the worker runs (docs/design/authoring.md, "Authoring", hosted in the extension). A session is a record
 // in IndexedDB plus, while the worker is alive, a live guard over the clerk's tab. Model mode hands the tab to
 // shared/author's runEvening (model-session.ts); record mode sends each of the clerk's own actions through the
 // same Guard, resumed from the book (record-session.ts). Any state worth keeping is written before it is acted
@@ -373,7 +373,7 @@ export class Host {
    * a look shows it labelled or the clerk acts again. A list's closing can leave the settled look on a screen gone a
    * moment later: MUI keeps the page `aria-hidden` through its exit transition, and the look saw nothing but the
    * closing list. Not looked at again, the panel showed that screen — Finish disabled, and a label offered for a
-   * screen that no longer exists (docs/ARCHITECTURE.md, "The extension's trusted input").
+   * screen that no longer exists (docs/design/extension.md, "The extension's trusted input").
    */
   #lookAgainLater(tabId: number, id: string, turn: number): void {
     const waits = this.d.lookAgainMs ?? LOOK_AGAIN_MS;

@@ -76,7 +76,7 @@ export const ClerkAct = z.strictObject({
   optionValue: z.string().optional(),
   /**
    * invoke: the control was hidden until the pointer entered its row when the worker last looked (the walker
-   * offered it to `hover`): the book gets the hover on it first, then the press (docs/ARCHITECTURE.md, "The
+   * offered it to `hover`): the book gets the hover on it first, then the press (docs/design/extension.md, "The
    * extension's trusted input").
    */
   revealed: z.boolean().optional(),
@@ -85,7 +85,7 @@ export type ClerkAct = z.infer<typeof ClerkAct>;
 
 /**
  * Content script → worker: something the clerk did that the frame held and could not report (a pick in a modal menu
- * whose button never showed again), told in the panel as not recorded — never dropped silently (docs/ARCHITECTURE.md,
+ * whose button never showed again), told in the panel as not recorded — never dropped silently (docs/design/extension.md,
  * "The extension's trusted input": modal lists).
  */
 export const ClerkUnrecorded = z.strictObject({
@@ -99,7 +99,7 @@ export type ClerkUnrecorded = z.infer<typeof ClerkUnrecorded>;
  * Content script → worker: an action of the clerk's the frame caught and could not report as a `clerk_act` — the
  * document was being left with it still to send, no worker answered as the page started, its control was gone before
  * it could be reported, or the worker could not be reached. The worker writes it into the book as a `lost` line, a
- * hole the compiler refuses (docs/ARCHITECTURE.md, "The extension's trusted input": no silent loss). `event` is the
+ * hole the compiler refuses (docs/design/extension.md, "The extension's trusted input": no silent loss). `event` is the
  * act's own id where it had one (an act booked after all is not written as lost too). Never a typed text.
  */
 export const ClerkLost = z.strictObject({
@@ -155,7 +155,7 @@ export const FrameCall = z.discriminatedUnion('op', [
   z.strictObject({ op: z.literal('act'), ref: z.string(), verb: Verb, value: z.string().optional() }),
   z.strictObject({ op: z.literal('selectors'), ref: z.string() }),
   /**
-   * Trusted input (docs/ARCHITECTURE.md, "The extension's trusted input"): where in this frame's viewport to send the
+   * Trusted input (docs/design/extension.md, "The extension's trusted input"): where in this frame's viewport to send the
    * pointer — scrolled into view, and checked to be what is there (not covered) — at what a gesture on the element is
    * aimed at (shared/gestures/port.ts Aim: the element, its row, the option or submenu item named `value`, its field);
    * `verb` press focuses it instead (a field: its text selected, for typing over). From now until `done`, this frame's

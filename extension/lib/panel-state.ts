@@ -160,7 +160,7 @@ export function toLabel(text: string): string {
 /**
  * What compiling a book in the panel gave. A failing one names the commit steps a postcondition is wanted for
  * (`needsPost`: each lands where nothing on its screen shows it did anything, or was given one the card refused), so
- * the panel can ask for them as `handrail compile --post` takes them (docs/ARCHITECTURE.md, "Postconditions");
+ * the panel can ask for them as `handrail compile --post` takes them (docs/design/replay.md, "Postconditions");
  * `inputs` are the book's inputs a postcondition may name as blanks.
  */
 export type CompileView =
@@ -269,7 +269,7 @@ export function noteOf(s: SessionRecord | null): NoteView | null {
   if (text.startsWith('refused (CANCELLED)')) return { kind: 'note', text };
   if (text.startsWith(UNASKED_NOTE)) {
     // Done, and not undoable by the book: the application has the change. The extension cannot hold a write to ask
-    // first (docs/ARCHITECTURE.md "Writes"), so the step is worked out again where it can.
+    // first (docs/design/writes.md, "Writes"), so the step is worked out again where it can.
     return {
       kind: 'error',
       title: 'Sent without a question.',

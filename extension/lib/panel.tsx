@@ -185,7 +185,7 @@ function NewSession(props: { tab: { id: number; url: string }; onStarted: (id: s
 }
 
 /**
- * A book line's "Change" controls (docs/ARCHITECTURE.md, "Editing a book"): remove a step, give a typed value as a
+ * A book line's "Change" controls (docs/design/capability.md, "Editing a book"): remove a step, give a typed value as a
  * blank or a literal, rename a label. The worker re-seals the book and writes who changed what as a line.
  */
 function LineChange(props: { s: SessionRecord; line: TraceLine; edit: (e: BookEdit) => void }) {

@@ -26,11 +26,11 @@ function settled(r: SessionRecord): SessionRecord {
 /** The origins a record session is bound to. */
 export const originsOf = (s: SessionRecord): string[] => s.origins ?? [originOf(s.entry) ?? s.entry];
 
-/** The writes a record session watches (docs/ARCHITECTURE.md "Writes"): any non-safe request to its origins. */
+/** The writes a record session watches (docs/design/writes.md, "Writes"): any non-safe request to its origins. */
 export const writeScopeOf = (s: SessionRecord): WriteScope & { origins: string[]; ignore: string[] } => ({ origins: originsOf(s), ignore: [] });
 
 /**
- * What the clerk is told when their action sent a write nobody confirmed (docs/ARCHITECTURE.md "Writes"): the
+ * What the clerk is told when their action sent a write nobody confirmed (docs/design/writes.md, "Writes"): the
  * extension sees a write only once it has left, so the step is an unasked commit and the book cannot compile.
  */
 function unaskedNote(line: TraceLine | null): string | null {
@@ -106,7 +106,7 @@ export async function recordTool(ctx: SessionContext, cmd: Extract<PanelCommand,
 }
 
 /**
- * A clerk's click on a control that was hidden until the pointer entered its row (docs/ARCHITECTURE.md, "The
+ * A clerk's click on a control that was hidden until the pointer entered its row (docs/design/extension.md, "The
  * extension's trusted input"): the book gets what replay must do, as the walker offers it — a hover on the control
  * (its row), then the press. The pointer is moved off the page so the screen shows the control hidden again, the
  * guard hovers it (trusted input), and the press follows on the screen that shows it. Returns why it could not
@@ -131,7 +131,7 @@ type LostWhat = Pick<TraceLost, 'verb' | 'control' | 'value' | 'why'>;
 
 /**
  * Books a clerk's action the recorder caught and could not book as a `lost` line (a hole the compiler refuses), once
- * per event, and says in the panel which it was and to do it again (docs/ARCHITECTURE.md, "The extension's trusted
+ * per event, and says in the panel which it was and to do it again (docs/design/extension.md, "The extension's trusted
  * input": no silent loss). An event already booked (its act line written after all) is not written again as lost.
  * Run in the session's turn.
  */
@@ -197,7 +197,7 @@ export async function recordClerkAct(ctx: SessionContext, id: string, msg: Clerk
   }
   const { live, guard } = got;
   // A pick in a custom list: the list the clerk opened is part of the step (choose opens it), so the step starts
-  // on the screen shown before it opened, as replay will find it (docs/ARCHITECTURE.md, "The extension's trusted
+  // on the screen shown before it opened, as replay will find it (docs/design/extension.md, "The extension's trusted
   // input"). Anything else starts on a fresh look.
   const ref = formatRef(msg.frame, msg.ref);
   // The frame's refs are positions in its last look: the same ref in another look must be the same control (its role
@@ -246,7 +246,7 @@ export async function recordClerkAct(ctx: SessionContext, id: string, msg: Clerk
   if (!row && msg.verb === 'choose') {
     // A pick whose control a list covers now: the clerk opened a list again before this pick was made again (a second
     // quick pick in a modal list). It is made once that list closes — the clerk's next pick closes it — as the clerk
-    // did it, before their next pick, which waits behind it (docs/ARCHITECTURE.md, "The extension's trusted input").
+    // did it, before their next pick, which waits behind it (docs/design/extension.md, "The extension's trusted input").
     // Only while a list is up and the control is nowhere on the menu: a control gone for another reason (the page
     // moved on), or shown at another place (its ref shifted), is said at once.
     const covered = (): boolean => {

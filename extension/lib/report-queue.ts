@@ -1,5 +1,5 @@
 // The content script's reports to the worker, one at a time and in the clerk's order (a typed value before the click
-// that submits it), and what becomes of those that cannot go as they are (docs/ARCHITECTURE.md, "The extension's
+// that submits it), and what becomes of those that cannot go as they are (docs/design/extension.md, "The extension's
 // trusted input": no silent loss). Each report waits for the worker's answer to the one before, which comes once that
 // one is booked — so a document being left still holds those behind it, and they would never leave. When the
 // document is left, each report not yet handed over goes at once as what it now is, a clerk's action lost (the guard

@@ -42,7 +42,7 @@ export interface TabChannel {
    */
   requests(listen: (r: Request) => void): () => void;
   /**
-   * Trusted input (chrome.debugger; docs/ARCHITECTURE.md, "The extension's trusted input"): `ready` attaches, so
+   * Trusted input (chrome.debugger; docs/design/extension.md, "The extension's trusted input"): `ready` attaches, so
    * the page has its final size before points are measured; `input` sends the events; `release` lets the tab go.
    */
   trusted: { ready(): Promise<void>; input(events: readonly TrustedEvent[]): Promise<void>; release(): Promise<void> };
@@ -70,7 +70,7 @@ export class ExtensionSurface implements Surface {
   #last: Observation | null = null;
   /** Whether frames should catch the clerk's own actions (record mode). */
   recording = false;
-  /** chrome.webRequest only observes (docs/ARCHITECTURE.md "Writes"): a write has left when it is seen. */
+  /** chrome.webRequest only observes (docs/design/writes.md, "Writes"): a write has left when it is seen. */
   readonly writesUnheld = true;
   #watch: { scope: WriteScope; seen: SeenWrite[] } | null = null;
   #unlisten: (() => void) | null = null;
@@ -197,7 +197,7 @@ export class ExtensionSurface implements Surface {
   }
 
   /**
-   * press, hover, double_click, context_menu and choose with a person's input (docs/ARCHITECTURE.md, "The
+   * press, hover, double_click, context_menu and choose with a person's input (docs/design/extension.md, "The
    * extension's trusted input"): the gesture engine's procedures (shared/gestures/engine.ts), the same as the
    * runner's, over this frame's points and answers (lib/gestures.ts). From the first point until `done`, the frame's
    * recorder takes the trusted input for the extension's own, not the clerk's.

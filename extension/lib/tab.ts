@@ -85,7 +85,7 @@ export function chromeTab(tabId: number): TabChannel {
       return (r?.result as unknown) ?? null;
     },
     requests(listen) {
-      // Observe-only: MV3 gives blocking webRequest to policy-installed extensions alone (docs/ARCHITECTURE.md "Writes").
+      // Observe-only: MV3 gives blocking webRequest to policy-installed extensions alone (docs/design/writes.md, "Writes").
       const fn = (d: { method: string; url: string; type: string }): undefined => {
         listen(requestOfDetails(d));
         return undefined;

@@ -1,4 +1,4 @@
-// Trusted input for one tab through chrome.debugger (docs/ARCHITECTURE.md, "The extension's trusted input"): the
+// Trusted input for one tab through chrome.debugger (docs/design/extension.md, "The extension's trusted input"): the
 // DevTools protocol's Input domain sends key and mouse events the browser treats as a person's (`isTrusted`), which
 // a page script's synthetic events are not — a synthetic key does not type or submit, a synthetic pointer does not
 // match :hover. Attached on first use and kept for the session, so Chrome's "Handrail started debugging this

@@ -1,4 +1,4 @@
-// The judge of the fake's file system (docs/ARCHITECTURE.md, "The mac surface"; README "Verify"): a command judge
+// The judge of the fake's file system (docs/design/mac.md, "The mac surface"; docs/guide/verify.md, "Verify"): a command judge
 // for `handrail verify` that answers, from the fake's saved files (HANDRAIL_MAC_FAKE_STATE), whether the plate's
 // file is saved in ~/Documents and with what text. It reads the disk model, never the screen.
 import { readFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// The fake helper (docs/ARCHITECTURE.md, "The mac surface"): a Node program that speaks the helper protocol
+// The fake helper (docs/design/mac.md, "The mac surface"): a Node program that speaks the helper protocol
 // (mac-agent/protocol.ts) over stdio exactly as the Swift helper does, serving the recorded TextEdit
 // (./textedit.ts). It checks what the Swift helper checks before touching AX — AXEnabled before AXPress, a granted
 // permission — and passes everything else to the recording, which answers as AX would.

@@ -1,4 +1,4 @@
-// The fake's TextEdit (docs/ARCHITECTURE.md, "The mac surface"): an AX tree transcribed by hand from how TextEdit
+// The fake's TextEdit (docs/design/mac.md, "The mac surface"): an AX tree transcribed by hand from how TextEdit
 // on macOS 13–14 presents itself to Accessibility Inspector — the menu bar (File > Save…), one document window with
 // its format bar and text area, and the Save sheet (an unnamed name field labelled by its AXTitleUIElement
 // "Save As:", Tags, Where, File Format, Cancel, Save). It was not captured by the helper: these machines have no

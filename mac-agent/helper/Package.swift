@@ -1,5 +1,5 @@
 // swift-tools-version:5.9
-// The Handrail mac helper (docs/ARCHITECTURE.md, "The mac surface"): build on a Mac with `swift build -c release`.
+// The Handrail mac helper (docs/design/mac.md, "The mac surface"): build on a Mac with `swift build -c release`.
 // Not compiled or run on the Linux machines this project is developed on.
 import PackageDescription
 

@@ -1,7 +1,7 @@
 // Owners for the Node host: a person at the terminal (`--owner-policy ask`), answers written down beforehand
 // (`--owner-answers FILE`), or, for unattended runs, a policy in the owner's name (`--owner-policy commit`) computed
 // from the effects seen: an action that sends a write is a commit, one asked about before anything was sent (a
-// surface that cannot watch writes) is too — recorded in the book. docs/ARCHITECTURE.md, "Authoring".
+// surface that cannot watch writes) is too — recorded in the book. docs/design/authoring.md, "Authoring".
 import { createReadStream } from 'node:fs';
 import { createInterface, type Interface } from 'node:readline';
 import { OwnerError, type Owner, type OwnerAnswer, type OwnerQuestion } from '../../shared/author/ports.ts';

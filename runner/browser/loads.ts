@@ -1,4 +1,4 @@
-// Which of a page's frames have a document on the way, from Chromium's own events (docs/ARCHITECTURE.md,
+// Which of a page's frames have a document on the way, from Chromium's own events (docs/design/replay.md,
 // "Settling", "Waiting for a load"). Settling used to find a navigation by looking: a look at the page between the
 // click and the new document saw the old screen or failed STALE, and each cost a walk of every frame. Chromium says
 // when a navigation is requested (Page.frameRequestedNavigation, sent while the click that asked for it is still

@@ -25,7 +25,7 @@ export async function ensureWalker(frame: Frame): Promise<void> {
 
 /** One round trip when the walker is already installed; the result crosses as one JSON string, which
  *  Playwright moves several times faster than the same value as a nested object, in the walker's compact wire form
- *  (docs/ARCHITECTURE.md, "The walker", "The wire form"). A walker of this version that another build installed
+ *  (docs/design/walker.md, "The walker", "The wire form"). A walker of this version that another build installed
  *  without that form answers plain JSON. */
 async function observeDocument(frame: Frame): Promise<DocumentObservation> {
   const run = () =>
@@ -51,7 +51,7 @@ async function observeFrame(frame: Frame): Promise<Part> {
   if (await pendingNavigation(frame)) {
     // Never touch a frame that is still on its first empty document while its own page is on the way: evaluating
     // script in it there can cancel that navigation in Chromium (a slow server then leaves the frame blank for good).
-    // The part is reported empty and busy, so settling waits for it (docs/ARCHITECTURE.md, "Settling").
+    // The part is reported empty and busy, so settling waits for it (docs/design/replay.md, "Settling").
     return frameObservation(await framePath(frame), { url: 'about:blank', title: '', controls: [], paths: [], text: '', busy: true });
   }
   const [doc, path] = await Promise.all([observeDocument(frame), framePath(frame)]);
@@ -162,7 +162,7 @@ export async function menuPickOfRef(page: Page, ref: string): Promise<MenuPick |
   return pick && parts ? { ...pick, button: formatRef(parts.frame, pick.button) } : null;
 }
 
-/** The rows of the table, grid or list behind a page-wide ref (docs/ARCHITECTURE.md, "Rows as outputs"); null when gone or none. */
+/** The rows of the table, grid or list behind a page-wide ref (docs/design/capability.md, "Rows as outputs"); null when gone or none. */
 export async function rowsOfRef(page: Page, ref: string): Promise<SurfaceRows | null> {
   const at = await locate(page, ref);
   return at ? ask(at.frame, 'rowsOf', at.local) : null;
@@ -188,7 +188,7 @@ const askAbout = (e: Element, [m, a, v]: readonly [ElementQuestion, string, stri
   return (api[m] as (x: Element, y: string) => unknown)(e, a);
 };
 
-/** The one option of a custom combobox or listbox named `name`, or why none is picked (docs/ARCHITECTURE.md, "The six verbs": choose). */
+/** The one option of a custom combobox or listbox named `name`, or why none is picked (docs/design/verbs.md, "The six verbs": choose). */
 export async function optionToPick(el: ElementHandle<Element>, name: string): Promise<ElementHandle<Element> | string> {
   const pick = await el.evaluateHandle(askAbout, ['optionToPick', name, WALKER_VERSION] as const);
   const option = pick.asElement() as ElementHandle<Element> | null;

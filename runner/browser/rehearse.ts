@@ -1,4 +1,4 @@
-// A rehearsal's look at a commit in the browser (docs/ARCHITECTURE.md, "Rehearsal"): the request a press would send,
+// A rehearsal's look at a commit in the browser (docs/design/replay.md, "Rehearsal"): the request a press would send,
 // found without sending it. A submit control in a form is read as the browser would build its submission (HTML,
 // "Form submission algorithm": the submitter's formmethod/formaction over the form's, the entry list of
 // `new FormData(form, submitter)`), so nothing is pressed. Anything else is pressed with every request the context

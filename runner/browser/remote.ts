@@ -1,6 +1,6 @@
 // One browser for many runs: launched here, or reached over Playwright's wire protocol on a browser server
 // (`npx playwright launch-server`, `chromium.launchServer`, or a compatible grid) with `--browser-ws URL`. Each run
-// then opens its own context in it (docs/ARCHITECTURE.md, "Many runs"). A server that cannot be reached and one
+// then opens its own context in it (docs/design/scale.md, "Many runs"). A server that cannot be reached and one
 // that speaks another Playwright version are told apart, by code, before any run starts.
 import { chromium, type Browser } from 'playwright-core';
 import { HandrailError } from '../../shared/errors.ts';

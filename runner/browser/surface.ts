@@ -35,7 +35,7 @@ const SECRET_ATTR = 'data-handrail-secret';
 const ACTION_TIMEOUT_MS = 5_000;
 /**
  * A fetch or XHR to the app that has been out longer than this is a long poll or a stream, not a load: it stops
- * keeping the screen busy (docs/ARCHITECTURE.md, "Settling").
+ * keeping the screen busy (docs/design/replay.md, "Settling").
  */
 const LONG_POLL_MS = 10_000;
 const ENTRY_FRAMES_MS = 5_000;
@@ -200,7 +200,7 @@ export class BrowserSurface implements Surface {
     const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
     // Before any page script: which elements listen for a double-click or a right-click (shared/dom/gestures.ts).
     // The walker is in every document from its start too, so the first look at a new page is one round trip, not
-    // three with the 70 KB bundle sent through CDP each time (docs/ARCHITECTURE.md, "Profiling a replay"). Both are
+    // three with the 70 KB bundle sent through CDP each time (docs/design/profiling.md, "Profiling a replay"). Both are
     // added at once: their order does not matter, the walker reads the probe's record only when it walks.
     const [probe, walker] = await Promise.all([gestureProbeSource(), walkerInitScript()]);
     await Promise.all([context.addInitScript({ content: probe }), context.addInitScript({ content: walker })]);
@@ -215,7 +215,7 @@ export class BrowserSurface implements Surface {
   /**
    * One CDP session for the run, opened with the page: the screenshots' fast capture and the load events settling
    * waits on. Without it (a browser that refuses the session) screenshots take Playwright's path and settling looks
-   * on its schedule alone (docs/ARCHITECTURE.md, "Settling").
+   * on its schedule alone (docs/design/replay.md, "Settling").
    */
   private async followLoads(): Promise<void> {
     try {
@@ -303,7 +303,7 @@ export class BrowserSurface implements Surface {
         case 'invoke':
         case 'toggle': {
           // A control kept only for screen readers (visually hidden) is clicked where a person clicks it — a switch's
-          // label — or, with nothing to click, activated as a screen reader does (docs/ARCHITECTURE.md, "The six
+          // label — or, with nothing to click, activated as a screen reader does (docs/design/verbs.md, "The six
           // verbs": invoke and toggle).
           const at = await clickTarget(el);
           if (at && (await at.evaluate((a, e) => a === e, el))) {
@@ -348,7 +348,7 @@ export class BrowserSurface implements Surface {
           return { read: await textOfRef(this.page, ref) };
         }
         case 'read_rows': {
-          // Read from the live DOM within the target (docs/ARCHITECTURE.md, "Rows as outputs").
+          // Read from the live DOM within the target (docs/design/capability.md, "Rows as outputs").
           const read = await rowsOfRef(this.page, ref);
           if (!read) throw new SurfaceError('ACTION_FAILED', `read_rows on ${ref}: it is not a table, grid or list (nor a column header in one)`);
           return { rows: read.rows, headers: read.headers };
@@ -396,7 +396,7 @@ export class BrowserSurface implements Surface {
     this.maskedLastShot = 0;
     if (this.secretTyped) {
       // The fields to mask are counted before the picture is taken, never beside it: a field that left the page
-      // between an unmasked capture and a count of none would be an unmasked secret (docs/ARCHITECTURE.md,
+      // between an unmasked capture and a count of none would be an unmasked secret (docs/design/profiling.md,
       // "Profiling a replay"). Counted with one plain evaluate per frame (the frames' documents already have the
       // walker's context), not a locator: a locator installs Playwright's injected script (≈ 340 KB) into every new
       // document. A frame that cannot be counted counts as holding one. The locator mask is used only then.
@@ -456,7 +456,7 @@ export class BrowserSurface implements Surface {
   }
 
   /**
-   * A rehearsal at a commit (docs/ARCHITECTURE.md, "Rehearsal"): a submit control's form submission, read without
+   * A rehearsal at a commit (docs/design/replay.md, "Rehearsal"): a submit control's form submission, read without
    * pressing; otherwise a press with every request stopped before it leaves — refused while the page has a WebSocket
    * open, whose messages cannot be held. In a press every request is stopped, to the card's origins or not. After a
    * press the page is spent: the caller throws the context away.

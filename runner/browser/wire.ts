@@ -1,6 +1,6 @@
 // Expanding the walker's wire form (shared/dom/wire.ts) back into the DocumentObservation the page's `observe()`
 // returns: the same fields in the same order with the same values, so the observation serializes to the same bytes
-// (docs/ARCHITECTURE.md, "The walker", "The wire form"). The page is not trusted to have sent a well-formed table:
+// (docs/design/walker.md, "The walker", "The wire form"). The page is not trusted to have sent a well-formed table:
 // every index is checked against the table it names, and anything else is a typed error that says where.
 import type { DocumentObservation } from '../../shared/dom/api.ts';
 import { FIELD_KIND, WIRE_VERSION, type Wire, type WireField } from '../../shared/dom/wire.ts';

@@ -1,4 +1,4 @@
-// Each approved card as Playwright Test cases (handrail.playwright.config.ts; docs/ARCHITECTURE.md, "Many runs").
+// Each approved card as Playwright Test cases (handrail.playwright.config.ts; docs/design/scale.md, "Many runs").
 // Cards come from HANDRAIL_CARDS (default capabilities/), chosen as `serve` chooses them (approved for exactly this
 // content, on a surface that can run); a card's rows come from `<card file>.inputs.csv` beside it, read and checked
 // as `replay --inputs` reads them (runner/batch.ts), secrets from HANDRAIL_SECRET_<NAME>, BASE_URL from the

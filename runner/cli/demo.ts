@@ -1,7 +1,7 @@
 // `handrail demo` (npm run demo): start PLUMBLINE on a free port, replay the hand-written place-hold card for a
 // demo member, print the receipt, ask the bank's judge whether the hold is really there, and stop the bank.
-// `--terminal` does the same on the bank's green screen with the 3270 card (docs/ARCHITECTURE.md, "The terminal surface").
-// This file is the one place the product may import demo/ (docs/ARCHITECTURE.md, "Layers and import rules").
+// `--terminal` does the same on the bank's green screen with the 3270 card (docs/design/terminal.md, "The terminal surface").
+// This file is the one place the product may import demo/ (docs/design/README.md, "Layers and import rules").
 import { startBank } from '../../demo/plumbline/server.ts';
 import { approvalStatus } from '../approval.ts';
 import { packageFile } from '../package-root.ts';

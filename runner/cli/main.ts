@@ -1,5 +1,5 @@
 // The `handrail` command line. Results go to stdout, progress and errors to stderr; exit codes follow
-// the typed word of a run (see EXIT_CODE in shared/schema/result.ts and the README).
+// the typed word of a run (see EXIT_CODE in shared/schema/result.ts and docs/reference/words.md).
 import { Command, CommanderError } from 'commander';
 import { packageVersion } from '../package-root.ts';
 
@@ -30,9 +30,11 @@ function program(setExit: (code: number) => void): Command {
     .option('--menu', 'print the numbered menu a model would read (default)')
     .option('--text', 'print the screen text')
     .option('--surface <name>', 'the surface to observe on (runner/surfaces.ts; default: tn3270 for a tn3270:// entry, else browser)')
-    .action(async (url: string, opts: { json?: boolean; menu?: boolean; text?: boolean; surface?: string }) => {
-      const { observeCommand } = await import('./observe.ts');
-      setExit(await observeCommand(url, { format: opts.json ? 'json' : opts.text ? 'text' : 'menu', ...(opts.surface ? { surface: opts.surface } : {}) }));
+    .option('--settle-timeout <ms>', 'how long the page may take to come to rest (default 10000)')
+    .action(async (url: string, opts: { json?: boolean; menu?: boolean; text?: boolean; surface?: string; settleTimeout?: string }) => {
+      const { observeCommand, settleTimeoutFlag } = await import('./observe.ts');
+      const settle = settleTimeoutFlag(opts.settleTimeout);
+      setExit(await observeCommand(url, { format: opts.json ? 'json' : opts.text ? 'text' : 'menu', ...(opts.surface ? { surface: opts.surface } : {}), ...(settle ? { settleTimeoutMs: settle } : {}) }));
     });
 
   cli

@@ -1,11 +1,13 @@
 // `handrail observe <url>`: open a page headlessly and print what the walker sees — the observation JSON, the
 // numbered menu (grouped by frame), or the screen text. Output on stdout; one clear line on stderr on failure.
 import { HandrailError } from '../../shared/errors.ts';
+import { UsageError } from './errors.ts';
 import { SurfaceError, type Surface } from '../../shared/surface.ts';
 import { surfaceOfEntry, surfaces } from '../surfaces.ts';
 import { screenDump } from '../../shared/screens.ts';
 import { buildMenu, renderRow } from '../../shared/menu.ts';
 import type { Observation } from '../../shared/schema/observation.ts';
+import { notAtRestWhy, REST_TIMEOUT_MS, untilAtRest } from '../../shared/rest.ts';
 
 export type ObserveFormat = 'json' | 'menu' | 'text';
 
@@ -29,6 +31,14 @@ function parseUrl(raw: string): URL {
   return url;
 }
 
+/** `--settle-timeout <ms>`: a whole number of milliseconds, 1 to an hour. */
+export function settleTimeoutFlag(v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!(Number.isInteger(n) && n >= 1 && n <= 3_600_000)) throw new UsageError(`--settle-timeout expects a whole number from 1 to 3600000, got "${v.slice(0, 20)}"`);
+  return n;
+}
+
 export function formatObservation(obs: Observation, format: ObserveFormat): string {
   if (format === 'json') return `${JSON.stringify(obs, null, 2)}\n`;
   if (format === 'text') {
@@ -45,7 +55,7 @@ export function formatObservation(obs: Observation, format: ObserveFormat): stri
   return `${out.join('\n')}\n`;
 }
 
-export async function observeCommand(url: string, opts: { format: ObserveFormat; surface?: string }): Promise<number> {
+export async function observeCommand(url: string, opts: { format: ObserveFormat; surface?: string; settleTimeoutMs?: number }): Promise<number> {
   let surface: Surface | undefined;
   try {
     // Chosen by the registry, as every other command chooses its surface (a tn3270:// entry picks the terminal).
@@ -69,7 +79,14 @@ export async function observeCommand(url: string, opts: { format: ObserveFormat;
       if (!(e instanceof SurfaceError)) throw e;
       throw new ObserveError('UNREACHABLE', `cannot open ${entry}: ${e.message}`);
     }
-    const obs = await surface.observe();
+    // The first screen at rest, as replay and authoring take it: a booting app's loading screen is not what it
+    // shows (docs/design/replay.md, "A first screen at rest"). One never at rest is printed, and said so.
+    const live = surface;
+    const loaded = live.loaded?.bind(live);
+    const timeoutMs = opts.settleTimeoutMs ?? REST_TIMEOUT_MS;
+    const rest = await untilAtRest({ look: () => live.observe(), observation: (o) => o, timeoutMs, ...(loaded ? { loaded } : {}) });
+    const obs = rest.look ?? (await live.observe());
+    if (!rest.atRest) process.stderr.write(`handrail observe: note: the page was not at rest after ${timeoutMs} ms (${notAtRestWhy(rest.why)}): this is what it showed then\n`);
     process.stdout.write(formatObservation(obs, opts.format));
     return 0;
   } catch (e) {

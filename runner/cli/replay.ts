@@ -285,25 +285,50 @@ export async function replayCommand(cardPath: string, flags: ReplayFlags): Promi
     const person = flags.console
       ? new ConsolePerson({ announce: (url) => progress(`a person is needed: open ${url}`), ...(consoleTimeout ? { timeoutMs: consoleTimeout } : {}) })
       : undefined;
-    const open = { headed: Boolean(flags.headed), ...(browser ? { browser: () => Promise.resolve(browser) } : {}) };
-    const probe = flags.probe ? await probeFor(card, cardPath, inputs, { env, open, progress, ...(settle ? { settleTimeoutMs: settle } : {}) }) : undefined;
-    const trace = flags.trace === undefined ? undefined : resolvePath(flags.trace);
-    const result = await runCapability({
-      ...common,
-      inputs,
-      open: { ...open, ...(trace ? { trace } : {}) },
-      progress,
-      ...(flags.journal ? { journalPath: flags.journal } : {}),
-      ...(flags.evidence ? { evidenceDir: flags.evidence } : {}),
-      ...(probe ? { probe } : {}),
-      ...(person ? { person } : {}),
-    });
-    if (result.unapproved && !flags.rehearse) process.stderr.write('warning: this card ran without an approval bound to its content (--allow-unapproved)\n');
-    if (result.rehearsal) process.stderr.write(`${rehearsalText(result.rehearsal)}\n`);
-    const fromJournal = result.from_journal ? ' · answered from the journal' : '';
-    process.stderr.write(`${result.word} ${result.code}${fromJournal}${result.evidence ? ` · evidence ${result.evidence}` : ''}\n`);
-    if (trace) process.stderr.write(existsSync(trace) ? `trace ${trace} (open it: npx playwright show-trace ${trace})\n` : `warning: no trace was written to ${trace} (the run opened no browser, or the trace could not be saved)\n`);
-    return printResult(result);
+    // SIGINT/SIGTERM (a CI job cancelled): the run stops before its next step unless a commit was dispatched, and a
+    // person asked at the console is let go at once (docs/design/escalation.md, "The escalation ladder", "A person on the ladder"). The browser is
+    // launched without Playwright's own signal handlers, so it outlives the signal until the run has written its
+    // evidence and closes it; a second signal exits at once.
+    const stopping = new AbortController();
+    let signals = 0;
+    const onSignal = (sig: NodeJS.Signals): void => {
+      if (++signals > 1) {
+        progress(`${sig} again: exiting now`);
+        process.exit(sig === 'SIGINT' ? 130 : 143);
+      }
+      progress(`${sig}: stopping (a commit already dispatched is seen through; a second signal exits at once)`);
+      stopping.abort(sig);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    let launched: ReturnType<typeof startBrowser> | undefined;
+    const own = (): ReturnType<typeof startBrowser> => (launched ??= startBrowser({ headed: Boolean(flags.headed) }));
+    const open = { headed: Boolean(flags.headed), browser: browser ? () => Promise.resolve(browser) : own };
+    try {
+      const probe = flags.probe ? await probeFor(card, cardPath, inputs, { env, open, progress, ...(settle ? { settleTimeoutMs: settle } : {}) }) : undefined;
+      const trace = flags.trace === undefined ? undefined : resolvePath(flags.trace);
+      const result = await runCapability({
+        ...common,
+        inputs,
+        open: { ...open, ...(trace ? { trace } : {}) },
+        progress,
+        ...(flags.journal ? { journalPath: flags.journal } : {}),
+        ...(flags.evidence ? { evidenceDir: flags.evidence } : {}),
+        ...(probe ? { probe } : {}),
+        ...(person ? { person } : {}),
+        signal: stopping.signal,
+      });
+      if (result.unapproved && !flags.rehearse) process.stderr.write('warning: this card ran without an approval bound to its content (--allow-unapproved)\n');
+      if (result.rehearsal) process.stderr.write(`${rehearsalText(result.rehearsal)}\n`);
+      const fromJournal = result.from_journal ? ' · answered from the journal' : '';
+      process.stderr.write(`${result.word} ${result.code}${fromJournal}${result.evidence ? ` · evidence ${result.evidence}` : ''}\n`);
+      if (trace) process.stderr.write(existsSync(trace) ? `trace ${trace} (open it: npx playwright show-trace ${trace})\n` : `warning: no trace was written to ${trace} (the run opened no browser, or the trace could not be saved)\n`);
+      return printResult(result);
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      if (launched) await launched.then((b) => b.close(), () => undefined).catch(() => undefined);
+    }
   } finally {
     if (profile) process.stderr.write(`${profile.table()}\n`);
     notebook?.close();

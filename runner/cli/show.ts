@@ -62,7 +62,7 @@ export function stepView(card: Capability, step: Step, i: number): StepView {
   };
 }
 
-/** An output as words: a regex over a read step, or rows with named columns (docs/ARCHITECTURE.md, "Rows as outputs"). */
+/** An output as words: a regex over a read step, or rows with named columns (docs/design/capability.md, "Rows as outputs"). */
 export function outputWords(out: Output): string {
   const what =
     out.kind === 'rows'

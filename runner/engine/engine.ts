@@ -19,6 +19,7 @@ import { inScope } from '../../shared/ladder.ts';
 import { buildMenu, renderRow } from '../../shared/menu.ts';
 import { jaccard, nameScreen, provable, publicValues, screenWords, type KnownScreen, type PublicValues } from '../../shared/screens.ts';
 import { newSaid, quoteSaid, saysAsBefore } from '../../shared/said.ts';
+import { notAtRestWhy, REST_QUIET_MS, untilAtRest } from '../../shared/rest.ts';
 import type { Masker } from '../../shared/secrets.ts';
 import { SurfaceError, type BoundTarget, type EvidenceKind, type Resolution, type Surface } from '../../shared/surface.ts';
 import type { Evidence } from '../evidence.ts';
@@ -73,17 +74,17 @@ export interface ReplayContext {
   /** The wall-clock ceiling on all climbing in one run (default 60 s); a person's time at the console does not count. */
   ladderCeilingMs?: number;
   /**
-   * The caller's cancellation (docs/ARCHITECTURE.md, "Cancelling a run"). Honoured only while no commit has been
+   * The caller's cancellation (docs/design/journal.md, "Cancelling a run"). Honoured only while no commit has been
    * dispatched: it is read before each step and just before a commit's `dispatched` line. Once a commit is
    * dispatched the run goes on to the end, so its outcome is observed and journalled for the next identical call.
    */
   signal?: AbortSignal;
   /** Each step as it starts, and each stage or commit once its `dispatched` line is written (MCP progress). */
   onStep?: (e: StepEvent) => void;
-  /** Where each phase's time is added (`HANDRAIL_PROFILE=1`; docs/ARCHITECTURE.md, "Profiling a replay"). Absent: nothing is timed. */
+  /** Where each phase's time is added (`HANDRAIL_PROFILE=1`; docs/design/profiling.md, "Profiling a replay"). Absent: nothing is timed. */
   profile?: Phases;
   /**
-   * A rehearsal (docs/ARCHITECTURE.md, "Rehearsal"): the steps up to the first commit run with every write held, the
+   * A rehearsal (docs/design/replay.md, "Rehearsal"): the steps up to the first commit run with every write held, the
    * commit's screen and target are checked, and the request it would send is found without sending it; the run ends
    * REHEARSED. Nothing is journalled (the journal is not used at all), so a real run after it is free to press.
    */
@@ -110,7 +111,7 @@ interface Named {
   label: string | null;
   /** The screen's content: its parts' text, without what their live regions say. */
   text: string;
-  /** What the screen's live regions say (every part's `said`): never proof of a record (docs/ARCHITECTURE.md, "What the app says"). */
+  /** What the screen's live regions say (every part's `said`): never proof of a record (docs/design/replay.md, "What the app says"). */
   said: string[];
 }
 
@@ -168,7 +169,7 @@ class InDoubt extends Error {
 
 
 /**
- * Whether the screen is at rest: the same furniture and words since the last change (docs/ARCHITECTURE.md,
+ * Whether the screen is at rest: the same furniture and words since the last change (docs/design/replay.md,
  * "Settling"). Waiting for a screen and waiting for a commit's postconditions both stop on it.
  */
 class Rest {
@@ -249,12 +250,14 @@ export class Replay {
   readonly repairs: { label: string; signature: string; paths: string[]; by: string; step: string; unproven?: boolean; human?: HumanStep[] }[] = [];
   /** A person was asked (the receipt's `escalated_to_human`). */
   private escalated = false;
+  /** The run was told to stop while a person was asked: why (`SIGTERM`) and at which step. The receipt says so. */
+  private stoppedAsking: { reason: string; step: string } | null = null;
   /** Signatures a rung named in this run, and the name: a later look at the same furniture is the same screen. */
   private readonly namedByRung = new Map<string, string>();
   /** What a rehearsal found at the commit (the receipt's `rehearsal`). */
   private rehearsal: Rehearsal | null = null;
   private readonly ctx: ReplayContext;
-  /** What a step types or picks: the inputs with each value map applied (docs/ARCHITECTURE.md, "Value maps"). */
+  /** What a step types or picks: the inputs with each value map applied (docs/design/capability.md, "Value maps"). */
   private readonly typed: Readonly<Record<string, string>>;
 
   constructor(
@@ -353,7 +356,7 @@ export class Replay {
    * waiting for its write: the log's own lock keeps the call order, so the chain is the one an awaited append makes.
    * `notesWritten` is awaited before a journalled step's `dispatched`, before every act and at the end of the run
    * (a refused line ends the run before the journal says a commit may be pressed), so every line up to a press is with the
-   * kernel before the press, and a failed write still ends the run (docs/ARCHITECTURE.md, "Profiling a replay").
+   * kernel before the press, and a failed write still ends the run (docs/design/profiling.md, "Profiling a replay").
    */
   private note(kind: string, data: Record<string, unknown>): void {
     const began = this.ctx.profile ? performance.now() : 0;
@@ -403,7 +406,7 @@ export class Replay {
    * The declared outcome (business, failure, recovery) the screen shows, if any, the first in that order. A rule whose
    * text was not found in the part of a very long screen a card regex searches is not known to be absent: it comes back
    * `undecided` when it or a rule before it cannot be ruled out, and the run then says it cannot tell
-   * (docs/ARCHITECTURE.md, "A declared text on a long screen").
+   * (docs/design/replay.md, "A declared text on a long screen").
    */
   private outcomeOf(named: Named): Declared | null {
     if (!named.label) return null;
@@ -453,7 +456,7 @@ export class Replay {
     // A commit's screen, and its postconditions, are read only once the app has answered its writes: a look taken
     // while one is out may be an optimistic screen the answer then replaces. Only writes count, not the wider `busy`
     // (a long poll, a progress bar or an `aria-busy` a library never clears would hold a good commit in doubt)
-    // (docs/ARCHITECTURE.md, "Settling").
+    // (docs/design/replay.md, "Settling").
     const atRest = step.effect.kind === 'commit';
     return this.waitFor(wanted, { ...this.timing(step), leaving: step.screen, atRest });
   }
@@ -484,7 +487,7 @@ export class Replay {
   /**
    * Before a look while settling: a document on its way (a click's navigation, a frame's page) is waited for on the
    * surface's load events, for at most `ms`, instead of being looked at between two documents. It changes when the
-   * engine looks, never what a look must show (docs/ARCHITECTURE.md, "Settling").
+   * engine looks, never what a look must show (docs/design/replay.md, "Settling").
    */
   private async loadsEnded(ms: number): Promise<void> {
     const loaded = this.surface.loaded?.bind(this.surface);
@@ -583,12 +586,12 @@ export class Replay {
   /**
    * `before`: the last look before the press at the screen the commit landed on — the screen it was pressed on, or one
    * the run showed earlier (the list a dialog was opened from) — or null when the run never showed it before. Every
-   * postcondition holding there already proves nothing (docs/ARCHITECTURE.md, "Postconditions").
+   * postcondition holding there already proves nothing (docs/design/replay.md, "Postconditions").
    */
   /**
    * `pressedOn`: the last look before the press, whose sayings are no news of the commit. What the app says new on a
    * look taken with its writes answered is compared with what the card's step said (`saidShortfall`) before the
-   * postconditions are, and a declared outcome showing on a later look is the answer (docs/ARCHITECTURE.md, "What the
+   * postconditions are, and a declared outcome showing on a later look is the answer (docs/design/replay.md, "What the
    * app says").
    */
   private async postconditions(step: Step, settled: Named, before: Named | null, settledAtRest: boolean, pressedOn: Named | null): Promise<Shortfall | null> {
@@ -639,7 +642,7 @@ export class Replay {
   /**
    * What the app says new on `named` since `pressedOn` (its live regions, shared/said.ts) when none of it is what the
    * card's step said when it was made, filled from the run's inputs; null when it said it, says nothing new (silence
-   * proves nothing either way), or the step recorded nothing (docs/ARCHITECTURE.md, "What the app says").
+   * proves nothing either way), or the step recorded nothing (docs/design/replay.md, "What the app says").
    */
   private saidShortfall(step: Step, named: Named, pressedOn: Named | null): Shortfall | null {
     if (!step.said?.length) return null;
@@ -650,13 +653,13 @@ export class Replay {
   }
 
   /**
-   * Whether the screen a commit is about to be pressed on shows the record its inputs name (docs/ARCHITECTURE.md, "The
+   * Whether the screen a commit is about to be pressed on shows the record its inputs name (docs/design/replay.md, "The
    * right record"): every precondition must hold on the last look before the journal's `dispatched` and the press.
    * A look that lacks one is looked at again while the screen is still arriving (it changes, or has not rested for the
    * quiet time), never past the step's timeout; a screen at rest without it is the wrong record: FAILED WRONG_RECORD,
    * nothing journalled, nothing pressed. The screen's content is compared, as postconditions are: what a page
    * announces (alert, status, aria-live) is its `said`, never its text, so an announcement cannot prove a record it
-   * only names (docs/ARCHITECTURE.md, "What the app says").
+   * only names (docs/design/replay.md, "What the app says").
    */
   private async preconditions(step: Step, here: Named): Promise<Ending | null> {
     const pre = step.pre ?? [];
@@ -760,6 +763,21 @@ export class Replay {
     return { word: 'FAILED', code: outcome.rule.code, outcome: outcome.name, message: what, atStep: step.id };
   }
 
+  /**
+   * The run was told to stop while a person was asked (docs/design/escalation.md, "The escalation ladder", "A person on the ladder"): the climb
+   * ended at once and nothing was pressed after it. With no commit dispatched that is a cancellation (RECOVERABLE /
+   * CANCELLED); with one in doubt the word stays what the journal proves, and the message says why the run ended.
+   */
+  private stoppedEnding(end: Ending): Ending {
+    const stop = this.stoppedAsking;
+    if (!stop || end.word === 'SUCCESS' || end.word === 'BUSINESS_OUTCOME') return end;
+    const why = `stopped (${stop.reason}) while a person was asked at step ${stop.step}`;
+    if (!this.pressedCommit && (end.word === 'FAILED' || end.word === 'RECOVERABLE')) {
+      return { word: 'RECOVERABLE', code: 'CANCELLED', message: `${why}; no commit was dispatched, so trying again is safe`, atStep: stop.step };
+    }
+    return { ...end, message: `${why}: ${end.message}` };
+  }
+
   /** Cancelled by the caller, and nothing has been pressed yet: the one time a cancellation is honoured. */
   private cancelled(step: Step): Ending | null {
     const signal = this.ctx.signal;
@@ -800,6 +818,7 @@ export class Replay {
         this.stepsDone++;
       }
       current = null;
+      end = this.stoppedEnding(end);
       await Promise.all([this.notesWritten(), this.journalWritten()]);
       // The last step's write window is judged on every ending: a stage that wrote and then a run stopped (a screen
       // mismatch, a cancellation that would say "safe to try again") is UNSAFE_TO_RETRY, never retried blind.
@@ -811,7 +830,7 @@ export class Replay {
     } catch (e) {
       await this.shotsTaken();
       if (e instanceof JournalReceipt) return await this.replayedReceipt(e.step);
-      end = this.crashEnding(e, commitInFlight, current);
+      end = this.stoppedEnding(this.crashEnding(e, commitInFlight, current));
       // The open window's writes go into the evidence whatever ended the run (a commit in doubt keeps what it sent);
       // one a step that is no commit sent is judged as above. A surface that died cannot say: nothing is added.
       const wrote = await this.heldInDoubt(await this.writes.end().catch(() => null));
@@ -824,7 +843,7 @@ export class Replay {
       await this.ctx.evidence.append('run_end', result);
     } catch (e) {
       // The evidence cannot be written (a full disk): the word this run proved stands, and the caller, which seals
-      // the evidence, says what is missing (runner/run.ts, docs/ARCHITECTURE.md "A run stopped from outside its steps").
+      // the evidence, says what is missing (runner/run.ts, docs/design/replay.md, "A run stopped from outside its steps").
       this.evidenceLost = e;
     }
     // The receipt is journalled by the caller (runner/run.ts) once the evidence is sealed, with its head.
@@ -835,7 +854,7 @@ export class Replay {
    * A write held before it left is recorded in the journal as such (`held`), and the key stays as it was.
    * A step that is no commit but wrote to the application changed it as a commit would: with a journal, that step is
    * journalled as a commit dispatched and never observed, so the key is in doubt and the same call again is refused
-   * (JOURNAL_IN_DOUBT) instead of replayed and sending the write twice, until a person settles it (docs/ARCHITECTURE.md,
+   * (JOURNAL_IN_DOUBT) instead of replayed and sending the write twice, until a person settles it (docs/design/journal.md,
    * "Never twice"). Without a journal the word alone says it.
    */
   private async heldInDoubt(end: WriteEnding | null): Promise<Ending | null> {
@@ -932,8 +951,10 @@ export class Replay {
     const tag = `step ${index + 1}/${this.card.steps.length} ${step.id}`;
     this.tell('start', step, index);
     // 1. Right screen? The observation that settled the previous step is the screen now showing; the first
-    // screen is waited for under the same settle rules as every other (a page may render after its load event).
-    const here = index === 0 ? (await this.firstScreen(step)).named : (this.current ?? (await this.look()));
+    // screen is waited for until it is at rest (a page may render after its load event, through a loading screen).
+    const first = index === 0 ? await this.firstScreen(step) : null;
+    if (first && 'ending' in first) return first.ending;
+    const here = first ? first.named : (this.current ?? (await this.look()));
     if (here.label !== step.screen) {
       const outcome = this.outcomeOf(here);
       if (outcome) return this.endingFor(outcome, step);
@@ -1086,7 +1107,7 @@ export class Replay {
       }
       // A stage's `observed` decides nothing (only a commit can be in doubt): its fsync is not waited for. The next
       // `dispatched` is appended after it in the same file and waits for it, so it is durable before anything else is
-      // pressed (docs/ARCHITECTURE.md, "Never twice").
+      // pressed (docs/design/journal.md, "Never twice").
       this.stageObserved = journal.observed(this.ctx.runId, step.id, effect).catch((e: unknown) => {
         this.journalFailed ??= e;
       });
@@ -1170,21 +1191,47 @@ export class Replay {
     return { word: 'REHEARSED', code: 'REHEARSED', message: `rehearsed up to commit ${step.id}: ${checked.join(', ')} checked; it ${sends}; nothing was pressed`, atStep: step.id };
   }
 
-  /** Waits for the card's first screen under the settle rules every other screen gets. */
-  private async firstScreen(step: Step): Promise<Waited> {
-    const waited = await this.waitFor([step.screen], {
-      timeout: this.ctx.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS,
-      quiet: this.ctx.quietMs ?? DEFAULT_QUIET_MS,
-      leaving: null,
-    });
-    if (waited.settled) return waited;
-    await this.unknownScreen(step, waited.named);
-    const named = await this.climb(step, waited.named, [step.screen], false);
-    return named ? { named, settled: true, ms: waited.ms } : waited;
+  /**
+   * Waits for the card's first screen to come to rest — no busy part (a progress bar, a busy region, a loading
+   * message), unchanged for the rest window (`shared/rest.ts`) — and only then names it: an app's loading screen or
+   * the shell it boots into is as still as any screen, and was named before the app had drawn its first screen
+   * (docs/design/replay.md, "A first screen at rest"). A first screen never at rest within the step's timeout is
+   * FAILED TIMEOUT, never a name; one at rest that is not the card's goes up the ladder as any unknown screen.
+   */
+  private async firstScreen(step: Step): Promise<{ named: Named } | { ending: Ending }> {
+    const timeout = this.ctx.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS;
+    const rest = await this.timed('settle: the first screen at rest', () =>
+      untilAtRest({
+        look: () => this.look(),
+        observation: (n: Named) => n.obs,
+        timeoutMs: timeout,
+        // A step's timeout shorter than the rest window would make every first screen a timeout: the window is at most a third of it.
+        quietMs: Math.min(REST_QUIET_MS, this.ctx.quietMs ?? REST_QUIET_MS, Math.floor(timeout / 3)),
+        loaded: (ms) => this.loadsEnded(ms),
+        loadedMs: this.ctx.quietMs ?? DEFAULT_QUIET_MS,
+        now: this.now,
+      }),
+    );
+    if (!rest.atRest) {
+      const seen = rest.look ?? null;
+      await this.ctx.evidence.append('first_screen_not_at_rest', { step: step.id, why: rest.why, ms: rest.ms, label: seen?.label ?? null, signature: seen?.obs.signature ?? null });
+      return {
+        ending: {
+          word: 'FAILED',
+          code: 'TIMEOUT',
+          message: `the first screen was not at rest after ${timeout} ms (${notAtRestWhy(rest.why)}); ${step.id} runs on ${step.screen}, and nothing was named or done`,
+          atStep: step.id,
+        },
+      };
+    }
+    const named = rest.look;
+    if (named.label === step.screen) return { named };
+    await this.unknownScreen(step, named);
+    return { named: (await this.climb(step, named, [step.screen], false)) ?? named };
   }
 
   /**
-   * Climbs the escalation ladder (docs/ARCHITECTURE.md, "The escalation ladder") for a page no tier could name:
+   * Climbs the escalation ladder (docs/design/escalation.md, "The escalation ladder") for a page no tier could name:
    * `nextRung` decides from the attempts so far, each verdict is judged against the furniture, and every decision
    * and verdict goes into the evidence. Returns the page named, or null when the climb stops without a name.
    */
@@ -1304,6 +1351,7 @@ export class Replay {
         goal: this.card.intent,
         inputs: Object.entries(this.ctx.inputs).map(([name, value]) => ({ name, value, secret: this.card.inputs[name]?.secret === true })),
         record,
+        ...(this.ctx.signal ? { signal: this.ctx.signal } : {}),
         // With a commit in flight nothing the person does may write (a link whose script posts): each of their acts
         // runs with every write stopped; between their acts the app's own writes (the commit's) go out as they would.
         ...(commitInFlight ? { refusingWrites: <T>(act: () => Promise<T>) => this.writes.refusing(act) } : {}),
@@ -1312,7 +1360,12 @@ export class Replay {
       // The engine takes the run back whatever the answer: to go on, or to end it with the word it has.
       const held = answer.steps.some((h) => h.effect !== null) ? Baton.enum.HUMAN_CONTROL : Baton.enum.PAUSED;
       await record('baton', { step: step.id, from: held, to: Baton.enum.RUNNING, answer: answer.kind });
-      if (answer.kind === 'timeout') {
+      if (answer.kind === 'stopped') {
+        outcome = 'stopped';
+        this.stoppedAsking = { reason: answer.reason, step: step.id };
+        await record('person_stopped', { step: step.id, reason: answer.reason, human_steps: answer.steps.length });
+        this.say(`${step.id}: stopped (${answer.reason}) while a person was asked`);
+      } else if (answer.kind === 'timeout') {
         outcome = 'timeout';
         await record('person_timeout', { step: step.id, after_ms: answer.afterMs, human_steps: answer.steps.length });
       } else if (answer.kind === 'abort') {
@@ -1489,7 +1542,7 @@ export class Replay {
   }
 
   /**
-   * Fills the rows outputs a read_rows step feeds: each row's cells by the card's column names (docs/ARCHITECTURE.md,
+   * Fills the rows outputs a read_rows step feeds: each row's cells by the card's column names (docs/design/capability.md,
    * "Rows as outputs"). A column whose header the table does not have fails the run, naming it — also with no rows,
    * when the surface says which headers it has; no rows is an answer.
    */

@@ -1,5 +1,5 @@
 // The shared journal: the same sealed, chained records as the file journal (runner/engine/journal.ts), kept in
-// PostgreSQL so runners and MCP servers on many machines answer for one key together (docs/ARCHITECTURE.md,
+// PostgreSQL so runners and MCP servers on many machines answer for one key together (docs/design/journal.md,
 // "Never twice" → "A shared journal in PostgreSQL"). Selected by HANDRAIL_JOURNAL_URL (runner/journals.ts).
 //
 // Two tables, created on first use under an advisory lock and versioned in a third:

@@ -1,4 +1,4 @@
-// The journal behind a port (docs/ARCHITECTURE.md, "Never twice" → "The journal port"): what a run needs from the
+// The journal behind a port (docs/design/journal.md, "Never twice" → "The journal port"): what a run needs from the
 // place its keys are kept — claim a key (its lease, then its journal, created on first use), write ahead, read a
 // key for an answer or a person, list the keys, let go. The file journal (runner/engine/journal.ts with the
 // O_EXCL leases of runner/lease.ts) is the embedded default; PostgreSQL (runner/engine/journal-pg.ts) is the

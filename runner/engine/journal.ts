@@ -1,6 +1,6 @@
 // The write-ahead journal of one intent (one idempotency key): `dispatched` is on disk (fsync) before a stage
 // or commit acts, `observed` after. A commit dispatched and never observed is in doubt and is never pressed
-// again until a person (or a read-only probe) settles it (docs/ARCHITECTURE.md, "Replay"; README "Never twice").
+// again until a person (or a read-only probe) settles it (docs/design/replay.md, "Replay"; docs/guide/never-twice.md, "Never twice").
 //
 // Format v2, one JSON line per record, never rewritten or erased:
 //   line 1     {"v":2,"n":1,"phase":"header","key":…,"card":…,"content_hash":…,"prev":null,"hash":…}
@@ -64,7 +64,7 @@ export const SettledRecord = z.strictObject({
  */
 export const TornRecord = z.strictObject({ ...Chained, phase: z.literal('torn'), line: z.number().int().positive() });
 /**
- * A write a step that is no commit tried to send, held and stopped before it left (docs/ARCHITECTURE.md, "Writes"):
+ * A write a step that is no commit tried to send, held and stopped before it left (docs/design/writes.md, "Writes"):
  * the run ended FAILED UNDECLARED_WRITE. It changes no step's state — nothing reached the app, so nothing is in doubt
  * and a later run may press — and names each write by method and path only (no query, no body: no value is kept).
  * Added beside the format's other kinds; journals written before it read as they did.
@@ -339,7 +339,7 @@ export async function readJournal(file: string): Promise<(Verified & { state: Jo
 /**
  * What every journal of one key does with its records, wherever they are kept: the state of a step, the key's
  * status, and the five kinds of record a run or a person writes. A store appends one sealed record at a time
- * (`append`) and says where it keeps them; the rules of what may be written live here once (docs/ARCHITECTURE.md,
+ * (`append`) and says where it keeps them; the rules of what may be written live here once (docs/design/journal.md,
  * "Never twice").
  */
 export abstract class SealedJournal implements KeyJournal {

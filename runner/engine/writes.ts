@@ -1,4 +1,4 @@
-// Side-effect detection in replay (docs/ARCHITECTURE.md, "Writes"): each step's window runs from just before it
+// Side-effect detection in replay (docs/design/writes.md, "Writes"): each step's window runs from just before it
 // is journalled to just before the next one is, so a write sent while the page settles, or a moment later, is
 // still its own. For a card that declares `network`, a step that is no commit has every write to the card's origins
 // held and stopped before it leaves (a surface that can hold: the browser routes them); the run then ends FAILED
@@ -77,7 +77,7 @@ export class WriteCheck {
 
   /**
    * Runs `fn` — one act of a person at the console while a commit is in flight — with every write to the card's
-   * origins held and stopped (docs/ARCHITECTURE.md, "A person on the ladder"): a link whose script posts would otherwise send a write
+   * origins held and stopped (docs/design/escalation.md, "The escalation ladder", "A person on the ladder"): a link whose script posts would otherwise send a write
    * that passes for the commit's own in this window. What the window saw before is kept; what was stopped goes into
    * the evidence as `writes_stopped`. Without an open window or a surface that can hold writes, `fn` runs as it is.
    */

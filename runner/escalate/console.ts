@@ -2,7 +2,7 @@
 // words, the screens the run hoped for and the numbered menu — and acts through that same menu, each action
 // guarded by the authoring guard (shared/author/guard.ts) and recorded with actor = human and their name. They hand
 // back naming a screen, or abort. What they say is a proposal like any rung's: the engine checks the handback
-// against the page (docs/ARCHITECTURE.md, "The escalation ladder").
+// against the page (docs/design/escalation.md, "The escalation ladder").
 //
 // Security: the server listens on 127.0.0.1 only, on a random port, and answers only requests that carry the
 // one-time token (in the URL printed on stderr, or the form field of the page it served) and a Host header naming
@@ -62,6 +62,11 @@ export interface PersonQuestion {
   /** Appends one evidence line to the run's log (the engine's). */
   record(kind: string, data: Record<string, unknown>): Promise<void>;
   /**
+   * The run's cancellation (SIGTERM/SIGINT in the CLI, the server stopping): when it fires the climb ends at once —
+   * answered `stopped`, nothing more pressed, the console closed.
+   */
+  signal?: AbortSignal;
+  /**
    * Runs one of the person's acts with every write to the app stopped (the engine's write window): given while a
    * commit is in flight, so nothing the person does can send a write that would pass for the commit's own.
    */
@@ -71,7 +76,14 @@ export interface PersonQuestion {
 export type PersonAnswer =
   | { kind: 'handback'; label: string; by: string; steps: HumanStep[] }
   | { kind: 'abort'; by: string; reason: string; steps: HumanStep[] }
-  | { kind: 'timeout'; afterMs: number; steps: HumanStep[] };
+  | { kind: 'timeout'; afterMs: number; steps: HumanStep[] }
+  /** The run was told to stop (a signal, the server shutting down) while the person was asked. */
+  | { kind: 'stopped'; reason: string; steps: HumanStep[] };
+
+/** Why a signal fired, in words for the evidence: its reason when it is one (`SIGTERM`), else a plain phrase. */
+export function stopReason(signal: AbortSignal): string {
+  return typeof signal.reason === 'string' ? signal.reason : 'the caller cancelled';
+}
 
 /** The person port the engine is handed: one question per climb, answered when someone hands back, aborts or is late. */
 export interface Person {
@@ -120,6 +132,8 @@ class ConsoleSession implements Owner {
   #calls = 0;
   #pages = 0;
   #controlled = false;
+  /** Set once the climb is answered: no request acts after it (a press racing a signal is refused). */
+  #ended = false;
 
   constructor(q: PersonQuestion, opts: ConsoleOptions) {
     this.#q = q;
@@ -145,8 +159,16 @@ class ConsoleSession implements Owner {
   async run(): Promise<PersonAnswer> {
     await this.#guard.show();
     const began = Date.now();
-    let finish: (a: PersonAnswer) => void = () => undefined;
-    const answered = new Promise<PersonAnswer>((resolve) => (finish = resolve));
+    const signal = this.#q.signal;
+    if (signal?.aborted) return { kind: 'stopped', reason: stopReason(signal), steps: this.#steps };
+    let resolveAnswer: (a: PersonAnswer) => void = () => undefined;
+    const answered = new Promise<PersonAnswer>((resolve) => (resolveAnswer = resolve));
+    const finish = (a: PersonAnswer): void => {
+      this.#ended = true;
+      resolveAnswer(a);
+    };
+    const onStop = (): void => finish({ kind: 'stopped', reason: stopReason(signal as AbortSignal), steps: this.#steps });
+    signal?.addEventListener('abort', onStop, { once: true });
     const ms = this.#opts.timeoutMs ?? DEFAULT_CONSOLE_TIMEOUT_MS;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const arm = (): void => {
@@ -171,6 +193,7 @@ class ConsoleSession implements Owner {
     try {
       return await answered;
     } finally {
+      signal?.removeEventListener('abort', onStop);
       clearTimeout(timer);
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -204,6 +227,7 @@ class ConsoleSession implements Owner {
       return this.#reply(res, 403, 'text/plain', 'forbidden: open the one-time link the run printed on stderr');
     }
     if (form === undefined) return this.#reply(res, 413, 'text/plain', 'the request body is too large or not a form');
+    if (this.#ended) return this.#reply(res, 409, 'text/plain', 'the climb has ended: the run took its page back');
     // Any request with the token is someone at the console: the timeout counts from the last one.
     arm();
     const json = (req.headers.accept ?? '').includes('application/json');
@@ -259,7 +283,7 @@ class ConsoleSession implements Owner {
     }
     // With a commit in flight the page says "look and follow links": that is what is allowed, whatever a press is
     // declared to do. A button or a key may submit a form (the commit's own button shown again, "Try again"), and its
-    // write would pass for the commit's own in the engine's window (docs/ARCHITECTURE.md, "A person on the ladder").
+    // write would pass for the commit's own in the engine's window (docs/design/escalation.md, "The escalation ladder", "A person on the ladder").
     if (this.#q.commitInFlight && !followsOnly(row)) {
       return refuse(`a commit is in flight: only links are followed and pages looked at, not ${mask(renderRow(row))}`);
     }
@@ -270,6 +294,8 @@ class ConsoleSession implements Owner {
     const input = takesValue(row.verb) ? { row: n, verb: row.verb, value: value ?? '' } : { row: n, verb: row.verb };
     const before = this.#book.length;
     const press = (): ReturnType<Guard['handle']> => this.#guard.handle({ id: `console-${++this.#calls}`, name: 'act', input });
+    // Told to stop while this request was on its way (a signal between the look and the press): nothing is pressed.
+    if (this.#ended) return refuse('the run was told to stop: nothing more is pressed');
     const outcome = this.#q.commitInFlight && this.#q.refusingWrites ? await this.#q.refusingWrites(press) : await press();
     const act = this.#book.slice(before).find((l) => l.kind === 'act');
     const after = await this.#guard.show();

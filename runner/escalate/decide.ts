@@ -1,4 +1,4 @@
-// What to ask next when the engine cannot name a screen (docs/ARCHITECTURE.md, "The escalation ladder"). A pure
+// What to ask next when the engine cannot name a screen (docs/design/escalation.md, "The escalation ladder"). A pure
 // function of recorded facts: the same facts — all of them in the run's evidence — give the same decision, so a
 // reviewer can recompute every climb. Cheapest rung first; each rung at most once per screen per run; a
 // wall-clock ceiling over the whole climb. While a commit is in flight every rung may still be asked, but none may
@@ -27,7 +27,9 @@ export type AttemptOutcome =
   /** A person ended the run. */
   | 'aborted'
   /** Nobody answered the console before its timeout. */
-  | 'timeout';
+  | 'timeout'
+  /** The run was told to stop (a signal, the server shutting down) while a rung was asked: nothing further is asked. */
+  | 'stopped';
 
 export interface Attempt {
   /** A screen rung, or `control`: the referee asked which menu row a target is. */
@@ -55,12 +57,13 @@ export interface LadderFacts {
 
 export type Decision =
   | { ask: RungName }
-  | { stop: 'none_on_call' | 'exhausted' | 'ceiling' | 'aborted' | 'mismatch' | 'named' };
+  | { stop: 'none_on_call' | 'exhausted' | 'ceiling' | 'aborted' | 'mismatch' | 'named' | 'stopped' };
 
 export function nextRung(f: LadderFacts): Decision {
   const here = f.attempts.filter((a) => a.screen === f.screen && a.rung !== 'control');
   if (here.some((a) => a.outcome === 'named')) return { stop: 'named' };
   if (f.attempts.some((a) => a.outcome === 'aborted')) return { stop: 'aborted' };
+  if (f.attempts.some((a) => a.outcome === 'stopped')) return { stop: 'stopped' };
   // A handback the page contradicts is not a recovery: nothing further is believed about this run's pages.
   if (f.attempts.some((a) => a.outcome === 'mismatch')) return { stop: 'mismatch' };
   if (f.onCall.length === 0) return { stop: 'none_on_call' };
@@ -85,11 +88,12 @@ export interface ControlFacts {
   ceilingMs: number;
 }
 
-export type ControlDecision = { ask: 'control' } | { stop: 'none_on_call' | 'asked' | 'ceiling' | 'aborted' | 'mismatch' };
+export type ControlDecision = { ask: 'control' } | { stop: 'none_on_call' | 'asked' | 'ceiling' | 'aborted' | 'mismatch' | 'stopped' };
 
 /** Whether to ask the referee which menu row a target is: once per target per screen per run, under the same ceiling. */
 export function nextControl(f: ControlFacts): ControlDecision {
   if (f.attempts.some((a) => a.outcome === 'aborted')) return { stop: 'aborted' };
+  if (f.attempts.some((a) => a.outcome === 'stopped')) return { stop: 'stopped' };
   if (f.attempts.some((a) => a.outcome === 'mismatch')) return { stop: 'mismatch' };
   if (!f.onCall) return { stop: 'none_on_call' };
   if (f.elapsedMs >= f.ceilingMs) return { stop: 'ceiling' };

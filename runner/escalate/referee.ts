@@ -2,7 +2,7 @@
 // a probability per option. Nothing it says is believed on its word: a verdict is accepted only when it is sure
 // (≥ 0.80) and clearly ahead of the next option (margin ≥ 0.20), and then only if the chosen screen's stored
 // furniture overlaps the page (Jaccard ≥ 0.5) and no other declared screen's overlaps it more. Words on a page can steer a model; furniture cannot be talked into
-// anything (docs/ARCHITECTURE.md, "The escalation ladder").
+// anything (docs/design/escalation.md, "The escalation ladder").
 import type { ScopeLink } from '../../shared/schema/observation.ts';
 import { jaccard } from '../../shared/screens.ts';
 

@@ -2,7 +2,7 @@
 // with commit struck off and a four-turn leash. It may look, follow what only navigates, and must end by naming one
 // of the screens the run hoped for. While a commit is in flight it may only look: the page after a commit is the
 // evidence, and nothing may lead away from it. What it names is a proposal: the engine observes the page and
-// re-checks the furniture (referee.ts `judge`) before it believes anything (docs/ARCHITECTURE.md, "The escalation
+// re-checks the furniture (referee.ts `judge`) before it believes anything (docs/design/escalation.md, "The escalation
 // ladder").
 import { ActInput, FinishInput, type Model, type ToolCall, type ToolOutcome } from '../../shared/author/ports.ts';
 import { screenText } from '../../shared/author/prompt.ts';

@@ -30,7 +30,7 @@ export const SERVER_VERSION = '0.1.0';
 export interface BuildOptions {
   /**
    * Follow the catalog: tools come and go as cards are added, approved, edited or deleted, and the client is sent
-   * `notifications/tools/list_changed` (docs/ARCHITECTURE.md, "The MCP server"). Only a connection that lives on can
+   * `notifications/tools/list_changed` (docs/design/mcp.md, "The MCP server"). Only a connection that lives on can
    * be told (stdio, an HTTP session); a server built over a fixed list advertises `listChanged: false`.
    */
   follow?: boolean;

@@ -45,7 +45,7 @@ export type Receipt = z.infer<typeof Receipt>;
 
 /**
  * A card's outputs as a schema: a text output is a string, a rows output an array of objects with exactly the card's
- * columns, each a string (docs/ARCHITECTURE.md, "Rows as outputs"). Each is optional: a run that stops early has none.
+ * columns, each a string (docs/design/capability.md, "Rows as outputs"). Each is optional: a run that stops early has none.
  */
 export function outputsSchemaFor(card: Capability): z.ZodObject {
   const shape: Record<string, z.ZodOptional<z.ZodType>> = {};
@@ -181,7 +181,7 @@ export function inputsFromArgs(args: Readonly<Record<string, unknown>>): Record<
  * Behaviour hints from the effect stickers, as the operations table describes them (MCP ToolAnnotations).
  * Read-only: no step changes anything; or the only changing steps stage values (typing a member number into a
  * search form) and the card declares its `network`, so replay ends a run whose non-commit step sends a write
- * (UNDECLARED_WRITE, docs/ARCHITECTURE.md "Writes"): a staged value that no commit posts changes nothing.
+ * (UNDECLARED_WRITE, docs/design/writes.md, "Writes"): a staged value that no commit posts changes nothing.
  */
 export function annotationsFor(card: Capability): ToolAnnotations {
   const effects = card.steps.map((s) => EFFECTS[s.effect.kind]);
@@ -244,7 +244,7 @@ export function toolSpecFor(card: Capability, bound: Readonly<Record<string, str
 export const REHEARSE_SUFFIX = '-rehearse';
 
 /**
- * The rehearsal tool of a card that commits (docs/ARCHITECTURE.md, "Rehearsal"): the same inputs, a REHEARSED receipt
+ * The rehearsal tool of a card that commits (docs/design/replay.md, "Rehearsal"): the same inputs, a REHEARSED receipt
  * with the request the commit would send, nothing pressed — so a host may offer it without asking (read-only), and an
  * agent may look before it calls the card's own tool. Null for a card with no commit (its own tool is read-only).
  */

@@ -1,4 +1,4 @@
-// A person's changes to a book after the fact (docs/ARCHITECTURE.md, "Editing a book"): undo the last step, remove a
+// A person's changes to a book after the fact (docs/design/capability.md, "Editing a book"): undo the last step, remove a
 // step, change a typed value's blank/literal choice, rename a label. The book stays one unbroken account the
 // compiler accepts: the lines from the changed one on are renumbered and their `prev` hashes recomputed (re-sealed),
 // and an `edit` line appended last says who changed which line (by its old number and hash), what, and when. The

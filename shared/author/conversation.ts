@@ -32,7 +32,7 @@ function firstWords(text: string, max: number): string {
 export const FOLDED_HEADER = 'Earlier in this evening (older turns, folded; their screens are gone):';
 /**
  * Turns kept whole (calls and their results); older ones fold into one text line per call, so a long evening's
- * requests stop growing by a whole turn each time (docs/ARCHITECTURE.md, "Authoring").
+ * requests stop growing by a whole turn each time (docs/design/authoring.md, "Authoring").
  */
 export const KEEP_TURNS = 8;
 const FOLDED_RESULT_CHARS = 64;

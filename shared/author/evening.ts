@@ -278,7 +278,7 @@ class Evening {
     let changed = state.changed;
     // Lines the page wrote (writes it sent between actions, reported when the next call began) answer no call: they
     // stay in the book as written and are passed over here, so the call they were written in is answered by its own
-    // line, or settled below if it left none (docs/ARCHITECTURE.md, "A menu opened and picked in").
+    // line, or settled below if it left none (docs/design/authoring.md, "A menu opened and picked in").
     // Held presses written after the state was kept come first, as they were (a write flushes them), after any
     // refusals (which do not end a hold): they answer no call either.
     let beyond = from.lines.slice(state.lines).filter((l) => !isPageLine(l));
@@ -391,6 +391,7 @@ class Evening {
       let shown: EveningState['shown'];
       try {
         const look = await this.#guard.show();
+        if (look.unsettled) this.#say(`turn ${this.#turns}: ${look.unsettled}; it is shown unnamed`);
         screen = screenText(look.obs, look.menu, look.label, (s) => this.#masker.mask(s), look.rows);
         shown = { signature: look.obs.signature, menu: this.#rendered(look.menu) };
       } catch (e) {

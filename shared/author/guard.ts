@@ -1,4 +1,4 @@
-// The guard between the model and the surface (docs/ARCHITECTURE.md "Authoring"). For each call it checks what the model
+// The guard between the model and the surface (docs/design/authoring.md, "Authoring"). For each call it checks what the model
 // asked against the menu it was shown, probes the rungs, fingerprints the control, classifies the risk (asking
 // the owner about buttons), acts, observes, and writes the book line — secrets masked — before it answers.
 // A refusal goes back to the model as a tool error that names what was wrong and never echoes a secret.
@@ -21,6 +21,7 @@ import { ActInput, AssertScreenInput, FinishInput, ReadRowsInput, type Book, typ
 import { probeRungs } from './probe.ts';
 import { locate, rowSources, type RowSource } from './rows.ts';
 import { look, settleAfter, type SettleOptions } from './settle.ts';
+import { notAtRestWhy, REST_QUIET_MS, untilAtRest } from '../rest.ts';
 import { HandrailError } from '../errors.ts';
 import { menuItemKeys, optionKeys } from '../dom/options.ts';
 import { menuLevels, menuPathValue } from '../menu-path.ts';
@@ -50,7 +51,7 @@ export type RefusalCode =
   | 'CANCELLED'
   | 'WRITE_REFUSED'
   | 'FINISHED'
-  // read_rows (docs/ARCHITECTURE.md, "Authoring rows")
+  // read_rows (docs/design/authoring.md, "Authoring rows")
   | 'NO_SUCH_TABLE'
   | 'UNKNOWN_HEADER'
   | 'NO_HEADERS'
@@ -99,7 +100,7 @@ export interface GuardOptions {
    * that showed no submenu), before the refusal line is written: a host that may be stopped keeps the held presses
    * as they now are, with the action and its answer (`refused`), so a stop in between loses no press (`recover`
    * writes the line). Such a host keeps the held presses with its place, so a press that may open a menu or a list
-   * is dispatched with what `recover` needs to hold it again (`Dispatch.opening`). docs/ARCHITECTURE.md, "A menu
+   * is dispatched with what `recover` needs to hold it again (`Dispatch.opening`). docs/design/authoring.md, "A menu
    * opened and picked in" (A host that may be stopped).
    */
   holding?: (d: Dispatch) => Promise<void>;
@@ -153,7 +154,7 @@ type ActDraft = z.infer<typeof ActDraft>;
 
 /**
  * Presses that opened a menu (a menu button, then any submenu items) or a list (a list button, a key on a combobox),
- * held back from the book while the model may still pick in it (docs/ARCHITECTURE.md, "A menu opened and picked in",
+ * held back from the book while the model may still pick in it (docs/design/authoring.md, "A menu opened and picked in",
  * lists too). A pick writes them as one `choose` on the button or combobox; anything else writes them as they were,
  * first. A host that may be stopped keeps them with the evening's place (shared/author/evening.ts EveningState).
  */
@@ -281,7 +282,7 @@ const PAGE_CODES: ReadonlySet<string> = new Set(['UNASKED_WRITE', 'STRAY_WRITE']
 
 /**
  * Whether a book line is one the page wrote (a write it sent between actions, reported at the next call): it answers
- * no model call, so a resumed evening never matches it to one (docs/ARCHITECTURE.md, "A menu opened and picked in").
+ * no model call, so a resumed evening never matches it to one (docs/design/authoring.md, "A menu opened and picked in").
  * A model that calls a tool named `page` is refused UNKNOWN_TOOL, a code the page's lines never carry.
  */
 export function isPageLine(line: TraceLine): boolean {
@@ -308,6 +309,8 @@ export class Guard {
   #between = false;
   /** Presses that opened a menu, not written yet: a pick in it may still make them one `choose` (see Held). */
   #held: Held | null = null;
+  /** A first look at rest was taken (see show). */
+  #atRestOnce = false;
 
   constructor(opts: GuardOptions) {
     this.#o = opts;
@@ -410,19 +413,46 @@ export class Guard {
     return { locus: obs.locus, signature: obs.signature, paths: obs.paths, label: this.#labelOf(obs), ...(said.length ? { said } : {}) };
   }
 
-  /** Look at the screen and fix the menu the model's next message refers to. Returns the label, if any. */
-  async show(): Promise<{ obs: Observation; menu: MenuRow[]; label: string | null; rows: RowSource[] }> {
+  /**
+   * Look at the screen and fix the menu the model's next message refers to. Returns the label, if any. The first look
+   * of an evening (no action in the book yet) waits for the screen to be at rest, as replay's first screen does
+   * (`shared/rest.ts`): a booting app's loading screen is not its first screen. One never at rest within the settle
+   * bound is shown as it is, unnamed, with `unsettled` saying why (docs/design/replay.md, "A first screen at rest").
+   */
+  async show(): Promise<{ obs: Observation; menu: MenuRow[]; label: string | null; rows: RowSource[]; unsettled?: string }> {
     return this.#lock.run(async () => {
       // A surface that cannot hold writes watches from the first look: a clerk's change can send one before the
       // guard hears of the change (see #act).
       if (this.#watching && this.#o.surface.writesUnheld && !this.#between) await this.#watchBetween();
-      const obs = await look(this.#o.surface);
+      let unsettled: string | undefined;
+      let obs: Observation;
+      if (this.#firstLook()) {
+        const surface = this.#o.surface;
+        const loaded = surface.loaded?.bind(surface);
+        const timeoutMs = this.#o.settle?.maxMs ?? 8_000;
+        const rest = await untilAtRest({
+          look: () => look(surface),
+          observation: (o: Observation) => o,
+          timeoutMs,
+          quietMs: Math.min(REST_QUIET_MS, this.#o.settle?.quietMs ?? REST_QUIET_MS),
+          ...(loaded ? { loaded } : {}),
+        });
+        obs = rest.look ?? (await look(surface));
+        if (!rest.atRest) unsettled = `the screen was not at rest after ${timeoutMs} ms (${notAtRestWhy(rest.why)})`;
+      } else obs = await look(this.#o.surface);
       const shown = { obs, menu: buildMenu(obs), rows: await rowSources(this.#o.surface, obs) };
       this.#shown = shown;
       this.#current = shown;
       this.#changed = false;
+      if (unsettled !== undefined) return { ...shown, label: null, unsettled };
+      this.#atRestOnce = true;
       return { ...shown, label: this.#labelOf(obs) };
     });
+  }
+
+  /** Whether a look is the evening's first: nothing acted on yet, and no look at rest taken by this guard. */
+  #firstLook(): boolean {
+    return !this.#atRestOnce && this.#last?.kind !== 'act' && !(this.#o.resume ?? []).some((l) => l.kind === 'act') && this.#seq === (this.#o.resume?.length ?? 0);
   }
 
   /**
@@ -657,7 +687,7 @@ export class Guard {
     }
     const before = current.obs;
     // A press on an item of the menu the held presses opened goes on from the screen before the menu button, which
-    // is labelled (docs/ARCHITECTURE.md, "A menu opened and picked in").
+    // is labelled (docs/design/authoring.md, "A menu opened and picked in").
     const pick = verb === 'invoke' ? await this.#pickIn(live.control) : null;
     const held = pick ? (this.#held as Held) : null;
     // An act on a screen nobody named could not compile (the card's step needs the screen it starts on).
@@ -977,7 +1007,7 @@ export class Guard {
     const screen = this.#seen(obs);
     const t = title?.trim() || titleOf(label);
     this.#labels.set(label, { ...labelledScreen(label, obs, this.#o.inputs), title: t });
-    // Presses held while a menu was open (docs/ARCHITECTURE.md, "A menu opened and picked in") are written as they
+    // Presses held while a menu was open (docs/design/authoring.md, "A menu opened and picked in") are written as they
     // were, in the order a model naming each screen as it came would have written them: the press that led to this
     // screen, then the label line, then the presses made on it (a submenu item that showed nothing), which carry the
     // screen's new name — so the compiler, reading in order, leaves no step on an unnamed screen.
@@ -1000,7 +1030,7 @@ export class Guard {
   }
 
   /**
-   * Declares a rows output from a table, grid or list the screen offers (docs/ARCHITECTURE.md, "Authoring rows"):
+   * Declares a rows output from a table, grid or list the screen offers (docs/design/authoring.md, "Authoring rows"):
    * the columns are checked against the headers the surface reads now, the rows are read once as replay will, and
    * the act line (verb `read_rows`, sticker `read`) carries the output, its columns, the headers and the row count.
    */

@@ -1,4 +1,4 @@
-// The authoring loop's ports (docs/ARCHITECTURE.md "Authoring"): the same loop runs in Node and in the extension, so
+// The authoring loop's ports (docs/design/authoring.md, "Authoring"): the same loop runs in Node and in the extension, so
 // everything it touches arrives through these — a Surface, a Model, an Owner and a Book.
 import { z } from 'zod';
 import { EffectKind } from '../schema/capability.ts';
@@ -19,7 +19,7 @@ export const AssertScreenInput = z.strictObject({
 export const FinishInput = z.strictObject({ label: z.string() });
 /**
  * Read a table, grid or list the screen offers (`T1`…) as a rows output: columns by header text, and/or one column
- * (`text`) holding each row's whole text (docs/ARCHITECTURE.md, "Authoring rows").
+ * (`text`) holding each row's whole text (docs/design/authoring.md, "Authoring rows").
  */
 export const ReadRowsInput = z.strictObject({
   table: z.string(),

@@ -1,4 +1,4 @@
-// The guard's first duty (docs/ARCHITECTURE.md "Authoring" 1): probe every rung on the live screen and keep those that find
+// The guard's first duty (docs/design/authoring.md, "Authoring" 1): probe every rung on the live screen and keep those that find
 // exactly this element. The scope is kept as small as it can be — the frame alone, then the innermost in-frame
 // links one by one — so a card does not depend on containers that never told anything apart.
 import type { Rung, RungKind, ScopeLink } from '../schema/index.ts';
@@ -40,7 +40,7 @@ export async function probeRungs(surface: Surface, c: Control, css: readonly str
         id: 'probe',
         role: c.role,
         // Every verb it takes, the gestures the page listens for among them: a text item offered for a double-click
-        // is found as the walk offers it, as replay will find it (docs/ARCHITECTURE.md, "The walker").
+        // is found as the walk offers it, as replay will find it (docs/design/walker.md, "The walker").
         supports: verbsOf(c.verbs, c.offers),
         scope,
         ladder: [rung],

@@ -120,7 +120,7 @@ export function screenText(
   );
 }
 
-/** How `choose` on a menu button reads (docs/ARCHITECTURE.md, "The six verbs"): one step, not the button then the item. */
+/** How `choose` on a menu button reads (docs/design/verbs.md, "The six verbs"): one step, not the button then the item. */
 export const MENU_BUTTON_NOTE = `(choose on a button: value = its menu item's name, in a submenu "Export${MENU_PATH}PDF"; one step, not the button then the item)`;
 
 /** The figure we report: tokens ≈ characters / 4 (the usual rule of thumb for English and code). */

@@ -1,4 +1,4 @@
-// Rows the model may read while authoring (docs/ARCHITECTURE.md, "Authoring rows"): the tables and grids a screen
+// Rows the model may read while authoring (docs/design/authoring.md, "Authoring rows"): the tables and grids a screen
 // shows, found from its furniture and read by the surface's own `read_rows` (shared/dom/rows.ts in the browser),
 // so what the model is offered is exactly what replay will read. A table with a name of its own is offered by that
 // name; one without (PLUMBLINE's shares) through its first column header, the way a card targets it; a list without

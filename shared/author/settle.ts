@@ -34,7 +34,7 @@ export async function look(surface: Surface, maxMs = 5_000, pollMs = 50): Promis
  * Waits for the screen an action led to. Before each look, a document on its way (a click's navigation, a frame's
  * page) is waited for on the surface's load events, for at most the quiet window, as replay does: a page is not
  * looked at between two documents, where its first part holding still would pass for the screen. A load still on
- * its way after that is left to the looks (docs/ARCHITECTURE.md, "Settling").
+ * its way after that is left to the looks (docs/design/replay.md, "Settling").
  */
 export async function settleAfter(surface: Surface, before: string, opts: SettleOptions = {}): Promise<Observation> {
   const pollMs = opts.pollMs ?? 50;
@@ -42,7 +42,7 @@ export async function settleAfter(surface: Surface, before: string, opts: Settle
   const deadline = Date.now() + (opts.maxMs ?? 8_000);
   // A screen in motion — a list fading out, with the page behind it still covered or hidden — is on its way: it is
   // not taken as where the action led while it moves, for a bounded time (a page animating forever is not waited
-  // out). The replay engine does not need this: it waits for the screen it expects (docs/ARCHITECTURE.md, "Settling").
+  // out). The replay engine does not need this: it waits for the screen it expects (docs/design/replay.md, "Settling").
   const stillUntil = Date.now() + Math.min(opts.movingMs ?? 2_000, opts.maxMs ?? 8_000);
   const loadsEnded = async (): Promise<void> => {
     const ms = Math.min(quietMs, deadline - Date.now());

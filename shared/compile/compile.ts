@@ -1,4 +1,4 @@
-// The compiler (docs/ARCHITECTURE.md "Compile"): a book of trace lines → a capability draft a reviewer reads. Every hole is
+// The compiler (docs/design/capability.md, "Compile"): a book of trace lines → a capability draft a reviewer reads. Every hole is
 // reported at once, each naming its book line; a draft declares nothing the book never saw and says what a
 // reviewer must add. Pure and deterministic: the same book always compiles to the same bytes.
 import { fingerprint } from '../fingerprint.ts';
@@ -51,7 +51,7 @@ export type HoleCode =
   | 'INVALID_CARD'
   // A clerk's action the recorder caught and could not book (a `lost` line).
   | 'INPUT_NOT_BOOKED'
-  // Rows outputs (docs/ARCHITECTURE.md, "Authoring rows").
+  // Rows outputs (docs/design/authoring.md, "Authoring rows").
   | 'ROWS_WITHOUT_OUTPUT'
   | 'ROWS_TARGET'
   | 'OUTPUT_TAKEN'
@@ -86,7 +86,7 @@ export interface CompileOptions {
   post?: Readonly<Record<string, readonly Postcondition[]>>;
   /**
    * Preconditions a reviewer supplies, by compiled step id: what the screen shows of the record a commit acts on
-   * before the press, in place of the ones the compiler derives (docs/ARCHITECTURE.md, "The right record").
+   * before the press, in place of the ones the compiler derives (docs/design/replay.md, "The right record").
    */
   pre?: Readonly<Record<string, readonly Precondition[]>>;
   /** Commit steps a reviewer says choose no record (an add, a sign-on): written `no_record: true`. */
@@ -185,7 +185,7 @@ function buildTarget(act: TraceAct, b: Blanker, walker: string): Omit<Built, 'id
   const fpValue = dropName ? fingerprint(c, over, walker) : act.fingerprint.value;
   const target: Target = {
     role: c.role,
-    // An unnamed control found by its role in its scope says so: its name is empty (docs/ARCHITECTURE.md, "Rows as outputs").
+    // An unnamed control found by its role in its scope says so: its name is empty (docs/design/capability.md, "Rows as outputs").
     ...(c.name || ladder.some((r) => r.rung === 'role_name') ? { name: { eq: nameBlank ?? c.name } } : {}),
     ...(c.hint ? { hint: hintBlank ?? c.hint } : {}),
     supports: c.verbs,
@@ -457,7 +457,7 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
   }
   for (const [i, step] of steps.entries()) {
     // A commit that lands on the screen it started on, or on one the evening showed before it (the list its dialog
-    // was opened from), cannot show by its screen that it did anything (docs/ARCHITECTURE.md, "Postconditions").
+    // was opened from), cannot show by its screen that it did anything (docs/design/replay.md, "Postconditions").
     const seen = step.effect.kind === 'commit' && !step.post?.length ? landingSeenBefore(steps, i) : null;
     if (seen) {
       const where = seen.step === step.id ? `the screen it started on (${seen.screen})` : `${seen.screen}, which the evening showed before it (step "${seen.step}"): a refusal may show it again`;
@@ -534,7 +534,7 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
 }
 
 /**
- * What the app said on the screen a commit landed on that it had not said before the press (docs/ARCHITECTURE.md,
+ * What the app said on the screen a commit landed on that it had not said before the press (docs/design/replay.md,
  * "What the app says"), each input value standing in it as its blank, so replay compares it for its own inputs, and
  * its digits as `#` (shared/said.ts saidTemplate).
  * Nothing new: no `said` (silence proves nothing).
@@ -564,7 +564,7 @@ function screenOf(l: TraceLabel, inputs: TraceStart['inputs']): DraftScreen {
 
 /**
  * A read_rows line must declare one rows output (the guard writes it so): its target is a table, grid, list or a
- * header, its name is new, it has columns, and each header column is one the surface read (docs/ARCHITECTURE.md,
+ * header, its name is new, it has columns, and each header column is one the surface read (docs/design/authoring.md,
  * "Authoring rows"). Any other verb carries no rows.
  */
 function rowsHoles(line: number, l: TraceAct, outputs: Set<string>, hole: (line: number, code: HoleCode, message: string) => void): void {

@@ -1,4 +1,4 @@
-// Is the book one unbroken account? (docs/ARCHITECTURE.md "Compile", the book's continuity.) A book is compiled only
+// Is the book one unbroken account? (docs/design/capability.md, "Compile", the book's continuity.) A book is compiled only
 // when nothing can have happened between its lines that it does not show:
 //   - its lines are numbered 1, 2, 3… in the order they stand (a gap is a lost line, a step back a reordering);
 //   - each line carries the hash of the one before (`prev`, shared/schema/trace.ts), so a line changed, removed or

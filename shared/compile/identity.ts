@@ -1,4 +1,4 @@
-// Identity before the press (docs/ARCHITECTURE.md, "The right record"): the precondition a commit gets from the inputs
+// Identity before the press (docs/design/replay.md, "The right record"): the precondition a commit gets from the inputs
 // that chose its record on the way — an input's blank in a control's name or row scope (the member's link, the share's
 // row, the case's row), or in a record path of the commit's own screen. The engine checks it on the last look before
 // the press; a commit no input chose gets none, and the compiler asks the reviewer (NO_RECORD_IDENTITY).

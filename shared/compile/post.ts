@@ -1,6 +1,6 @@
 // A reviewer's postcondition as typed — on the command line (`handrail compile --post`) or in the extension's panel —
 // made into the card's Postcondition by one function, so both write the same bytes for the same words
-// (docs/ARCHITECTURE.md, "Postconditions").
+// (docs/design/replay.md, "Postconditions").
 import { POST_ROLE, Postcondition } from '../schema/capability.ts';
 
 /**

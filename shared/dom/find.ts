@@ -1,5 +1,5 @@
 // Resolution rungs answered inside the page: each returns every element that matches, so the caller can tell
-// "exactly one" from "ambiguous" from "none" (docs/ARCHITECTURE.md, "The six verbs": resolve).
+// "exactly one" from "ambiguous" from "none" (docs/design/verbs.md, "The six verbs": resolve).
 import type { ScopeLink } from '../schema/observation.ts';
 import type { FindQuery } from './api.ts';
 import { activeModal, isBlocked } from './modal.ts';

@@ -1,6 +1,6 @@
 // Gestures a page listens for that the accessibility tree does not show: a double-click (rename in place) and a
 // right-click (a context menu). Offered beside a control's own verbs, never in its role's vocabulary, so no
-// fingerprint moves (docs/ARCHITECTURE.md, "Gestures a page listens for").
+// fingerprint moves (docs/design/verbs.md, "Gestures a page listens for").
 //
 // Who listens is known three ways, none of them a guess from text: a listener the page added itself, recorded by
 // `recordListeners` (the browser surface runs it in each document's main world before the page's scripts); an
@@ -44,7 +44,7 @@ interface ListenerRecord {
   types: WeakMap<EventTarget, Map<string, Set<unknown>>>;
   /**
    * Records a listener the target had before this record began, as `addEventListener` would have (the extension
-   * reads those once through the DevTools protocol, for a document open before its probe came: docs/ARCHITECTURE.md,
+   * reads those once through the DevTools protocol, for a document open before its probe came: docs/design/extension.md,
    * "The extension's trusted input"). Only the watched types are kept.
    */
   learn(target: EventTarget, type: string, listener: unknown): void;
@@ -156,7 +156,7 @@ const NONE: readonly Gesture[] = [];
 /**
  * Which gestures an element listens for itself, as this realm sees it now: a recorded listener (`recordListeners`),
  * an `ondblclick`/`oncontextmenu` handler, or React props under a React root that listens. Built once per walk; the
- * extension's main-world probe asks it too (docs/ARCHITECTURE.md, "The extension's trusted input").
+ * extension's main-world probe asks it too (docs/design/extension.md, "The extension's trusted input").
  */
 export function gesturesListened(): (el: Element) => readonly Gesture[] {
   const record = listenerRecord();

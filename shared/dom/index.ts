@@ -16,13 +16,47 @@ import { toWire, WIRE_VERSION } from './wire.ts';
 
 const BUSY = '[aria-busy="true"],[role="progressbar"],progress';
 
+/** The words a loading message starts with (English: the apps met so far say it so). */
+const LOADING_START = '(?:loading|initiali[sz]ing|connecting|checking|preparing|fetching|syncing|starting|signing (?:you )?in|authenticating|please wait|one moment|just a moment)';
+/** Somewhere in a text: whether a loading message may be on the screen at all (one test before any element is looked at). */
+const LOADING_WORD = new RegExp(`\\b${LOADING_START}\\b`, 'i');
+/**
+ * A loading message: an element's whole text, short, starting with one of those words and trailing off ("Loading…",
+ * "Initializing the connection to the local database..."), or the bare "Loading" / "Please wait". "Checking 1,204.00"
+ * (an account) and "Loading dock hours" (a heading) are not: they do not trail off.
+ */
+const LOADING_LINE = new RegExp(`^(?:${LOADING_START}\\b.{0,100}?(?:…|\\.{3})|loading|please wait)$`, 'i');
+
+/**
+ * Whether a visible element's whole text is a loading message, in `root` (a document or a shadow root): a spinner's
+ * words, which no attribute marks busy (docs/design/replay.md, "A first screen at rest").
+ */
+function showsLoadingMessage(root: Document | ShadowRoot, shown: (el: Element) => boolean): boolean {
+  const doc = root.nodeType === 9 ? (root as Document) : (root.ownerDocument as Document);
+  const texts = doc.createTreeWalker(root, 4 /* NodeFilter.SHOW_TEXT */);
+  for (let n = texts.nextNode(); n; n = texts.nextNode()) {
+    const data = n.nodeValue ?? '';
+    if (data.length > 200 || !LOADING_WORD.test(data)) continue;
+    const el = n.parentElement;
+    if (!el || el.tagName === 'SCRIPT' || el.tagName === 'STYLE' || el.tagName === 'TITLE') continue;
+    if (LOADING_LINE.test(normalize((el as HTMLElement).innerText ?? el.textContent)) && shown(el)) return true;
+  }
+  return false;
+}
+
 /**
  * Whether the document says it is not done: still loading (its load event waits for frames and images), or showing
- * a busy region or a progress indicator anywhere, open shadow roots included (docs/ARCHITECTURE.md, "Settling").
+ * a busy region, a progress indicator or a loading message anywhere, open shadow roots included
+ * (docs/design/replay.md, "Settling"). `text`: the walk's text and sayings, which say whether a loading message can be
+ * there at all.
  */
-export function isBusy(doc: Document, walked?: Pick<Walked, 'shadowHosts' | 'unwalked'>): boolean {
+export function isBusy(doc: Document, walked?: Pick<Walked, 'shadowHosts' | 'unwalked' | 'text' | 'said'>): boolean {
   if (doc.readyState !== 'complete') return true;
   const shown = (el: Element): boolean => (typeof el.checkVisibility === 'function' ? el.checkVisibility() : true);
+  if (walked && [walked.text, ...walked.said].some((t) => LOADING_WORD.test(t))) {
+    if (showsLoadingMessage(doc, shown)) return true;
+    for (const host of walked.shadowHosts) if (host.shadowRoot && showsLoadingMessage(host.shadowRoot, shown)) return true;
+  }
   const busyIn = (root: Document | ShadowRoot | Element): boolean => {
     for (const el of root.querySelectorAll(BUSY)) if (shown(el)) return true;
     return false;
@@ -47,7 +81,7 @@ export function isBusy(doc: Document, walked?: Pick<Walked, 'shadowHosts' | 'unw
 /**
  * Whether a finite animation or transition is running in the document (open shadow roots included, as
  * `getAnimations` reports them): a closing list's fade, a dialog's slide. An infinite one (a spinner) is furniture,
- * not movement (docs/ARCHITECTURE.md, "Settling").
+ * not movement (docs/design/replay.md, "Settling").
  */
 export function isMoving(doc: Document): boolean {
   if (typeof doc.getAnimations !== 'function') return false;
@@ -135,7 +169,7 @@ export function createInPage(doc: Document, opts?: { gesturesSeen?: () => Readon
       if (q.gesture === true && q.role === TEXT_ROLE && q.rung !== 'css') {
         // Text offered for a gesture is no ARIA role: a target that takes one is found as the walk offers it, and
         // only so (a title that does not listen is not it). A read target of role text (a result line) never walks
-        // for gestures: the ordinary rungs below find it (docs/ARCHITECTURE.md, "The walker").
+        // for gestures: the ordinary rungs below find it (docs/design/walker.md, "The walker").
         return findTexts(walkOffering(doc, seen).offered, q.rung, q.scope, q.name, q.value).map(refFor);
       }
       return findElements(doc, newCache(), q).map(refFor);

@@ -140,7 +140,7 @@ function textAlternative(el: Element, w: Walk): string {
     // Listbox button: aria-labelledby="label button"; React Aria's Select: "value-span label") is named by its other
     // labels: that part is what it shows, the value it holds now, which the walker reads as its value. Chromium's name
     // keeps it ("Queue Claims"); the walker's does not ("Queue"), so a card aimed at the control is not bound to the
-    // value it held (docs/ARCHITECTURE.md "The walker", "One deliberate difference"). Not when its own part is its
+    // value it held (docs/design/walker.md, "The walker", "One deliberate difference"). Not when its own part is its
     // aria-label ("Sort"): that is a name, and two such buttons under one label must stay apart.
     const own = (r: Element): boolean => (r === el ? !(el.getAttribute('aria-label') ?? '').trim() : el.contains(r));
     const others =
@@ -297,7 +297,7 @@ function ownName(el: Element, w: Walk): string {
  * element (HTML §4.10.4 "The label element"; none for an element without `labels`, and none for an input that is not
  * labelable, whose `labels` is null). A label's labeled control is in the label's own tree (its `for` target in that
  * tree, else a descendant), so one table per document or shadow root, made from that tree's labels once per walk
- * (docs/ARCHITECTURE.md "The walker", "Asked once, or not at all"), answers for every field in it: `el.labels.length`
+ * (docs/design/walker.md, "The walker", "Asked once, or not at all"), answers for every field in it: `el.labels.length`
  * asked per field is a live list the browser counts again.
  */
 const NO_LABELS: readonly HTMLLabelElement[] = [];
@@ -324,7 +324,7 @@ function labelsOf(c: DomCache, el: Element): readonly HTMLLabelElement[] {
  * The text of the element's <label>s, '' when it has none. A label that is itself hidden (display:none,
  * visibility:hidden or collapse, aria-hidden, the hidden attribute, inside a hidden element) gives nothing: Chromium
  * follows the reference and finds no text, where the WPT accname tests and Playwright still read the hidden label
- * (HTML-AAM, "Clarify hidden elements do not return name"; docs/ARCHITECTURE.md "The walker").
+ * (HTML-AAM, "Clarify hidden elements do not return name"; docs/design/walker.md, "The walker").
  */
 function fromLabels(el: Element, w: Walk): string {
   return labelsOf(w.c, el)

@@ -1,4 +1,4 @@
-// The in-page decisions the browser surfaces make around `choose` and `hover` (docs/ARCHITECTURE.md, "The six
+// The in-page decisions the browser surfaces make around `choose` and `hover` (docs/design/verbs.md, "The six
 // verbs"): which option of a custom combobox or listbox, or which item of a menu button's menu, has a name; whether
 // the pick took; and which element hovered reveals a control shown only on hover. Written once: the runner asks them through the walker bundle's InPage API (shared/dom/api.ts),
 // the extension's content script calls them in-process (extension/lib/frame.ts).
@@ -196,7 +196,7 @@ function itemToPick(button: Element, want: string): Element | string {
 }
 
 /**
- * For `choose` with a path (docs/ARCHITECTURE.md, "The six verbs": submenus): the item whose submenu must be opened
+ * For `choose` with a path (docs/design/verbs.md, "The six verbs": submenus): the item whose submenu must be opened
  * next on the way to the pick, or null when there is none (one level, or every submenu on the way showing), or why
  * the way is not there, in words. The surface opens it and asks again.
  */
@@ -226,7 +226,7 @@ function notPicked(button: Element, want: string): string | null {
 
 /**
  * The menu items showing on a screen (WAI-ARIA 1.2 §5.3.2: roles menuitem, menuitemcheckbox, menuitemradio), each as
- * its role, name and containers, to tell a menu a right-click opened from one already there (docs/ARCHITECTURE.md,
+ * its role, name and containers, to tell a menu a right-click opened from one already there (docs/design/verbs.md,
  * "The six verbs": context_menu). Both browser surfaces compare these before and after.
  */
 export function menuItemKeys(controls: readonly Control[]): string[] {
@@ -291,8 +291,8 @@ export function optionToPick(el: Element, name: string): Element | string {
 const POPUP_INSIDE = '[role=listbox], [role=option], [role=menu], [role=tree], [role=grid], [role=dialog]';
 
 /**
- * What a combobox holds, one rule for the walker's `value` and for the check after a pick (docs/ARCHITECTURE.md,
- * "choose"): a field its value; one that wraps a field (the ARIA 1.1 pattern) that field's value; anything else
+ * What a combobox holds, one rule for the walker's `value` and for the check after a pick (docs/design/verbs.md,
+ * "The six verbs", "choose"): a field its value; one that wraps a field (the ARIA 1.1 pattern) that field's value; anything else
  * (MUI's Select, React Aria's Select, the APG select-only combobox) the text it shows, leaving out a popup list
  * inside it and what is hidden from the accessibility tree (React Aria's button holds its value and an
  * `aria-hidden` arrow: "High ▾" is not what it holds). A hidden form field is not what a person sees (it often holds
@@ -381,7 +381,7 @@ export function comboOf(option: Element): Element | null {
 
 /**
  * The walk's controls with `choose` offered on each menu button, each button that opens a listbox (not a combobox's
- * own popup button) and each disclosure menu button (docs/ARCHITECTURE.md, "The six verbs": choose), in `offers`
+ * own popup button) and each disclosure menu button (docs/design/verbs.md, "The six verbs": choose), in `offers`
  * beside its role's vocabulary, which a fingerprint hashes: no approved card's target moves. A button shown only on
  * hover is hovered first, as any such control.
  */
@@ -425,7 +425,7 @@ export function menuButtonOf(item: Element): Element | null {
 }
 
 /**
- * Where a menu item is reached from (docs/ARCHITECTURE.md, "The six verbs": submenus): the menu button whose menu
+ * Where a menu item is reached from (docs/design/verbs.md, "The six verbs": submenus): the menu button whose menu
  * holds it, or holds the submenu item that opens its submenu, up any number of levels; the `choose` value that picks
  * it (its name, or the path of names down to it, shared/menu-path.ts); whether it opens a submenu itself. Null when
  * no one menu button is found. Each level's owner is decided as `menuButtonOf` decides the button's.
@@ -446,7 +446,7 @@ export function menuPathOf(item: Element): { button: Element; value: string; ope
 }
 
 /**
- * Where an option is reached from when a control opened its list (docs/ARCHITECTURE.md, "A menu opened and picked in":
+ * Where an option is reached from when a control opened its list (docs/design/authoring.md, "A menu opened and picked in":
  * lists): the list button (`isListButton`) or combobox that names its listbox (`comboOf`, as a clerk's pick is
  * recorded), the `choose` value (the option's name, whole: a list has no submenus), and the listbox, whose name names
  * the control when an open modal list hides it (MUI's Select labels both by one label). Null for an option of a listbox

@@ -113,7 +113,7 @@ function tableOfCell(cell: Element): Element | null {
 /** A tag name as HTML-AAM's tables spell it, upper case. An HTML element's `tagName` in an HTML document is upper
  *  case already (DOM §4.9 "HTML-uppercased qualified name"), so `toUpperCase()` runs only for a name holding a
  *  character it could change (an SVG element, a custom element, a document that is not HTML): the same string either
- *  way (docs/ARCHITECTURE.md "The walker"). */
+ *  way (docs/design/walker.md, "The walker"). */
 export function upper(tag: string): string {
   return MAY_CHANGE.test(tag) ? tag.toUpperCase() : tag;
 }
@@ -183,7 +183,7 @@ function linkRole(el: Element): string | null {
 }
 
 /** The role HTML-AAM §4 maps the element's tag to, given its upper-case tag name (`upperTag`). A lookup in two
- *  tables rather than a switch over sixty strings, which V8 compares one after another (docs/ARCHITECTURE.md "The walker"). */
+ *  tables rather than a switch over sixty strings, which V8 compares one after another (docs/design/walker.md, "The walker"). */
 function implicitRoleOfTag(el: Element, tag: string): string | null {
   const role = ROLE_OF_TAG.get(tag);
   if (role !== undefined) return role;

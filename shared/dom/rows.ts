@@ -23,7 +23,7 @@ export type RowKind = 'tr' | 'aria' | 'item';
 /**
  * What one walk keeps of rows. A table's or grid's row and a list item are asked different questions, and one element
  * can be asked both (a cell of a table inside a list item; a parent holding a grid's rows and a list's items), so each
- * question has its own map: an answer of one kind never stands for the other (docs/ARCHITECTURE.md "The walker",
+ * question has its own map: an answer of one kind never stands for the other (docs/design/walker.md, "The walker",
  * "One question, one map").
  */
 export interface RowCache {
@@ -77,7 +77,7 @@ const HTML_NS = 'http://www.w3.org/1999/xhtml';
  * The table's rows as `table.rows` lists them (HTML §4.9.1 "The table element": its `tr` children and those of its
  * `thead`, `tbody` and `tfoot` children; the `thead` rows first, then those of the table and its `tbody` elements, then
  * the `tfoot` rows, each group in tree order), read off the children: iterating the live collection asks the browser
- * for each item and costs several times more on a page of many tables (docs/ARCHITECTURE.md "The walker").
+ * for each item and costs several times more on a page of many tables (docs/design/walker.md, "The walker").
  */
 export function tableRows(table: Element): Element[] {
   // Not an HTML <table> (an element of another namespace spelled TABLE): asked as before, which fails as it did.
@@ -273,7 +273,7 @@ export function rowText(c: DomCache, rc: RowCache, row: Element): string {
   return plainText(row, hidden);
 }
 
-// ── Reading rows (docs/ARCHITECTURE.md, "Rows as outputs") ─────────────────────────────────────────
+// ── Reading rows (docs/design/capability.md, "Rows as outputs") ─────────────────────────────────────────
 const LIST_ROLES = new Set(['list']);
 
 /**

@@ -1,4 +1,4 @@
-// Which containers make a scope link, written once (docs/ARCHITECTURE.md, "Scopes"): the walker links by it
+// Which containers make a scope link, written once (docs/design/walker.md, "The walker", "Scopes"): the walker links by it
 // (walk.ts), the finder scopes by it (find.ts), authoring reads paths by it (shared/author/rows.ts) and the screen
 // namer tells structure by it (shared/screens.ts). No imports of values: the walker bundle stays free of zod.
 import type { ScopeLink } from '../schema/observation.ts';

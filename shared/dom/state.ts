@@ -31,7 +31,7 @@ export function isFocusableForRole(el: Element, hasTabIndex: boolean): boolean {
 /**
  * aria-disabled is inherited down the tree (WAI-ARIA 1.2 §6.6 aria-disabled: "applies to all descendants"): the
  * nearest ancestor-or-self saying true or false decides. `memo` keeps each element's inherited answer for one walk,
- * so a page of controls reads each ancestor's attribute once (docs/ARCHITECTURE.md "The walker").
+ * so a page of controls reads each ancestor's attribute once (docs/design/walker.md, "The walker").
  */
 export function isDisabled(el: Element, memo?: Map<Element, boolean>, upperTag?: string, inherited?: boolean): boolean {
   // `inherited`: the element's aria-disabled answer when the caller knows it already (`ariaDisabledBelow`).
@@ -41,7 +41,7 @@ export function isDisabled(el: Element, memo?: Map<Element, boolean>, upperTag?:
 /**
  * The element's inherited aria-disabled answer, given its parent element's (`fromParent`; false for an element with
  * no parent element, undefined when not known): its own true or false decides, else its parent's answer is its own.
- * The walk carries it down to each child whose parent element is the one it came from (docs/ARCHITECTURE.md "The
+ * The walk carries it down to each child whose parent element is the one it came from (docs/design/walker.md, "The
  * walker"), so no control climbs its ancestors for it.
  */
 export function ariaDisabledBelow(el: Element, fromParent: boolean | undefined): boolean | undefined {

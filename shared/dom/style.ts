@@ -164,7 +164,7 @@ export function isHiddenForAria(c: DomCache, el: Element, tag?: string): boolean
     const img = mapImageOf(el);
     hidden = !img || isHiddenForAria(c, img) || inAriaHiddenChain(c, el);
   } else if (name !== 'SLOT' && name !== 'OPTION' && el.checkVisibility(SHOWN)) {
-    // The common case in one native call (docs/ARCHITECTURE.md "The walker"): a box that is laid out and
+    // The common case in one native call (docs/design/walker.md, "The walker"): a box that is laid out and
     // visibility:visible is neither display:contents (no box) nor display:none (self or flat-tree ancestor) nor
     // visibility:hidden/collapse, so the branches below would answer with the aria-hidden chain alone; no computed
     // style is read for it.
@@ -209,7 +209,7 @@ export function isHiddenForAria(c: DomCache, el: Element, tag?: string): boolean
 /**
  * Hidden only by `visibility: hidden` while laid out (it has a box): the pattern of actions a row shows on hover or
  * focus (`.row:hover .actions { visibility: visible }`). Such a control is offered to be hovered, never pressed
- * while hidden (docs/ARCHITECTURE.md, "The six verbs": hover). CSS 2.2 §11.2: a visibility:hidden box still takes
+ * while hidden (docs/design/verbs.md, "The six verbs": hover). CSS 2.2 §11.2: a visibility:hidden box still takes
  * up space, and `checkVisibility()` without `visibilityProperty` still answers true for it.
  */
 export function isRevealable(c: DomCache, el: Element): boolean {
@@ -327,7 +327,7 @@ function pointerRulesOf(c: DomCache, root: Node): PointerRule[] {
 /**
  * Whether a row's control is one the pointer or the focus in its row shows: an author rule under :hover or
  * :focus-within that sets `visibility` would apply to it, or to an ancestor of it inside the row, were the row
- * hovered (the same hiding isRevealable lifts). Such a control is not the screen's furniture (docs/ARCHITECTURE.md
+ * hovered (the same hiding isRevealable lifts). Such a control is not the screen's furniture (docs/design/walker.md,
  * "The walker"): where the clerk's pointer happens to rest must not change the screen's signature. The answer is the
  * same whether the pointer is there or not (the rule's selector is matched with those states taken out); rules are
  * read in each tree from the control's up to the row's (a document rule may reveal a host in the row).

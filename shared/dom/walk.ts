@@ -11,7 +11,7 @@ import type { WalkAt } from './gestures.ts';
 import { ariaDisabledBelow, isDisabled } from './state.ts';
 import { isHiddenForAria, isIgnoredName, isIgnoredTag, isRevealable, liftedCache, newCache, shownByPointer, styleOf, type DomCache } from './style.ts';
 
-/** The closed vocabulary per role (docs/ARCHITECTURE.md "The six verbs"); a role missing here is not a control. */
+/** The closed vocabulary per role (docs/design/verbs.md, "The six verbs"); a role missing here is not a control. */
 export const VERBS_BY_ROLE: Readonly<Record<string, readonly Verb[]>> = {
   link: ['invoke'],
   button: ['invoke'],
@@ -62,7 +62,7 @@ const OPAQUE = new Set(['SELECT', 'TEXTAREA', 'DATALIST', 'OPTION', 'SVG', 'svg'
 export interface WalkedControl {
   el: Element;
   /** `ref` is '' here: the caller numbers the controls. It comes first so the caller fills it in place, and the
-   *  control's keys keep the order an observation has always had (docs/ARCHITECTURE.md "The walker"). */
+   *  control's keys keep the order an observation has always had (docs/design/walker.md, "The walker"). */
   control: Control;
 }
 
@@ -107,7 +107,7 @@ const LIVE_ROLES = new Set(['alert', 'status', 'log']);
 /**
  * Whether `el` is a live region (WAI-ARIA 1.2 §6.3.3, §6.6 aria-live): role alert, status or log — `<output>` is
  * status by HTML-AAM, the result of a user's action — or aria-live polite or assertive. What such a region says is the
- * app speaking about what happened (a toast, a refusal), not the record the page shows (docs/ARCHITECTURE.md, "What
+ * app speaking about what happened (a toast, a refusal), not the record the page shows (docs/design/replay.md, "What
  * the app says").
  */
 export function isLiveRegion(el: Element, role: string): boolean {
@@ -249,7 +249,7 @@ function controlValue(el: Element, role: string, tag: string): { value?: string;
     if (input.type === 'checkbox' || input.type === 'radio') {
       return { value: input.indeterminate ? 'mixed' : input.checked ? 'checked' : 'unchecked' };
     }
-    // A password's value is a secret: it never leaves the page (docs/ARCHITECTURE.md, "Evidence": secrets never written).
+    // A password's value is a secret: it never leaves the page (docs/design/evidence.md, "Evidence": secrets never written).
     if (input.type === 'password') return {};
     if (role === 'button') return {};
     return { value: input.value };
@@ -349,7 +349,7 @@ export function walkDocument(doc: Document, c: DomCache, at?: (el: Element, ctx:
   // `up`: the aria-disabled answer of the element's parent element (shared/dom/state.ts ariaDisabledBelow), undefined
   // when the walk reached it another way (a slotted element, whose parent element is its host).
   const visit = (el: Element, ctx: Ctx, up: boolean | undefined): void => {
-    // The tag name is read once here and handed to every question below that needs it (docs/ARCHITECTURE.md "The
+    // The tag name is read once here and handed to every question below that needs it (docs/design/walker.md, "The
     // walker"): reading `tagName` crosses into the DOM and makes a string each time.
     const tag = el.tagName;
     if (isIgnoredName(tag)) {
@@ -407,7 +407,7 @@ export function walkDocument(doc: Document, c: DomCache, at?: (el: Element, ctx:
           if (hint) control.hint = hint;
         }
         // A custom combobox or listbox (not a native <select>) is chosen in, not selected: `choose` opens it and
-        // picks the option by name (docs/ARCHITECTURE.md, "The six verbs").
+        // picks the option by name (docs/design/verbs.md, "The six verbs").
         if (tag !== 'SELECT' && verbs.includes('select')) control.verbs = control.verbs.map((v) => (v === 'select' ? 'choose' : v));
         Object.assign(control, controlValue(el, role, tag), controlState(el, role, tag));
         if (isDisabled(el, disabled, upperTag, ariaDisabled)) control.disabled = true;

@@ -1,4 +1,4 @@
-// The compact form one document's observation crosses from the page to the runner in (docs/ARCHITECTURE.md, "The
+// The compact form one document's observation crosses from the page to the runner in (docs/design/walker.md, "The
 // walker", "The wire form"). Controls repeat their scope chains, ancestor lists and strings (row keys, roles, verbs,
 // the same link text): here each distinct string, string list and scope chain is sent once in a table and a control
 // is a row of indices into them. runner/browser/wire.ts expands it into the very DocumentObservation `observe()`

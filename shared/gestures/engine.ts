@@ -1,4 +1,4 @@
-// One gesture engine (docs/ARCHITECTURE.md, "One gesture engine"): the procedures behind `press`, `hover`,
+// One gesture engine (docs/design/verbs.md, "One gesture engine"): the procedures behind `press`, `hover`,
 // `double_click`, `context_menu` and `choose` on a browser — open a list, open the submenus on a path, type to filter,
 // pick, check the pick took, close what a failed pick opened — and every wait they make, written once over the input
 // port (shared/gestures/port.ts). The runner (Playwright) and the extension (chrome.debugger) only carry them out.
@@ -167,7 +167,7 @@ class Gestures {
   }
 
   /**
-   * `choose` by a path through submenus (docs/ARCHITECTURE.md, "The six verbs": submenus): each submenu on the way is
+   * `choose` by a path through submenus (docs/design/verbs.md, "The six verbs": submenus): each submenu on the way is
    * opened as menus open them — a hover (Radix, MUI), else a click (WAI-ARIA APG menubar), else ArrowRight on the
    * focused item (the APG keyboard) — and each is waited for, so the pick is clicked in a showing menu. A level that is
    * not there is left to the pick, which names it in the walker's words.

@@ -1,4 +1,4 @@
-// The gesture engine's input port (docs/ARCHITECTURE.md, "One gesture engine"): what a backend must do for the
+// The gesture engine's input port (docs/design/verbs.md, "One gesture engine"): what a backend must do for the
 // procedures in shared/gestures/engine.ts — point at a thing and hover, click or press a key there, type, ask the
 // page a closed question about the control, and wait for the page to change. Playwright (runner/browser/gestures.ts)
 // and chrome.debugger with the content script (extension/lib/gestures.ts) are its two backends; the page answers

@@ -99,7 +99,7 @@ export const Target = z
 export type Target = z.infer<typeof Target>;
 
 /**
- * What tells a screen that follows a commit apart from every other declared screen (docs/ARCHITECTURE.md,
+ * What tells a screen that follows a commit apart from every other declared screen (docs/design/replay.md,
  * "Naming a screen"). `paths`: structural paths that must all be present; `text`: stable words (never input
  * values) that must all appear in the screen text, used only where structure cannot tell two screens apart.
  * Marks only narrow a structural match: text never names a screen on its own, because page text can be hostile.
@@ -116,7 +116,7 @@ export const Screen = z.strictObject({
   signature: z.string().min(1),
   paths: z.array(z.string()).min(1, 'expected the structural paths the screen was recorded with'),
   /**
-   * Paths that carry the record the run is about (docs/ARCHITECTURE.md, "Record paths"): each a path's text up to
+   * Paths that carry the record the run is about (docs/design/replay.md, "Record paths"): each a path's text up to
    * and including one non-secret input's blank, ending with it (`main>region 'Assign C-#: {{input.case_title}}`), or a
    * title whose whole name is the blank (`main>heading '{{input.case_title}}'`). A page path matches when it begins
    * with the template filled from the run's inputs. Absent: every path is furniture
@@ -136,7 +136,7 @@ export type Op = z.infer<typeof Op>;
 
 /**
  * What a `read_rows` step may target: a table, grid or list, or a column header of a table that has no name of its
- * own (the table whose header it is; docs/ARCHITECTURE.md, "Rows as outputs").
+ * own (the table whose header it is; docs/design/capability.md, "Rows as outputs").
  */
 export const ROWS_ROLES: readonly string[] = ['table', 'grid', 'treegrid', 'list', 'columnheader'];
 
@@ -176,7 +176,7 @@ export const POST_ROLE = /^[a-z]+$/;
  * name (and, when given, inside a scope whose names match) is on the screen; `row`: the row whose key is `key`
  * (shared/dom/rows.ts) shows `contains` in its text, so another row naming the same record cannot meet it. Text in
  * a live region (a toast, an alert) is what the app says, never the screen's text nor a row's
- * (docs/ARCHITECTURE.md, "What the app says").
+ * (docs/design/replay.md, "What the app says").
  */
 export const Postcondition = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('text'), contains: PostText }),
@@ -192,7 +192,7 @@ export type Postcondition = z.infer<typeof Postcondition>;
 
 /**
  * A precondition: what the screen shows of the record a commit acts on, checked on the last look before the press
- * (docs/ARCHITECTURE.md, "The right record"). The same two kinds as a postcondition, with input blanks: the share id
+ * (docs/design/replay.md, "The right record"). The same two kinds as a postcondition, with input blanks: the share id
  * on the review screen (`text`), the row the commit's control sits in (`control` with its row scope). One that does
  * not hold ends the run FAILED WRONG_RECORD with nothing pressed.
  */
@@ -214,7 +214,7 @@ export const Step = z.strictObject({
    * Commit steps only: what the app said (its live regions, shared/schema/observation.ts Part.said) on the screen the
    * commit landed on when the card was made, new since the press, input values as their blanks. When a replay's
    * landing says something new and none of it is this (nor a declared outcome's words), the commit is in doubt
-   * (docs/ARCHITECTURE.md, "What the app says"). Absent: the app said nothing new, or the card predates the rule.
+   * (docs/design/replay.md, "What the app says"). Absent: the app said nothing new, or the card predates the rule.
    */
   said: z.array(z.string().min(1)).min(1).optional(),
   /** Commit steps only: what the screen shows of the record the commit acts on, before the press. */
@@ -241,7 +241,7 @@ export const Input = z
     pattern: z.string().optional(),
     values: z.array(z.string()).min(1).optional(),
     /**
-     * An enum input only: what the application is given for each of its values (docs/ARCHITECTURE.md, "Value maps").
+     * An enum input only: what the application is given for each of its values (docs/design/capability.md, "Value maps").
      * The caller names the business's word (`LEGAL`); a step that types or picks the input types the map's entry
      * (`1`, the code the green screen takes). Everything compared or judged (names, scopes, proofs, the judge, the
      * journal key) stays the word.
@@ -286,14 +286,14 @@ export type TextOutput = z.infer<typeof TextOutput>;
 
 /**
  * One column of a rows output: a table's or grid's column by its header text (exact, whitespace-normalised), or
- * `text: true`, the row's whole text (a list item's; docs/ARCHITECTURE.md, "Rows as outputs").
+ * `text: true`, the row's whole text (a list item's; docs/design/capability.md, "Rows as outputs").
  */
 export const RowsColumn = z
   .strictObject({ header: z.string().min(1).optional(), text: z.literal(true).optional() })
   .refine((c) => (c.header === undefined) !== (c.text === undefined), 'a column names either its "header" or "text": true, not both and not neither');
 export type RowsColumn = z.infer<typeof RowsColumn>;
 
-/** Rows read by a `read_rows` step: one record per row, column name → cell text (docs/ARCHITECTURE.md, "Rows as outputs"). */
+/** Rows read by a `read_rows` step: one record per row, column name → cell text (docs/design/capability.md, "Rows as outputs"). */
 export const RowsOutput = z.strictObject({
   kind: z.literal('rows'),
   /** The read_rows step whose rows these are. */
@@ -376,7 +376,7 @@ export const ExpectedChange = z.strictObject({
 export type ExpectedChange = z.infer<typeof ExpectedChange>;
 
 /**
- * A read-only card's judge (docs/ARCHITECTURE.md, "Verifying rows"): the judge's answer holds, at `at` (a key or a
+ * A read-only card's judge (docs/design/authoring.md, "Verifying rows"): the judge's answer holds, at `at` (a key or a
  * dotted path), the rows the record has, in the card's column names; a clean plate returns exactly those rows as
  * the rows output `output`, and the record is the same after the run as before it.
  */
@@ -587,7 +587,7 @@ function proofWords(p: Postcondition): string {
 }
 
 /**
- * What is wrong with how a step says which record it acts on (docs/ARCHITECTURE.md, "The right record"): a commit
+ * What is wrong with how a step says which record it acts on (docs/design/replay.md, "The right record"): a commit
  * declares `pre` (the record on the screen before the press, naming at least one input) or `no_record`, exactly one;
  * any other step neither. Used by the loader and the compiler alike.
  */
@@ -626,7 +626,7 @@ function landingOf(step: Pick<Step, 'settle' | 'expect' | 'screen'>): string[] {
  * A screen the commit at `index` can land on that the steps showed already, up to its own press, and the first step
  * that ran on it — or null. Such a screen cannot show by itself that the commit did anything: the app showed it
  * without the commit's effect (a list the dialog was opened from, which a refusal may close back to), so the commit
- * must declare a postcondition (docs/ARCHITECTURE.md, "Postconditions").
+ * must declare a postcondition (docs/design/replay.md, "Postconditions").
  */
 export function landingSeenBefore(
   steps: readonly Pick<Step, 'id' | 'settle' | 'expect' | 'screen'>[],
@@ -642,7 +642,7 @@ export function landingSeenBefore(
   return null;
 }
 
-// ── Probe (docs/ARCHITECTURE.md, "Never twice") ──────────────────────────────────────────────────
+// ── Probe (docs/design/journal.md, "Never twice") ──────────────────────────────────────────────────
 /**
  * A read-only capability that answers "did the effect happen?" for an in-doubt commit: `card` is its file, relative
  * to this card's file; it must end on its business outcome `committed` (the effect exists) or `not_committed`
@@ -738,7 +738,7 @@ function checkReferences(card: Shape, ctx: Ctx): void {
     }
   }));
   for (const [name, o] of Object.entries(card.outputs)) {
-    // A text output reads a `read` step; a rows output a `read_rows` step (docs/ARCHITECTURE.md, "Rows as outputs").
+    // A text output reads a `read` step; a rows output a `read_rows` step (docs/design/capability.md, "Rows as outputs").
     const verb = o.kind === 'rows' ? 'read_rows' : 'read';
     const from = card.steps.find((s) => s.id === o.from_step);
     if (!from) ctx.addIssue({ code: 'custom', path: ['outputs', name, 'from_step'], message: `no step "${o.from_step}"` });

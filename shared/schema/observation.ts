@@ -4,12 +4,12 @@
 import { z } from 'zod';
 
 /**
- * The closed vocabulary of operations a surface performs on a control (docs/ARCHITECTURE.md, "The six verbs":
+ * The closed vocabulary of operations a surface performs on a control (docs/design/verbs.md, "The six verbs":
  * act). `select` is a native <select>; `choose` is a custom ARIA combobox or listbox, or a menu button's menu
  * (open, pick the option or item by name, check it took; a menu button is offered it in `offers`). `press` takes a key from the operations table's KEYS; `hover` reveals the control it
  * names (a row's icon action shown on hover). `double_click` and `context_menu` (a right-click that must open a
  * menu) are offered only where the page listens for them (`Control.offers`, shared/dom/gestures.ts).
- * `read_rows` reads a table, grid or list as rows with named columns (docs/ARCHITECTURE.md, "Rows as outputs"): no
+ * `read_rows` reads a table, grid or list as rows with named columns (docs/design/capability.md, "Rows as outputs"): no
  * walker role lists it (a table is not a control), so no control's fingerprint changes.
  */
 export const Verb = z.enum(['invoke', 'set_value', 'select', 'toggle', 'read', 'press', 'hover', 'double_click', 'choose', 'read_rows', 'context_menu']);
@@ -27,7 +27,7 @@ export const ScopeLink = z
     /**
      * A row only, on a surface whose rows carry it (shared/surfaces.ts `rowColumns`): the header of the column its key
      * is read from. In an observation it says where the key came from; in a card it pins it ("the row whose SHARE ID
-     * is …"): a row keyed by another column is not that row (docs/ARCHITECTURE.md, "Rows on a terminal screen").
+     * is …"): a row keyed by another column is not that row (docs/design/terminal.md, "Rows on a terminal screen").
      */
     column: z.string().min(1).optional(),
   })
@@ -57,7 +57,7 @@ export const Control = z.strictObject({
   selected: z.boolean().optional(),
   /**
    * Gestures the page was seen listening for on this element (double-click, right-click: shared/dom/gestures.ts),
-   * offered beside `verbs` and never hashed into a fingerprint (docs/ARCHITECTURE.md, "Gestures a page listens for").
+   * offered beside `verbs` and never hashed into a fingerprint (docs/design/verbs.md, "Gestures a page listens for").
    */
   offers: z.array(Verb).optional(),
 });
@@ -66,7 +66,7 @@ export type Control = z.infer<typeof Control>;
 /**
  * Where a part of a screen, or the screen as a whole, sits on its surface: the browser's frame URL and title, a
  * terminal's host and screen, a macOS app, window and sheet. The core carries it into evidence and books and never
- * reads inside it (docs/ARCHITECTURE.md, "A neutral observation"); only the surface that wrote it interprets it.
+ * reads inside it (docs/design/verbs.md, "A neutral observation"); only the surface that wrote it interprets it.
  */
 export const Locus = z.record(z.string().regex(/^[a-z][a-z0-9_]*$/), z.string());
 export type Locus = z.infer<typeof Locus>;
@@ -81,7 +81,7 @@ export const Part = z.strictObject({
   paths: z.array(z.string()),
   /**
    * Visible text of the part, whitespace-normalised: its content, without what its live regions say (`said`), so an
-   * announcement never proves a record (docs/ARCHITECTURE.md, "What the app says").
+   * announcement never proves a record (docs/design/replay.md, "What the app says").
    */
   text: z.string(),
   /**
@@ -120,7 +120,7 @@ export const Observation = z.strictObject({
 export type Observation = z.infer<typeof Observation>;
 
 /**
- * One row of a table, grid or list as a surface reads it for `read_rows` (docs/ARCHITECTURE.md, "Rows as outputs"):
+ * One row of a table, grid or list as a surface reads it for `read_rows` (docs/design/capability.md, "Rows as outputs"):
  * its cells by column header text (a table's or grid's; empty for a list item) and its whole visible text. A field's
  * typed value is never part of it, so a password never is.
  */

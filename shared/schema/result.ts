@@ -80,11 +80,11 @@ export const RETRYABLE: ReadonlySet<Word> = new Set(['RECOVERABLE', 'BUSY']);
 
 /**
  * How a target was found: a rung of its ladder, or `control` — no rung found exactly one element, the referee chose
- * a menu row and its fingerprint matched the card's (docs/ARCHITECTURE.md, "The escalation ladder").
+ * a menu row and its fingerprint matched the card's (docs/design/escalation.md, "The escalation ladder").
  */
 /**
  * Who holds a run (the `baton` evidence lines): the engine, nobody while it waits for a person at the console, or
- * that person (docs/ARCHITECTURE.md, "The escalation ladder").
+ * that person (docs/design/escalation.md, "The escalation ladder").
  */
 export const Baton = z.enum(['RUNNING', 'PAUSED', 'HUMAN_CONTROL']);
 export type Baton = z.infer<typeof Baton>;
@@ -92,7 +92,7 @@ export type Baton = z.infer<typeof Baton>;
 export const ResolvedBy = z.enum([...RungKind.options, 'control']);
 export type ResolvedBy = z.infer<typeof ResolvedBy>;
 
-/** A rows output's value: one record per row, the card's column names to cell text (docs/ARCHITECTURE.md, "Rows as outputs"). */
+/** A rows output's value: one record per row, the card's column names to cell text (docs/design/capability.md, "Rows as outputs"). */
 export const RowsValue = z.array(z.record(z.string(), z.string()));
 export type RowsValue = z.infer<typeof RowsValue>;
 
@@ -104,7 +104,7 @@ export type OutputValue = z.infer<typeof OutputValue>;
 export const RehearsedField = z.strictObject({ name: z.string(), value: z.string(), secret: z.boolean() });
 
 /**
- * What a rehearsal found at the commit (docs/ARCHITECTURE.md, "Rehearsal"): the checks made before the press, and the
+ * What a rehearsal found at the commit (docs/design/replay.md, "Rehearsal"): the checks made before the press, and the
  * request the press would send — read off the form the control submits (`form`: nothing pressed), or caught from a
  * press with every request stopped before it left (`press`: the browser context is then thrown away), or not known
  * (`none`: the surface cannot tell without pressing, `note` says why).

@@ -34,7 +34,7 @@ export const ScreenSeen = z.preprocess(locusFromUrl, z.strictObject({
   label: z.string().nullable(),
   /**
    * What the screen's live regions said (shared/schema/observation.ts Part.said), masked as every line is; absent when
-   * they said nothing. A commit's landing words go into its card step (docs/ARCHITECTURE.md, "What the app says").
+   * they said nothing. A commit's landing words go into its card step (docs/design/replay.md, "What the app says").
    */
   said: z.array(z.string()).optional(),
 }));
@@ -118,13 +118,13 @@ export const TraceAct = z.strictObject({
   writes: z.array(TraceWrite).optional(),
   /**
    * A `choose` a model made as presses (the menu button, any submenu items, then the item): the controls pressed, in
-   * order, that this one step stands for (docs/ARCHITECTURE.md, "A menu opened and picked in").
+   * order, that this one step stands for (docs/design/authoring.md, "A menu opened and picked in").
    */
   presses: z.array(z.strictObject({ role: z.string(), name: z.string() })).optional(),
   /** What the owner was asked about this action's writes, and answered (`no_answer`: the time ran out, a no). */
   asked: z.array(z.strictObject({ write: z.string(), answer: z.enum(['commit', 'navigate', 'stage', 'no', 'no_answer']), owner: z.string().optional() })).optional(),
   /**
-   * A `read_rows` act declares a rows output (docs/ARCHITECTURE.md, "Authoring rows"): its name, its columns (a header
+   * A `read_rows` act declares a rows output (docs/design/authoring.md, "Authoring rows"): its name, its columns (a header
    * the surface read, or the row's whole text), and what the surface read then (its headers; how many rows).
    */
   rows: z
@@ -179,7 +179,7 @@ export const TraceEdit = z.strictObject({
 });
 
 /**
- * Why a clerk's action was caught but could not be booked (docs/ARCHITECTURE.md, "The extension's trusted input": no
+ * Why a clerk's action was caught but could not be booked (docs/design/extension.md, "The extension's trusted input": no
  * silent loss): the page was being left before it was reported (`leaving`); no worker answered when the page started,
  * so it was let through unrecorded (`no_answer`); its control was gone by the time it could be reported (`gone`); the
  * extension could not be reached (`undelivered`); the screen the worker saw no longer had it (`not_on_screen`);

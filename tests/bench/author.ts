@@ -87,7 +87,7 @@ export const CASEDESK_ADD_APP = casedesk('CASEDESK add case', '/', [{ name: 'tit
   post: { key_new_case: [{ kind: 'text', contains: 'Added case' }, { kind: 'text', contains: '{{input.title}}' }] },
 });
 
-/** CASEDESK's rows evening: the open cases of one assignee, declared with read_rows (docs/ARCHITECTURE.md, "Authoring rows"). */
+/** CASEDESK's rows evening: the open cases of one assignee, declared with read_rows (docs/design/authoring.md, "Authoring rows"). */
 export const CASEDESK_ROWS_APP = casedesk('CASEDESK open cases (rows)', '/find', [{ name: 'assignee', value: 'Unassigned', secret: false }], {
   script: new URL('tests/fixtures/author/casedesk-open-cases.json', ROOT).pathname,
   commits: /$^/,

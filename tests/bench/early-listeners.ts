@@ -1,5 +1,5 @@
 // Benchmark: reading the listeners a document added before the extension's double-click probe came
-// (extension/lib/early-listeners.ts; docs/ARCHITECTURE.md, "The extension's trusted input"), on a generated list of
+// (extension/lib/early-listeners.ts; docs/design/extension.md, "The extension's trusted input"), on a generated list of
 // N rows (8 elements each) whose titles each listen for a double-click, the probe injected after the page's
 // scripts ran. Through Playwright's own CDP session on the page (the extension sends the same commands through
 // chrome.debugger, which adds its IPC). Prints the elements, the listeners taught and the median of 7 reads.

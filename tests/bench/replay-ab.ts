@@ -1,7 +1,7 @@
 // Benchmark: this checkout's replay against another checkout's (a base commit exported with `git archive`),
 // interleaved in one browser on one demo app. On a shared machine the floor moves more from one minute to the next
 // than a cut moves the replay, so what a change did is read from pairs run side by side: the medians, the paired
-// ratio and, with HANDRAIL_PROFILE=1, both per-phase tables (docs/ARCHITECTURE.md, "Profiling a replay").
+// ratio and, with HANDRAIL_PROFILE=1, both per-phase tables (docs/design/profiling.md, "Profiling a replay").
 // Run: git archive <rev> | tar -x -C /tmp/base && ln -s "$PWD/node_modules" /tmp/base/node_modules
 //      npx tsx tests/bench/replay-ab.ts /tmp/base [pairs] [plumbline|casedesk]
 import { randomBytes } from 'node:crypto';

@@ -2,7 +2,7 @@
 // runner bundles it, their observes interleaved on the bench's generated page, so other tenants' load falls on both
 // alike. Prints whether their wire forms are the same bytes, and per observe the renderer's CPU and the wall time.
 // Run alone: npx tsx tests/bench/walker-ab.ts <rev> [elements] [batches] [observes per batch]
-// (docs/ARCHITECTURE.md "The walker", "Measuring a change")
+// (docs/design/walker.md, "The walker", "Measuring a change")
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

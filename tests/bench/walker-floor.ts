@@ -2,7 +2,7 @@
 // timed alone on the bench's generated page, beside the walker's observe and CDP's Accessibility.getFullAXTree of the
 // same page, interleaved round by round in one browser (so other tenants' load falls on all alike).
 // Run alone: npx tsx tests/bench/walker-floor.ts [elements] [rounds]
-// (docs/ARCHITECTURE.md "The walker", "Where a 5k observe's time goes now")
+// (docs/design/walker.md, "The walker", "Where a 5k observe's time goes now")
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { findChromium } from '../../runner/browser/chromium.ts';

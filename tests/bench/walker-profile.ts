@@ -75,7 +75,7 @@ export async function profileWalker(
     await cdp.send('Profiler.start');
     if (inPage) {
       await page.evaluate((n) => {
-        // What the runner asks for: the observation in its wire form, as JSON (docs/ARCHITECTURE.md "The wire form").
+        // What the runner asks for: the observation in its wire form, as JSON (docs/design/walker.md, "The walker", "The wire form").
         const api = (globalThis as unknown as { __handrail: { observeWire(): string } }).__handrail;
         for (let i = 0; i < n; i++) api.observeWire();
       }, observes);

@@ -124,7 +124,7 @@ test('assign: choose in the custom combobox; the panel named after its case is n
   );
   expect(compiled(live)).toEqual(compiled(stored));
   expect(stored.steps.find((s) => s.op.verb === 'choose')).toMatchObject({ op: { value: '{{input.assignee}}' }, effect: { kind: 'stage' } });
-  // The panel's name carries the case: kept as templates, filled from the run's case_title (docs/ARCHITECTURE.md, "Record paths").
+  // The panel's name carries the case: kept as templates, filled from the run's case_title (docs/design/replay.md, "Record paths").
   expect(stored.screens['assign_panel']?.record_paths).toEqual(["main>region 'Assign C-#: {{input.case_title}}", "main>region>heading 'Assign C-#: {{input.case_title}}"]);
   expect(JSON.stringify(stored.screens)).not.toContain(LOCKED_SHED);
   expect(approvalStatus(stored)).toMatchObject({ servable: true, by: 'Handrail maintainers' });

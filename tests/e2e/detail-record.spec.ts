@@ -1,6 +1,6 @@
 // A detail page whose only heading is the record's value (the case's title) is named for whichever record a run is
 // for: a card authored on one case replays on another with no model, and a case that is not there is never SUCCESS
-// (docs/ARCHITECTURE.md, "Record paths"; unit rules in tests/unit/screens-record.test.ts).
+// (docs/design/replay.md, "Record paths"; unit rules in tests/unit/screens-record.test.ts).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

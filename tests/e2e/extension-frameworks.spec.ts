@@ -2,7 +2,7 @@
 // (production build; React listens for every event once, on its root, and keeps each element's handlers in props)
 // and with Vue 3 (its runtime adds the title's dblclick listener on the element). Opened before the record session
 // starts, the probe comes late and the listeners the page added are read through chrome.debugger
-// (docs/ARCHITECTURE.md, "The extension's trusted input"): the clerk renames a task in place, the book is compiled and
+// (docs/design/extension.md, "The extension's trusted input"): the clerk renames a task in place, the book is compiled and
 // the runner replays it for another task, the server's judge confirming each rename. Opened during a session, the
 // probe is in the document before the framework's scripts, and the same gestures are offered.
 import { test, expect, type Page } from '@playwright/test';

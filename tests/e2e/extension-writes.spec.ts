@@ -109,7 +109,7 @@ test('every action on the preferences desk that posts is an unasked commit the p
   await expect(page.locator('body')).toContainText('PAPERLESS YES');
 
   // The field saved with Enter: the key is held like a press and asked about before the extension presses it
-  // (docs/ARCHITECTURE.md, "The extension's trusted input"), so its write goes out confirmed, not unasked.
+  // (docs/design/extension.md, "The extension's trusted input"), so its write goes out confirmed, not unasked.
   await page.locator('input[name=nickname]').fill('DANA');
   await page.locator('input[name=nickname]').press('Enter');
   await expect(panel.getByTestId('question-control')).toContainText('ickname', { timeout: 20_000 });

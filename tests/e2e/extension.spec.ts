@@ -328,7 +328,7 @@ test('the secret never appears in IndexedDB, extension storage on disk, the expo
   expect(await page.evaluate(() => ['__handrailAgent', '__handrail'].filter((k) => k in globalThis))).toEqual([]);
 
   // While recording, new documents of this site (and only this site) get the agent from the first moment, and its
-  // double-click probe in the page's main world before it (docs/ARCHITECTURE.md, "The extension's trusted input").
+  // double-click probe in the page's main world before it (docs/design/extension.md, "The extension's trusted input").
   const registered = async (): Promise<string[]> =>
     panel.evaluate(async () => {
       type Scripting = { getRegisteredContentScripts(): Promise<Array<{ id: string; world?: string; matches?: string[] }>> };

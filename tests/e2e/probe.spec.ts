@@ -55,7 +55,7 @@ function crashingAtPost(landed: boolean): () => Promise<Surface> {
 
 async function inDoubt(share: string, home: string, landed: boolean): Promise<void> {
   const r = await run(share, home, { surface: crashingAtPost(landed) });
-  expect(r).toMatchObject({ word: 'UNSAFE_TO_RETRY', code: 'COMMIT_IN_DOUBT' });
+  expect(r, r.message).toMatchObject({ word: 'UNSAFE_TO_RETRY', code: 'COMMIT_IN_DOUBT' });
 }
 
 async function run(share: string, home: string, extra: Partial<RunRequest> = {}) {

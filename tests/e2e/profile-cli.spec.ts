@@ -43,7 +43,7 @@ test('one profiled replay prints every phase of its 11 steps; an unprofiled one 
   expect(row(profiled.stderr, 'act')?.calls).toBe(11);
   expect(row(profiled.stderr, 'resolve (find + fingerprint)')?.calls).toBe(11);
   expect(row(profiled.stderr, 'journal: dispatched (fsync)')?.calls).toBe(5);
-  // Only the commit's `observed` is waited for; a stage's is written behind the next `dispatched` (docs/ARCHITECTURE.md, "Profiling a replay").
+  // Only the commit's `observed` is waited for; a stage's is written behind the next `dispatched` (docs/design/profiling.md, "Profiling a replay").
   expect(row(profiled.stderr, 'journal: observed (fsync)')?.calls).toBe(1);
   expect(row(profiled.stderr, 'observe')?.calls).toBeGreaterThanOrEqual(12);
   expect(row(profiled.stderr, 'run: surface open (browser context)')?.calls).toBe(1);

@@ -46,7 +46,7 @@ const verbsOf = (c: Control): string[] => [...c.verbs, ...(c.offers ?? [])];
 /**
  * Each picker, the control a person picks in, and what picking `value` shows in "Held". React Aria's Select button is
  * labelled by its value and its label (`aria-labelledby`); Chromium names it "Normal Priority" while it holds Normal,
- * the walker by its label alone, "Priority", so a card is not bound to the value (docs/ARCHITECTURE.md, "The walker",
+ * the walker by its label alone, "Priority", so a card is not bound to the value (docs/design/walker.md, "The walker",
  * "One deliberate difference").
  */
 const PICKS = [

@@ -1,7 +1,7 @@
 // A Headless UI Listbox button labels itself (aria-labelledby="label button"), so Chromium names it by the value it
 // holds ("Queue Claims"); the walker names it by its label alone ("Queue") and shows the value beside it, so a card
 // authored while it held one value replays when it holds another, and is not taken for a listbox of another label
-// (docs/ARCHITECTURE.md "The walker", "One deliberate difference"; shared/dom/name.ts).
+// (docs/design/walker.md, "The walker", "One deliberate difference"; shared/dom/name.ts).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

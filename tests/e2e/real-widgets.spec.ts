@@ -54,7 +54,7 @@ const PICKS = [
   { library: 'MUI Autocomplete', role: 'combobox', name: 'Reviewer', value: 'Grace Hopper', shows: { reviewer: 'Grace Hopper' } },
   { library: 'Radix DropdownMenu', role: 'button', name: 'Case actions', value: 'Archive', shows: { action: 'Archived' } },
   { library: 'Radix DropdownMenu radio group', role: 'button', name: 'Case actions', value: 'Fraud', shows: { queue: 'Fraud' } },
-  { library: 'Radix DropdownMenu submenu (a path: docs/ARCHITECTURE.md, "The six verbs", submenus)', role: 'button', name: 'Case actions', value: 'Export › CSV', shows: { action: 'Exported as CSV' } },
+  { library: 'Radix DropdownMenu submenu (a path: docs/design/verbs.md, "The six verbs", submenus)', role: 'button', name: 'Case actions', value: 'Export › CSV', shows: { action: 'Exported as CSV' } },
   { library: 'Headless UI Menu', role: 'button', name: 'More', value: 'Print', shows: { action: 'Printed' } },
   { library: 'Headless UI Combobox (opens on typing)', role: 'combobox', name: 'Assignee', value: 'Katherine Johnson', shows: { assignee: 'Katherine Johnson' } },
   { library: 'Headless UI Listbox (a button with a listbox)', role: 'button', name: 'Queue', value: 'Appeals', shows: { list_queue: 'Appeals' } },

@@ -1,4 +1,4 @@
-// Settling on single-page apps (docs/ARCHITECTURE.md, "Settling"): a screen whose data is still on its way is not at
+// Settling on single-page apps (docs/design/replay.md, "Settling"): a screen whose data is still on its way is not at
 // rest. A page that fetches for 1.5 s with no spinner looked finished the moment the button was pressed; now the
 // browser surface reports the observation busy while a fetch or XHR to the app's origins is out. Another origin's
 // request (analytics) never keeps it busy.

@@ -1,5 +1,5 @@
 // Settling waits for a click's new document on Chromium's load events instead of looking at the page between two
-// documents (docs/ARCHITECTURE.md, "Settling", "Waiting for a load"): a slow frame, a frame that navigates twice, a
+// documents (docs/design/replay.md, "Settling", "Waiting for a load"): a slow frame, a frame that navigates twice, a
 // frameset's frames, a page that never finishes parsing (bounded, then left to the looks), and clicks that load
 // nothing (a fragment, pushState, a javascript: link, a 204, empty frames added by script) which must not be waited for.
 import { createServer, type Server } from 'node:http';

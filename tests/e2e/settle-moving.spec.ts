@@ -1,4 +1,4 @@
-// Settling while the page moves (docs/ARCHITECTURE.md, "Settling"): a list that fades out over the page behind it is
+// Settling while the page moves (docs/design/replay.md, "Settling"): a list that fades out over the page behind it is
 // not the screen an action led to while the fade runs. MUI keeps its closing list in the page through an exit
 // transition, the page behind covered; authoring's settle took three still looks of that for the landing screen
 // (UNLABELLED_LANDING in extension-widgets.spec.ts under load). The walker now reports a screen with a finite

@@ -2,8 +2,6 @@
 // name: the card authored on its success path replays SUCCESS for another name, a refused name is never a SUCCESS
 // (COMMIT_IN_DOUBT, naming what the app said and what it said when the card was made), and the refusal is the card's
 // business outcome once its words are declared. A row-scoped postcondition holds only in the record's own row.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { BrowserSurface } from '../../runner/browser/surface.ts';
@@ -14,17 +12,11 @@ import { parsePost } from '../../runner/cli/compile.ts';
 import type { Capability, Postcondition } from '../../shared/schema/capability.ts';
 import { startToastDesk, type ToastDesk } from '../fixtures/toast-desk.ts';
 import { compiled, eveningInBrowser } from './support/evening.ts';
+import { appScene } from './support/scene.ts';
 
 let desk: ToastDesk;
 let dir: string;
-test.beforeAll(async () => {
-  desk = await startToastDesk();
-  dir = await mkdtemp(join(tmpdir(), 'handrail-toast-'));
-});
-test.afterAll(async () => {
-  await desk.close();
-  await rm(dir, { recursive: true, force: true });
-});
+appScene(startToastDesk, { scratch: 'handrail-toast-' }, (s) => ({ app: desk, scratch: dir } = s));
 
 const owner: Owner = {
   ask(q) {

@@ -8,7 +8,7 @@ const PAGES = ['tricky.html', 'walker-names.html', 'walker-apps.html', 'walker-m
 
 /**
  * Where the walker's name on walker-strangers.html is not Chromium's, on purpose or not yet, each with its reason
- * (docs/ARCHITECTURE.md "The walker", "Names as Chromium gives them"). A difference not listed fails, and so does
+ * (docs/design/walker.md, "The walker", "Names as Chromium gives them"). A difference not listed fails, and so does
  * a listed one that is gone.
  */
 const STRANGERS_LEFT: ReadonlyArray<{ row: string; why: string }> = [

@@ -1,5 +1,5 @@
 // The browser surface puts the walker into every document as it starts (an init script), so the first look at a new
-// page is one round trip (docs/ARCHITECTURE.md, "Profiling a replay"): the page's own scripts find it already there,
+// page is one round trip (docs/design/profiling.md, "Profiling a replay"): the page's own scripts find it already there,
 // and a frame whose first about:blank window is reused by its page observes its page, not the blank it replaced.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

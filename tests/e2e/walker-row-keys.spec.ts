@@ -1,6 +1,6 @@
 // A row's key does not depend on where its table sits: a table of order lines inside a list item keys its rows by
 // each cell's whole text, as the same table outside a list does, and an element that holds both a list's items and a
-// grid's rows keys each kind by its own column (shared/dom/rows.ts; docs/ARCHITECTURE.md "The walker", "One question, one map").
+// grid's rows keys each kind by its own column (shared/dom/rows.ts; docs/design/walker.md, "The walker", "One question, one map").
 import { test, expect, type Page } from '@playwright/test';
 import { findInFrame, observePage, rowsOfRef } from '../../runner/browser/observe.ts';
 import type { Control } from '../../shared/schema/observation.ts';

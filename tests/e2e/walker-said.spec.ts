@@ -1,7 +1,7 @@
 // The walker reports what a page's live regions say beside its screen and takes it out of the screen's text: an
 // alert, a status line, a log, an aria-live region, an <output>, one inside a shadow tree, each once (a region inside
 // another is part of it), a hidden or empty one not at all; the paths and signature are what they were. It also
-// reports the page's rows by key with their text, leaving a toast's rows out (docs/ARCHITECTURE.md, "What the app says").
+// reports the page's rows by key with their text, leaving a toast's rows out (docs/design/replay.md, "What the app says").
 import { test, expect, type Page } from '@playwright/test';
 import { observePage } from '../../runner/browser/observe.ts';
 import { serveFixtures, type FixtureServer } from '../fixtures/server.ts';

@@ -1,4 +1,4 @@
-// The layering rules of docs/ARCHITECTURE.md as a check that fails the build: folders are the architecture.
+// The layering rules of docs/design/README.md as a check that fails the build: folders are the architecture.
 // Run by `npm run check:imports`; tests/unit/import-direction.test.ts proves each rule can fail.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { builtinModules } from 'node:module';

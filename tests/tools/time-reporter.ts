@@ -1,5 +1,7 @@
 // A Playwright reporter that says where the suite's time went, at its end: the spec files by the time their tests
-// took (summed over workers), and the slowest tests. CI prints it, so every run measures itself (issue "fast feedback").
+// took (summed over workers), the slowest tests, and every test that failed before it passed on its retry (with the
+// failure's first line), so a flaky test is named in every run instead of hidden by the retry. CI prints it, so every
+// run measures itself (issue "fast feedback").
 import type { FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
 
 const TOP_FILES = 15;
@@ -8,6 +10,9 @@ const TOP_TESTS = 15;
 export default class TimeReporter implements Reporter {
   readonly #files = new Map<string, { ms: number; tests: number }>();
   readonly #tests: { title: string; ms: number }[] = [];
+  /** A test's first failure, by its title, until it passes on a retry (then it is flaky) or fails for good. */
+  readonly #failedFirst = new Map<string, string>();
+  readonly #flaky: string[] = [];
   #started = Date.now();
 
   onBegin(): void {
@@ -18,9 +23,15 @@ export default class TimeReporter implements Reporter {
     const file = test.location.file.replace(/^.*\/tests\//, 'tests/');
     const entry = this.#files.get(file) ?? { ms: 0, tests: 0 };
     entry.ms += result.duration;
-    entry.tests += 1;
+    if (result.retry === 0) entry.tests += 1;
     this.#files.set(file, entry);
-    this.#tests.push({ title: `${file}:${test.location.line} ${test.title}`.slice(0, 150), ms: result.duration });
+    const title = `${file}:${test.location.line} ${test.title}`.slice(0, 150);
+    this.#tests.push({ title, ms: result.duration });
+    if (result.status === 'failed' || result.status === 'timedOut') {
+      if (!this.#failedFirst.has(title)) this.#failedFirst.set(title, (result.error?.message ?? result.status).split('\n')[0] ?? result.status);
+    } else if (result.status === 'passed' && result.retry > 0 && this.#failedFirst.has(title)) {
+      this.#flaky.push(`  ${title}\n      first failed: ${this.#failedFirst.get(title)}`);
+    }
   }
 
   onEnd(result: FullResult): void {
@@ -33,6 +44,7 @@ export default class TimeReporter implements Reporter {
     }
     lines.push('time: slowest tests');
     for (const t of this.#tests.sort((a, b) => b.ms - a.ms).slice(0, TOP_TESTS)) lines.push(`  ${s(t.ms).padStart(8)}  ${t.title}`);
+    lines.push(`time: flaky (failed, then passed on the retry): ${this.#flaky.length}`, ...this.#flaky);
     process.stdout.write(`${lines.join('\n')}\n`);
   }
 

@@ -1,7 +1,7 @@
 // The walker's golden observations: what `observePage` makes of every fixture page, PLUMBLINE's screens, CASEDESK's
 // screens and the bench's generated page, stored under tests/fixtures/walker-golden/ by `npm run golden:update` and
 // compared byte for byte by tests/e2e/walker-same.spec.ts. They pin the walker's output while its internals change
-// (docs/ARCHITECTURE.md "The walker": a faster walk must produce the same bytes, since fingerprints hash them).
+// (docs/design/walker.md, "The walker": a faster walk must produce the same bytes, since fingerprints hash them).
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';

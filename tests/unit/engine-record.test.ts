@@ -1,4 +1,4 @@
-// A commit is pressed only on a screen that shows the record its inputs name (docs/ARCHITECTURE.md, "The right record"): the hold form of another share ends FAILED WRONG_RECORD with nothing journalled as dispatched and nothing pressed.
+// A commit is pressed only on a screen that shows the record its inputs name (docs/design/replay.md, "The right record"): the hold form of another share ends FAILED WRONG_RECORD with nothing journalled as dispatched and nothing pressed.
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -1,4 +1,4 @@
-// What the app says is never proof of a record (docs/ARCHITECTURE.md, "What the app says"): a list that comes back the
+// What the app says is never proof of a record (docs/design/replay.md, "What the app says"): a list that comes back the
 // same after a save or a refusal, saying which only in a toast, is SUCCESS only when the toast says what it said when
 // the card was made (or nothing new), in doubt when it says something else, and the declared outcome when its words
 // are declared; a toast repeating the record's name meets no text postcondition, and a row-scoped one holds only in
@@ -7,11 +7,8 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Replay } from '../../runner/engine/engine.ts';
-import { Evidence, LOG_FILE } from '../../runner/evidence.ts';
-import { Capability, type CapabilityInput, type Postcondition } from '../../shared/schema/capability.ts';
-import { Masker } from '../../shared/secrets.ts';
-import type { RunResult } from '../../shared/schema/result.ts';
+import type { CapabilityInput, Postcondition } from '../../shared/schema/capability.ts';
+import { button, commitStep, memoryCard, replayInMemory } from '../fixtures/memory-cards.ts';
 import { MemorySurface, type MemoryApp, type MemoryScreen } from '../fixtures/memory-surface.ts';
 
 let dir: string;
@@ -22,14 +19,7 @@ afterEach(async () => {
   await fs.rm(dir, { recursive: true, force: true });
 });
 
-async function run(s: MemorySurface, card: CapabilityInput, inputs: Record<string, string>): Promise<{ result: RunResult; log: string }> {
-  const parsed = Capability.parse(card);
-  const masker = new Masker();
-  const evidence = await Evidence.create(dir, masker, 'r1');
-  const result = await new Replay({ card: parsed, inputs, entry: parsed.entry, runId: 'r1', masker, evidence, journal: null }, s).run();
-  await evidence.close();
-  return { result, log: await fs.readFile(path.join(dir, LOG_FILE), 'utf8') };
-}
+const run = (s: MemorySurface, card: CapabilityInput, inputs: Record<string, string>) => replayInMemory(dir, s, card, inputs);
 
 const NAME = 'Cobalt Freight';
 const LONG = 'Consolidated Intercontinental Freight';
@@ -53,34 +43,21 @@ const list = (o: { text?: string; said?: string[]; rows?: { key: string; text: s
 const desk = (landed: MemoryScreen, before: MemoryScreen = list()): MemoryApp => ({ screens: { suppliers: before, landed } });
 
 function card(s: MemorySurface, o: { post?: Postcondition[]; said?: string[]; business?: CapabilityInput['outcomes']['business'] } = {}): CapabilityInput {
-  return {
-    schema: 'handrail.capability/v1',
+  const save = commitStep('save', 'suppliers', 'save', {
+    settle: { kind: 'screen_is', screen: 'suppliers', timeout_ms: 1000, quiet_ms: 100 },
+    post: o.post ?? [{ kind: 'text', contains: '{{input.name}}' }],
+    ...(o.said ? { said: o.said } : {}),
+  });
+  return memoryCard(s, {
     id: 'add_supplier',
-    intent: 'add a supplier',
-    surface: 'browser',
     entry: 'memory://suppliers',
     inputs: { name: { type: 'string' } },
-    outputs: {},
-    screens: { suppliers: s.screenRecord('suppliers') },
-    targets: {
-      save: { role: 'button', name: { eq: 'Save supplier' }, supports: ['invoke'], ladder: [{ rung: 'role_name', cost: 100 }], fingerprint: { over: ['role'] } },
-    },
-    steps: [
-      {
-        id: 'save',
-        screen: 'suppliers',
-        op: { verb: 'invoke' },
-        target: 'save',
-        effect: { kind: 'commit', confirmed_by: { owner: 'o' } },
-        no_record: true,
-        settle: { kind: 'screen_is', screen: 'suppliers', timeout_ms: 1000, quiet_ms: 100 },
-        post: o.post ?? [{ kind: 'text', contains: '{{input.name}}' }],
-        ...(o.said ? { said: o.said } : {}),
-      },
-    ],
-    outcomes: { success: { screens: ['suppliers'] }, business: o.business ?? {}, recovery: {}, failure: {} },
-    lifecycle: { state: 'verified' },
-  };
+    screens: ['suppliers'],
+    success: ['suppliers'],
+    targets: { save: button('Save supplier') },
+    steps: [save],
+    outcomes: { business: o.business ?? {} },
+  });
 }
 
 const saved = (name: string, id = 'S-1042'): MemoryScreen =>

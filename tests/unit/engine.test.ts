@@ -588,12 +588,13 @@ describe('checkpoint 5: settle', () => {
     const s = new MemorySurface(app);
     const { result } = await replay(s, cardFor(s));
     expect(result.word).toBe('SUCCESS');
-    // One look for the first screen and one after each of the four steps: none at the old screen while loading.
-    expect(s.observations).toBe(5);
+    // Two looks for the first screen (at rest: the same screen, not busy, across the rest window; shared/rest.ts)
+    // and one after each of the four steps: none at the old screen while loading.
+    expect(s.observations).toBe(6);
     // Asked before every look, bounded by the quiet window (1 s) or what is left of the step's timeout (200 ms).
-    expect(s.loadWaits).toHaveLength(5);
-    const [first, typed, signOn, post, read] = s.loadWaits;
-    expect([first, typed, read]).toEqual([1_000, 1_000, 1_000]);
+    expect(s.loadWaits).toHaveLength(6);
+    const [first, again, typed, signOn, post, read] = s.loadWaits;
+    expect([first, again, typed, read]).toEqual([1_000, 1_000, 1_000, 1_000]);
     for (const ms of [signOn, post]) expect(ms).toBeGreaterThan(0);
     for (const ms of [signOn, post]) expect(ms).toBeLessThanOrEqual(200);
   });
@@ -847,7 +848,7 @@ describe('BUSY, when another run holds the same intent (runner/lease.ts)', () =>
   });
 });
 
-describe('the truth of the word (docs/ARCHITECTURE.md, "The truth of the word")', () => {
+describe('the truth of the word (docs/design/replay.md, "The truth of the word")', () => {
   /** The bank with a refusal page that has the result page's furniture and other words. */
   function refusingBank(): MemoryApp {
     const app = bank();
@@ -986,7 +987,7 @@ describe('the truth of the word (docs/ARCHITECTURE.md, "The truth of the word")'
   });
 });
 
-describe('a cancellation (docs/ARCHITECTURE.md, "Cancelling a run")', () => {
+describe('a cancellation (docs/design/journal.md, "Cancelling a run")', () => {
   it('before the commit is dispatched stops the run RECOVERABLE / CANCELLED: nothing pressed, nothing in doubt', async () => {
     const s = new MemorySurface(bank());
     const journal = path.join(tmp, 'cancel.jsonl');
@@ -1052,7 +1053,7 @@ function rewordedResult(): { app: MemoryApp; s: MemorySurface; card: Capability 
   return { app, s, card };
 }
 
-describe('the escalation ladder\'s first rung: the referee (docs/ARCHITECTURE.md, "The escalation ladder")', () => {
+describe('the escalation ladder\'s first rung: the referee (docs/design/escalation.md, "The escalation ladder")', () => {
   const evidenceOf = async (dir: string): Promise<Array<{ kind: string; data: Record<string, unknown> }>> =>
     (await fs.readFile(path.join(dir, LOG_FILE), 'utf8'))
       .split('\n')

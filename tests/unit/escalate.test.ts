@@ -1,4 +1,4 @@
-// The escalation ladder's pure parts (docs/ARCHITECTURE.md, "The escalation ladder"): the decision of what to ask
+// The escalation ladder's pure parts (docs/design/escalation.md, "The escalation ladder"): the decision of what to ask
 // next as a table (screen rungs up to the person, and the control rung), the referee's acceptance bar and furniture re-check, and the local referee over the real card's
 // screens with PLUMBLINE's drift switches applied to the stored furniture.
 import { readFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// The folder rules of docs/ARCHITECTURE.md hold on the real tree, and each rule really fails on a violating import.
+// The folder rules of docs/design/README.md hold on the real tree, and each rule really fails on a violating import.
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { checkFile, checkTree } from '../tools/import-direction.ts';

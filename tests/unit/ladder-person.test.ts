@@ -256,6 +256,29 @@ describe('the person rung: a console on 127.0.0.1 with a one-time token', () => 
     expect(timedOut.lines.find((l) => l.kind === 'person_timeout')?.data['after_ms']).toBeGreaterThanOrEqual(150);
   });
 
+  it('told to stop while a person is asked (a signal): the climb ends at once, CANCELLED with nothing pressed, the console closed, no act after it', async () => {
+    const { s, card } = noticeAfter('signon', 1);
+    const stop = new AbortController();
+    let late: unknown;
+    const c = atConsole(async (url) => {
+      stop.abort('SIGTERM');
+      // A press sent after the signal is not made.
+      late = await form(url, '/act', { name: 'Dee', row: '1', verb: 'invoke' }).then((r) => r.status, () => 'closed');
+    });
+    const began = Date.now();
+    const { result, lines } = await run(s, card, { person: c.person, signal: stop.signal });
+    await c.done();
+    expect(Date.now() - began).toBeLessThan(5_000);
+    expect(result).toMatchObject({ word: 'RECOVERABLE', code: 'CANCELLED', retryable: true, escalated_to_human: true, at_step: 'sign_on' });
+    expect(result.message).toMatch(/stopped \(SIGTERM\) while a person was asked at step sign_on/);
+    expect(lines.find((l) => l.kind === 'person_stopped')?.data).toMatchObject({ step: 'sign_on', reason: 'SIGTERM' });
+    expect(lines.filter((l) => l.kind === 'ladder').map((l) => l.data['decision'])).toContainEqual({ stop: 'stopped' });
+    expect(lines.some((l) => l.kind === 'human_step')).toBe(false);
+    expect([409, 'closed']).toContain(late);
+    await expect(fetch(c.urls[0] as string)).rejects.toThrow();
+    expect(s.presses('F10=Post Hold')).toBe(0);
+  });
+
   it('with a commit in flight the person may look and navigate but not stage; without --console nobody is asked', async () => {
     const { app, s, card } = noticeAfter('review', 0);
     const c = atConsole(async (url) => {

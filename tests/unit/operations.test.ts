@@ -97,7 +97,7 @@ describe('the operations table', () => {
         const sticker = VERBS[verb].sticker === 'read' ? 'read' : 'stage';
         card.steps = [{ id: 'only', screen: 'signon', op: { verb, ...(withValue ? { value: sample(verb) } : {}) }, target: 'password_field', effect: { kind: sticker } }];
         card.outputs = {};
-        // read_rows reads a table into a rows output (docs/ARCHITECTURE.md, "Rows as outputs").
+        // read_rows reads a table into a rows output (docs/design/capability.md, "Rows as outputs").
         if (verb === 'read_rows' && t) {
           (t as { role: string }).role = 'table';
           card.outputs = { rows: { kind: 'rows', from_step: 'only', columns: { a: { header: 'A' } } } };

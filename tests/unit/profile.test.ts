@@ -140,6 +140,47 @@ describe('the scale bench reads /proc (tests/bench/cpu.ts)', () => {
     expect(kindOf('/usr/bin/node --import tsx runner/cli/main.ts replay', true)).toBe('cli');
   });
 
+  // A known load, to tell which of the bench's two CPU counts is right (issue 38). Each node process burns until its
+  // own CPU (process.cpuUsage, all its threads) reaches the mark, then prints it: the reported seconds are the truth.
+  const burn = (s: number): string => `while((u=>u.user+u.system)(process.cpuUsage())<${s * 1e6});`;
+  const said = (child: ReturnType<typeof spawn>): Promise<number[]> =>
+    new Promise((done, fail) => {
+      let out = '';
+      child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+      child.once('error', fail);
+      child.once('close', () => done(out.trim().split(/\s+/).filter(Boolean).map(Number)));
+    });
+
+  it('counts a child that burns 1 CPU-second on two threads once, as the kernel does', async () => {
+    const worker = `${burn(1)}`;
+    const child = spawn(process.execPath, ['-e', `const {Worker}=require('node:worker_threads');let n=2;for(let i=0;i<2;i++)new Worker(${JSON.stringify(worker)},{eval:true}).on('exit',()=>--n||console.log((u=>(u.user+u.system)/1e6)(process.cpuUsage())))`]);
+    const sampler = new TreeSampler(child.pid as number, 100);
+    const [own] = await said(child);
+    const r = sampler.stop();
+    expect(own).toBeGreaterThanOrEqual(1);
+    expect(r.sampledS).toBeGreaterThan(own! - 0.05);
+    expect(r.sampledS).toBeLessThan(own! + 0.05);
+    expect(r.reapedS).toBeGreaterThan(own! - 0.05);
+  }, 60_000);
+
+  it('counts a child its parent never waits for, where the kernel\'s count of reaped children misses it', async () => {
+    // As Chromium's browser process leaves its zygotes: the grandchild burns 1 CPU-s, the parent ends without waiting
+    // for it, and the grandchild ends after — init reaps it, so its CPU never reaches this process's cutime.
+    const grandchild = `${burn(1)}console.log((u=>(u.user+u.system)/1e6)(process.cpuUsage()));process.stdout.write('',()=>setTimeout(()=>{},300))`;
+    const parent =
+      `const c=require('node:child_process').spawn(process.execPath,['-e',${JSON.stringify(grandchild)}],{stdio:['ignore','pipe','inherit']});` +
+      `c.stdout.once('data',d=>{process.stdout.write(String(d).trim()+' '+(u=>(u.user+u.system)/1e6)(process.cpuUsage())+'\\n',()=>process.exit(0))})`;
+    const child = spawn(process.execPath, ['-e', parent]);
+    const sampler = new TreeSampler(child.pid as number, 50);
+    const [grand, own] = await said(child);
+    const r = sampler.stop();
+    expect(grand).toBeGreaterThanOrEqual(1);
+    // The sampler saw both processes burn; the kernel's count has the parent only.
+    expect(r.sampledS).toBeGreaterThan(grand! + own! - 0.1);
+    expect(r.sampledS).toBeLessThan(grand! + own! + 0.1);
+    expect(r.reapedS).toBeLessThan(own! + 0.1);
+  }, 60_000);
+
   it('counts a process already running when sampling starts from then, not from its start', async () => {
     // The child burns 0.4 s of CPU, says so, then idles: sampled after that, it has used next to nothing.
     const child = spawn(process.execPath, ['-e', "const t=process.cpuUsage();while(process.cpuUsage(t).user<4e5);console.log('busy done');setInterval(()=>{},1e3)"]);

@@ -1,4 +1,4 @@
-// A card's surface is chosen in one place, by its own `surface`: a surface not built yet is refused by name before anything opens, a card may use only what its surface declares, a new surface is added by following docs/ARCHITECTURE.md's checklist, and the engine never sees the process environment.
+// A card's surface is chosen in one place, by its own `surface`: a surface not built yet is refused by name before anything opens, a card may use only what its surface declares, a new surface is added by following docs/design/extending.md's checklist, and the engine never sees the process environment.
 import type { SurfaceName } from '../../shared/surfaces.ts';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
@@ -202,7 +202,7 @@ describe('a card is checked against its surface\'s declaration', () => {
   });
 });
 
-describe('adding a surface by the checklist (docs/ARCHITECTURE.md, "How to add a surface")', () => {
+describe('adding a surface by the checklist (docs/design/extending.md, "How to add a surface")', () => {
   it('a fake terminal, registered through a registry with its declaration, replays a card end to end', async () => {
     const s = new FakeTerminal(terminalApp());
     // Steps 1–5: the Surface (FakeTerminal), its declaration (SURFACES.tn3270: rungs, scopes, risk, reachability,

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { blank, normalize } from '../../shared/dom/name.ts';
 
-/** The rule as accname matching spells it (docs/ARCHITECTURE.md "The walker"), without the walker's shortcut. */
+/** The rule as accname matching spells it (docs/design/walker.md, "The walker"), without the walker's shortcut. */
 function fullRule(s: string): string {
   return s.replace(/[\u200b\u00ad]/g, '').replace(/\s+/g, ' ').trim();
 }

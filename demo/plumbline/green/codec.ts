@@ -1,5 +1,5 @@
 // The green screen's own small TN3270 codec: telnet framing, cp037, the 3270 orders a host writes and the inbound
-// read-modified record it reads. demo/ imports nothing from the product (docs/ARCHITECTURE.md, "Demo apps"), so the
+// read-modified record it reads. demo/ imports nothing from the product (docs/design/demo.md, "Demo apps"), so the
 // mock host carries its own copy; the product's codec lives in terminal-agent/ and is tested against this host.
 // References: RFC 854 (telnet), RFC 885 (EOR), RFC 856 (BINARY), RFC 1091 (TERMINAL-TYPE), RFC 1576 (TN3270),
 // IBM GA23-0059 "3270 Data Stream Programmer's Reference" (orders, WCC, attributes, AIDs, buffer addresses).

@@ -1,5 +1,5 @@
 // A green screen as data (protected text and input fields at rows and columns) and its Erase/Write record.
-// See docs/ARCHITECTURE.md, "Demo apps" (PLUMBLINE's green screen) and GA23-0059 for the orders used.
+// See docs/design/demo.md, "Demo apps" (PLUMBLINE's green screen) and GA23-0059 for the orders used.
 import {
   CMD_ERASE_WRITE, FA_INTENSIFIED, FA_NONDISPLAY, FA_NUMERIC, FA_PROTECTED, ORDER_IC, ORDER_SBA, ORDER_SF,
   WCC_ALARM, WCC_RESET_MDT, WCC_RESTORE, encodeAddress, encodeAttribute, encodeWcc, toEbcdic,

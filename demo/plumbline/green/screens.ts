@@ -1,5 +1,5 @@
 // PLUMBLINE's green screens and what each key does on them: the web bank's flow (sign on, inquiry, member, hold,
-// review, post) on one shared Store. The table of screens is in docs/ARCHITECTURE.md, "Demo apps".
+// review, post) on one shared Store. The table of screens is in docs/design/demo.md, "Demo apps".
 import { money, resultLine, type ResultFacts } from '../pages.ts';
 import { HoldReason, type Store } from '../store.ts';
 import { AID, aidName, pfNumber, type Inbound } from './codec.ts';

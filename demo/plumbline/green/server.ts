@@ -2,7 +2,7 @@
 // Telnet as a TN3270 server (RFC 1576): TERMINAL-TYPE (RFC 1091), then EOR (RFC 885) and BINARY (RFC 856) both
 // ways, batched in one packet as real hosts send them; TN3270E (RFC 2355) and every other option refused.
 // Option state follows RFC 1143's rule (answer only a change of state) so neither side loops.
-// The screens and keys are in ./screens.ts; docs/ARCHITECTURE.md, "Demo apps", has the table.
+// The screens and keys are in ./screens.ts; docs/design/demo.md, "Demo apps", has the table.
 import { createServer, type Socket } from 'node:net';
 import { listenOn } from '../listen.ts';
 import { Store } from '../store.ts';

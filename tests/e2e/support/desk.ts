@@ -1,5 +1,5 @@
 // Test support: CASEDESK on 127.0.0.1 for a spec file (support/scene.ts), and its judge read straight from the desk's
-// /_judge/ endpoints, so a test proves a write from the app's side (docs/ARCHITECTURE.md, "Demo apps", "Test scenes").
+// /_judge/ endpoints, so a test proves a write from the app's side (docs/design/demo.md, "Demo apps", "Test scenes").
 import { startCaseDesk, type Desk, type DeskOptions } from '../../../demo/casedesk/server.ts';
 import { appScene, splitScene, type Scene, type SceneOptions } from './scene.ts';
 

@@ -1,6 +1,6 @@
 // Test support: one demo app on 127.0.0.1 for a spec file (or for each test), with what its tests share beside it — a
 // scratch directory, a fresh $HANDRAIL_HOME per test, a Chromium of its own, the store reset before each test — as
-// the hooks every such spec used to write out (docs/ARCHITECTURE.md, "Test scenes").
+// the hooks every such spec used to write out (docs/design/demo.md, "Test scenes").
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,9 +8,9 @@ import { test } from '@playwright/test';
 import { chromium, type Browser } from 'playwright-core';
 import { findChromium } from '../../../runner/browser/chromium.ts';
 
-/** What a demo app's handle offers a test's hooks: PLUMBLINE's `Bank` and CASEDESK's `Desk` both do. */
+/** What an app's handle offers a test's hooks: PLUMBLINE's `Bank` and CASEDESK's `Desk` have a store to reset too. */
 export interface App {
-  store: { reset(): void };
+  store?: { reset(): void };
   close(): Promise<void>;
 }
 
@@ -73,7 +73,10 @@ export function appScene<A extends App>(start: () => Promise<A>, o: SceneOptions
   }
   if (o.reset || o.home) {
     test.beforeEach(async () => {
-      if (o.reset) scene.app.store.reset();
+      if (o.reset) {
+        if (!scene.app.store) throw new Error('the scene was asked to reset a store, and this app has none');
+        scene.app.store.reset();
+      }
       if (o.home) scene.home = await mkdtemp(join(scene.scratch, 'home-'));
       bind(scene);
     });

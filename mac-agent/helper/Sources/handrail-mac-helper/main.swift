@@ -1,4 +1,4 @@
-// The Handrail mac helper (docs/ARCHITECTURE.md, "The mac surface"): the macOS side of the helper protocol
+// The Handrail mac helper (docs/design/mac.md, "The mac surface"): the macOS side of the helper protocol
 // (mac-agent/protocol.ts), JSON lines over stdio. It reads an app's accessibility tree with batch attribute reads,
 // acts only through AX (AXPress, AXValue; never coordinates), answers a destroyed element's ref `stale_ref`, checks
 // AXEnabled before AXPress (AX answers a press on a disabled button with success and does nothing), activates the
