@@ -137,6 +137,28 @@ function tokenAt(hay: string, needle: string): number {
   return -1;
 }
 
+/**
+ * Whether a recorded path spells one of the run's values (as a path spells it, a whole token, a value that can stand
+ * for a record): the record the evening was about, which another run for another record will not show.
+ */
+export function spellsValue(path: string, values: PublicValues): boolean {
+  const name = /'([^']*)'$/.exec(path)?.[1]?.trim() ?? '';
+  return Object.values(values).some((v) => recordValue(v) && (tokenAt(path, asInPath(v)) >= 0 || badgeOf(name, v)));
+}
+
+/**
+ * Whether a control's whole name is the short badge an app draws for a value: its first two or three letters or its
+ * words' initials, any case (Node-RED's user menu shows "ed" for "editor"; mail apps show "DR" for "Dana Reviewer").
+ * A run signed in as someone else shows another badge, so it is the record, never a mark.
+ */
+function badgeOf(name: string, value: string): boolean {
+  if (name.length < 1 || name.length > 3 || !/^\p{L}+$/u.test(name)) return false;
+  const n = name.toLowerCase();
+  const v = value.trim().toLowerCase();
+  const initials = v.split(/[\s._-]+/).filter(Boolean).map((w) => w.charAt(0)).join('');
+  return (n.length >= 2 && v.startsWith(n)) || (initials.length >= 2 && initials === n);
+}
+
 /** The exact-tier signature of a screen with record paths: its furniture and its templates, told apart by count. */
 export function recordSignature(furniture: readonly string[], record: readonly string[]): string {
   const f = [...new Set(furniture)].sort();

@@ -112,6 +112,13 @@ export interface Surface {
    */
   loaded?(ms: number): Promise<boolean>;
   /**
+   * Waits `ms` by the page's own clock (a timer set in each of its documents): what the page set a timer for sooner
+   * — a search box's debounce — has run by then, however late a loaded machine runs the page's timers (HTML §8.6:
+   * timers run in the order they are due). Authoring's settle takes a screen as unchanged only after it
+   * (docs/design/replay.md, "Settling"). Optional: a surface without it is judged by the wall clock alone.
+   */
+  quiet?(ms: number): Promise<void>;
+  /**
    * How many writes (requests other than GET/HEAD/OPTIONS) the page has out to the application and not yet answered.
    * A commit (its screen, its postconditions) is read only off a look with none out before or after it: a success screen
    * drawn while the app's write is unanswered may be replaced by its refusal (docs/design/replay.md, "Settling").

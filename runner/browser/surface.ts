@@ -99,6 +99,30 @@ export interface BrowserSurfaceOptions {
   trace?: string;
 }
 
+/** Input types whose value is text a person types; any other (date, number, color, range…) is filled whole. */
+const TYPED_INPUTS = new Set(['', 'text', 'search', 'email', 'url', 'tel', 'password']);
+
+/**
+ * set_value as a person types the value: filled but for its last character, which is typed as a key (keydown,
+ * keypress, input, keyup; UI Events §5.2), so a page that hears only keys hears it — jQuery-era widgets filter on
+ * `keyup` alone (Node-RED's search box), and `fill` sends none. A control character (a newline: Enter could send a
+ * form) or a field whose value is no text is filled whole; Playwright types a character no key makes as inserted text.
+ */
+async function typeValue(el: ElementHandle<Element>, value: string): Promise<void> {
+  const chars = [...value];
+  const last = chars.at(-1);
+  const typed = await el.evaluate(
+    (e, types) => e instanceof HTMLTextAreaElement || (e instanceof HTMLInputElement && types.includes(e.getAttribute('type')?.toLowerCase() ?? '')) || (e as HTMLElement).isContentEditable,
+    [...TYPED_INPUTS],
+  );
+  if (!typed || last === undefined || /[\u0000-\u001f\u007f]/.test(last)) {
+    await el.fill(value);
+    return;
+  }
+  await el.fill(chars.slice(0, -1).join(''));
+  await el.type(last);
+}
+
 export class BrowserSurface implements Surface {
   readonly kind = 'browser' as const;
   readonly observer = WALKER_VERSION;
@@ -230,6 +254,12 @@ export class BrowserSurface implements Surface {
     return this.loads.until(ms);
   }
 
+  async quiet(ms: number): Promise<void> {
+    // A timer in every document of the page, main frame and frames alike; a frame that goes away meanwhile has
+    // nothing left to run.
+    await Promise.all(this.page.frames().map((f) => f.evaluate((t) => new Promise<void>((r) => setTimeout(r, t)), ms).catch(() => undefined)));
+  }
+
   private tracePath: string | null = null;
 
   private alive(): void {
@@ -327,7 +357,7 @@ export class BrowserSurface implements Surface {
             await el.evaluate((e, attr) => e.setAttribute(attr, ''), SECRET_ATTR);
             this.secretTyped = true;
           }
-          await el.fill(op.value ?? '');
+          await typeValue(el, op.value ?? '');
           // Leave the field, as a person moving on does: whatever the page does when a value is entered (a
           // change handler that submits) happens now, inside this action's watch, not during the next one.
           await el.evaluate((e) => (e as HTMLElement).blur()).catch(() => undefined);

@@ -695,6 +695,47 @@ export class Replay {
     }
   }
 
+  /**
+   * Looks again for a target the right screen does not show yet (docs/design/replay.md, "A target not there yet"): a
+   * list filtered by a search box 500 ms after the last key is the same screen before and after, so settling did not
+   * wait for it. The target is resolved again after each look while the screen is still arriving — it changes, or has
+   * not rested for the quiet time by the wall clock and by the page's own clock (`Surface.quiet`: the page's timers set
+   * before the wait have run) — never past the step's timeout and never on another screen. What it found, and how long
+   * it waited; the first answer when nothing came.
+   */
+  private async targetArriving(step: Step, target: BoundTarget, first: Resolution): Promise<{ resolution: Resolution; ms: number }> {
+    const { timeout, quiet } = this.timing(step);
+    const began = this.now();
+    const rest = new Rest(this.now);
+    let named = this.current;
+    if (named) rest.see(named);
+    let pageQuiet = this.surface.quiet === undefined;
+    void this.surface.quiet?.(quiet).then(
+      () => (pageQuiet = true),
+      () => (pageQuiet = true),
+    );
+    let lookedAfterQuiet = pageQuiet;
+    let resolution = first;
+    for (let attempt = 1; ; attempt++) {
+      if (resolution.ok || resolution.code !== 'TARGET_NOT_FOUND') break;
+      if (!named || named.label !== step.screen || (rest.ms >= quiet && lookedAfterQuiet) || this.now() - began >= timeout) break;
+      await sleep(POLL_STEPS_MS[Math.min(attempt, POLL_STEPS_MS.length - 1)] ?? 120);
+      const quietBefore = pageQuiet;
+      try {
+        named = await this.look();
+        rest.see(named);
+      } catch (e) {
+        if (!(e instanceof SurfaceError && e.code === 'STALE')) throw e;
+        rest.moved();
+        continue;
+      }
+      lookedAfterQuiet = quietBefore;
+      if (named.label !== step.screen) break;
+      resolution = await this.surface.resolve(target);
+    }
+    return { resolution, ms: this.now() - began };
+  }
+
   /** A pre- or postcondition in words, its blanks filled from the run's inputs (never a secret: the card refuses those). */
   private describeFilled(p: Postcondition): string {
     if (p.kind === 'row') return `row ${JSON.stringify(this.fill(p.key))} showing ${JSON.stringify(this.fill(p.contains))} on the screen`;
@@ -972,8 +1013,16 @@ export class Replay {
     }
     // 2. Resolve.
     const target = this.bind(step.target);
-    const resolution = await this.timed('resolve (find + fingerprint)', () => this.surface.resolve(target));
-    this.note('resolve', { step: step.id, target: step.target, ...resolution });
+    const once = await this.timed('resolve (find + fingerprint)', () => this.surface.resolve(target));
+    // A target not there yet on the right screen (a list a debounced search has not filtered) is waited for, bounded.
+    const arrived = !once.ok && once.code === 'TARGET_NOT_FOUND' ? await this.timed('wait for the target', () => this.targetArriving(step, target, once)) : null;
+    const resolution = arrived?.resolution ?? once;
+    this.note('resolve', { step: step.id, target: step.target, ...resolution, ...(arrived ? { waited_ms: arrived.ms } : {}) });
+    // The record is proven again on the look the target arrived on: the screen changed since it was first proven.
+    if (arrived?.resolution.ok && step.effect.kind === 'commit' && step.pre?.length && this.current) {
+      const wrong = await this.timed('preconditions', () => this.preconditions(step, this.current as Named));
+      if (wrong) return wrong;
+    }
     // The control rung, when the ladder found none or several: the referee proposes a row, the fingerprint disposes.
     const lost = !resolution.ok && (resolution.code === 'TARGET_NOT_FOUND' || resolution.code === 'AMBIGUOUS');
     const found: Resolution | Resolved = (lost ? await this.controlFor(step, target) : null) ?? resolution;

@@ -49,6 +49,16 @@ export async function settleAfter(surface: Surface, before: string, opts: Settle
     if (surface.loaded && ms > 0) await surface.loaded(ms);
   };
   await loadsEnded();
+  // The page's clock runs the quiet window too, from the action on: what the action set a timer for — a filter 500 ms
+  // after the last key, while the key showed a clear button at once — is part of where it led, and on a loaded
+  // machine the page's timers run late. Only a look begun after the page's window ended may say where the action led
+  // (a new screen) or that it changed nothing.
+  let pageQuiet = surface.quiet === undefined;
+  void surface.quiet?.(quietMs).then(
+    () => (pageQuiet = true),
+    () => (pageQuiet = true),
+  );
+  let lookedAfterQuiet = pageQuiet;
   let last = await look(surface);
   let since = Date.now();
   let repeats = 0;
@@ -58,12 +68,14 @@ export async function settleAfter(surface: Surface, before: string, opts: Settle
   const rests = (o: Observation): boolean => !o.busy && !(o.moving && Date.now() < stillUntil);
   let resting = rests(last);
   for (;;) {
-    if (resting && last.signature !== before && repeats >= 2) return last;
-    if (resting && last.signature === before && Date.now() - since >= quietMs) return last;
+    if (resting && last.signature !== before && repeats >= 2 && lookedAfterQuiet) return last;
+    if (resting && last.signature === before && Date.now() - since >= quietMs && lookedAfterQuiet) return last;
     if (Date.now() >= deadline) return last;
     await sleep(pollMs);
     await loadsEnded();
+    const quietBefore = pageQuiet;
     const obs = await look(surface);
+    lookedAfterQuiet = quietBefore;
     const now = rests(obs);
     // The quiet window runs from the last change of signature (a busy flag flickering on a poll does not restart it);
     // the repeats need looks at rest in a row.

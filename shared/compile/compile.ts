@@ -28,7 +28,7 @@ import { recordProof } from './identity.ts';
 import { LOST_WHY, lostAction, type TraceAct, type TraceLabel, type TraceLine, type TraceStart } from '../schema/trace.ts';
 import { describeWrite, endpointOf, originOf } from '../writes.ts';
 import { newSaid, saidTemplate } from '../said.ts';
-import { labelledAs, labelledScreen, templateScreen, type KnownScreen } from '../screens.ts';
+import { labelledAs, labelledScreen, publicValues, templateScreen, type KnownScreen, type PublicValues } from '../screens.ts';
 
 export type HoleCode =
   | 'NO_START'
@@ -507,6 +507,7 @@ export function compile(lines: readonly TraceLine[], opts: CompileOptions = {}):
       Object.fromEntries([...labels.values()].map((l) => [l.label, screenOf(l, inputs)])),
       steps,
       done.label,
+      publicValues(inputs),
     ),
     targets: Object.fromEntries([...byKey.values()].map((t) => [t.id, t.target])),
     steps,
@@ -592,8 +593,8 @@ function rowsHoles(line: number, l: TraceAct, outputs: Set<string>, hole: (line:
 }
 
 /** Every screen that can follow a commit gets the structural marks that tell it apart (shared/marks.ts). */
-function withMarks(screens: Record<string, DraftScreen>, steps: Step[], finish: string): Record<string, DraftScreen> {
-  const marks = proposeMarks({ steps, outcomes: { success: { screens: [finish] }, business: {}, recovery: {}, failure: {} }, screens });
+function withMarks(screens: Record<string, DraftScreen>, steps: Step[], finish: string, values: PublicValues): Record<string, DraftScreen> {
+  const marks = proposeMarks({ steps, outcomes: { success: { screens: [finish] }, business: {}, recovery: {}, failure: {} }, screens }, values);
   const out: Record<string, DraftScreen> = {};
   for (const [label, screen] of Object.entries(screens)) {
     const m = marks[label];

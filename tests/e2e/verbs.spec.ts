@@ -14,10 +14,27 @@ import type { BoundTarget } from '../../shared/surface.ts';
 import { serveFixtures, type FixtureServer } from '../fixtures/server.ts';
 import { WALKER_GOLDEN_DIR } from '../tools/walker-golden.ts';
 
+/**
+ * Fields that hear only keys, as jQuery-era widgets are written (Node-RED's search box filters on `keyup` alone): a
+ * filter over three flows, and a date field beside it, whose value is no text to type.
+ */
+const KEYED = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Keyed</title></head><body>
+<label>Search flows <input id="search"></label>
+<label>Due <input id="due" type="date"></label>
+<ul id="flows"><li>Orders</li><li>Refunds</li><li>Returns</li></ul>
+<script>
+  window.models = { keyups: 0, due: '' };
+  document.getElementById('search').addEventListener('keyup', (e) => {
+    window.models.keyups++;
+    for (const li of document.querySelectorAll('#flows li')) li.hidden = !li.textContent.includes(e.target.value);
+  });
+  document.getElementById('due').addEventListener('change', (e) => { window.models.due = e.target.value; });
+</script></body></html>`;
+
 let server: FixtureServer;
 let surface: BrowserSurface;
 test.beforeAll(async () => {
-  server = await serveFixtures({ '/search-sent': '<!doctype html><title>Sent</title><p>Searched</p>' });
+  server = await serveFixtures({ '/search-sent': '<!doctype html><title>Sent</title><p>Searched</p>', '/keyed.html': KEYED });
 });
 test.afterAll(async () => {
   await server.close();
@@ -56,6 +73,17 @@ test('set_value reaches a React-style, a Vue-style and a plain-DOM controlled in
     el.dispatchEvent(new Event('input', { bubbles: true }));
   });
   expect((await models())['react']).toBe('Ada Lovelace');
+});
+
+test('set_value reaches a field that hears only keys (a keyup filter): the value is typed as a person types it', async () => {
+  await surface.open(`${server.url}/keyed.html`);
+  const o = await surface.observe();
+  await surface.act(one(o, named('Search flows')).ref, { verb: 'set_value', value: 'Re' });
+  expect(await surface.page.locator('#flows li:visible').allTextContents()).toEqual(['Refunds', 'Returns']);
+  expect(await surface.page.inputValue('#search')).toBe('Re');
+  // A value that is no text (a date) is filled, not typed: typing part of it would be a malformed date.
+  await surface.act(one(o, named('Due')).ref, { verb: 'set_value', value: '2026-12-07' });
+  expect((await models())['due']).toBe('2026-12-07');
 });
 
 test('press: Enter in a field adds an item; Enter that submits a form is a write the surface sees', async () => {

@@ -9,7 +9,7 @@ import type { Surface } from '../../shared/surface.ts';
  * A page that shows `frames[i].signature` from `frames[i].at` ms after the act, optionally busy, and (when `loadsUntil`
  * is given) reports a document on its way until then through `loaded`, as the browser surface does.
  */
-function scripted(frames: { at: number; signature: string; busy?: boolean; moving?: boolean }[], loadsUntil?: number) {
+function scripted(frames: { at: number; signature: string; busy?: boolean; moving?: boolean }[], loadsUntil?: number, pageLagsUntil?: number) {
   const began = Date.now();
   const looks: { at: number; signature: string }[] = [];
   const surface = {
@@ -19,6 +19,14 @@ function scripted(frames: { at: number; signature: string; busy?: boolean; movin
       looks.push({ at, signature: showing.signature });
       return { signature: showing.signature, busy: showing.busy ?? false, ...(showing.moving ? { moving: true } : {}) } as unknown as Observation;
     },
+    // A loaded machine: the page's own timers run late, so a timer it set for `ms` fires no sooner than `pageLagsUntil`.
+    ...(pageLagsUntil === undefined
+      ? {}
+      : {
+          async quiet(ms: number): Promise<void> {
+            await new Promise((r) => setTimeout(r, Math.max(ms, pageLagsUntil - (Date.now() - began))));
+          },
+        }),
     ...(loadsUntil === undefined
       ? {}
       : {
@@ -48,6 +56,26 @@ describe('authoring settles where the action led', () => {
     const obs = await settleAfter(surface, 'before', { pollMs: 20, quietMs: 200, maxMs: 3000 });
     expect(obs.signature).toBe('before');
     expect(looks.at(-1)!.at).toBeGreaterThanOrEqual(200);
+  });
+
+  it('the page’s own clock ends the quiet window: a debounced filter that ran late, after a clear button shown at once, is where the action led', async () => {
+    // A search box filters 500 ms after the last key (Node-RED's explorer); the page's timers run 400 ms late, so the
+    // filter shows at 900 ms, after a 600 ms quiet window by the wall clock. A timer the page runs for the window fires
+    // only after the filter's, which was set first (HTML §8.6 timers run in the order they are due).
+    const frames = [
+      { at: 0, signature: 'before' },
+      { at: 900, signature: 'filtered' },
+    ];
+    const { surface } = scripted(frames, undefined, 900);
+    expect((await settleAfter(surface, 'before', { pollMs: 20, quietMs: 600, maxMs: 5000 })).signature).toBe('filtered');
+    // A key that shows a clear button at once and filters later: the clear button alone is not where it led.
+    const twoStage = scripted([{ at: 0, signature: 'before' }, { at: 30, signature: 'clear button' }, { at: 900, signature: 'filtered' }], undefined, 900);
+    expect((await settleAfter(twoStage.surface, 'before', { pollMs: 20, quietMs: 600, maxMs: 5000 })).signature).toBe('filtered');
+    // With a page on time, it costs nothing: an action that changed nothing is taken as such after the quiet window.
+    const onTime = scripted([{ at: 0, signature: 'before' }], undefined, 0);
+    const began = Date.now();
+    expect((await settleAfter(onTime.surface, 'before', { pollMs: 20, quietMs: 300, maxMs: 5000 })).signature).toBe('before');
+    expect(Date.now() - began).toBeLessThan(1000);
   });
 
   it('a screen in motion (a list fading out over the page) is not where the action led while it moves', async () => {

@@ -146,4 +146,24 @@ describe('structural marks', () => {
   it('are empty when the screen is contained in every other one', () => {
     expect(structuralMarks('a', { a: { paths: ['f'] }, b: { paths: ['f', 'g'] } })).toEqual([]);
   });
+
+  it('never include a path that spells an input\'s value: the authored record is not furniture another run shows', () => {
+    // A wiki's saved page lists the new page's title in its sidebar ("Open"): a link named by the typed title, on no
+    // other screen. As a mark it is absent on every later run (another title), so the saved page could never be named.
+    const screens = {
+      saved: { paths: ['f', "main>button 'Edit'", "region>tablist>link 'Shopping list'", "region>tablist>link 'Shopping lists'"] },
+      wiki: { paths: ['f'] },
+    };
+    expect(structuralMarks('saved', screens)).toContain("region>tablist>link 'Shopping list'");
+    expect(structuralMarks('saved', screens, { title: 'Shopping list' })).toEqual(["main>button 'Edit'", "region>tablist>link 'Shopping lists'"]);
+    // Spelled as a path spells it (digits masked, whitespace collapsed), and only a value that can stand for a record.
+    expect(structuralMarks('a', { a: { paths: ["link 'Order #'", "link 'AB'"] }, b: { paths: [] } }, { order: 'Order 12', code: 'AB' })).toEqual(["link 'AB'"]);
+  });
+  it("leave out a badge drawn for an input (its first letters or initials): the record, not the screen", () => {
+    const screens = { done: { paths: ["list>link 'ed'", "list>link 'DR'", "button 'Deploy'", "link 'Ok'"] }, form: { paths: [] } };
+    expect(structuralMarks('done', screens, { user: 'editor', owner: 'Dana Reviewer' })).toEqual(["button 'Deploy'", "link 'Ok'"]);
+    // Without the values each is a mark; a short word that is no badge of them stays one.
+    expect(structuralMarks('done', screens)).toHaveLength(4);
+    expect(structuralMarks('done', screens, { user: 'operator' })).toHaveLength(4);
+  });
 });

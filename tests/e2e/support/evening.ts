@@ -8,9 +8,16 @@ import { compile, type CompileOptions } from '../../../shared/compile/compile.ts
 import type { Capability } from '../../../shared/schema/capability.ts';
 import type { TraceLine } from '../../../shared/schema/trace.ts';
 
-/** Runs the evening on a fresh BrowserSurface writing the book at `bookPath`; the evening's result and the book's lines. */
-export async function eveningInBrowser(bookPath: string, o: Omit<EveningOptions, 'surface' | 'book' | 'selectorsFor'>): Promise<{ evening: EveningResult; lines: TraceLine[] }> {
-  const surface = await BrowserSurface.launch();
+/**
+ * Runs the evening on a fresh BrowserSurface (its own Chromium, unless `launch` makes it otherwise: a context of a
+ * shared browser) writing the book at `bookPath`; the evening's result and the book's lines.
+ */
+export async function eveningInBrowser(
+  bookPath: string,
+  o: Omit<EveningOptions, 'surface' | 'book' | 'selectorsFor'>,
+  launch: () => Promise<BrowserSurface> = () => BrowserSurface.launch(),
+): Promise<{ evening: EveningResult; lines: TraceLine[] }> {
+  const surface = await launch();
   const book = await JsonlBook.create(bookPath);
   let evening: EveningResult;
   try {
