@@ -1,6 +1,6 @@
 // The browser surface: Playwright behind the six verbs. Targets are found by the same walker the extension
 // uses (injected into every frame), so what authoring saw and what replay resolves cannot disagree.
-import type { Browser, BrowserContext, CDPSession, Frame, Page, Request as PwRequest, Route } from 'playwright-core';
+import type { Browser, BrowserContext, CDPSession, ElementHandle, Frame, Page, Request as PwRequest, Route } from 'playwright-core';
 import { chromium } from 'playwright-core';
 import { frameScope, walkLadder } from '../../shared/ladder.ts';
 import { frameKey } from '../../shared/ref.ts';
