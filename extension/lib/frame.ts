@@ -5,14 +5,15 @@
 import { createInPage } from '../../shared/dom/index.ts';
 import { askMainWorld } from './gesture-probe.ts';
 import type { InPage } from '../../shared/dom/api.ts';
-import { comboOf, disclosedList, disclosureOf, isListButton, isMenuButton, listOpen, MENU_ITEMS, menuItemKeys, menuPathOf, notChosen, optionName, optionToPick, revealer, submenuToOpen } from '../../shared/dom/options.ts';
+import { comboOf, disclosedList, disclosureOf, isListButton, isMenuButton, listOpen, MENU_ITEMS, menuPathOf, optionName } from '../../shared/dom/options.ts';
+import { deepActive } from '../../shared/dom/gesture-answers.ts';
 import { keyOfEvent, type Key } from '../../shared/keys.ts';
 import { verbsOf } from '../../shared/operations.ts';
 import { menuLevels } from '../../shared/menu-path.ts';
 import { frameSegment } from '../../shared/ref.ts';
 import { lostValue } from '../../shared/schema/trace.ts';
 import type { ScopeLink, Verb } from '../../shared/schema/observation.ts';
-import { NO_MENU, NOTHING_CHANGED, type ClerkAct, type ClerkLost, type ClerkUnrecorded, type FrameCall, type FrameReply, type FrameReport } from './messages.ts';
+import { type ClerkAct, type ClerkLost, type ClerkUnrecorded, type FrameCall, type FrameReply, type FrameReport } from './messages.ts';
 
 /** The name the agent is kept under in the isolated world, where the worker's executeScript calls find it. */
 export const AGENT_GLOBAL = '__handrailAgent';
@@ -20,7 +21,7 @@ export const AGENT_GLOBAL = '__handrailAgent';
 export interface FrameAgent {
   /** Observe this document; `recording` turns the capture of the clerk's actions on or off (and answers `ask`). */
   observe(recording: boolean): FrameReport;
-  call(c: FrameCall): FrameReply;
+  call(c: FrameCall): FrameReply | Promise<FrameReply>;
   /** Catch the clerk's actions (record mode) or not; observe() sets it too. */
   recording: boolean;
   /**
@@ -211,54 +212,57 @@ function focusFor(doc: Document, el: Element, what: string): FrameReply {
   return { ok: true, point: { x: 0, y: 0 } };
 }
 
-/**
- * `choose` by a path (docs/design/extension.md, "The extension's trusted input": submenus): the item whose submenu is to
- * be opened next on the way to `value` (shared/dom/options.ts submenuToOpen) and where the gesture goes — its centre
- * for a hover or a click, the focus on it for ArrowRight (`verb` press). No item when none is left to open; why the
- * way is not there, in the walker's words. The item is given back for `submenu_opened`.
- */
-function submenuPoint(el: Element, doc: Document, c: Extract<FrameCall, { op: 'point' }>): { reply: FrameReply; item: Element | null } {
-  const next = submenuToOpen(el, c.value ?? '');
-  if (next === null) return { reply: { ok: true }, item: null };
-  if (typeof next === 'string') return { reply: { ok: false, code: 'ACTION_FAILED', message: next }, item: null };
-  const name = optionName(next);
-  const at = c.verb === 'press' ? focusFor(doc, next, `the menu item "${name}"`) : centreOf(doc, next, `the menu item "${name}"`);
-  return { reply: at.ok ? { ...at, item: name } : at, item: next };
+/** How a failure names what a gesture was aimed at (shared/gestures/port.ts Aim). */
+function aimName(el: Element, c: Extract<FrameCall, { op: 'point' }>): string {
+  switch (c.at) {
+    case 'target':
+      return 'it';
+    case 'row':
+      return 'its row';
+    case 'option':
+      return `the option "${normalize(c.value ?? '')}"`;
+    case 'submenu':
+      return `the menu item "${optionName(el)}"`;
+    case 'field':
+      return 'its field';
+  }
 }
 
-/** Where the trusted input for `verb` goes (the FrameCall `point`). */
+/**
+ * Where the trusted input goes (the FrameCall `point`): the centre of what the gesture is aimed at, or — `verb`
+ * press — the focus on it (keys go to the focused element; a field's text selected, so what is typed replaces it).
+ */
 function pointFor(api: InPage, doc: Document, c: Extract<FrameCall, { op: 'point' }>): FrameReply {
   const el = api.element(c.ref);
   if (!el) return { ok: false, code: 'STALE', message: `element ${c.ref} is no longer on the page` };
-  if (c.at === 'option') {
-    const option = optionToPick(el, c.value ?? '');
-    if (typeof option === 'string') return { ok: false, code: 'ACTION_FAILED', message: option };
-    return centreOf(doc, option, `the option "${normalize(c.value ?? '')}"`);
-  }
-  // The key goes to the named control: focus it (the worker presses the key, which goes to the focused element).
-  if (c.verb === 'press') return focusFor(doc, el, 'it');
-  const at = centreOf(doc, c.verb === 'hover' ? revealer(el) : el, c.verb === 'hover' ? 'its row' : 'it');
-  if (c.verb !== 'choose') return at;
-  // A choose's control covered by its own open list (a modal list's backdrop) still says whether that list is open.
-  const focusInList = deepActive(doc).closest(FOCUS_LISTS) !== null;
-  if (!at.ok) return { ...at, open: listOpen(el), focusInList };
-  return { ...at, open: listOpen(el), combobox: el.getAttribute('role') === 'combobox', focusInList };
+  const aimed = api.aimed(el, c.at, c.value ?? '');
+  if (typeof aimed === 'string') return { ok: false, code: 'ACTION_FAILED', message: aimed };
+  if (c.verb !== 'press') return centreOf(doc, aimed, aimName(aimed, c));
+  const focused = focusFor(doc, aimed, aimName(aimed, c));
+  if (focused.ok && (aimed instanceof HTMLInputElement || aimed instanceof HTMLTextAreaElement) && c.at === 'field') aimed.select();
+  return focused;
 }
 
-/** The popups whose levels Escape closes one at a time while the focus is in one (WAI-ARIA APG: menus, listboxes, trees, grids). */
-const FOCUS_LISTS = '[role=menu], [role=menubar], [role=listbox], [role=tree], [role=grid]';
-
-/** Whether the trusted input did what the verb promises (the FrameCall `check`). */
-function checkFor(api: InPage, c: Extract<FrameCall, { op: 'check' }>): FrameReply {
+/** The gesture engine's question about an element (the FrameCall `ask`), answered by the walker (shared/dom/gesture-answers.ts). */
+function answerFor(api: InPage, c: Extract<FrameCall, { op: 'ask' }>): FrameReply {
   const el = api.element(c.ref);
-  // A double-click and a right-click are checked by the agent against the document before them (`call`, `check`).
-  if (c.verb === 'press' || c.verb === 'double_click' || c.verb === 'context_menu') return { ok: true };
   if (!el) return { ok: false, code: 'STALE', message: `element ${c.ref} is no longer on the page` };
-  if (c.verb === 'hover') {
-    return el.checkVisibility({ visibilityProperty: true }) ? { ok: true } : { ok: false, code: 'ACTION_FAILED', message: 'hovering its row did not show it' };
-  }
-  const why = notChosen(el, c.value ?? '');
-  return why === null ? { ok: true } : { ok: false, code: 'ACTION_FAILED', message: why };
+  return { ok: true, answer: api.gestureAnswer(el, c.question, c.value ?? '') };
+}
+
+/** Resolves once `doc` changes (DOM Standard §4.3 MutationObserver), or after `ms` at the latest (the FrameCall `changed`). */
+function changedIn(doc: Document, ms: number): Promise<FrameReply> {
+  return new Promise((resolve) => {
+    const seen = new MutationObserver(() => {
+      seen.disconnect();
+      resolve({ ok: true });
+    });
+    seen.observe(doc, { subtree: true, childList: true, attributes: true, characterData: true });
+    setTimeout(() => {
+      seen.disconnect();
+      resolve({ ok: true });
+    }, ms);
+  });
 }
 
 /** The content origin, in this frame's viewport, of the child frame spelled `child` (shared/ref.ts frameSegment). */
@@ -303,13 +307,6 @@ function notRecorded(value: string, button: string): string {
   return `your pick of "${value}" in ${button} was not done, and nothing recorded: its menu did not close on Escape, so the screen it was opened from did not show again (close the menu and pick again)`;
 }
 
-/** The focused element, through shadow roots. */
-function deepActive(doc: Document): Element {
-  let at: Element | null = doc.activeElement;
-  while (at?.shadowRoot?.activeElement) at = at.shadowRoot.activeElement;
-  return at ?? doc.body;
-}
-
 export interface AgentOptions {
   /** Sends one clerk action to the worker (record mode), or one it caught and could not report (lost). */
   report(a: ClerkAct | ClerkUnrecorded | ClerkLost): void;
@@ -349,15 +346,6 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
   /** The controls the worker's last look saw hidden until their row is hovered (offered `hover` only). */
   let hoverOnly = new WeakSet<Element>();
   let lastHoverOnly: Element[] = [];
-  /** The document as it was before a double-click the worker is sending (see `check`). */
-  let beforeDouble: string | null = null;
-  /** The menu item whose submenu the worker is opening (the last `point` at `submenu`), for `submenu_opened`. */
-  let opening: Element | null = null;
-  /** The menu items showing before a right-click the worker is sending (see `check`). */
-  let beforeMenu: string[] | null = null;
-  /** A second walker over this document for counting menu items: its looks leave the worker's refs as they are. */
-  let looker: InPage | null = null;
-  const menuItemsShowing = (): string[] => menuItemKeys((looker ??= createInPage(doc)).observe().controls);
 
   // When elements were made inert and controls said their list opened, as a count of the changes seen (docs/
   // design/extension.md, "The extension's trusted input": which list is modal): a list is modal by the inert its own opening
@@ -858,7 +846,7 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
         ...(d.moving ? { moving: true as const } : {}),
       };
     },
-    call(c: FrameCall): FrameReply {
+    call(c: FrameCall): FrameReply | Promise<FrameReply> {
       switch (c.op) {
         case 'find':
           return {
@@ -884,44 +872,20 @@ export function createFrameAgent(win: Window, opts: AgentOptions): FrameAgent {
         case 'selectors':
           return { ok: true, selectors: api.selectors(c.ref) };
         case 'point': {
-          const el = c.at === 'submenu' ? api.element(c.ref) : null;
-          let r: FrameReply;
-          if (el) {
-            const next = submenuPoint(el, doc, c);
-            opening = next.item;
-            r = next.reply;
-          } else r = pointFor(api, doc, c);
+          const r = pointFor(api, doc, c);
           if (r.ok) passUntil = Date.now() + PASS_MS;
           // The guard's own press of a held control begins: the page's clicks from now on are its answer to that.
           if (r.ok) releaseHeld(c.ref);
-          // A double-click counts only if the screen changes (an editor appears), as on the runner's surface.
-          if (r.ok && c.verb === 'double_click') beforeDouble = doc.documentElement.innerHTML;
-          // A right-click counts only if a menu appears: one whose items were not showing before (as on the runner).
-          if (r.ok && c.verb === 'context_menu') beforeMenu = menuItemsShowing();
           return r;
         }
-        case 'check':
-          // The worker's input is all sent before it asks: from now on trusted input is the clerk's again, even while
-          // a double-click's or a right-click's outcome is asked about again (else the clerk's next act would pass unseen).
+        case 'ask':
+          return answerFor(api, c);
+        case 'changed':
+          return changedIn(doc, c.ms);
+        case 'done':
+          // The worker's input is all sent: from now on trusted input is the clerk's again.
           passUntil = 0;
-          if (c.verb === 'double_click' && beforeDouble === doc.documentElement.innerHTML) {
-            return { ok: false, code: 'ACTION_FAILED', message: NOTHING_CHANGED };
-          }
-          if (c.verb === 'context_menu') {
-            const before = beforeMenu ?? [];
-            if (!menuItemsShowing().some((m) => !before.includes(m))) return { ok: false, code: 'ACTION_FAILED', message: NO_MENU };
-          }
-          beforeDouble = null;
-          beforeMenu = null;
-          return checkFor(api, c);
-        case 'submenu_opened': {
-          const el = api.element(c.ref);
-          if (!el) return { ok: false, code: 'STALE', message: `element ${c.ref} is no longer on the page` };
-          // As on the runner (openSubmenus): opened when the way no longer stops at that item — another item to
-          // open, none left, or a level further down that is not there (which the pick then reports by name).
-          const next = submenuToOpen(el, c.value);
-          return { ok: true, open: next === null || typeof next === 'string' || next !== opening };
-        }
+          return { ok: true };
         case 'frame_box':
           return frameBox(win, c.child);
         case 'menu_pick':

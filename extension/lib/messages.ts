@@ -6,6 +6,7 @@ import { Control, ScopeLink, SurfaceRow, Verb } from '../../shared/schema/observ
 import { RungKind } from '../../shared/schema/capability.ts';
 import { BookEdit } from '../../shared/author/book-edit.ts';
 import { LostWhy } from '../../shared/schema/trace.ts';
+import { Aim, PageQuestion } from '../../shared/gestures/port.ts';
 
 export const Mode = z.enum(['record', 'model']);
 export type Mode = z.infer<typeof Mode>;
@@ -154,33 +155,25 @@ export const FrameCall = z.discriminatedUnion('op', [
   z.strictObject({ op: z.literal('act'), ref: z.string(), verb: Verb, value: z.string().optional() }),
   z.strictObject({ op: z.literal('selectors'), ref: z.string() }),
   /**
-   * Trusted input (docs/design/extension.md, "The extension's trusted input"): where in this frame's viewport to send
-   * the pointer for `verb` on the element — scrolled into view, and checked to be what is there (not covered).
-   * `at`: `target` (the element; for hover its nearest shown ancestor, the row), `option` (choose: the option
-   * named `value` in the list the combobox controls), or `submenu` (choose by a path: the menu item whose submenu is
-   * to be opened next on the way to `value`; none when every submenu on the way shows). press focuses the element
-   * (at `submenu`, the item). From now until `check`, this frame's recorder lets the trusted input through as the
-   * extension's own.
+   * Trusted input (docs/design/extension.md, "The extension's trusted input"): where in this frame's viewport to send the
+   * pointer — scrolled into view, and checked to be what is there (not covered) — at what a gesture on the element is
+   * aimed at (shared/gestures/port.ts Aim: the element, its row, the option or submenu item named `value`, its field);
+   * `verb` press focuses it instead (a field: its text selected, for typing over). From now until `done`, this frame's
+   * recorder lets the trusted input through as the extension's own.
    */
-  z.strictObject({ op: z.literal('point'), ref: z.string(), verb: Verb, at: z.enum(['target', 'option', 'submenu']), value: z.string().optional() }),
-  /**
-   * After a gesture on the item the last `point` at `submenu` gave: whether its submenu opened — the way to `value`
-   * no longer stops at it (docs/design/extension.md, "The extension's trusted input": submenus).
-   */
-  z.strictObject({ op: z.literal('submenu_opened'), ref: z.string(), value: z.string() }),
-  /** After the trusted input: did it do what the verb promises (hover revealed it, choose shows the option)? Ends the pass. */
-  z.strictObject({ op: z.literal('check'), ref: z.string(), verb: Verb, value: z.string().optional() }),
+  z.strictObject({ op: z.literal('point'), ref: z.string(), verb: Verb, at: Aim, value: z.string().optional() }),
+  /** The gesture engine's question about the element and `value` (shared/dom/gesture-answers.ts): `answer`. */
+  z.strictObject({ op: z.literal('ask'), ref: z.string(), question: PageQuestion, value: z.string().optional() }),
+  /** Answers once this frame's document changes (a MutationObserver), or after `ms` at the latest. */
+  z.strictObject({ op: z.literal('changed'), ms: z.number().int().min(0).max(10_000) }),
+  /** The worker's trusted input for this act is all sent: from now on trusted input is the clerk's again. */
+  z.strictObject({ op: z.literal('done') }),
   /** Where the child frame spelled `child` (shared/ref.ts frameSegment) shows its content, in this frame's viewport. */
   z.strictObject({ op: z.literal('frame_box'), child: z.string() }),
   /** Where the menu item behind `ref` is reached from: its menu button's ref, the choose value, whether it opens a submenu (shared/surface.ts menuPick). */
   z.strictObject({ op: z.literal('menu_pick'), ref: z.string() }),
 ]);
 export type FrameCall = z.infer<typeof FrameCall>;
-
-/** What `check` answers while a double-click has changed nothing on the screen (the worker asks again for a while). */
-export const NOTHING_CHANGED = 'nothing on the screen changed';
-/** What `check` answers while a right-click has shown no menu (the worker asks again for a while). */
-export const NO_MENU = 'no menu appeared';
 
 export const FrameReply = z.union([
   z.strictObject({
@@ -193,14 +186,8 @@ export const FrameReply = z.union([
     selectors: z.array(z.string()).optional(),
     /** `point`: CSS pixels in this frame's viewport; `frame_box`: the child frame's content origin. */
     point: z.strictObject({ x: z.number(), y: z.number() }).optional(),
-    /** `point` at `target` on a combobox: its list is open already (choose does not click it shut); `submenu_opened`: it did. */
-    open: z.boolean().optional(),
-    /** `point` at `submenu`: the name of the item whose submenu is opened next (no point and no item: none is left to open). */
-    item: z.string().optional(),
-    /** `point` at `target` for choose: the control is a combobox (one a click does not open is opened with Down Arrow). */
-    combobox: z.boolean().optional(),
-    /** `point` at `target` for choose: the focus is in a menu or a list (Escape there closes the level that holds it). */
-    focusInList: z.boolean().optional(),
+    /** `ask`: the page's answer (shared/gestures/port.ts PageAnswers, parsed by the worker for the question it asked). */
+    answer: z.unknown().optional(),
     /** `menu_pick`: where the item is reached from, or null (shared/dom/options.ts menuPathOf). */
     pick: z.strictObject({ button: z.string(), name: z.string(), value: z.string(), opens: z.boolean() }).nullable().optional(),
   }),
@@ -208,10 +195,6 @@ export const FrameReply = z.union([
     ok: z.literal(false),
     code: z.enum(['STALE', 'ACTION_FAILED']),
     message: z.string(),
-    /** `point` at `target` for choose that cannot be clicked (covered: a modal list's backdrop): whether its list is open. */
-    open: z.boolean().optional(),
-    /** `point` at `target` for choose that cannot be clicked: whether the focus is in a menu or a list. */
-    focusInList: z.boolean().optional(),
   }),
 ]);
 export type FrameReply = z.infer<typeof FrameReply>;

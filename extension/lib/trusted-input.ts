@@ -4,7 +4,7 @@
 // match :hover. Attached on first use and kept for the session, so Chrome's "Handrail started debugging this
 // browser" bar shows once and the page is not resized under each action; let go when the session ends.
 import { browser } from 'wxt/browser';
-import type { TrustedEvent } from './surface.ts';
+import type { TrustedEvent } from './gestures.ts';
 
 /** The DevTools protocol version the commands below are written against (Input.dispatchKeyEvent/MouseEvent). */
 const PROTOCOL = '1.3';
@@ -104,7 +104,10 @@ function attachable(tabId: number): TrustedInput {
     async send(events) {
       await ready();
       for (const ev of events) {
-        if (ev.kind === 'key') {
+        if (ev.kind === 'text') {
+          // Text as a person's typing inserts it (an IME commit): beforeinput and input, trusted, at the focus.
+          await browser.debugger.sendCommand(target, 'Input.insertText', { text: ev.text });
+        } else if (ev.kind === 'key') {
           const d = ev.stroke.def;
           // A key that types text is a `keyDown` (it makes keypress/beforeinput); one that types none a `rawKeyDown`.
           const type = ev.stroke.type === 'keyUp' ? 'keyUp' : d.text ? 'keyDown' : 'rawKeyDown';

@@ -8,6 +8,7 @@ import { WIRE_VERSION } from '../../shared/dom/wire.ts';
 import { formatRef, frameKey, frameObservation, parseRef, type FramePath } from '../../shared/ref.ts';
 import type { Part, Observation, SurfaceRows } from '../../shared/schema/observation.ts';
 import type { MenuPick } from '../../shared/surface.ts';
+import type { Aim, PageAnswers, PageQuestion } from '../../shared/gestures/port.ts';
 import { combineParts } from '../../shared/screens.ts';
 import { frameAt, framePath } from './frames.ts';
 import { WALKER_VERSION, walkerSource } from './walker-bundle.ts';
@@ -224,4 +225,30 @@ export async function revealer(el: ElementHandle<Element>): Promise<ElementHandl
 export async function clickTarget(el: ElementHandle<Element>): Promise<ElementHandle<Element> | null> {
   const at = await el.evaluateHandle(askAbout, ['clickTarget', '', WALKER_VERSION] as const);
   return at.asElement() as ElementHandle<Element> | null;
+}
+
+/** Runs in the element's own document, as `askAbout`: the gesture engine's answer about it (shared/dom/gesture-answers.ts). */
+const answerAbout = (e: Element, [q, a, v]: readonly [PageQuestion, string, string]): unknown => {
+  const api = (globalThis as WithWalker).__handrail;
+  if (!api || api.version !== v) throw new Error('__handrail is not defined in this document any more');
+  return api.gestureAnswer(e, q, a);
+};
+
+/** The page's answer to one of the gesture engine's questions about `el` and `value`. */
+export async function gestureAnswerOf<Q extends PageQuestion>(el: ElementHandle<Element>, q: Q, value: string): Promise<PageAnswers[Q]> {
+  return (await el.evaluate(answerAbout, [q, value, WALKER_VERSION] as const)) as PageAnswers[Q];
+}
+
+/** What a gesture on `el` for `value` is aimed at (shared/dom/gesture-answers.ts aimed), or why there is none. */
+export async function aimedAt(el: ElementHandle<Element>, at: Aim, value: string): Promise<ElementHandle<Element> | string> {
+  const got = await el.evaluateHandle(
+    (e, [a, x, v]) => {
+      const api = (globalThis as WithWalker).__handrail;
+      if (!api || api.version !== v) throw new Error('__handrail is not defined in this document any more');
+      return api.aimed(e, a, x);
+    },
+    [at, value, WALKER_VERSION] as const,
+  );
+  const found = got.asElement() as ElementHandle<Element> | null;
+  return found ?? ((await got.jsonValue()) as string);
 }

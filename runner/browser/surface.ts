@@ -3,7 +3,6 @@
 import type { Browser, BrowserContext, CDPSession, ElementHandle, Frame, Page, Request as PwRequest, Route } from 'playwright-core';
 import { chromium } from 'playwright-core';
 import { frameScope, walkLadder } from '../../shared/ladder.ts';
-import { menuItemKeys } from '../../shared/dom/options.ts';
 import { frameKey } from '../../shared/ref.ts';
 import type { Control, Observation } from '../../shared/schema/observation.ts';
 import { screenDump, screenWords } from '../../shared/screens.ts';
@@ -23,8 +22,9 @@ import { isWrite, originOf, type Request, type SeenWrite, type WriteGate, type W
 import { findChromium } from './chromium.ts';
 import { frameAt } from './frames.ts';
 import { followLoads, Loads } from './loads.ts';
-import { clickTarget, elementOf, findInFrame, listOpen, menuPickOfRef, notChosen, observePage, optionToPick, pendingNavigation, revealer, rowsOfRef, submenuToOpen, textOfRef } from './observe.ts';
-import { CLICK_OPENS_MS, HOVER_OPENS_MS, submenuDidNotOpen } from '../../shared/dom/options.ts';
+import { clickTarget, elementOf, findInFrame, menuPickOfRef, observePage, pendingNavigation, rowsOfRef, textOfRef } from './observe.ts';
+import { gesture } from '../../shared/gestures/engine.ts';
+import { isStale, playwrightInput } from './gestures.ts';
 import { gestureProbeSource, WALKER_VERSION, walkerInitScript } from './walker-bundle.ts';
 import { pressHeld, submissionOf } from './rehearse.ts';
 
@@ -39,14 +39,6 @@ const ACTION_TIMEOUT_MS = 5_000;
  */
 const LONG_POLL_MS = 10_000;
 const ENTRY_FRAMES_MS = 5_000;
-
-/** Playwright errors that mean "the document changed under us": the page is still settling. */
-function isStale(e: unknown): boolean {
-  const m = e instanceof Error ? e.message : String(e);
-  return /Execution context was destroyed|Frame was detached|frame got detached|Target closed|Cannot find context|navigation|__handrail is not defined|Element is not attached/i.test(
-    m,
-  );
-}
 
 function firstLine(e: unknown): string {
   const m = e instanceof Error ? e.message : String(e);
@@ -65,100 +57,6 @@ interface Watch {
   pending: Set<Promise<void>>;
 }
 
-/** How long a gesture's effect may take to show (an editor, a menu): a page reacts to one without a server. */
-const GESTURE_SHOWS_MS = 2_000;
-
-/** Asks `ask` until it answers `done`, for at most GESTURE_SHOWS_MS (a list or menu rendered a moment after the click); its last answer. */
-async function askUntil<T>(ask: () => Promise<T>, done: (t: T) => boolean): Promise<T> {
-  const until = Date.now() + GESTURE_SHOWS_MS;
-  for (;;) {
-    const got = await ask();
-    if (done(got) || Date.now() >= until) return got;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-/**
- * `choose` in a custom ARIA combobox or listbox (WAI-ARIA APG, "Combobox Pattern" and "Listbox Pattern"), or a menu
- * button's menu ("Menu Button Pattern"): open it unless it is open (`openList`), find the one option or item named
- * `value` in the popup it controls (waiting a moment for a popup rendered on opening) and click it, and check the
- * pick took (a pick that finds nothing to click closes the list it opened): the combobox shows the value, a radio or checkbox item is checked, a plain item closed its menu. Which
- * option that is, and whether it took, the walker decides in the page (shared/dom/options.ts), as for the extension.
- * A native <select> is `select`, not this.
- */
-async function choose(el: ElementHandle<Element>, value: string): Promise<void> {
-  const wasOpen = await listOpen(el);
-  if (!wasOpen) await openList(el);
-  try {
-    await openSubmenus(el, value);
-    const option = await askUntil(() => optionToPick(el, value), (o) => typeof o !== 'string');
-    if (typeof option === 'string') throw new SurfaceError('ACTION_FAILED', option);
-    await option.click();
-  } catch (e) {
-    // Nothing was picked: the list this pick opened is closed again, so the page is as it was (a modal list left open
-    // would hide the rest of the page from the next look).
-    if (!wasOpen) await closeList(el);
-    throw e;
-  }
-  // A pick whose effect is a new page (a menu item that is a link) has taken: the next screen is for settling to name.
-  const why = await askUntil(
-    () => notChosen(el, value).catch((e: unknown) => (isStale(e) ? null : Promise.reject(e as Error))),
-    (w) => w === null,
-  );
-  if (why !== null) throw new SurfaceError('ACTION_FAILED', why);
-}
-
-/**
- * Whether `item`'s submenu opened: the walk down the path no longer stops at it (another item to open, none left, or
- * a level further down that is not there, which the pick then reports by name).
- */
-async function opened(el: ElementHandle<Element>, value: string, item: ElementHandle<Element>, ms: number): Promise<boolean> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const next = await submenuToOpen(el, value);
-    if (next === null || typeof next === 'string' || !(await next.evaluate((a, b) => a === b, item))) return true;
-    if (Date.now() >= until) return false;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-/**
- * Opens the list `el` picks from as a person would: a click; and for a combobox a click does not open (Headless UI's
- * Combobox opens on typing or on Down Arrow, not on a click), Down Arrow, which opens a combobox's popup (WAI-ARIA APG
- * "Combobox Pattern", keyboard interaction). A list the page renders later than that is waited for by the pick.
- */
-async function openList(el: ElementHandle<Element>): Promise<void> {
-  await el.click();
-  if ((await el.getAttribute('role')) !== 'combobox') return;
-  const until = Date.now() + CLICK_OPENS_MS;
-  while (!(await listOpen(el))) {
-    if (Date.now() >= until) return void (await el.press('ArrowDown'));
-    await new Promise((r) => setTimeout(r, 30));
-  }
-}
-
-/**
- * `choose` by a path through submenus (docs/design/verbs.md, "The six verbs": submenus): each submenu on the way is
- * opened as menus open them — a hover (Radix, MUI), else a click (WAI-ARIA APG menubar), else ArrowRight on the
- * focused item (the APG keyboard) — and each is waited for, so the pick is clicked in a showing menu.
- */
-async function openSubmenus(el: ElementHandle<Element>, value: string): Promise<void> {
-  for (let level = 0; level < 8; level++) {
-    const next = await askUntil(() => submenuToOpen(el, value), (n) => typeof n !== 'string');
-    // No way there (no item of a level's name): optionToPick says why, in the same words.
-    if (next === null || typeof next === 'string') return;
-    const name = await next.evaluate((e) => (e.getAttribute('aria-label') ?? (e as HTMLElement).innerText).trim().split('\n')[0] ?? '');
-    await next.hover();
-    if (await opened(el, value, next, HOVER_OPENS_MS)) continue;
-    await next.click();
-    if (await opened(el, value, next, GESTURE_SHOWS_MS)) continue;
-    await next.focus();
-    await next.press('ArrowRight');
-    if (await opened(el, value, next, GESTURE_SHOWS_MS)) continue;
-    throw new SurfaceError('ACTION_FAILED', submenuDidNotOpen(name));
-  }
-}
-
 /**
  * What a control not clicked where it is (shared/dom/options.ts clickTarget) says of itself: disabled (HTML's, or
  * `aria-disabled`), and its checked state (a checkbox's or a switch's, '' when it has none). Runs in the page.
@@ -167,57 +65,6 @@ function hiddenControlState(e: Element): { disabled: boolean; checked: string } 
   const disabled = (e as HTMLInputElement).disabled === true || (e.getAttribute('aria-disabled') ?? '').toLowerCase() === 'true';
   const checked = e instanceof HTMLInputElement && (e.type === 'checkbox' || e.type === 'radio') ? (e.checked ? 'checked' : '') : (e.getAttribute('aria-checked') ?? '');
   return { disabled, checked };
-}
-
-/**
- * Closes the list `el` opened, as a person would: Escape where the focus is (in the list, for MUI's and Radix's; in the
- * field, for an editable combobox), once for each level still open while the focus is in one of them (APG: Escape
- * closes the menu that holds the focus), then — a combobox only — on `el` itself. A menu button is never sent Escape
- * itself: APG's ignores it, and it would reach a dialog around the menu and close that; one whose menu is still open
- * is clicked, which toggles it shut. Never rejects: it only tidies up.
- */
-async function closeList(el: ElementHandle<Element>): Promise<void> {
-  const open = (): Promise<boolean> => listOpen(el).catch(() => false);
-  if (!(await open())) return;
-  const page = (await el.ownerFrame().catch(() => null))?.page();
-  if (!page) return;
-  // A list still saying it is open a moment after an Escape (a close being animated says so until it ends) is given
-  // the moment before anything more is sent.
-  const closes = async (): Promise<boolean> => {
-    const until = Date.now() + 500;
-    while ((await open()) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
-    return !(await open());
-  };
-  for (let level = 0; level < 4; level++) {
-    await page.keyboard.press('Escape').catch(() => undefined);
-    if (await closes()) return;
-    const inPopup = await page
-      .evaluate(() => {
-        let at: Element | null = document.activeElement;
-        while (at?.shadowRoot?.activeElement) at = at.shadowRoot.activeElement;
-        return at?.closest('[role=menu], [role=menubar], [role=listbox], [role=tree], [role=grid]') != null;
-      })
-      .catch(() => false);
-    if (!inPopup) break;
-  }
-  const combobox = await el.evaluate((e) => e.getAttribute('role') === 'combobox' || e instanceof HTMLInputElement).catch(() => false);
-  if (combobox) await el.press('Escape').catch(() => undefined);
-  else await el.click({ timeout: 1_000 }).catch(() => undefined);
-}
-
-/** What a person sees change on a screen: its furniture, its controls (with their values), its text and what it says. */
-function screenState(o: Observation): string {
-  return JSON.stringify(o.parts.map((p) => [p.paths, p.controls.map((c) => [c.role, c.name, c.value, c.verbs]), p.text, p.said ?? []]));
-}
-
-/** The menu items showing on the page (shared/dom/options.ts menuItemKeys), to tell a new menu from one already there. */
-function menuItems(o: Observation): string[] {
-  return menuItemKeys(o.parts.flatMap((p) => p.controls));
-}
-
-/** Observes the page until `seen` holds, for at most GESTURE_SHOWS_MS; whether it did. */
-async function screenChanges(page: Page, seen: (o: Observation) => boolean): Promise<boolean> {
-  return seen(await askUntil(() => observePage(page), seen));
 }
 
 /**
@@ -537,38 +384,12 @@ export class BrowserSurface implements Surface {
           return { rows: read.rows, headers: read.headers };
         }
         case 'press':
-          // Focus the named control first: the key goes where the card says, not wherever the focus was left.
-          await el.focus();
-          await el.press(op.value ?? '');
-          return {};
         case 'hover':
-          // A control shown only on hover cannot be hovered itself while hidden: hover its nearest ancestor that
-          // shows (the row), in the flat tree, so shadow hosts count (shared/dom/style.ts isRevealable).
-          await (await revealer(el)).hover();
-          return {};
-        case 'double_click': {
-          // Rename in place: the double-click must change the screen (an editor appears), else it fails by name.
-          // The pointer is moved there first, so what a hover alone shows (a row's actions) is not taken for it.
-          await el.hover();
-          const before = screenState(await observePage(this.page));
-          await el.dblclick();
-          if (!(await screenChanges(this.page, (o) => screenState(o) !== before))) {
-            throw new SurfaceError('ACTION_FAILED', `double_click on ${ref}: nothing on the screen changed`);
-          }
-          return {};
-        }
-        case 'context_menu': {
-          // A right-click counts only when a menu appears; otherwise nothing more is done and the step fails by name.
-          await el.hover();
-          const before = menuItems(await observePage(this.page));
-          await el.click({ button: 'right' });
-          if (!(await screenChanges(this.page, (o) => menuItems(o).some((m) => !before.includes(m))))) {
-            throw new SurfaceError('ACTION_FAILED', `context_menu on ${ref}: no menu appeared`);
-          }
-          return {};
-        }
+        case 'double_click':
+        case 'context_menu':
         case 'choose':
-          await choose(el, op.value ?? '');
+          // The gesture engine's procedures (shared/gestures/engine.ts), carried out with Playwright's input.
+          await gesture(playwrightInput(this.page, el, op.value ?? ''), ref, op.verb, op.value ?? '');
           return {};
       }
     } catch (e) {

@@ -2,6 +2,7 @@
 import type { RungKind } from '../schema/capability.ts';
 import type { Control, ScopeLink, SurfaceRows } from '../schema/observation.ts';
 import type { MenuPick } from '../surface.ts';
+import type { Aim, PageAnswers, PageQuestion } from '../gestures/port.ts';
 
 /** Rungs the page itself can answer: the browser's declared rung kinds. `label` matches `hint`; `text` and `css` read `value`. */
 export type FindRung = RungKind;
@@ -74,6 +75,10 @@ export interface InPage {
   clickTarget(el: Element): Element | null;
   /** For `choose` by a path: the item whose submenu must be opened next, null when none, or why not (shared/dom/options.ts). */
   submenuToOpen(el: Element, name: string): Element | string | null;
+  /** The element a gesture on `el` is aimed at for `value`, or why none (shared/dom/gesture-answers.ts). */
+  aimed(el: Element, at: Aim, value: string): Element | string;
+  /** The page's answer to one of the gesture engine's questions about `el` and `value` (shared/dom/gesture-answers.ts). */
+  gestureAnswer<Q extends PageQuestion>(el: Element, q: Q, value: string): PageAnswers[Q];
   /**
    * The menu item behind a ref: the ref of the menu button it is reached from, the `choose` value that picks it (a
    * path through submenus), and whether it opens a submenu; null when it is in no one menu button's menu (options.ts menuPathOf).

@@ -5,6 +5,7 @@ import { GLOBAL_NAME, type DocumentObservation, type FindQuery, type InPage } fr
 import { findElements } from './find.ts';
 import { findTexts, gestureSpotter, offerGestures, TEXT_ROLE, type Gesture } from './gestures.ts';
 import { accessibleName, normalize } from './name.ts';
+import { gestureAnswers } from './gesture-answers.ts';
 import { clickTarget, listOpen, listPathOf, menuPathOf, notChosen, offerMenuButtons, optionName, optionToPick, revealer, submenuToOpen } from './options.ts';
 import { readRows } from './rows.ts';
 import { selectorsOf } from './selectors.ts';
@@ -117,6 +118,9 @@ export function createInPage(doc: Document, opts?: { gesturesSeen?: () => Readon
   let byRef = new Map<string, Element>();
   let refOf = new WeakMap<Element, string>();
   let found = 0;
+  // Looks for the gesture engine's questions walk with a second walker, so this one's refs stay as they are.
+  let looker: InPage | null = null;
+  const gestures = gestureAnswers(doc, () => (looker ??= createInPage(doc)).observe());
 
   const refFor = (el: Element): string => {
     const known = refOf.get(el);
@@ -192,6 +196,8 @@ export function createInPage(doc: Document, opts?: { gesturesSeen?: () => Readon
     revealer,
     clickTarget,
     submenuToOpen,
+    aimed: (el, at, value) => gestures.aimed(el, at, value),
+    gestureAnswer: (el, q, value) => gestures.answer(el, q, value),
     menuPick(ref: string) {
       const el = byRef.get(ref);
       if (!el || !el.isConnected) return null;

@@ -36,23 +36,6 @@ export function isMenuButton(el: Element): boolean {
   return (popup === 'menu' || popup === 'true') && (el.tagName === 'BUTTON' || el.getAttribute('role') === 'button');
 }
 
-/**
- * How long a click has to open a combobox's list before Down Arrow is tried (both surfaces' `choose`; Headless UI's
- * Combobox opens on typing or Down Arrow, not on a click).
- */
-export const CLICK_OPENS_MS = 300;
-
-/**
- * How long a submenu may take to open on a hover before its item is clicked instead (both surfaces' `choose` by a
- * path; Radix and MUI open a submenu on pointer entry after a short delay).
- */
-export const HOVER_OPENS_MS = 500;
-
-/** Why a `choose` by a path stopped: the submenu of the item named `name` opened on none of the gestures (both surfaces). */
-export function submenuDidNotOpen(name: string): string {
-  return `the submenu of "${name.slice(0, 60)}" did not open (hovered, clicked, ArrowRight)`;
-}
-
 /** A button that opens a listbox (shared/dom/role.ts): accessible names read it too, so it is written there. */
 export { isListButton };
 
@@ -317,14 +300,35 @@ const POPUP_INSIDE = '[role=listbox], [role=option], [role=menu], [role=tree], [
  * leaves the page.
  */
 export function comboboxValue(el: Element): string | null {
-  if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) return el.type === 'password' ? null : el.value;
+  const field = comboboxField(el);
+  if (field) return field.type === 'password' ? null : field.value;
+  return normalize(shownText(el));
+}
+
+/**
+ * The text field of a combobox: itself when it is one, else the first field inside it that is not in its popup and
+ * not a hidden form field (the ARIA 1.1 pattern wraps one); null for one that holds none (a select-only combobox).
+ */
+export function comboboxField(el: Element): HTMLInputElement | HTMLTextAreaElement | null {
+  if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) return el;
   for (const f of el.querySelectorAll('input:not([type=hidden]), textarea')) {
     const popup = f.parentElement?.closest(POPUP_INSIDE);
     if (popup && el.contains(popup)) continue;
-    const field = f as HTMLInputElement;
-    return field.type === 'password' ? null : field.value;
+    return f as HTMLInputElement | HTMLTextAreaElement;
   }
-  return normalize(shownText(el));
+  return null;
+}
+
+/**
+ * Whether a combobox filters its list by what is typed in it (WAI-ARIA 1.2 §6.6 `aria-autocomplete`: `list` or
+ * `both`, on it or on its field), with a field a person can type in. Its options may come only once words are typed
+ * (a search box asking its server), so `choose` types the option's name there (shared/gestures/engine.ts).
+ */
+export function comboboxFilters(el: Element): boolean {
+  const field = comboboxField(el);
+  if (!field || field.readOnly || field.disabled || (field instanceof HTMLInputElement && field.type === 'password')) return false;
+  const says = (x: Element): boolean => ['list', 'both'].includes((x.getAttribute('aria-autocomplete') ?? '').trim().toLowerCase());
+  return says(el) || says(field);
 }
 
 /** The text of `el`'s subtree without the popups inside it and what is hidden from the accessibility tree. */
