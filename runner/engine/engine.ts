@@ -685,13 +685,20 @@ export class Replay {
         };
       }
       await sleep(POLL_STEPS_MS[Math.min(attempt++, POLL_STEPS_MS.length - 1)] ?? 100);
-      try {
-        named = await this.look();
-        rest.see(named);
-      } catch (e) {
-        if (!(e instanceof SurfaceError && e.code === 'STALE')) throw e;
-        rest.moved();
-      }
+      named = (await this.lookAgain(rest)) ?? named;
+    }
+  }
+
+  /** One more look while waiting, seen by `rest`; null when the screen moved under it (STALE: not at rest). */
+  private async lookAgain(rest: Rest): Promise<Named | null> {
+    try {
+      const named = await this.look();
+      rest.see(named);
+      return named;
+    } catch (e) {
+      if (!(e instanceof SurfaceError && e.code === 'STALE')) throw e;
+      rest.moved();
+      return null;
     }
   }
 
@@ -721,14 +728,9 @@ export class Replay {
       if (!named || named.label !== step.screen || (rest.ms >= quiet && lookedAfterQuiet) || this.now() - began >= timeout) break;
       await sleep(POLL_STEPS_MS[Math.min(attempt, POLL_STEPS_MS.length - 1)] ?? 120);
       const quietBefore = pageQuiet;
-      try {
-        named = await this.look();
-        rest.see(named);
-      } catch (e) {
-        if (!(e instanceof SurfaceError && e.code === 'STALE')) throw e;
-        rest.moved();
-        continue;
-      }
+      const seen = await this.lookAgain(rest);
+      if (!seen) continue;
+      named = seen;
       lookedAfterQuiet = quietBefore;
       if (named.label !== step.screen) break;
       resolution = await this.surface.resolve(target);
