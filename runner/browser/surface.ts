@@ -103,24 +103,30 @@ export interface BrowserSurfaceOptions {
 const TYPED_INPUTS = new Set(['', 'text', 'search', 'email', 'url', 'tel', 'password']);
 
 /**
- * set_value as a person types the value: filled but for its last character, which is typed as a key (keydown,
- * keypress, input, keyup; UI Events §5.2), so a page that hears only keys hears it — jQuery-era widgets filter on
- * `keyup` alone (Node-RED's search box), and `fill` sends none. A control character (a newline: Enter could send a
- * form) or a field whose value is no text is filled whole; Playwright types a character no key makes as inserted text.
+ * set_value fills the value whole, then releases its last character's key (a trusted `keyup`), so a page that hears
+ * only key releases hears it: jQuery-era widgets filter on `keyup` alone (Node-RED's search box), and `fill` sends
+ * none. Only the release, not the whole key: typing the last character as a key (keydown, keypress, input) right after
+ * the fill left TiddlyWiki's editor saving the text and tags empty. A character no US key makes gets a `keyup` the
+ * page dispatches itself (untrusted); a control character (a newline: Enter could send a form) or a field whose value
+ * is no text gets no key at all.
  */
 async function typeValue(el: ElementHandle<Element>, value: string): Promise<void> {
-  const chars = [...value];
-  const last = chars.at(-1);
+  await el.fill(value);
+  const last = [...value].at(-1);
+  if (last === undefined || /[\u0000-\u001f\u007f]/.test(last)) return;
   const typed = await el.evaluate(
     (e, types) => e instanceof HTMLTextAreaElement || (e instanceof HTMLInputElement && types.includes(e.getAttribute('type')?.toLowerCase() ?? '')) || (e as HTMLElement).isContentEditable,
     [...TYPED_INPUTS],
   );
-  if (!typed || last === undefined || /[\u0000-\u001f\u007f]/.test(last)) {
-    await el.fill(value);
-    return;
+  if (!typed) return;
+  if (/^[ -~]$/.test(last)) {
+    const page = (await el.ownerFrame())?.page();
+    if (page) {
+      await page.keyboard.up(last);
+      return;
+    }
   }
-  await el.fill(chars.slice(0, -1).join(''));
-  await el.type(last);
+  await el.evaluate((e, key) => e.dispatchEvent(new KeyboardEvent('keyup', { key, bubbles: true, cancelable: true })), last);
 }
 
 export class BrowserSurface implements Surface {
