@@ -1275,7 +1275,13 @@ export class Replay {
         },
       };
     }
-    const named = rest.look;
+    let named = rest.look;
+    if (named.label === step.screen) return { named };
+    // At rest is not yet the card's screen: an app that draws it from a timer later than the rest window (a page still
+    // blank at 300 ms, drawn at 600) is waited on as any step's screen is — until it shows, the page holds still for
+    // the step's quiet time elsewhere, or the timeout — before the ladder is asked.
+    const left = timeout - rest.ms;
+    if (left > 0) named = (await this.waitFor([step.screen], { timeout: left, quiet: this.timing(step).quiet, leaving: null })).named;
     if (named.label === step.screen) return { named };
     await this.unknownScreen(step, named);
     return { named: (await this.climb(step, named, [step.screen], false)) ?? named };

@@ -290,7 +290,7 @@ test.describe('the first screen waits like every other', () => {
         evidenceDir: await mkdtemp(join(scratch, 'late-')),
         settleTimeoutMs: 5_000,
       });
-      expect(r, `run ${i + 1}`).toMatchObject({ word: 'SUCCESS', steps_done: 1 });
+      expect(r, `run ${i + 1}: ${JSON.stringify(r)}`).toMatchObject({ word: 'SUCCESS', steps_done: 1 });
     }
   });
 });
