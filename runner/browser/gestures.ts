@@ -9,7 +9,7 @@ import { aimedAt, gestureAnswerOf } from './observe.ts';
 /** Playwright errors that mean "the document changed under us" (runner/browser/surface.ts reads them the same). */
 export function isStale(e: unknown): boolean {
   const m = e instanceof Error ? e.message : String(e);
-  return /Execution context was destroyed|Frame was detached|frame got detached|Target closed|Cannot find context|navigation|__handrail is not defined|Element is not attached/i.test(
+  return /Execution context was destroyed|Frame was detached|Frame has been detached|frame got detached|Target closed|Cannot find context|navigation|__handrail is not defined|Element is not attached/i.test(
     m,
   );
 }

@@ -83,8 +83,22 @@ function liveFrames(page: Page): Frame[] {
   return page.frames().filter((f) => !f.isDetached());
 }
 
+/** Playwright's words for a frame that left its page while it was being asked something. */
+const FRAME_GONE = /Frame (was|has been) detached|frame got detached/i;
+
+/** A child frame's part, or null when the frame left the page during its look (an editor closing takes its frame
+ *  with it): the look shows the page as it now is, without that frame. The top frame's failures are the caller's. */
+async function observeOrGone(page: Page, frame: Frame): Promise<Part | null> {
+  try {
+    return await observeFrame(frame);
+  } catch (e) {
+    if (frame !== page.mainFrame() && (frame.isDetached() || FRAME_GONE.test(e instanceof Error ? e.message : String(e)))) return null;
+    throw e;
+  }
+}
+
 export async function observePage(page: Page): Promise<Observation> {
-  const frames = await Promise.all(liveFrames(page).map((f) => observeFrame(f)));
+  const frames = (await Promise.all(liveFrames(page).map((f) => observeOrGone(page, f)))).filter((p): p is Part => p !== null);
   frames.sort((a, b) => frameKey(a.part).localeCompare(frameKey(b.part)));
   return combineParts(frames, WALKER_VERSION);
 }

@@ -93,3 +93,26 @@ test('a step inside an unnamed iframe is authored, and the card compiled from it
   expect(result.steps_done).toBe(card.steps.length);
   expect(replayed).not.toBeNull();
 });
+
+test('a frame removed while it is being looked at is gone from the look, not an error (TiddlyWiki closes its editor frame so)', async ({ browser }) => {
+  const surface = await BrowserSurface.launch({ browser });
+  try {
+    await surface.page.setContent(`<button>Keep</button><iframe srcdoc="<textarea aria-label='Body'></textarea>"></iframe>`);
+    await surface.page.frames().find((f) => f !== surface.page.mainFrame())?.waitForSelector('textarea');
+    expect((await surface.observe()).parts).toHaveLength(2);
+    // The page takes the frame away at the walker's first look in the top document, as TiddlyWiki closes an editor
+    // whose text is a frame: the frame's own walk, asked for at the same time, finds no frame to answer.
+    await surface.page.evaluate(() => {
+      const own = Element.prototype.checkVisibility;
+      Element.prototype.checkVisibility = function (this: Element, o?: CheckVisibilityOptions) {
+        document.querySelector('iframe')?.remove();
+        return own.call(this, o);
+      };
+    });
+    const after = await surface.observe();
+    expect(after.parts.map((f) => f.part)).toEqual([[]]);
+    expect(after.parts[0]?.controls.map((c) => c.name)).toContain('Keep');
+  } finally {
+    await surface.close();
+  }
+});
