@@ -16,7 +16,7 @@ import { parseScript, ScriptedModel } from '../../shared/author/scripted.ts';
 import type { Owner } from '../../shared/author/ports.ts';
 import type { Capability } from '../../shared/schema/capability.ts';
 import { cardAt } from './support/cards.ts';
-import { compiled, eveningInBrowser } from './support/evening.ts';
+import { compiled, eveningInBrowser, outline } from './support/evening.ts';
 import { tiddlerJudge, wikiScene, wikiSurface, type Access, type Wiki } from './support/tiddly.ts';
 
 const here = (rel: string): string => fileURLToPath(new URL(rel, import.meta.url));
@@ -66,6 +66,8 @@ const asCompiled = ({ lifecycle: _l, judge: _j, ...rest }: Capability): Omit<Cap
 test('a scripted evening creates a tagged tiddler; the card verifies 3/3 with the wiki’s API as judge, is approved, and replays for another tiddler', async ({ browser }) => {
   test.setTimeout(300_000);
   const asked: string[] = [];
+  const sent: string[] = [];
+  const began = Date.now();
   const { evening, lines } = await eveningInBrowser(
     join(dir, 'tiddlywiki.jsonl'),
     {
@@ -79,11 +81,19 @@ test('a scripted evening creates a tagged tiddler; the card verifies 3/3 with th
         { name: 'tag', value: 'errands', secret: false },
       ],
     },
-    () => wikiSurface(browser),
+    async () => {
+      // What the page sent the wiki, for a failure's message: the evening's saved tiddler once lost its text and
+      // tags in CI, under load, and was never reproduced here (session notes, 2026-12-07).
+      const surface = await wikiSurface(browser);
+      surface.page.on('request', (r) => {
+        if (r.method() !== 'GET') sent.push(`${Date.now() - began} ms ${r.method()} ${decodeURIComponent(r.url().replace(wiki.url, ''))} ${(r.postData() ?? '').slice(0, 300)}`);
+      });
+      return surface;
+    },
   );
   expect(evening, JSON.stringify(evening)).toMatchObject({ ok: true, finished: 'saved' });
   expect(asked).toContain("button 'Confirm changes to this tiddler'");
-  expect(await wiki.tiddler('Shopping list')).toMatchObject({ text: 'Milk and bread', tags: 'errands' });
+  expect(await wiki.tiddler('Shopping list'), `${outline(lines)}\n${sent.join('\n')}`).toMatchObject({ text: 'Milk and bread', tags: 'errands' });
 
   const card = compiled(lines, { id: 'tiddlywiki_new_tiddler', noRecord: [SAVE] });
   const stored = await cardAt(CARD);

@@ -39,7 +39,7 @@ export function compiled(lines: readonly TraceLine[], opts: CompileOptions = {})
 }
 
 /** One line per book line — its kind, what it did, and the screens before and after — for a failure's message. */
-function outline(lines: readonly TraceLine[]): string {
+export function outline(lines: readonly TraceLine[]): string {
   return lines
     .map((l) => {
       const seen = (x: { label?: string | null; signature?: string } | undefined): string => (x ? `${x.label ?? '?'}/${x.signature ?? ''}` : '');
