@@ -3,7 +3,7 @@
 import type { Browser, BrowserContext, CDPSession, ElementHandle, Frame, Page, Request as PwRequest, Route } from 'playwright-core';
 import { chromium } from 'playwright-core';
 import { frameScope, walkLadder } from '../../shared/ladder.ts';
-import { frameKey } from '../../shared/ref.ts';
+import { frameKey, sameScope } from '../../shared/ref.ts';
 import type { Control, Observation } from '../../shared/schema/observation.ts';
 import { screenDump, screenWords } from '../../shared/screens.ts';
 import {
@@ -127,6 +127,18 @@ async function typeValue(el: ElementHandle<Element>, value: string): Promise<voi
     }
   }
   await el.evaluate((e, key) => e.dispatchEvent(new KeyboardEvent('keyup', { key, bubbles: true, cancelable: true })), last);
+}
+
+/** Whether an element is still in its document (a detached frame's element is not). */
+function connected(el: ElementHandle<Element>): Promise<boolean> {
+  return el.evaluate((e) => e.isConnected).catch(() => false);
+}
+
+/** What a text field holds, or null when it is no text field or cannot be asked. */
+function heldValue(el: ElementHandle<Element>): Promise<string | null> {
+  return el
+    .evaluate((e) => (e instanceof HTMLInputElement || e instanceof HTMLTextAreaElement ? e.value : (e as HTMLElement).isContentEditable ? (e as HTMLElement).innerText : null))
+    .catch(() => null);
 }
 
 export class BrowserSurface implements Surface {
@@ -357,17 +369,31 @@ export class BrowserSurface implements Surface {
           }
           return {};
         }
-        case 'set_value':
-          // A field that holds a secret is tagged, so every screenshot masks its box (Playwright's `mask`).
-          if (op.secret) {
-            await el.evaluate((e, attr) => e.setAttribute(attr, ''), SECRET_ATTR);
-            this.secretTyped = true;
+        case 'set_value': {
+          const value = op.value ?? '';
+          let field = el;
+          for (let tries = 1; ; tries++) {
+            // A field that holds a secret is tagged, so every screenshot masks its box (Playwright's `mask`).
+            if (op.secret) {
+              await field.evaluate((e, attr) => e.setAttribute(attr, ''), SECRET_ATTR);
+              this.secretTyped = true;
+            }
+            await typeValue(field, value);
+            // The field is looked for again (docs/design/verbs.md, "The six verbs"): a page
+            // that renders the field anew as it is focused takes the keys with the old element, and nothing says so.
+            if (await connected(field)) break;
+            if (tries === 2) throw new SurfaceError('ACTION_FAILED', `set_value on ${ref}: the page replaced the field as it was typed into, twice; nothing is known to be in it`);
+            const again = await this.twinOf(ref);
+            if (!again) throw new SurfaceError('STALE', `set_value on ${ref}: the page replaced the field as it was typed into, and no one control now is that field; nothing is known to be in it`);
+            field = again;
+            // The page may have taken the value before it replaced the field (and shows it in the new one): typed once.
+            if ((await heldValue(field)) === value) break;
           }
-          await typeValue(el, op.value ?? '');
           // Leave the field, as a person moving on does: whatever the page does when a value is entered (a
           // change handler that submits) happens now, inside this action's watch, not during the next one.
-          await el.evaluate((e) => (e as HTMLElement).blur()).catch(() => undefined);
+          await field.evaluate((e) => (e as HTMLElement).blur()).catch(() => undefined);
           return {};
+        }
         case 'select': {
           const value = op.value ?? '';
           // A card names the option a person reads (its label); fall back to the option's value. Asked first, so an
@@ -401,6 +427,18 @@ export class BrowserSurface implements Surface {
     } catch (e) {
       this.wrap(e, `${op.verb} on ${ref}`);
     }
+  }
+
+  /** The one control on the page now with the role, name and place the control behind `ref` had at the last look,
+   *  or null when there is none or more than one (a field the page rendered again has a new element and a new ref). */
+  private async twinOf(ref: string): Promise<ElementHandle<Element> | null> {
+    const was = this.controlOf(ref);
+    if (!was) return null;
+    const now = await this.observe();
+    const same = now.parts.flatMap((p) => p.controls).filter((c) => c.role === was.role && c.name === was.name && sameScope(c.scope, was.scope));
+    const [only] = same;
+    if (!only || same.length > 1) return null;
+    return (await elementOf(this.page, only.ref))?.el ?? null;
   }
 
   /** Where the menu item behind `ref` is reached from (shared/surface.ts menuPick; shared/dom/options.ts menuPathOf). */

@@ -31,10 +31,37 @@ const KEYED = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title
   document.getElementById('due').addEventListener('change', (e) => { window.models.due = e.target.value; });
 </script></body></html>`;
 
+/**
+ * Fields a framework renders anew as they are used: one replaced by a fresh copy as it takes the focus (the keys then
+ * go to the old element, off the page), one that takes the value and then is rendered anew holding it, and one
+ * replaced at every focus. `window.models.taken` counts the values the second one took.
+ */
+const RERENDERED = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Rerendered</title></head><body>
+<label>Tag <input id="tag"></label>
+<label>Note <input id="note"></label>
+<label>Code <input id="code"></label>
+<script>
+  window.models = { taken: 0 };
+  let tagFocused = 0;
+  document.addEventListener('focusin', (e) => {
+    const el = e.target;
+    if ((el.id === 'tag' && tagFocused++ === 0) || el.id === 'code') el.replaceWith(el.cloneNode());
+  });
+  document.addEventListener('input', (e) => {
+    const el = e.target;
+    if (el.id !== 'note' || el.dataset.fresh) return;
+    window.models.taken++;
+    const fresh = el.cloneNode();
+    fresh.value = el.value;
+    fresh.dataset.fresh = 'yes';
+    setTimeout(() => el.replaceWith(fresh), 0);
+  });
+</script></body></html>`;
+
 let server: FixtureServer;
 let surface: BrowserSurface;
 test.beforeAll(async () => {
-  server = await serveFixtures({ '/search-sent': '<!doctype html><title>Sent</title><p>Searched</p>', '/keyed.html': KEYED });
+  server = await serveFixtures({ '/search-sent': '<!doctype html><title>Sent</title><p>Searched</p>', '/keyed.html': KEYED, '/rerendered.html': RERENDERED });
 });
 test.afterAll(async () => {
   await server.close();
@@ -84,6 +111,19 @@ test('set_value reaches a field that hears only keys (a keyup filter): the value
   // A value that is no text (a date) is filled, not typed: typing part of it would be a malformed date.
   await surface.act(one(o, named('Due')).ref, { verb: 'set_value', value: '2026-12-07' });
   expect((await models())['due']).toBe('2026-12-07');
+});
+
+test('set_value on a field the page renders anew as it is typed into: typed into the field that replaced it, once; a field replaced every time fails by name', async () => {
+  await surface.open(`${server.url}/rerendered.html`);
+  const o = await surface.observe();
+  await surface.act(one(o, named('Tag')).ref, { verb: 'set_value', value: 'errands' });
+  expect(await surface.page.inputValue('#tag')).toBe('errands');
+  await surface.act(one(o, named('Note')).ref, { verb: 'set_value', value: 'Milk and bread' });
+  expect(await surface.page.inputValue('#note')).toBe('Milk and bread');
+  expect((await models())['taken']).toBe(1);
+  const code = surface.act(one(o, named('Code')).ref, { verb: 'set_value', value: 'OP1001' });
+  await expect(code).rejects.toMatchObject({ code: 'ACTION_FAILED', message: expect.stringContaining('replaced the field as it was typed into, twice') });
+  expect(await surface.page.inputValue('#code')).toBe('');
 });
 
 test('press: Enter in a field adds an item; Enter that submits a form is a write the surface sees', async () => {
