@@ -51,12 +51,27 @@ export function startAgent(): void {
     post: (r) => void browser.runtime.sendMessage(r).catch(() => undefined),
     alive: () => life.valid,
   });
+  // Every listener the agent adds is kept, to be added again: document.open() (a page writing a frame's document
+  // anew, as TiddlyWiki's text editor writes its about:blank iframe) erases every listener of the document and of its
+  // window (HTML, "document open steps"), while the document stays the same object and this script the same realm.
+  // It takes away the document's children first, which a MutationObserver (not erased) sees; a listener added again
+  // where it still is changes nothing (DOM, "add an event listener": the same type, callback and capture are one).
+  const added: [EventTarget, string, (e: Event) => void][] = [];
+  const listen = (target: EventTarget, type: string, fn: (e: Event) => void): void => {
+    added.push([target, type, fn]);
+    target.addEventListener(type, fn, { capture: true, signal: life.signal });
+  };
+  const rewritten = new MutationObserver(() => {
+    if (!life.valid) return rewritten.disconnect();
+    for (const [target, type, fn] of added) target.addEventListener(type, fn, { capture: true, signal: life.signal });
+  });
+  rewritten.observe(document, { childList: true });
   const agent = createFrameAgent(window, {
     report: (a) => {
       if (!life.valid) return;
       reports.push(a);
     },
-    listen: (target, type, fn) => target.addEventListener(type, fn, { capture: true, signal: life.signal }),
+    listen,
     newId: () => crypto.randomUUID(),
   });
   const published: PublishedAgent = {
@@ -89,13 +104,9 @@ export function startAgent(): void {
   // sent now, as lost actions, without waiting for an answer the document would not live to hear. Only the browser's
   // own pagehide: a page can dispatch one (extension-integrity.spec.ts's hostile page does, every 10 ms), and taking
   // it would stop the recorder.
-  window.addEventListener(
-    'pagehide',
-    (e) => {
-      if (e.isTrusted) reports.leaving(agent.leaving());
-    },
-    { capture: true, signal: life.signal },
-  );
+  listen(window, 'pagehide', (e) => {
+    if (e.isTrusted) reports.leaving(agent.leaving());
+  });
   // A document the clerk reached on their own (a link, the Back button, a redirect) asks whether to catch their
   // actions. It starts at document_start, before the page can be clicked; until the worker answers, presses are
   // held (frame.ts `ask`), so a click in the first moments is neither lost nor let through unrecorded.

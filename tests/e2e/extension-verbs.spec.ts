@@ -22,8 +22,36 @@ let ext: Loaded;
 
 test.describe.configure({ mode: 'serial' });
 
+/**
+ * A note editor opened by a press, whose text box is in a frame the page then makes by script and writes with
+ * document.open() — as TiddlyWiki's text editor is (core/modules/editor/engines/framed.js) — and a Save in the top
+ * document that sends what the frame holds.
+ */
+const WRITTEN_FRAME = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Notes</title></head><body>
+<h1>Notes</h1><button id="new">New note</button><div id="editor"></div>
+<script>
+  document.getElementById('new').onclick = () => {
+    document.getElementById('new').remove();
+    document.querySelector('h1').textContent = 'New note';
+    const frame = document.createElement('iframe');
+    frame.title = 'Note text';
+    document.getElementById('editor').append(frame);
+    const doc = frame.contentWindow.document;
+    doc.open();
+    doc.write('<!doctype html><html lang="en"><head><meta charset="utf-8"></head><body></body></html>');
+    doc.close();
+    const text = doc.createElement('textarea');
+    text.setAttribute('aria-label', 'Note');
+    doc.body.append(text);
+    const save = document.createElement('button');
+    save.textContent = 'Save';
+    save.onclick = () => (location.href = '/note-saved?text=' + encodeURIComponent(text.value));
+    document.getElementById('editor').append(save);
+  };
+</script></body></html>`;
+
 test.beforeAll(async () => {
-  server = await serveFixtures({ '/search-sent': '<!doctype html><title>Sent</title><p>Searched</p>' });
+  server = await serveFixtures({ '/search-sent': '<!doctype html><title>Sent</title><p>Searched</p>', '/written-frame': WRITTEN_FRAME, '/note-saved': '<!doctype html><html lang="en"><title>Saved</title><h1>Note saved</h1></html>' });
   ext = await launchWithExtension();
 });
 test.afterAll(async () => {
@@ -255,3 +283,34 @@ test('a commit that stays on its screen is refused in the panel until the review
   await panel.close();
 });
 
+
+test('a clerk types into a text box in a frame the page wrote with document.open(): it is booked, and the card replays', async () => {
+  test.setTimeout(120_000);
+  const page = await ext.context.newPage();
+  await page.goto(`${server.url}/written-frame`);
+  const panel = await openPanel(ext, `${server.url}/written-frame`);
+  await startSession(panel, { mode: 'record', goal: 'Write a note and save it', owner: 'Dana Clerk', inputs: [{ name: 'note', value: 'Milk and bread' }] });
+  await labelScreen(panel, 'notes', 'Notes');
+  // The frame is made while the session records: the content script is in its first empty document before the page
+  // writes it anew.
+  await page.getByRole('button', { name: 'New note' }).click();
+  await answer(panel, "button 'New note'", 'navigate');
+  await labelScreen(panel, 'note', 'New note');
+  await page.frameLocator('iframe[title="Note text"]').getByRole('textbox', { name: 'Note' }).fill('Milk and bread');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await answer(panel, "button 'Save'", 'commit');
+  await expect(page).toHaveURL(/note-saved\?text=Milk%20and%20bread$/);
+  await labelScreen(panel, 'saved', 'Note saved');
+  await finishSession(panel);
+  const { result } = await exportCompileReplay(panel, {
+    id: 'written_frame_note',
+    noRecord: ['save'],
+    inputs: { note: 'Fix the rear brake' },
+    acts: ['invoke New note', 'set_value Note {{input.note}}', 'invoke Save'],
+    baseUrl: server.url,
+    evidenceDir: test.info().outputPath('evidence'),
+  });
+  expect(result.word).toBe('SUCCESS');
+  await page.close();
+  await panel.close();
+});
