@@ -1250,16 +1250,16 @@ export class Replay {
    * FAILED TIMEOUT, never a name; one at rest that is not the card's goes up the ladder as any unknown screen.
    */
   private async firstScreen(step: Step): Promise<{ named: Named } | { ending: Ending }> {
-    const timeout = this.ctx.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS;
+    const { timeout, quiet } = this.timing(step);
     const rest = await this.timed('settle: the first screen at rest', () =>
       untilAtRest({
         look: () => this.look(),
         observation: (n: Named) => n.obs,
         timeoutMs: timeout,
         // A step's timeout shorter than the rest window would make every first screen a timeout: the window is at most a third of it.
-        quietMs: Math.min(REST_QUIET_MS, this.ctx.quietMs ?? REST_QUIET_MS, Math.floor(timeout / 3)),
+        quietMs: Math.min(REST_QUIET_MS, quiet, Math.floor(timeout / 3)),
         loaded: (ms) => this.loadsEnded(ms),
-        loadedMs: this.ctx.quietMs ?? DEFAULT_QUIET_MS,
+        loadedMs: quiet,
         now: this.now,
       }),
     );
@@ -1281,7 +1281,7 @@ export class Replay {
     // blank at 300 ms, drawn at 600) is waited on as any step's screen is — until it shows, the page holds still for
     // the step's quiet time elsewhere, or the timeout — before the ladder is asked.
     const left = timeout - rest.ms;
-    if (left > 0) named = (await this.waitFor([step.screen], { timeout: left, quiet: this.timing(step).quiet, leaving: null })).named;
+    if (left > 0) named = (await this.waitFor([step.screen], { timeout: left, quiet, leaving: null })).named;
     if (named.label === step.screen) return { named };
     await this.unknownScreen(step, named);
     return { named: (await this.climb(step, named, [step.screen], false)) ?? named };
