@@ -2,7 +2,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.output/', '.wxt/', 'dist/', 'test-results/', 'playwright-report/', 'bin/', 'scripts/'] },
+  { ignores: ['node_modules/', '.output/', '.wxt/', 'dist/', 'test-results/', 'playwright-report/', 'bin/'] },
   ...tseslint.configs.recommended,
   {
     languageOptions: {
