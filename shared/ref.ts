@@ -9,7 +9,7 @@
 // An element ref is `<frame key>|<local ref>`, the local ref being the walker's (shared/dom) inside that frame:
 //   '|c3' (top document)   'work|c3'   'outer>inner|f2'   '#0|c1' (the first child frame, unnamed)
 import type { DocumentObservation } from './dom/api.ts';
-import type { Part, ScopeLink } from './schema/observation.ts';
+import type { Control, Part, ScopeLink } from './schema/observation.ts';
 
 export const FRAME_SEPARATOR = '>';
 export const REF_SEPARATOR = '|';
@@ -62,6 +62,11 @@ export function sameScope(a: readonly ScopeLink[], b: readonly ScopeLink[], o: {
   const x = kept(a);
   const y = kept(b);
   return x.length === y.length && x.every((l, i) => l.role === y[i]?.role && l.name === y[i]?.name);
+}
+
+/** Whether `c` is the control `was` was, as a later look shows it: the same role, name and place (its ref may differ). */
+export function sameNamedControl(c: Pick<Control, 'role' | 'name' | 'scope'>, was: Pick<Control, 'role' | 'name' | 'scope'>): boolean {
+  return c.role === was.role && c.name === was.name && sameScope(c.scope, was.scope);
 }
 
 /** The frame path a scope chain names. Each frame link holds a key, so a nested frame may be one link or several. */

@@ -4,14 +4,12 @@
 import type { ElementHandle, Page } from 'playwright-core';
 import type { Aim, GestureInput, Press } from '../../shared/gestures/port.ts';
 import { SurfaceError } from '../../shared/surface.ts';
-import { aimedAt, gestureAnswerOf } from './observe.ts';
+import { aimedAt, FRAME_GONE, gestureAnswerOf } from './observe.ts';
 
 /** Playwright errors that mean "the document changed under us" (runner/browser/surface.ts reads them the same). */
 export function isStale(e: unknown): boolean {
   const m = e instanceof Error ? e.message : String(e);
-  return /Execution context was destroyed|Frame was detached|Frame has been detached|frame got detached|Target closed|Cannot find context|navigation|__handrail is not defined|Element is not attached/i.test(
-    m,
-  );
+  return FRAME_GONE.test(m) || /Execution context was destroyed|Target closed|Cannot find context|navigation|__handrail is not defined|Element is not attached/i.test(m);
 }
 
 /** A page's error as the engine reads errors: STALE when the document went away, else as it was. */

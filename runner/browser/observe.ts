@@ -83,8 +83,8 @@ function liveFrames(page: Page): Frame[] {
   return page.frames().filter((f) => !f.isDetached());
 }
 
-/** Playwright's words for a frame that left its page while it was being asked something. */
-const FRAME_GONE = /Frame (was|has been) detached|frame got detached/i;
+/** Playwright's words for a frame that left its page while it was being asked something (gestures.ts isStale too). */
+export const FRAME_GONE = /Frame (was|has been) detached|frame got detached/i;
 
 /** A child frame's part, or null when the frame left the page during its look (an editor closing takes its frame
  *  with it): the look shows the page as it now is, without that frame. The top frame's failures are the caller's. */

@@ -3,7 +3,7 @@
 import type { Browser, BrowserContext, CDPSession, ElementHandle, Frame, Page, Request as PwRequest, Route } from 'playwright-core';
 import { chromium } from 'playwright-core';
 import { frameScope, walkLadder } from '../../shared/ladder.ts';
-import { frameKey, sameScope } from '../../shared/ref.ts';
+import { frameKey, sameNamedControl } from '../../shared/ref.ts';
 import type { Control, Observation } from '../../shared/schema/observation.ts';
 import { screenDump, screenWords } from '../../shared/screens.ts';
 import {
@@ -132,11 +132,11 @@ function connected(el: ElementHandle<Element>): Promise<boolean> {
   return el.evaluate((e) => e.isConnected).catch(() => false);
 }
 
-/** What a text field holds, or null when it is no text field or cannot be asked. */
-function heldValue(el: ElementHandle<Element>): Promise<string | null> {
+/** Whether a text field holds `value`, asked in the page (a secret's value never comes back to the runner). */
+function holds(el: ElementHandle<Element>, value: string): Promise<boolean> {
   return el
-    .evaluate((e) => (e instanceof HTMLInputElement || e instanceof HTMLTextAreaElement ? e.value : (e as HTMLElement).isContentEditable ? (e as HTMLElement).innerText : null))
-    .catch(() => null);
+    .evaluate((e, v) => (e instanceof HTMLInputElement || e instanceof HTMLTextAreaElement ? e.value : (e as HTMLElement).isContentEditable ? (e as HTMLElement).innerText : null) === v, value)
+    .catch(() => false);
 }
 
 export class BrowserSurface implements Surface {
@@ -385,7 +385,7 @@ export class BrowserSurface implements Surface {
             if (!again) throw new SurfaceError('STALE', `set_value on ${ref}: the page replaced the field as it was typed into, and no one control now is that field; nothing is known to be in it`);
             field = again;
             // The page may have taken the value before it replaced the field (and shows it in the new one): typed once.
-            if ((await heldValue(field)) === value) break;
+            if (await holds(field, value)) break;
           }
           // Leave the field, as a person moving on does: whatever the page does when a value is entered (a
           // change handler that submits) happens now, inside this action's watch, not during the next one.
@@ -433,7 +433,7 @@ export class BrowserSurface implements Surface {
     const was = this.controlOf(ref);
     if (!was) return null;
     const now = await this.observe();
-    const same = now.parts.flatMap((p) => p.controls).filter((c) => c.role === was.role && c.name === was.name && sameScope(c.scope, was.scope));
+    const same = now.parts.flatMap((p) => p.controls).filter((c) => sameNamedControl(c, was));
     const [only] = same;
     if (!only || same.length > 1) return null;
     return (await elementOf(this.page, only.ref))?.el ?? null;

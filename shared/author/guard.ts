@@ -13,7 +13,7 @@ import { lineHash, TraceAct, TraceLine, type ScreenSeen } from '../schema/trace.
 type ActLine = z.infer<typeof TraceAct>;
 import { labelledAs, labelledScreen, type KnownScreen } from '../screens.ts';
 import type { Masker } from '../secrets.ts';
-import { sameScope } from '../ref.ts';
+import { sameNamedControl } from '../ref.ts';
 import { SurfaceError, type Surface } from '../surface.ts';
 import { riskOf } from '../surfaces.ts';
 import { Lock } from '../lock.ts';
@@ -377,7 +377,7 @@ export class Guard {
       if (!(clerkDidIt && e instanceof SurfaceError && e.code === 'STALE')) throw e;
     }
     const again = await settleAfter(this.#o.surface, '', this.#o.settle).catch(() => null);
-    const twins = again && control.name ? buildMenu(again).map((r) => r.control).filter((c) => c.role === control.role && c.name === control.name && sameScope(c.scope, control.scope)) : [];
+    const twins = again && control.name ? buildMenu(again).map((r) => r.control).filter((c) => sameNamedControl(c, control)) : [];
     // A control has a menu row per verb: one control is one ref, however many rows.
     const twin = new Set(twins.map((c) => c.ref)).size === 1 ? twins[0] : undefined;
     const none = { rungs: [], scope: control.scope };
